@@ -1,0 +1,245 @@
+//! Source spans and diagnostics.
+//!
+//! The library reports every problem as a [`Diagnostic`] value carrying a byte span into the
+//! source text; only the CLI renders them (with ariadne, see [`render`]).
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// A half-open byte range `lo..hi` into the source text of the file being compiled.
+///
+/// Spans are *ignored fields* of the IR (spec §2): two nodes that differ only in their spans are
+/// equal. So `Span`'s `PartialEq` is always true and its `Hash` writes nothing; derived equality
+/// and hashing of IR nodes therefore ignore positions. Use [`Span::same_range`] to compare
+/// positions themselves.
+#[derive(Clone, Copy, Default)]
+pub struct Span {
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl Span {
+    /// The span of nothing in particular (nodes made by passes or the builder).
+    pub const NONE: Span = Span { lo: u32::MAX, hi: u32::MAX };
+
+    pub fn new(lo: usize, hi: usize) -> Span {
+        Span { lo: lo.min(u32::MAX as usize - 1) as u32, hi: hi.min(u32::MAX as usize - 1) as u32 }
+    }
+    pub fn is_none(self) -> bool {
+        self.lo == u32::MAX
+    }
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        if self.is_none() {
+            return other;
+        }
+        if other.is_none() {
+            return self;
+        }
+        Span { lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
+    }
+    pub fn same_range(self, other: Span) -> bool {
+        self.lo == other.lo && self.hi == other.hi
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.lo as usize..self.hi as usize
+    }
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _: &Span) -> bool {
+        true
+    }
+}
+impl Eq for Span {}
+impl Hash for Span {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_none() {
+            write!(f, "<no span>")
+        } else {
+            write!(f, "{}..{}", self.lo, self.hi)
+        }
+    }
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One problem found in the input. `code` is a stable identifier (`E0101` …) listed in
+/// `docs/diagnostics.md`; `message` is one plain sentence; `span` marks the offending text.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    pub span: Span,
+    /// Text shown next to the primary span (may be empty).
+    pub label: String,
+    /// Secondary spans with their own labels.
+    pub secondary: Vec<(Span, String)>,
+    /// `note:` / `help:` lines shown under the report.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            span,
+            label: String::new(),
+            secondary: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+    pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.secondary.push((span, label.into()));
+        self
+    }
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// Diagnostic codes. One constant per kind of problem, grouped by the stage that finds it.
+pub mod codes {
+    // Reading the file (E00xx).
+    pub const FILE_READ: &str = "E0001";
+    pub const INVALID_UTF8: &str = "E0002";
+    pub const FILE_TOO_LARGE: &str = "E0003";
+    // Lexical and layout (E01xx).
+    pub const BAD_CHAR: &str = "E0101";
+    pub const TAB_INDENT: &str = "E0102";
+    pub const BAD_DEDENT: &str = "E0103";
+    pub const BAD_INDENT: &str = "E0104";
+    pub const INT_OVERFLOW: &str = "E0105";
+    pub const BAD_NUMBER: &str = "E0106";
+    pub const UNCLOSED_STRING: &str = "E0107";
+    pub const UNCLOSED_BRACKET: &str = "E0108";
+    pub const UNMATCHED_BRACKET: &str = "E0109";
+    pub const NESTING_TOO_DEEP: &str = "E0110";
+    // Syntax (E02xx).
+    pub const SYNTAX: &str = "E0201";
+    pub const UNEXPECTED_EOF: &str = "E0202";
+    pub const BAD_FILE_STRUCTURE: &str = "E0203";
+    // Names and structure (E03xx).
+    pub const UNDEFINED_NAME: &str = "E0301";
+    pub const UNKNOWN_FUNCTION: &str = "E0302";
+    pub const DUPLICATE_FUNCTION: &str = "E0303";
+    pub const UNSUPPORTED: &str = "E0304";
+    pub const BAD_TARGET: &str = "E0305";
+    pub const BAD_LOOP: &str = "E0306";
+    pub const BAD_YIELD: &str = "E0307";
+    pub const BAD_DECORATOR: &str = "E0308";
+    pub const BAD_PARAM: &str = "E0309";
+    pub const BAD_MEMREF: &str = "E0310";
+    // Types (E04xx).
+    pub const UNKNOWN_DTYPE: &str = "E0401";
+    pub const UNKNOWN_ENUM: &str = "E0402";
+    pub const BAD_TYPE: &str = "E0403";
+    pub const TYPE_MISMATCH: &str = "E0404";
+    pub const BAD_SCALAR_OP: &str = "E0405";
+    pub const BAD_TUPLE_INDEX: &str = "E0406";
+    // Operators (E05xx).
+    pub const UNKNOWN_OP: &str = "E0501";
+    pub const OP_ARG_COUNT: &str = "E0502";
+    pub const OP_ARG_TYPE: &str = "E0503";
+    pub const OP_KWARG: &str = "E0504";
+    pub const OP_CHECK: &str = "E0505";
+    // Command line / pipeline (E09xx).
+    pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
+    pub const UNKNOWN_PASS: &str = "E0902";
+}
+
+/// Colour choice for rendered diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    Always,
+    Never,
+}
+
+/// Renders diagnostics for one source file into a string, the way the CLI prints them.
+pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color) -> String {
+    use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
+    let mut out = Vec::new();
+    let len = source.len();
+    // ariadne wants spans on char boundaries inside the text.
+    let clamp = |s: Span| -> std::ops::Range<usize> {
+        if s.is_none() {
+            return 0..0;
+        }
+        let mut lo = (s.lo as usize).min(len);
+        let mut hi = (s.hi as usize).min(len).max(lo);
+        while lo > 0 && !source.is_char_boundary(lo) {
+            lo -= 1;
+        }
+        while hi < len && !source.is_char_boundary(hi) {
+            hi += 1;
+        }
+        lo..hi
+    };
+    for d in diags {
+        let kind = match d.severity {
+            Severity::Error => ReportKind::Error,
+            Severity::Warning => ReportKind::Warning,
+        };
+        let (line, col) = line_col(source, clamp(d.span).start);
+        let config = Config::default()
+            .with_index_type(IndexType::Byte)
+            .with_color(color == Color::Always)
+            .with_char_set(if color == Color::Always { CharSet::Unicode } else { CharSet::Ascii });
+        let primary = (file_name, clamp(d.span));
+        let mut report = Report::build(kind, primary.clone())
+            .with_config(config)
+            .with_code(d.code)
+            .with_message(format!("{} (at {}:{}:{})", d.message, file_name, line, col));
+        let mut label = Label::new(primary);
+        if !d.label.is_empty() {
+            label = label.with_message(&d.label);
+        }
+        report = report.with_label(label);
+        for (s, text) in &d.secondary {
+            report = report.with_label(Label::new((file_name, clamp(*s))).with_message(text));
+        }
+        for n in &d.notes {
+            report = report.with_note(n);
+        }
+        let _ = report.finish().write((file_name, Source::from(source)), &mut out);
+    }
+    let text = String::from_utf8_lossy(&out).into_owned();
+    // ariadne pads some lines with spaces; trailing blanks only make snapshots brittle.
+    text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = &source.as_bytes()[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    (line, col)
+}
+
+/// A one-line form `file:line:col: error[CODE]: message`, used in tests and by `--error-format=short`.
+pub fn short(d: &Diagnostic, file_name: &str, source: &str) -> String {
+    let (line, col) = if d.span.is_none() { (0, 0) } else { line_col(source, d.span.lo as usize) };
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    format!("{}:{}:{}: {}[{}]: {}", file_name, line, col, sev, d.code, d.message)
+}

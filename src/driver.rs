@@ -1,0 +1,1 @@
+//! The command-line driver behind `ptoc` (kept in the library so tests can run it in-process).

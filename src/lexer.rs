@@ -1,0 +1,1 @@
+//! Lexer (logos) plus the layout step that emits NEWLINE / INDENT / DEDENT.

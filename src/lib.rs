@@ -1,0 +1,17 @@
+//! ptoc: a compiler for the PyPTO tile IR.
+//!
+//! Data flow (see `../shared/spec/README.md` §1):
+//! `.pto` text → [`lexer`] (tokens + layout) → [`parser`] (syntax tree, [`ast`]) → [`lower`]
+//! (IR, [`ir`], checked against the operator table [`ops`]) → [`verify`] → passes → [`printer`]
+//! or C++ codegen. Every error is a [`diag::Diagnostic`] with a source span.
+
+pub mod ast;
+pub mod diag;
+pub mod driver;
+pub mod ir;
+pub mod lexer;
+pub mod lower;
+pub mod ops;
+pub mod parser;
+pub mod printer;
+pub mod verify;
