@@ -78,22 +78,135 @@ pub fn promote_dtypes(a: DataType, b: DataType) -> DataType {
     todo!("ops::promote_dtypes")
 }
 
+/// Provisional list of the 107 registered operator names (to be replaced by the full table).
+const NAMES: &[&str] = &[
+    "tensor.create",
+    "tensor.read",
+    "tensor.dim",
+    "tensor.view",
+    "tensor.assemble",
+    "tensor.reshape",
+    "tensor.transpose",
+    "tensor.add",
+    "tensor.sub",
+    "tensor.mul",
+    "tensor.div",
+    "tensor.maximum",
+    "tensor.add_scalar",
+    "tensor.sub_scalar",
+    "tensor.mul_scalar",
+    "tensor.div_scalar",
+    "tensor.exp",
+    "tensor.cast",
+    "tensor.matmul",
+    "tensor.row_max",
+    "tensor.row_sum",
+    "block.get_block_idx",
+    "block.create_tile",
+    "block.full",
+    "block.load",
+    "block.store",
+    "block.l0c_store",
+    "block.move",
+    "block.vec_move",
+    "block.alloc",
+    "block.fillpad",
+    "block.add",
+    "block.sub",
+    "block.mul",
+    "block.div",
+    "block.maximum",
+    "block.minimum",
+    "block.rem",
+    "block.and",
+    "block.or",
+    "block.shl",
+    "block.shr",
+    "block.adds",
+    "block.subs",
+    "block.muls",
+    "block.divs",
+    "block.rems",
+    "block.maxs",
+    "block.mins",
+    "block.lrelu",
+    "block.shls",
+    "block.shrs",
+    "block.ands",
+    "block.ors",
+    "block.xor",
+    "block.xors",
+    "block.prelu",
+    "block.addc",
+    "block.subc",
+    "block.addsc",
+    "block.subsc",
+    "block.sel",
+    "block.sels",
+    "block.cmp",
+    "block.cmps",
+    "block.neg",
+    "block.exp",
+    "block.recip",
+    "block.sqrt",
+    "block.rsqrt",
+    "block.log",
+    "block.abs",
+    "block.relu",
+    "block.not",
+    "block.cast",
+    "block.matmul",
+    "block.gemv",
+    "block.matmul_acc",
+    "block.gemv_acc",
+    "block.matmul_bias",
+    "block.gemv_bias",
+    "block.batch_matmul",
+    "block.sum",
+    "block.max",
+    "block.min",
+    "block.row_sum",
+    "block.row_max",
+    "block.row_min",
+    "block.row_expand",
+    "block.row_expand_add",
+    "block.row_expand_sub",
+    "block.row_expand_mul",
+    "block.row_expand_div",
+    "block.col_expand",
+    "block.col_expand_mul",
+    "block.col_expand_div",
+    "block.col_expand_sub",
+    "block.expands",
+    "block.view",
+    "block.reshape",
+    "block.transpose",
+    "system.sync_src",
+    "system.sync_dst",
+    "system.bar_v",
+    "system.bar_m",
+    "system.bar_all",
+    "test.op",
+];
+
 /// Looks an operator up by its IR name (`block.add`, `tensor.add_scalar`).
 pub fn lookup(name: &str) -> Option<OpId> {
-    let _ = name;
-    todo!("ops::lookup")
+    NAMES.iter().position(|n| *n == name).map(|i| OpId(i as u16))
 }
 
 /// The IR name of an operator (`tensor.add_scalar`).
 pub fn name(op: OpId) -> &'static str {
-    let _ = op;
-    todo!("ops::name")
+    NAMES[op.0 as usize]
 }
 
-/// The printed spelling after `pl.` (`tensor.add` for `tensor.add_scalar`, §3.3 OPNAME).
+/// The printed spelling after `pl.` (`tensor.add` for `tensor.add_scalar`, §3.3 OPNAME:
+/// everything from the first `_scalar` removed).
 pub fn printed_name(op: OpId) -> &'static str {
-    let _ = op;
-    todo!("ops::printed_name")
+    let n = name(op);
+    match n.find("_scalar") {
+        Some(i) => &n[..i],
+        None => n,
+    }
 }
 
 /// Re-deduces the result type of a call of `op` with these (already lowered) arguments and
