@@ -1,10 +1,344 @@
-//! Lowering: syntax tree → IR.
-use crate::ast::Module;
-use crate::diag::Diagnostic;
-use crate::ir::Program;
+//! Lowering: syntax tree → IR (spec `ir-and-syntax.md` §3.10–3.12).
+//!
+//! Names are resolved through [`scope::Scopes`]: every definition is a new variable. Operator
+//! calls go through the operator table ([`crate::ops`]), which checks them and deduces their
+//! types. A variable's type is its annotation when there is one (after memory passes only the
+//! annotation carries MemRefs and views), else the type of its value.
+//!
+//! Errors do not stop lowering: a failing statement is reported and skipped (names it would
+//! have defined are bound to an `Unknown`-typed variable so that later uses don't cascade), and
+//! all diagnostics are returned together.
+
+mod expr;
+mod scope;
+mod stmt;
+mod types;
+
+use crate::ast;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind};
+use scope::Scopes;
+use std::collections::HashMap;
 
 /// Lowers a parsed file to a program.
-pub fn lower(module: &Module, source: &str) -> Result<Program, Vec<Diagnostic>> {
-    let _ = (module, source);
-    todo!("lowering")
+pub fn lower(module: &ast::Module, source: &str) -> Result<Program, Vec<Diagnostic>> {
+    let _ = source;
+    let mut l = Lowerer::new(module);
+    l.lower_module(module);
+    if l.diags.is_empty() {
+        Ok(l.prog)
+    } else {
+        Err(l.diags)
+    }
+}
+
+/// A function's interface, known before any body is lowered so calls may refer forward.
+struct Signature {
+    params: Vec<Param>,
+    return_types: Vec<Type>,
+    kind: FunctionType,
+}
+
+/// What a yield-assignment (`r: T = pl.yield_(x)`, `a, b = pl.yield_(x, y)`) contributes to the
+/// innermost enclosing if/for/while: the names it binds and their types.
+struct YieldRecord {
+    targets: Vec<ast::Ident>,
+    /// The annotation of a single-target yield.
+    annotation: Option<Type>,
+    value_types: Vec<Type>,
+}
+
+pub(crate) struct Lowerer {
+    prog: Program,
+    diags: Vec<Diagnostic>,
+    /// The name `pypto.language` is bound to (`pl` unless an import says otherwise).
+    prefix: String,
+    /// True while lowering methods of a `@pl.program` class (calls are `self.f(...)`).
+    in_class: bool,
+    sigs: HashMap<String, Signature>,
+    // Per-function state.
+    scopes: Scopes,
+    /// MemRef variables of the current function by MemRef id (ids are per function, §7 Q20).
+    memrefs: HashMap<u64, VarId>,
+    /// Symbolic dimensions that name no variable: one symbol per name per function (§7 Q1).
+    free_dims: HashMap<String, VarId>,
+    /// One frame per enclosing if-branch / for / while body, collecting its yield-assignments.
+    yield_frames: Vec<Vec<YieldRecord>>,
+}
+
+impl Lowerer {
+    fn new(module: &ast::Module) -> Lowerer {
+        let prefix = module
+            .imports
+            .iter()
+            .find_map(|imp| {
+                let path: Vec<&str> = imp.module.iter().map(|i| i.name.as_str()).collect();
+                (path == ["pypto", "language"]).then(|| imp.alias.as_ref().map_or("pypto.language".to_string(), |a| a.name.clone()))
+            })
+            .unwrap_or_else(|| "pl".to_string());
+        Lowerer {
+            prog: Program::new(""),
+            diags: Vec::new(),
+            prefix,
+            in_class: false,
+            sigs: HashMap::new(),
+            scopes: Scopes::default(),
+            memrefs: HashMap::new(),
+            free_dims: HashMap::new(),
+            yield_frames: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn lower_module(&mut self, module: &ast::Module) {
+        let mut funcs: Vec<&ast::FuncDef> = Vec::new();
+        let mut class_name: Option<&ast::Ident> = None;
+        for item in &module.items {
+            match item {
+                ast::Item::Class(c) => {
+                    if let Some(first) = class_name {
+                        self.error(
+                            Diagnostic::error(codes::BAD_FILE_STRUCTURE, c.name.span, "a file holds one program, but this is a second `@pl.program` class")
+                                .with_secondary(first.span, "the first program"),
+                        );
+                        continue;
+                    }
+                    self.check_program_decorators(c);
+                    class_name = Some(&c.name);
+                    self.in_class = true;
+                    for s in &c.body {
+                        match s {
+                            ast::ClassStmt::Function(f) => funcs.push(f),
+                            ast::ClassStmt::Other(st) => {
+                                let docstring = matches!(&st.kind, ast::StmtKind::Expr(e) if matches!(e.kind, ast::ExprKind::Str(_)));
+                                if !docstring && st.kind != ast::StmtKind::Pass {
+                                    self.error(Diagnostic::error(
+                                        codes::BAD_FILE_STRUCTURE,
+                                        st.span,
+                                        "a program class may only contain `@pl.function` methods",
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+                ast::Item::Function(f) => funcs.push(f),
+            }
+        }
+        if class_name.is_some() && module.items.iter().any(|i| matches!(i, ast::Item::Function(_))) {
+            let f = module.items.iter().find_map(|i| match i {
+                ast::Item::Function(f) => Some(f),
+                _ => None,
+            });
+            if let Some(f) = f {
+                self.error(Diagnostic::error(
+                    codes::BAD_FILE_STRUCTURE,
+                    f.name.span,
+                    "a function outside the `@pl.program` class; move it into the class",
+                ));
+            }
+        }
+        self.prog.name = match (class_name, &module.header) {
+            (Some(c), _) => c.name.clone(),
+            (None, Some(h)) => h.name.clone(),
+            (None, None) => String::new(),
+        };
+        // Signatures first, so that calls may refer to functions defined later.
+        let mut lowered_sigs = Vec::new();
+        for f in &funcs {
+            if self.sigs.contains_key(&f.name.name) {
+                self.error(Diagnostic::error(
+                    codes::DUPLICATE_FUNCTION,
+                    f.name.span,
+                    format!("duplicate function name \"{}\"", f.name.name),
+                ));
+                continue;
+            }
+            self.begin_function();
+            let sig = self.lower_signature(f);
+            // Parameters are bound in the function's outermost scope; keep it for the body.
+            let state = self.end_function();
+            self.sigs.insert(f.name.name.clone(), sig);
+            lowered_sigs.push((*f, state));
+        }
+        for (f, state) in lowered_sigs {
+            self.restore_function(state);
+            let body = self.lower_body(&f.body, f.span);
+            self.end_function();
+            let sig = &self.sigs[&f.name.name];
+            let func = Function {
+                name: f.name.name.clone(),
+                kind: sig.kind,
+                params: sig.params.clone(),
+                return_types: sig.return_types.clone(),
+                body,
+                span: f.span,
+            };
+            // Duplicates were rejected above, so this cannot fail.
+            let _ = self.prog.add_function(func);
+        }
+    }
+
+    fn check_program_decorators(&mut self, c: &ast::ClassDef) {
+        let ok = c.decorators.iter().any(|d| {
+            let callee = match &d.kind {
+                ast::ExprKind::Call(f, _) => f,
+                _ => d,
+            };
+            self.prefixed_path(callee).is_some_and(|p| p == ["program"])
+        });
+        if !ok {
+            self.error(Diagnostic::error(
+                codes::BAD_DECORATOR,
+                c.name.span,
+                format!("class `{}` is not decorated with `@{}.program`", c.name.name, self.prefix),
+            ));
+        }
+    }
+
+    fn begin_function(&mut self) {
+        self.scopes = Scopes::default();
+        self.scopes.push();
+        self.memrefs.clear();
+        self.free_dims.clear();
+        self.yield_frames.clear();
+    }
+
+    /// Takes the per-function state out (to lower the body later).
+    fn end_function(&mut self) -> FunctionState {
+        FunctionState {
+            scopes: std::mem::take(&mut self.scopes),
+            memrefs: std::mem::take(&mut self.memrefs),
+            free_dims: std::mem::take(&mut self.free_dims),
+        }
+    }
+
+    fn restore_function(&mut self, s: FunctionState) {
+        self.scopes = s.scopes;
+        self.memrefs = s.memrefs;
+        self.free_dims = s.free_dims;
+        self.yield_frames.clear();
+    }
+
+    fn lower_signature(&mut self, f: &ast::FuncDef) -> Signature {
+        let kind = self.function_kind(f);
+        let mut params = Vec::new();
+        for (i, p) in f.params.iter().enumerate() {
+            if i == 0 && self.in_class && p.name.name == "self" && p.annotation.is_none() {
+                continue;
+            }
+            let Some(ann) = &p.annotation else {
+                self.error(Diagnostic::error(
+                    codes::BAD_PARAM,
+                    p.span,
+                    format!("parameter `{}` has no type annotation", p.name.name),
+                ));
+                let v = self.prog.new_var(&p.name.name, Type::Unknown, VarKind::Plain, p.name.span);
+                self.scopes.bind(&p.name.name, v);
+                continue;
+            };
+            let (ty, direction) = match self.lower_param_type(ann) {
+                Ok(x) => x,
+                Err(d) => {
+                    self.error(d);
+                    (Type::Unknown, ParamDirection::In)
+                }
+            };
+            let v = self.prog.new_var(&p.name.name, ty, VarKind::Plain, p.name.span);
+            self.scopes.bind(&p.name.name, v);
+            params.push(Param { var: v, direction });
+        }
+        if self.in_class && f.params.first().is_none_or(|p| p.name.name != "self") {
+            self.error(Diagnostic::error(
+                codes::BAD_PARAM,
+                f.name.span,
+                format!("method `{}` must take `self` as its first parameter", f.name.name),
+            ));
+        }
+        let return_types = match &f.returns {
+            None => Vec::new(),
+            Some(r) => match self.lower_return_types(r) {
+                Ok(t) => t,
+                Err(d) => {
+                    self.error(d);
+                    Vec::new()
+                }
+            },
+        };
+        Signature { params, return_types, kind }
+    }
+
+    fn function_kind(&mut self, f: &ast::FuncDef) -> FunctionType {
+        for d in &f.decorators {
+            let (callee, args) = match &d.kind {
+                ast::ExprKind::Call(c, args) => (&**c, args.as_slice()),
+                _ => (d, &[][..]),
+            };
+            if self.prefixed_path(callee).is_none_or(|p| p != ["function"]) {
+                self.error(Diagnostic::error(
+                    codes::BAD_DECORATOR,
+                    d.span,
+                    format!("unknown decorator; functions are decorated with `@{}.function`", self.prefix),
+                ));
+                continue;
+            }
+            let mut kind = FunctionType::Opaque;
+            for a in args {
+                match a {
+                    ast::Arg::Keyword(k, v) if k.name == "type" => {
+                        match self.prefixed_path(v).as_deref() {
+                            Some(["FunctionType", name]) if FunctionType::from_name(name).is_some() => {
+                                kind = FunctionType::from_name(name).unwrap();
+                            }
+                            _ => self.error(
+                                Diagnostic::error(codes::UNKNOWN_ENUM, v.span, "unknown function type")
+                                    .with_note(format!(
+                                        "expected one of {}",
+                                        FunctionType::ALL.iter().map(|t| format!("{}.FunctionType.{}", self.prefix, t.name())).collect::<Vec<_>>().join(", ")
+                                    )),
+                            ),
+                        }
+                    }
+                    ast::Arg::Keyword(k, _) if k.name == "strict_ssa" => {}
+                    other => self.error(Diagnostic::error(
+                        codes::BAD_DECORATOR,
+                        other.span(),
+                        "unexpected decorator argument; only `type=` is accepted",
+                    )),
+                }
+            }
+            return kind;
+        }
+        self.error(Diagnostic::error(
+            codes::BAD_DECORATOR,
+            f.name.span,
+            format!("function `{}` is not decorated with `@{}.function`", f.name.name, self.prefix),
+        ));
+        FunctionType::Opaque
+    }
+
+    /// The dotted path of `e` with the module prefix removed: `pl.block.add` → `["block", "add"]`.
+    fn prefixed_path<'e>(&self, e: &'e ast::Expr) -> Option<Vec<&'e str>> {
+        let path = e.dotted()?;
+        let prefix: Vec<&str> = self.prefix.split('.').collect();
+        if path.len() > prefix.len() && path[..prefix.len()] == prefix[..] {
+            Some(path[prefix.len()..].to_vec())
+        } else {
+            None
+        }
+    }
+
+    fn lower_body(&mut self, stmts: &[ast::Stmt], span: Span) -> Stmt {
+        let out = self.lower_stmts(stmts);
+        Stmt::block(out, span)
+    }
+}
+
+struct FunctionState {
+    scopes: Scopes,
+    memrefs: HashMap<u64, VarId>,
+    free_dims: HashMap<String, VarId>,
 }

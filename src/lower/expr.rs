@@ -1,0 +1,331 @@
+//! Expressions (spec `ir-and-syntax.md` §3.6 read backwards, §3.10 "Expressions", §3.12).
+
+use super::scope::suggest;
+use super::Lowerer;
+use crate::ast::{self, Arg, BinaryOp, ExprKind as A, UnaryOp};
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::*;
+use crate::ops::{self, ArgIn, ArgValue, KwIn};
+
+type R<T> = Result<T, Diagnostic>;
+
+/// Names of the DSL forms that are statements, not operators.
+const STATEMENT_FORMS: &[&str] = &["yield_", "cond", "range", "parallel", "while_", "incore"];
+
+impl Lowerer {
+    pub(super) fn lower_expr(&mut self, e: &ast::Expr) -> R<Expr> {
+        match &e.kind {
+            A::Name(n) => self.lower_name(n, e.span),
+            A::Int(v) => int_literal(*v, false, e.span),
+            A::Float(v) => Ok(Expr::float(*v, DataType::Fp32, e.span)),
+            A::Bool(b) => Ok(Expr::bool(*b, e.span)),
+            A::Str(_) => Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "a string is only allowed as a keyword argument value")),
+            A::None => Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "`None` is not an expression of the IR")),
+            A::Unsupported => Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                e.span,
+                "`<unsupported IRNode type>` may only stand for a TileView's start_offset",
+            )),
+            A::Unary(op, inner) => self.lower_unary(*op, inner, e.span),
+            A::Binary(op, l, r) => {
+                let lhs = self.lower_expr(l)?;
+                let rhs = self.lower_expr(r)?;
+                ops::scalar_binary(&self.prog, bin_op(*op), lhs, rhs, e.span)
+            }
+            A::List(elems) | A::Tuple(elems) => {
+                let elems = elems.iter().map(|x| self.lower_expr(x)).collect::<R<Vec<_>>>()?;
+                let ty = Type::Tuple(elems.iter().map(|x| self.prog.type_of(x).clone()).collect());
+                Ok(Expr::new(ExprKind::MakeTuple(elems), ty, e.span))
+            }
+            A::Subscript(base, items) => self.lower_subscript(base, items, e.span),
+            A::Attr(..) => {
+                let what = self.prefixed_path(e).map(|p| p.join(".")).unwrap_or_default();
+                Err(Diagnostic::error(
+                    codes::UNSUPPORTED,
+                    e.span,
+                    if what.is_empty() {
+                        "an attribute is not a value here".to_string()
+                    } else {
+                        format!("`{}.{what}` is not a value here", self.prefix)
+                    },
+                ))
+            }
+            A::Call(f, args) => self.lower_call(f, args, e.span),
+        }
+    }
+
+    fn lower_name(&mut self, n: &str, span: Span) -> R<Expr> {
+        if let Some(v) = self.scopes.lookup(n) {
+            return Ok(Expr::var(v, span));
+        }
+        match n {
+            "inf" => return Ok(Expr::float(f64::INFINITY, DataType::Fp32, span)),
+            "nan" => return Ok(Expr::float(f64::NAN, DataType::Fp32, span)),
+            _ => {}
+        }
+        let mut d = Diagnostic::error(codes::UNDEFINED_NAME, span, format!("undefined variable `{n}`"));
+        if let Some(s) = suggest(n, self.scopes.visible_names()) {
+            d = d.with_note(format!("help: a variable with a similar name exists: `{s}`"));
+        }
+        Err(d)
+    }
+
+    fn lower_unary(&mut self, op: UnaryOp, inner: &ast::Expr, span: Span) -> R<Expr> {
+        // `-1` and `-1.5` are negative constants (§7 Q8), as passes print them.
+        if op == UnaryOp::Neg {
+            match inner.kind {
+                A::Int(v) => return int_literal(v, true, span),
+                A::Float(v) => return Ok(Expr::float(-v, DataType::Fp32, span)),
+                _ => {}
+            }
+        }
+        let operand = self.lower_expr(inner)?;
+        let op = match op {
+            UnaryOp::Pos => return Ok(operand),
+            UnaryOp::Neg => UnOp::Neg,
+            UnaryOp::Invert => UnOp::BitNot,
+            UnaryOp::Not => UnOp::Not,
+        };
+        ops::scalar_unary(&self.prog, op, operand, span)
+    }
+
+    /// `t[i]`: an element of a tuple value.
+    fn lower_subscript(&mut self, base: &ast::Expr, items: &[Arg], span: Span) -> R<Expr> {
+        let tuple = self.lower_expr(base)?;
+        let idx = match items {
+            [Arg::Positional(ast::Expr { kind: A::Int(i), .. })] => *i,
+            _ => return Err(Diagnostic::error(codes::BAD_TUPLE_INDEX, span, "a subscript must be one integer literal, like t[0]")),
+        };
+        let Type::Tuple(elems) = self.prog.type_of(&tuple) else {
+            return Err(Diagnostic::error(
+                codes::BAD_TUPLE_INDEX,
+                base.span,
+                format!("only tuples can be subscripted, but this is a {}", self.prog.type_of(&tuple).kind_name()),
+            ));
+        };
+        let Some(ty) = usize::try_from(idx).ok().and_then(|i| elems.get(i)).cloned() else {
+            return Err(Diagnostic::error(
+                codes::BAD_TUPLE_INDEX,
+                items[0].span(),
+                format!("index {idx} out of bounds for tuple with {} elements", elems.len()),
+            ));
+        };
+        Ok(Expr::new(ExprKind::TupleGetItem(Box::new(tuple), idx as usize), ty, span))
+    }
+
+    fn lower_call(&mut self, f: &ast::Expr, args: &[Arg], span: Span) -> R<Expr> {
+        // self.f(...) inside a program class; a bare f(...) names a function in standalone files.
+        if let Some(path) = f.dotted() {
+            match path.as_slice() {
+                ["self", name] => return self.lower_function_call(name, f.span, args, span),
+                [name] if self.scopes.lookup(name).is_none() => match *name {
+                    "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
+                    _ if self.sigs.contains_key(*name) => return self.lower_function_call(name, f.span, args, span),
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        let Some(path) = self.prefixed_path(f) else {
+            return Err(Diagnostic::error(
+                codes::UNKNOWN_OP,
+                f.span,
+                format!("unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`", self.prefix),
+            ));
+        };
+        match path.as_slice() {
+            ["const"] => return self.lower_const(args, span),
+            [name] if STATEMENT_FORMS.contains(name) => {
+                return Err(Diagnostic::error(
+                    codes::UNSUPPORTED,
+                    f.span,
+                    format!("`{}.{name}` can only be used in its statement form", self.prefix),
+                ))
+            }
+            _ => {}
+        }
+        let mut pos = Vec::new();
+        let mut kws = Vec::new();
+        for a in args {
+            match a {
+                Arg::Positional(e) => pos.push(ArgIn { value: self.lower_arg(e, false)?, span: e.span }),
+                Arg::Keyword(k, e) => kws.push(KwIn {
+                    name: k.name.clone(),
+                    name_span: k.span,
+                    value: self.lower_arg(e, true)?,
+                    span: k.span.to(e.span),
+                }),
+            }
+        }
+        ops::build_op_call(&self.prog, &path, f.span, pos, kws, span)
+    }
+
+    /// An operator argument: enum members, dtypes and strings are plain values; so are literals
+    /// given by keyword (the reference converts keyword values to Python values, §3.10).
+    fn lower_arg(&mut self, e: &ast::Expr, keyword: bool) -> R<ArgValue> {
+        if let Some(v) = self.plain_value(e, keyword) {
+            return Ok(ArgValue::Value(v));
+        }
+        Ok(ArgValue::Expr(self.lower_expr(e)?))
+    }
+
+    fn plain_value(&self, e: &ast::Expr, keyword: bool) -> Option<KwValue> {
+        match &e.kind {
+            A::Str(s) => return Some(KwValue::Str(s.clone())),
+            A::Int(v) if keyword => return i64::try_from(*v).ok().map(KwValue::Int),
+            A::Float(v) if keyword => return Some(KwValue::Float(*v)),
+            A::Bool(b) if keyword => return Some(KwValue::Bool(*b)),
+            A::Unary(UnaryOp::Neg, inner) if keyword => match inner.kind {
+                A::Int(v) => return i64::try_from(v).ok().map(|v| KwValue::Int(-v)),
+                A::Float(v) => return Some(KwValue::Float(-v)),
+                _ => {}
+            },
+            _ => {}
+        }
+        if let A::Name(n) = &e.kind {
+            if self.scopes.lookup(n).is_some() {
+                return None;
+            }
+        }
+        if let Some(d) = self.dtype_of(e) {
+            return Some(KwValue::DType(d));
+        }
+        match self.prefixed_path(e).as_deref() {
+            Some(["MemorySpace", name]) => MemorySpace::from_name(name).map(KwValue::Space),
+            Some(["PipeType", name]) => PipeType::from_name(name).map(|p| KwValue::Int(p.index() as i64)),
+            _ => None,
+        }
+    }
+
+    /// `pl.const(v, pl.D)`: a constant of dtype D (an int literal gives a ConstInt even for a
+    /// float dtype, as in the reference).
+    fn lower_const(&mut self, args: &[Arg], span: Span) -> R<Expr> {
+        let (value, dtype) = match args {
+            [Arg::Positional(v), Arg::Positional(d)] => (v, d),
+            _ => return Err(Diagnostic::error(codes::OP_ARG_COUNT, span, format!("`{}.const` takes a literal and a dtype", self.prefix))),
+        };
+        let dtype = self.lower_dtype(dtype)?;
+        let (neg, lit) = match &value.kind {
+            A::Unary(UnaryOp::Neg, inner) => (true, &**inner),
+            _ => (false, value),
+        };
+        match lit.kind {
+            A::Int(v) => {
+                let c = int_literal(v, neg, value.span)?;
+                Ok(Expr::int(c.as_const_int().unwrap_or_default(), dtype, span))
+            }
+            A::Float(v) => Ok(Expr::float(if neg { -v } else { v }, dtype, span)),
+            A::Name(ref n) if n == "inf" || n == "nan" => {
+                let v = if n == "inf" { f64::INFINITY } else { f64::NAN };
+                Ok(Expr::float(if neg { -v } else { v }, dtype, span))
+            }
+            _ => Err(Diagnostic::error(codes::OP_ARG_TYPE, value.span, format!("`{}.const` needs a number literal", self.prefix))),
+        }
+    }
+
+    /// `min(a, b)`, `max(a, b)`, `abs(a)` on scalars.
+    fn lower_builtin(&mut self, name: &str, args: &[Arg], span: Span) -> R<Expr> {
+        let mut vals = Vec::new();
+        for a in args {
+            match a {
+                Arg::Positional(e) => vals.push(self.lower_expr(e)?),
+                Arg::Keyword(k, _) => return Err(Diagnostic::error(codes::OP_KWARG, k.span, format!("`{name}` takes no keyword arguments"))),
+            }
+        }
+        let want = if name == "abs" { 1 } else { 2 };
+        if vals.len() != want {
+            return Err(Diagnostic::error(codes::OP_ARG_COUNT, span, format!("`{name}` takes {want} argument(s), found {}", vals.len())));
+        }
+        let mut it = vals.into_iter();
+        let a = it.next().unwrap();
+        match name {
+            "abs" => ops::scalar_unary(&self.prog, UnOp::Abs, a, span),
+            _ => {
+                let b = it.next().unwrap();
+                let op = if name == "min" { BinOp::Min } else { BinOp::Max };
+                ops::scalar_binary(&self.prog, op, a, b, span)
+            }
+        }
+    }
+
+    /// A call of a function of the program (a GlobalVar call). Its type is the callee's return
+    /// type (a tuple for several, Unknown for none).
+    fn lower_function_call(&mut self, name: &str, name_span: Span, args: &[Arg], span: Span) -> R<Expr> {
+        let Some(sig) = self.sigs.get(name) else {
+            let mut d = Diagnostic::error(codes::UNKNOWN_FUNCTION, name_span, format!("the program has no function `{name}`"));
+            if let Some(s) = suggest(name, self.sigs.keys().map(String::as_str)) {
+                d = d.with_note(format!("help: a function with a similar name exists: `{s}`"));
+            }
+            return Err(d);
+        };
+        let nparams = sig.params.len();
+        let ty = match sig.return_types.len() {
+            0 => Type::Unknown,
+            1 => sig.return_types[0].clone(),
+            _ => Type::Tuple(sig.return_types.clone()),
+        };
+        let mut vals = Vec::new();
+        for a in args {
+            match a {
+                Arg::Positional(e) => vals.push(self.lower_expr(e)?),
+                Arg::Keyword(k, _) => {
+                    return Err(Diagnostic::error(codes::OP_KWARG, k.span, "calls of program functions take positional arguments only"))
+                }
+            }
+        }
+        if vals.len() != nparams {
+            return Err(Diagnostic::error(
+                codes::OP_ARG_COUNT,
+                span,
+                format!("function `{name}` takes {nparams} argument(s), but {} were given", vals.len()),
+            ));
+        }
+        let call = Call { callee: Callee::Function(name.to_string()), args: vals, kwargs: Vec::new() };
+        Ok(Expr::new(ExprKind::Call(call), ty, span))
+    }
+}
+
+/// An integer literal as an INT64 constant; `-9223372036854775808` is the one literal whose
+/// magnitude only fits when negated.
+fn int_literal(v: u64, negative: bool, span: Span) -> R<Expr> {
+    let value = if negative {
+        if v == 1u64 << 63 {
+            i64::MIN
+        } else {
+            i64::try_from(v).map(|x| -x).map_err(|_| overflow(span))?
+        }
+    } else {
+        i64::try_from(v).map_err(|_| overflow(span))?
+    };
+    Ok(Expr::int(value, DataType::Int64, span))
+}
+
+fn overflow(span: Span) -> Diagnostic {
+    Diagnostic::error(codes::INT_OVERFLOW, span, "integer literal does not fit in 64 bits (INT64)")
+}
+
+fn bin_op(op: BinaryOp) -> BinOp {
+    match op {
+        BinaryOp::Or => BinOp::Or,
+        BinaryOp::Xor => BinOp::Xor,
+        BinaryOp::And => BinOp::And,
+        BinaryOp::Eq => BinOp::Eq,
+        BinaryOp::Ne => BinOp::Ne,
+        BinaryOp::Lt => BinOp::Lt,
+        BinaryOp::Le => BinOp::Le,
+        BinaryOp::Gt => BinOp::Gt,
+        BinaryOp::Ge => BinOp::Ge,
+        BinaryOp::BitOr => BinOp::BitOr,
+        BinaryOp::BitXor => BinOp::BitXor,
+        BinaryOp::BitAnd => BinOp::BitAnd,
+        BinaryOp::Shl => BinOp::Shl,
+        BinaryOp::Shr => BinOp::Shr,
+        BinaryOp::Add => BinOp::Add,
+        BinaryOp::Sub => BinOp::Sub,
+        BinaryOp::Mul => BinOp::Mul,
+        BinaryOp::Div => BinOp::FloatDiv,
+        BinaryOp::FloorDiv => BinOp::FloorDiv,
+        BinaryOp::Mod => BinOp::FloorMod,
+        BinaryOp::Pow => BinOp::Pow,
+    }
+}

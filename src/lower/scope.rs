@@ -1,0 +1,119 @@
+//! Name scopes used while lowering one function (spec `ir-and-syntax.md` §3.10).
+//!
+//! Every definition creates a new variable; a scope maps names to the variable most recently
+//! bound to them. Lookup goes innermost-outward. Scopes that "leak" (with bodies, natural while
+//! bodies, simple for loops, if branches without yields) hand their bindings to the parent when
+//! they are popped.
+
+use crate::ir::VarId;
+use std::collections::HashMap;
+
+#[derive(Default)]
+pub struct Scopes {
+    frames: Vec<Frame>,
+}
+
+#[derive(Default)]
+struct Frame {
+    names: HashMap<String, VarId>,
+    /// Binding order, so that leaking is deterministic.
+    order: Vec<String>,
+}
+
+/// The bindings of a popped scope, in the order they were made.
+pub type Bindings = Vec<(String, VarId)>;
+
+impl Scopes {
+    pub fn push(&mut self) {
+        self.frames.push(Frame::default());
+    }
+
+    /// Pops the innermost scope and returns its bindings.
+    pub fn pop(&mut self) -> Bindings {
+        let frame = self.frames.pop().unwrap_or_default();
+        let mut names = frame.names;
+        frame.order.into_iter().filter_map(|n| names.remove(&n).map(|v| (n, v))).collect()
+    }
+
+    /// Binds `name` in the innermost scope.
+    pub fn bind(&mut self, name: &str, var: VarId) {
+        if self.frames.is_empty() {
+            self.push();
+        }
+        let frame = self.frames.last_mut().unwrap();
+        if frame.names.insert(name.to_string(), var).is_none() {
+            frame.order.push(name.to_string());
+        }
+    }
+
+    /// Re-binds a popped scope's bindings in the current innermost scope.
+    pub fn leak(&mut self, bindings: Bindings) {
+        for (n, v) in bindings {
+            self.bind(&n, v);
+        }
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<VarId> {
+        self.frames.iter().rev().find_map(|f| f.names.get(name).copied())
+    }
+
+    /// All names visible now (for "did you mean" suggestions), sorted.
+    pub fn visible_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.frames.iter().flat_map(|f| f.names.keys().map(String::as_str)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// The candidate closest to `name` by edit distance, if it is close enough to be a likely typo.
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|&(d, _)| d <= limit)
+        .min()
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_is_innermost_first_and_leak_rebinds() {
+        let mut s = Scopes::default();
+        s.push();
+        s.bind("x", VarId(0));
+        s.push();
+        s.bind("x", VarId(1));
+        s.bind("y", VarId(2));
+        assert_eq!(s.lookup("x"), Some(VarId(1)));
+        let inner = s.pop();
+        assert_eq!(s.lookup("x"), Some(VarId(0)));
+        assert_eq!(s.lookup("y"), None);
+        s.leak(inner);
+        assert_eq!(s.lookup("x"), Some(VarId(1)));
+        assert_eq!(s.lookup("y"), Some(VarId(2)));
+    }
+
+    #[test]
+    fn suggestions_only_for_close_names() {
+        assert_eq!(suggest("tile_a", ["tile_b", "other"]), Some("tile_b"));
+        assert_eq!(suggest("x", ["completely_different"]), None);
+    }
+}

@@ -1,0 +1,524 @@
+//! Statements (spec `ir-and-syntax.md` §3.5 read backwards and §3.10 "Statements").
+//!
+//! Scoping: if-branches, for and while bodies, and `with` bodies are scopes. `with` bodies,
+//! natural `while` bodies, simple `for` loops (no iter_args, no yields) and if-statements without
+//! yields leak their names to the parent; otherwise only yield targets are visible after the
+//! construct. A yield-assignment (`r: T = pl.yield_(x)`) belongs to the innermost enclosing
+//! if-branch / for / while; its names become that construct's return variables.
+
+use super::{Lowerer, YieldRecord};
+use crate::ast::{self, Arg, ExprKind as A, StmtKind as S};
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::*;
+
+type R<T> = Result<T, Diagnostic>;
+
+impl Lowerer {
+    /// Lowers a statement list; a failing statement is reported and skipped.
+    pub(super) fn lower_stmts(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            // A docstring as the first statement is skipped, as by the reference.
+            if i == 0 && matches!(&s.kind, S::Expr(e) if matches!(e.kind, A::Str(_))) {
+                continue;
+            }
+            if let Err(d) = self.lower_stmt(s, &mut out) {
+                self.error(d);
+                self.poison_targets(s);
+            }
+        }
+        out
+    }
+
+    /// Binds the names a failed statement would have defined, so their uses don't cascade.
+    fn poison_targets(&mut self, s: &ast::Stmt) {
+        let targets: &[ast::Ident] = match &s.kind {
+            S::Assign { targets, .. } => targets,
+            S::AnnOnly { target, .. } => std::slice::from_ref(target),
+            _ => &[],
+        };
+        for t in targets {
+            let v = self.prog.new_var(&t.name, Type::Unknown, VarKind::Plain, t.span);
+            self.scopes.bind(&t.name, v);
+        }
+    }
+
+    fn lower_stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>) -> R<()> {
+        match &s.kind {
+            S::Assign { targets, tuple_target, annotation, value } => {
+                if let Some(yargs) = self.yield_args(value) {
+                    return self.lower_yield_assign(targets, annotation.as_ref(), yargs, s.span, out);
+                }
+                if *tuple_target {
+                    self.lower_unpack(targets, value, s.span, out)
+                } else {
+                    self.lower_assign(&targets[0], annotation.as_ref(), value, s.span, out)
+                }
+            }
+            S::AnnOnly { target, .. } => Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                s.span,
+                format!("`{}` is annotated but not assigned; an annotated assignment needs a value", target.name),
+            )),
+            S::Expr(e) => {
+                if let Some(yargs) = self.yield_args(e) {
+                    // A bare yield (no names bound). Unlike the reference parser we don't append
+                    // an EvalStmt of the value: that quirk would break print/parse round trips.
+                    let values = self.lower_positional(yargs, "pl.yield_")?;
+                    out.push(Stmt::Yield { values, span: s.span });
+                    return Ok(());
+                }
+                if self.is_form(e, "cond") {
+                    return Err(Diagnostic::error(
+                        codes::BAD_LOOP,
+                        e.span,
+                        format!("`{}.cond(...)` must be the first statement of a `{}.while_` loop", self.prefix, self.prefix),
+                    ));
+                }
+                let expr = self.lower_expr(e)?;
+                out.push(Stmt::Eval { expr, span: s.span });
+                Ok(())
+            }
+            S::Return(values) => {
+                let values = values.iter().map(|v| self.lower_expr(v)).collect::<R<Vec<_>>>()?;
+                out.push(Stmt::Return { values, span: s.span });
+                Ok(())
+            }
+            S::If { cond, then_body, else_body } => self.lower_if(cond, then_body, else_body.as_deref(), s.span, out),
+            S::For { target, iter, body } => self.lower_for(target, iter, body, s.span, out),
+            S::While { cond, body } => {
+                let cond = self.lower_expr(cond)?;
+                self.scopes.push();
+                self.yield_frames.push(Vec::new());
+                let body_stmts = self.lower_stmts(body);
+                let yields = self.yield_frames.pop().unwrap_or_default();
+                let leaked = self.scopes.pop();
+                self.scopes.leak(leaked);
+                if let Some(y) = yields.first() {
+                    return Err(Diagnostic::error(
+                        codes::BAD_YIELD,
+                        y.targets[0].span,
+                        "a natural `while` loop has no loop-carried values to yield; use `for (...) in pl.while_(init_values=(...))`",
+                    ));
+                }
+                out.push(Stmt::While {
+                    cond,
+                    iter_args: Vec::new(),
+                    body: Box::new(Stmt::block(body_stmts, s.span)),
+                    return_vars: Vec::new(),
+                    span: s.span,
+                });
+                Ok(())
+            }
+            S::With { item, body, .. } => {
+                let ok = match &item.kind {
+                    A::Call(f, args) => args.is_empty() && self.prefixed_path(f).is_some_and(|p| p == ["incore"]),
+                    _ => false,
+                };
+                if !ok {
+                    return Err(Diagnostic::error(
+                        codes::UNSUPPORTED,
+                        item.span,
+                        format!("only `with {}.incore():` scopes are supported", self.prefix),
+                    ));
+                }
+                self.scopes.push();
+                let body_stmts = self.lower_stmts(body);
+                let leaked = self.scopes.pop();
+                self.scopes.leak(leaked);
+                out.push(Stmt::Scope { kind: ScopeKind::InCore, body: Box::new(Stmt::block(body_stmts, s.span)), span: s.span });
+                Ok(())
+            }
+            S::Break => {
+                out.push(Stmt::Break { span: s.span });
+                Ok(())
+            }
+            S::Continue => {
+                out.push(Stmt::Continue { span: s.span });
+                Ok(())
+            }
+            S::Pass => Ok(()),
+        }
+    }
+
+    /// True when `e` is a call of the DSL form `pl.<name>(...)`.
+    fn is_form(&self, e: &ast::Expr, name: &str) -> bool {
+        match &e.kind {
+            A::Call(f, _) => self.prefixed_path(f).is_some_and(|p| p == [name]),
+            _ => false,
+        }
+    }
+
+    /// The arguments of a `pl.yield_(...)` call.
+    fn yield_args<'e>(&self, e: &'e ast::Expr) -> Option<&'e [Arg]> {
+        match &e.kind {
+            A::Call(f, args) if self.prefixed_path(f).is_some_and(|p| p == ["yield_"]) => Some(args),
+            _ => None,
+        }
+    }
+
+    fn lower_positional(&mut self, args: &[Arg], what: &str) -> R<Vec<Expr>> {
+        args.iter()
+            .map(|a| match a {
+                Arg::Positional(e) => self.lower_expr(e),
+                Arg::Keyword(k, _) => Err(Diagnostic::error(codes::OP_KWARG, k.span, format!("`{what}` takes no keyword arguments"))),
+            })
+            .collect()
+    }
+
+    fn lower_yield_assign(&mut self, targets: &[ast::Ident], ann: Option<&ast::Expr>, args: &[Arg], span: Span, out: &mut Vec<Stmt>) -> R<()> {
+        let values = self.lower_positional(args, "pl.yield_")?;
+        if values.len() != targets.len() {
+            return Err(Diagnostic::error(
+                codes::BAD_YIELD,
+                span,
+                format!("{} name(s) assigned from a yield of {} value(s)", targets.len(), values.len()),
+            ));
+        }
+        let annotation = match ann {
+            Some(a) if targets.len() == 1 => Some(self.lower_type(a)?),
+            _ => None,
+        };
+        let value_types = values.iter().map(|v| self.prog.type_of(v).clone()).collect();
+        let Some(frame) = self.yield_frames.last_mut() else {
+            return Err(Diagnostic::error(
+                codes::BAD_YIELD,
+                span,
+                "a yield outside of an `if`, `for` or `while` has nothing to assign",
+            ));
+        };
+        frame.push(YieldRecord { targets: targets.to_vec(), annotation, value_types });
+        out.push(Stmt::Yield { values, span });
+        Ok(())
+    }
+
+    /// `x: T = e` / `x = e`. The variable's type is the annotation's when there is one (it is
+    /// the only carrier of MemRefs after memory passes, §7 Q4), else the value's.
+    fn lower_assign(&mut self, target: &ast::Ident, ann: Option<&ast::Expr>, value: &ast::Expr, span: Span, out: &mut Vec<Stmt>) -> R<()> {
+        let value = self.lower_expr(value)?;
+        if let Some(info) = alloc_info(&value) {
+            // `mem_vec_3: pl.MemRefType = pl.block.alloc(...)` defines the MemRef itself.
+            let var = self.intern_memref(info, Some(&target.name), target.span)?;
+            self.prog.var_mut(var).name = target.name.clone();
+            self.scopes.bind(&target.name, var);
+            out.push(Stmt::Assign { var, value, span });
+            return Ok(());
+        }
+        let ty = match ann {
+            Some(a) => self.lower_type(a)?,
+            None => self.prog.type_of(&value).clone(),
+        };
+        let var = self.prog.new_var(&target.name, ty, VarKind::Plain, target.span);
+        self.scopes.bind(&target.name, var);
+        out.push(Stmt::Assign { var, value, span });
+        Ok(())
+    }
+
+    /// `a, b = e` with a tuple-typed `e`: `_tuple_tmp = e; a = _tuple_tmp[0]; b = _tuple_tmp[1]`.
+    fn lower_unpack(&mut self, targets: &[ast::Ident], value: &ast::Expr, span: Span, out: &mut Vec<Stmt>) -> R<()> {
+        let value = self.lower_expr(value)?;
+        let Type::Tuple(elems) = self.prog.type_of(&value).clone() else {
+            return Err(Diagnostic::error(
+                codes::BAD_TARGET,
+                value.span,
+                format!("cannot unpack a {} value into {} names; only tuple values unpack", self.prog.type_of(&value).kind_name(), targets.len()),
+            ));
+        };
+        if elems.len() != targets.len() {
+            return Err(Diagnostic::error(
+                codes::BAD_TARGET,
+                span,
+                format!("cannot unpack a tuple of {} values into {} names", elems.len(), targets.len()),
+            ));
+        }
+        let tmp = self.prog.new_var("_tuple_tmp", Type::Tuple(elems.clone()), VarKind::Plain, span);
+        out.push(Stmt::Assign { var: tmp, value, span });
+        for (i, (t, ty)) in targets.iter().zip(elems).enumerate() {
+            let get = Expr::new(ExprKind::TupleGetItem(Box::new(Expr::var(tmp, t.span)), i), ty.clone(), t.span);
+            let v = self.prog.new_var(&t.name, ty, VarKind::Plain, t.span);
+            self.scopes.bind(&t.name, v);
+            out.push(Stmt::Assign { var: v, value: get, span });
+        }
+        Ok(())
+    }
+
+    fn lower_if(&mut self, cond: &ast::Expr, then_body: &[ast::Stmt], else_body: Option<&[ast::Stmt]>, span: Span, out: &mut Vec<Stmt>) -> R<()> {
+        let cond = self.lower_expr(cond)?;
+        let (then_stmts, then_yields, then_scope) = self.lower_branch(then_body);
+        let (else_stmts, else_yields, else_scope) = match else_body {
+            Some(b) => {
+                let (s, y, sc) = self.lower_branch(b);
+                (Some(s), y, sc)
+            }
+            None => (None, Vec::new(), Vec::new()),
+        };
+        let mut return_vars = Vec::new();
+        if then_yields.is_empty() && else_yields.is_empty() {
+            self.scopes.leak(then_scope);
+            self.scopes.leak(else_scope);
+        } else {
+            // Return vars in first-seen order: then-branch names, then else-only names (§3.10).
+            let mut names: Vec<&ast::Ident> = Vec::new();
+            for rec in then_yields.iter().chain(&else_yields) {
+                for t in &rec.targets {
+                    if !names.iter().any(|n| n.name == t.name) {
+                        names.push(t);
+                    }
+                }
+            }
+            for n in names {
+                let ty = return_var_type(&n.name, &then_yields, &else_yields);
+                let v = self.prog.new_var(&n.name, ty, VarKind::Plain, n.span);
+                return_vars.push(v);
+            }
+            for (v, name) in return_vars.iter().map(|&v| (v, self.prog.var_name(v).to_string())).collect::<Vec<_>>() {
+                self.scopes.bind(&name, v);
+            }
+        }
+        out.push(Stmt::If {
+            cond,
+            then_body: Box::new(Stmt::block(then_stmts, span)),
+            else_body: else_stmts.map(|s| Box::new(Stmt::block(s, span))),
+            return_vars,
+            span,
+        });
+        Ok(())
+    }
+
+    fn lower_branch(&mut self, body: &[ast::Stmt]) -> (Vec<Stmt>, Vec<YieldRecord>, super::scope::Bindings) {
+        self.scopes.push();
+        self.yield_frames.push(Vec::new());
+        let stmts = self.lower_stmts(body);
+        let yields = self.yield_frames.pop().unwrap_or_default();
+        let scope = self.scopes.pop();
+        (stmts, yields, scope)
+    }
+
+    fn lower_for(&mut self, target: &ast::ForTarget, iter: &ast::Expr, body: &[ast::Stmt], span: Span, out: &mut Vec<Stmt>) -> R<()> {
+        let A::Call(f, args) = &iter.kind else {
+            return Err(self.bad_iterator(iter));
+        };
+        let form = match self.prefixed_path(f).as_deref() {
+            Some(["range"]) => ForKind::Sequential,
+            Some(["parallel"]) => ForKind::Parallel,
+            Some(["while_"]) => return self.lower_ssa_while(target, args, iter.span, body, span, out),
+            _ => return Err(self.bad_iterator(iter)),
+        };
+        let mut bounds = Vec::new();
+        let mut init_values = None;
+        for a in args {
+            match a {
+                Arg::Positional(e) => bounds.push(e),
+                Arg::Keyword(k, e) if k.name == "init_values" => init_values = Some(e),
+                Arg::Keyword(k, _) => {
+                    return Err(Diagnostic::error(codes::BAD_LOOP, k.span, format!("unknown keyword `{}`; a range takes `init_values=`", k.name)))
+                }
+            }
+        }
+        let zero = || Expr::int(0, DataType::Int64, Span::NONE);
+        let one = || Expr::int(1, DataType::Int64, Span::NONE);
+        let (start, stop, step) = match bounds.as_slice() {
+            [stop] => (zero(), self.lower_expr(stop)?, one()),
+            [start, stop] => (self.lower_expr(start)?, self.lower_expr(stop)?, one()),
+            [start, stop, step] => (self.lower_expr(start)?, self.lower_expr(stop)?, self.lower_expr(step)?),
+            _ => {
+                return Err(Diagnostic::error(
+                    codes::BAD_LOOP,
+                    iter.span,
+                    format!("`{}.{}` takes 1 to 3 positional arguments (start, stop, step)", self.prefix, form.name()),
+                ))
+            }
+        };
+        let Some(loop_name) = &target.var else {
+            return Err(Diagnostic::error(codes::BAD_LOOP, target.span, "a range loop needs a loop variable: `for i in ...` or `for i, (a, b) in ...`"));
+        };
+        let inits = self.lower_init_values(target, init_values, iter.span)?;
+        self.scopes.push();
+        let loop_var = self.prog.new_var(&loop_name.name, Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
+        self.scopes.bind(&loop_name.name, loop_var);
+        let iter_args = self.bind_iter_args(target, inits);
+        self.yield_frames.push(Vec::new());
+        let body_stmts = self.lower_stmts(body);
+        let yields = self.yield_frames.pop().unwrap_or_default();
+        let scope = self.scopes.pop();
+        let return_vars = if iter_args.is_empty() && yields.is_empty() {
+            self.scopes.leak(scope);
+            Vec::new()
+        } else {
+            self.loop_return_vars(&iter_args, &yields, span)?
+        };
+        out.push(Stmt::For {
+            loop_var,
+            start,
+            stop,
+            step,
+            iter_args,
+            body: Box::new(Stmt::block(body_stmts, span)),
+            return_vars,
+            kind: form,
+            span,
+        });
+        Ok(())
+    }
+
+    /// `for (a, b) in pl.while_(init_values=(x, y)):` whose body starts with `pl.cond(c)`.
+    fn lower_ssa_while(&mut self, target: &ast::ForTarget, args: &[Arg], iter_span: Span, body: &[ast::Stmt], span: Span, out: &mut Vec<Stmt>) -> R<()> {
+        let mut init_values = None;
+        for a in args {
+            match a {
+                Arg::Keyword(k, e) if k.name == "init_values" => init_values = Some(e),
+                other => {
+                    return Err(Diagnostic::error(
+                        codes::BAD_LOOP,
+                        other.span(),
+                        format!("`{}.while_` takes only `init_values=(...)`", self.prefix),
+                    ))
+                }
+            }
+        }
+        if init_values.is_none() {
+            return Err(Diagnostic::error(codes::BAD_LOOP, iter_span, format!("`{}.while_` needs `init_values=(...)`", self.prefix)));
+        }
+        if let Some(v) = &target.var {
+            return Err(Diagnostic::error(codes::BAD_LOOP, v.span, "a `while_` loop has no loop variable: write `for (a, b) in pl.while_(...)`"));
+        }
+        let cond_ast = match body.first() {
+            Some(ast::Stmt { kind: S::Expr(e), .. }) if self.is_form(e, "cond") => e,
+            _ => {
+                let at = body.first().map_or(span, |s| s.span);
+                return Err(Diagnostic::error(
+                    codes::BAD_LOOP,
+                    at,
+                    format!("the body of a `{}.while_` loop must start with `{}.cond(<condition>)`", self.prefix, self.prefix),
+                ));
+            }
+        };
+        let inits = self.lower_init_values(target, init_values, iter_span)?;
+        self.scopes.push();
+        let iter_args = self.bind_iter_args(target, inits);
+        let A::Call(_, cond_args) = &cond_ast.kind else { unreachable!("checked by is_form") };
+        let cond = match cond_args.as_slice() {
+            [Arg::Positional(c)] => self.lower_expr(c),
+            _ => Err(Diagnostic::error(codes::BAD_LOOP, cond_ast.span, format!("`{}.cond` takes exactly one condition", self.prefix))),
+        };
+        self.yield_frames.push(Vec::new());
+        let body_stmts = self.lower_stmts(&body[1..]);
+        let yields = self.yield_frames.pop().unwrap_or_default();
+        self.scopes.pop();
+        let cond = cond?;
+        let return_vars = self.loop_return_vars(&iter_args, &yields, span)?;
+        out.push(Stmt::While { cond, iter_args, body: Box::new(Stmt::block(body_stmts, span)), return_vars, span });
+        Ok(())
+    }
+
+    fn bad_iterator(&self, iter: &ast::Expr) -> Diagnostic {
+        let p = &self.prefix;
+        Diagnostic::error(codes::BAD_LOOP, iter.span, format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)` or `{p}.while_(...)`"))
+    }
+
+    /// Lowers `init_values=(...)` and checks it against the loop's tuple of iter-arg names.
+    fn lower_init_values(&mut self, target: &ast::ForTarget, init: Option<&ast::Expr>, iter_span: Span) -> R<Vec<Expr>> {
+        let names = target.tuple.as_deref().unwrap_or(&[]);
+        let values = match init {
+            None => Vec::new(),
+            Some(e) => match &e.kind {
+                A::Tuple(vals) | A::List(vals) => vals.iter().map(|v| self.lower_expr(v)).collect::<R<Vec<_>>>()?,
+                _ => return Err(Diagnostic::error(codes::BAD_LOOP, e.span, "`init_values` must be a tuple or list literal")),
+            },
+        };
+        if values.len() != names.len() {
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                init.map_or(iter_span, |e| e.span),
+                format!("the loop names {} iteration argument(s) but gives {} initial value(s)", names.len(), values.len()),
+            )
+            .with_secondary(target.span, "iteration arguments"));
+        }
+        Ok(values)
+    }
+
+    /// Creates the iter args (typed by their initial values, §7 Q19) and binds them.
+    fn bind_iter_args(&mut self, target: &ast::ForTarget, inits: Vec<Expr>) -> Vec<VarId> {
+        let names = target.tuple.as_deref().unwrap_or(&[]);
+        names
+            .iter()
+            .zip(inits)
+            .map(|(n, init)| {
+                let ty = self.prog.type_of(&init).clone();
+                let v = self.prog.new_var(&n.name, ty, VarKind::IterArg { init }, n.span);
+                self.scopes.bind(&n.name, v);
+                v
+            })
+            .collect()
+    }
+
+    /// The return variables of a loop: named by its loop-level yield-assignment (or
+    /// `<iter>_out` when it has none), typed by the yield's annotation or the iter arg.
+    /// The names are bound after the loop.
+    fn loop_return_vars(&mut self, iter_args: &[VarId], yields: &[YieldRecord], span: Span) -> R<Vec<VarId>> {
+        let rec = yields.first();
+        if let Some(rec) = rec {
+            if rec.targets.len() != iter_args.len() {
+                return Err(Diagnostic::error(
+                    codes::BAD_YIELD,
+                    rec.targets[0].span,
+                    format!("the loop has {} iteration argument(s) but its yield assigns {} name(s)", iter_args.len(), rec.targets.len()),
+                ));
+            }
+        }
+        let mut out = Vec::new();
+        for (i, &it) in iter_args.iter().enumerate() {
+            let (name, name_span) = match rec {
+                Some(r) => (r.targets[i].name.clone(), r.targets[i].span),
+                None => (format!("{}_out", self.prog.var_name(it)), span),
+            };
+            let ty = match rec.and_then(|r| r.annotation.clone()) {
+                Some(t) => t,
+                None => self.prog.var_type(it).clone(),
+            };
+            let v = self.prog.new_var(&name, ty, VarKind::Plain, name_span);
+            out.push(v);
+        }
+        for &v in &out {
+            let name = self.prog.var_name(v).to_string();
+            self.scopes.bind(&name, v);
+        }
+        Ok(out)
+    }
+}
+
+/// The type of an if's return var: the annotation of a single-target yield naming it, else the
+/// then-branch value's type, else the else-branch value's, else the reference's fallback
+/// `Tensor([1], INT32)`.
+fn return_var_type(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Type {
+    let all = || then_y.iter().chain(else_y);
+    if let Some(t) = all().find_map(|r| (r.targets.len() == 1 && r.targets[0].name == name).then(|| r.annotation.clone()).flatten()) {
+        return t;
+    }
+    for r in then_y.iter().chain(else_y) {
+        if let Some(i) = r.targets.iter().position(|t| t.name == name) {
+            if let Some(t) = r.value_types.get(i) {
+                return t.clone();
+            }
+        }
+    }
+    Type::Tensor(TensorType {
+        dtype: DataType::Int32,
+        shape: vec![Expr::int(1, DataType::Int64, Span::NONE)],
+        memref: None,
+        view: None,
+    })
+}
+
+/// The MemRef described by a `block.alloc(space, addr, size, id)` call.
+fn alloc_info(value: &Expr) -> Option<MemRefInfo> {
+    let call = value.as_call()?;
+    let Callee::Op(op) = call.callee else { return None };
+    if crate::ops::name(op) != "block.alloc" || call.args.len() != 4 {
+        return None;
+    }
+    let space = MemorySpace::from_index(call.args[0].as_const_int()?)?;
+    let size = u64::try_from(call.args[2].as_const_int()?).ok()?;
+    let id = u64::try_from(call.args[3].as_const_int()?).ok()?;
+    Some(MemRefInfo { space, addr: call.args[1].clone(), size, id })
+}
