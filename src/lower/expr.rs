@@ -56,6 +56,7 @@ impl Lowerer {
 
     fn lower_name(&mut self, n: &str, span: Span) -> R<Expr> {
         if let Some(v) = self.scopes.lookup(n) {
+            self.read_poison |= self.poisoned.contains(&v);
             return Ok(Expr::var(v, span));
         }
         match n {

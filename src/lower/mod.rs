@@ -64,6 +64,11 @@ pub(crate) struct Lowerer {
     free_dims: HashMap<String, VarId>,
     /// One frame per enclosing if-branch / for / while body, collecting its yield-assignments.
     yield_frames: Vec<Vec<YieldRecord>>,
+    /// Variables standing in for the targets of statements that failed to lower.
+    poisoned: std::collections::HashSet<VarId>,
+    /// Set when the statement being lowered reads a poisoned variable: its errors are
+    /// consequences of an earlier one and are not reported again.
+    read_poison: bool,
 }
 
 impl Lowerer {
@@ -86,6 +91,8 @@ impl Lowerer {
             memrefs: HashMap::new(),
             free_dims: HashMap::new(),
             yield_frames: Vec::new(),
+            poisoned: Default::default(),
+            read_poison: false,
         }
     }
 

@@ -22,10 +22,14 @@ impl Lowerer {
             if i == 0 && matches!(&s.kind, S::Expr(e) if matches!(e.kind, A::Str(_))) {
                 continue;
             }
+            let outer = std::mem::replace(&mut self.read_poison, false);
             if let Err(d) = self.lower_stmt(s, &mut out) {
-                self.error(d);
+                if !self.read_poison {
+                    self.error(d);
+                }
                 self.poison_targets(s);
             }
+            self.read_poison |= outer;
         }
         out
     }
@@ -39,6 +43,7 @@ impl Lowerer {
         };
         for t in targets {
             let v = self.prog.new_var(&t.name, Type::Unknown, VarKind::Plain, t.span);
+            self.poisoned.insert(v);
             self.scopes.bind(&t.name, v);
         }
     }
