@@ -29,7 +29,7 @@ impl Lowerer {
                 }
                 self.poison_targets(s);
             }
-            self.read_poison |= outer;
+            self.read_poison = outer;
         }
         out
     }
