@@ -1,0 +1,57 @@
+//! Round trips over the project's own `.pto` files (lit-test inputs and examples): printing is
+//! a fixpoint after one parse (`print(parse(print(parse(x)))) == print(parse(x))`) and the
+//! re-parsed program is structurally equal to the first. (The golden corpus has its own
+//! byte-for-byte round-trip check in `tests/conformance.rs`.)
+
+use std::path::{Path, PathBuf};
+
+fn pto_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            pto_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "pto") {
+            out.push(p);
+        }
+    }
+}
+
+fn compile(source: &str) -> Result<ptoc::ir::Program, String> {
+    let module = ptoc::parser::parse(source).map_err(|d| format!("{d:?}"))?;
+    ptoc::lower::lower(&module, source).map_err(|d| format!("{d:?}"))
+}
+
+#[test]
+fn project_pto_files_round_trip() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    pto_files(&root.join("lit-tests"), &mut files);
+    pto_files(&root.join("examples"), &mut files);
+    assert!(!files.is_empty());
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for f in &files {
+        let source = std::fs::read_to_string(f).unwrap();
+        // Files that are meant to fail (lit-tests/errors) have nothing to round-trip.
+        let Ok(p1) = compile(&source) else { continue };
+        let text1 = ptoc::printer::print_program(&p1);
+        let p2 = match compile(&text1) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!("{}: printed text does not re-parse: {e}\n{text1}", f.display()));
+                continue;
+            }
+        };
+        let text2 = ptoc::printer::print_program(&p2);
+        if text1 != text2 {
+            failures.push(format!("{}: printing is not a fixpoint:\n--- first\n{text1}\n--- second\n{text2}", f.display()));
+        } else if !ptoc::ir::equiv::programs_equal(&p1, &p2) {
+            failures.push(format!("{}: re-parsed program is not structurally equal", f.display()));
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), checked, failures.join("\n\n"));
+    assert!(checked >= 20, "only {checked} files were checked");
+}
