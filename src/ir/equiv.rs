@@ -534,9 +534,253 @@ fn render_path(path: &[Seg<'_>]) -> String {
         }
     }
     let out = out.trim().trim_end_matches(':');
-    if out.is_empty() { "program".to_string() } else { out.to_string() }
+    if out.is_empty() {
+        "program".to_string()
+    } else {
+        out.to_string()
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::ir::*;
+
+    fn i64t() -> Type {
+        Type::Scalar(DataType::Int64)
+    }
+    fn int(v: i64) -> Expr {
+        Expr::int(v, DataType::Int64, Span::NONE)
+    }
+    fn v(id: VarId) -> Expr {
+        Expr::var(id, Span::NONE)
+    }
+    fn add(l: Expr, r: Expr) -> Expr {
+        Expr::new(ExprKind::Binary(BinOp::Add, Box::new(l), Box::new(r)), i64t(), Span::NONE)
+    }
+    fn op_call(args: Vec<Expr>) -> Expr {
+        let c = Call { callee: Callee::Op(OpId(0)), args, kwargs: Vec::new() };
+        Expr::new(ExprKind::Call(c), i64t(), Span::NONE)
+    }
+    fn assign(var: VarId, value: Expr) -> Stmt {
+        Stmt::Assign { var, value, span: Span::NONE }
+    }
+    fn ret(values: Vec<Expr>) -> Stmt {
+        Stmt::Return { values, span: Span::NONE }
+    }
+    fn plain(p: &mut Program, name: &str, ty: Type) -> VarId {
+        p.new_var(name, ty, VarKind::Plain, Span::NONE)
+    }
+    fn func(name: &str, params: Vec<VarId>, body: Vec<Stmt>) -> Function {
+        Function {
+            name: name.into(),
+            kind: FunctionType::Opaque,
+            params: params.into_iter().map(|var| Param { var, direction: ParamDirection::In }).collect(),
+            return_types: vec![i64t()],
+            body: Stmt::block(body, Span::NONE),
+            span: Span::NONE,
+        }
+    }
+    fn program(f: Function, vars: Program) -> Program {
+        let mut p = vars;
+        p.add_function(f).expect("unique");
+        p
+    }
+    fn assert_equal(a: &Program, b: &Program) {
+        assert_eq!(programs_diff(a, b), None);
+        assert_eq!(programs_diff(b, a), None);
+        assert_eq!(program_hash(a), program_hash(b));
+    }
+    fn assert_different(a: &Program, b: &Program) -> String {
+        assert!(!programs_equal(a, b));
+        assert!(!programs_equal(b, a));
+        assert_ne!(program_hash(a), program_hash(b));
+        programs_diff(a, b).expect("a difference")
+    }
+
+    /// `f(p, q): x = p + 1; y = op(x, q); return y`, with variables created in the given
+    /// order of names (so ids differ between builds).
+    fn sample(names: [&str; 4], reverse_ids: bool, name: &str) -> Program {
+        let mut p = Program::new(name);
+        // Unrelated variables shift the ids.
+        if reverse_ids {
+            plain(&mut p, "junk", Type::Unknown);
+        }
+        let order: Vec<usize> = if reverse_ids { vec![3, 2, 1, 0] } else { vec![0, 1, 2, 3] };
+        let mut slots = [VarId(0); 4];
+        for &i in &order {
+            slots[i] = plain(&mut p, names[i], i64t());
+        }
+        let [pp, q, x, y] = slots;
+        let f = func(
+            "f",
+            vec![pp, q],
+            vec![assign(x, add(v(pp), int(1))), assign(y, op_call(vec![v(x), v(q)])), ret(vec![v(y)])],
+        );
+        program(f, p)
+    }
+
+    #[test]
+    fn renamed_and_renumbered_programs_are_equal() {
+        let a = sample(["p", "q", "x", "y"], false, "prog_a");
+        let b = sample(["a", "b", "c", "d"], true, "prog_b");
+        assert_equal(&a, &b);
+        let f = &a.functions[0];
+        assert!(functions_equal(&a, f, &b, &b.functions[0]));
+        assert_eq!(function_hash(&a, f), function_hash(&b, &b.functions[0]));
+    }
+
+    #[test]
+    fn swapping_two_uses_is_a_difference() {
+        let a = sample(["p", "q", "x", "y"], false, "prog");
+        let mut b = a.clone();
+        let Stmt::Seq { stmts, .. } = &mut b.functions[0].body else { panic!("seq body") };
+        let Stmt::Assign { value, .. } = &mut stmts[1] else { panic!("assign") };
+        let ExprKind::Call(c) = &mut value.kind else { panic!("call") };
+        c.args.swap(0, 1);
+        let diff = assert_different(&a, &b);
+        assert_eq!(diff, "function 'f': body.stmts[1].value.args[0]: variable #2 ('x') vs variable #1 ('q')");
+    }
+
+    #[test]
+    fn two_variables_of_a_cannot_map_to_one_of_b() {
+        // a: x1 = 1; x2 = 2; return x1 + x2      b: x = 1; x = 2; return x + x
+        let mut a = Program::new("a");
+        let x1 = plain(&mut a, "x1", i64t());
+        let x2 = plain(&mut a, "x2", i64t());
+        let a =
+            program(func("f", vec![], vec![assign(x1, int(1)), assign(x2, int(2)), ret(vec![add(v(x1), v(x2))])]), a);
+        let mut b = Program::new("b");
+        let x = plain(&mut b, "x", i64t());
+        let b = program(func("f", vec![], vec![assign(x, int(1)), assign(x, int(2)), ret(vec![add(v(x), v(x))])]), b);
+        let diff = assert_different(&a, &b);
+        assert!(
+            diff.starts_with("function 'f': body.stmts[1].var: new variable #1 ('x2') vs variable #0 ('x')"),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn variable_types_and_constants_are_compared() {
+        let a = sample(["p", "q", "x", "y"], false, "prog");
+        let mut b = a.clone();
+        b.vars[2].ty = Type::Scalar(DataType::Int32);
+        let diff = assert_different(&a, &b);
+        assert!(diff.contains("<var 'x'>.type: INT64 vs INT32"), "{diff}");
+        let mut c = a.clone();
+        let Stmt::Seq { stmts, .. } = &mut c.functions[0].body else { panic!("seq body") };
+        stmts[0] = assign(VarId(2), add(v(VarId(0)), int(2)));
+        let diff = assert_different(&a, &c);
+        assert_eq!(diff, "function 'f': body.stmts[0].value.right: 1 vs 2");
+    }
+
+    #[test]
+    fn names_spans_and_program_name_are_ignored_but_function_names_are_not() {
+        let a = sample(["p", "q", "x", "y"], false, "one");
+        let mut b = sample(["p", "q", "x", "y"], false, "two");
+        b.vars[0].span = Span::new(5, 6);
+        assert_equal(&a, &b);
+        let mut c = a.clone();
+        c.functions[0].name = "g".into();
+        assert!(assert_different(&a, &c).contains("'f' vs 'g'"));
+    }
+
+    #[test]
+    fn dims_of_types_follow_the_mapping() {
+        // a: f(n, t: Tensor[[n]], u: Tensor[[n]])   b: f(n, t: Tensor[[n]], u: Tensor[[m]]) with m free
+        let build = |shared: bool| {
+            let mut p = Program::new("p");
+            let n = plain(&mut p, "n", i64t());
+            let m = if shared { n } else { plain(&mut p, "n", i64t()) };
+            let ty = |d: VarId| {
+                Type::Tensor(TensorType { dtype: DataType::Fp32, shape: vec![v(d)], memref: None, view: None })
+            };
+            let t = plain(&mut p, "t", ty(n));
+            let u = plain(&mut p, "u", ty(m));
+            program(func("f", vec![n, t, u], vec![ret(vec![])]), p)
+        };
+        let diff = assert_different(&build(true), &build(false));
+        assert!(diff.contains("params[2]"), "{diff}");
+        assert_equal(&build(false), &build(false));
+    }
+
+    #[test]
+    fn memrefs_are_mapped_bijectively_and_their_infos_compared() {
+        let build = |shared: bool, size: u64| {
+            let mut p = Program::new("p");
+            let mem = |p: &mut Program, id| {
+                let info = MemRefInfo { space: MemorySpace::Vec, addr: int(0), size, id };
+                p.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(info), Span::NONE)
+            };
+            let m0 = mem(&mut p, 0);
+            let m1 = if shared { m0 } else { mem(&mut p, 1) };
+            let tile =
+                |m| Type::Tile(TileType { dtype: DataType::Fp32, shape: vec![int(16)], memref: Some(m), view: None });
+            let t = plain(&mut p, "t", tile(m0));
+            let u = plain(&mut p, "u", tile(m1));
+            program(func("f", vec![t, u], vec![ret(vec![])]), p)
+        };
+        assert_equal(&build(false, 64), &build(false, 64));
+        assert_different(&build(true, 64), &build(false, 64));
+        let diff = assert_different(&build(false, 64), &build(false, 128));
+        assert!(diff.contains("memref") && diff.contains("64 vs 128"), "{diff}");
+    }
+
+    #[test]
+    fn iter_arg_init_values_are_compared() {
+        let build = |init: i64| {
+            let mut p = Program::new("p");
+            let i = plain(&mut p, "i", i64t());
+            let acc = p.new_var("acc", i64t(), VarKind::IterArg { init: int(init) }, Span::NONE);
+            let r = plain(&mut p, "r", i64t());
+            let body = Stmt::For {
+                loop_var: i,
+                start: int(0),
+                stop: int(4),
+                step: int(1),
+                iter_args: vec![acc],
+                body: Box::new(Stmt::Yield { values: vec![v(acc)], span: Span::NONE }),
+                return_vars: vec![r],
+                kind: ForKind::Sequential,
+                span: Span::NONE,
+            };
+            program(func("f", vec![], vec![body, ret(vec![v(r)])]), p)
+        };
+        assert_equal(&build(0), &build(0));
+        let diff = assert_different(&build(0), &build(7));
+        assert!(diff.contains("iter_args[0].<var 'acc'>.initValue: 0 vs 7"), "{diff}");
+    }
+
+    #[test]
+    fn floats_compare_by_bits() {
+        let build = |x: f64| {
+            let mut p = Program::new("p");
+            let r = plain(&mut p, "r", Type::Scalar(DataType::Fp32));
+            program(func("f", vec![], vec![assign(r, Expr::float(x, DataType::Fp32, Span::NONE))]), p)
+        };
+        assert_equal(&build(f64::NAN), &build(f64::NAN));
+        assert_different(&build(0.0), &build(-0.0));
+    }
+
+    #[test]
+    fn seq_and_ops_are_different_nodes() {
+        let mut a = Program::new("p");
+        let x = plain(&mut a, "x", i64t());
+        let mut f = func("f", vec![], vec![]);
+        f.body = Stmt::Seq { stmts: vec![assign(x, int(1))], span: Span::NONE };
+        let mut b = a.clone();
+        let mut g = f.clone();
+        g.body = Stmt::Ops { stmts: vec![assign(x, int(1))], span: Span::NONE };
+        a.add_function(f).unwrap();
+        b.add_function(g).unwrap();
+        assert_eq!(assert_different(&a, &b), "function 'f': body: SeqStmts vs OpStmts");
+    }
+
+    #[test]
+    fn different_function_sets_differ() {
+        let a = sample(["p", "q", "x", "y"], false, "prog");
+        let mut b = a.clone();
+        b.add_function(func("g", vec![], vec![])).unwrap();
+        assert_eq!(assert_different(&a, &b), "program: 1 element(s) vs 2 element(s)");
+    }
 }

@@ -45,11 +45,9 @@ pub fn stmt_exprs(s: &Stmt) -> impl Iterator<Item = &Expr> {
         Stmt::For { start, stop, step, .. } => ([Some(start), Some(stop), Some(step)], &[]),
         Stmt::Eval { expr, .. } => ([Some(expr), None, None], &[]),
         Stmt::Yield { values, .. } | Stmt::Return { values, .. } => ([None, None, None], values),
-        Stmt::Scope { .. }
-        | Stmt::Seq { .. }
-        | Stmt::Ops { .. }
-        | Stmt::Break { .. }
-        | Stmt::Continue { .. } => ([None, None, None], &[]),
+        Stmt::Scope { .. } | Stmt::Seq { .. } | Stmt::Ops { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {
+            ([None, None, None], &[])
+        }
     };
     fixed.into_iter().flatten().chain(rest)
 }

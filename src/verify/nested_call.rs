@@ -63,7 +63,11 @@ impl NestedCallVerifier<'_> {
             }
             Stmt::While { cond, iter_args, body, return_vars, .. } => {
                 if is_call(cond) {
-                    self.error(codes::CALL_IN_WHILE_CONDITION, "While loop condition cannot be a call expression", cond.span);
+                    self.error(
+                        codes::CALL_IN_WHILE_CONDITION,
+                        "While loop condition cannot be a call expression",
+                        cond.span,
+                    );
                 }
                 self.expr(cond);
                 self.vars(iter_args);
@@ -99,17 +103,29 @@ impl NestedCallVerifier<'_> {
             }
             ExprKind::Binary(_, l, r) => {
                 if is_call(l) {
-                    self.error(codes::CALL_IN_BINARY_EXPR, "Binary expression left operand cannot be a call expression", l.span);
+                    self.error(
+                        codes::CALL_IN_BINARY_EXPR,
+                        "Binary expression left operand cannot be a call expression",
+                        l.span,
+                    );
                 }
                 if is_call(r) {
-                    self.error(codes::CALL_IN_BINARY_EXPR, "Binary expression right operand cannot be a call expression", r.span);
+                    self.error(
+                        codes::CALL_IN_BINARY_EXPR,
+                        "Binary expression right operand cannot be a call expression",
+                        r.span,
+                    );
                 }
                 self.expr(l);
                 self.expr(r);
             }
             ExprKind::Unary(_, x) => {
                 if is_call(x) {
-                    self.error(codes::CALL_IN_UNARY_EXPR, "Unary expression operand cannot be a call expression", x.span);
+                    self.error(
+                        codes::CALL_IN_UNARY_EXPR,
+                        "Unary expression operand cannot be a call expression",
+                        x.span,
+                    );
                 }
                 self.expr(x);
             }

@@ -46,15 +46,21 @@ impl SsaVerifier<'_> {
                 "WhileStmt with iter_args must have YieldStmt as last statement in body",
                 *span,
             ),
-            Stmt::If { then_body, else_body, return_vars, span, .. } if !return_vars.is_empty() => {
-                match else_body {
-                    None => self.error(codes::MISSING_YIELD, "IfStmt with return_vars must have else branch".into(), *span),
-                    Some(else_body) => {
-                        self.require_yield(then_body, "IfStmt then branch must end with YieldStmt when return_vars exist", *span);
-                        self.require_yield(else_body, "IfStmt else branch must end with YieldStmt when return_vars exist", *span);
-                    }
+            Stmt::If { then_body, else_body, return_vars, span, .. } if !return_vars.is_empty() => match else_body {
+                None => self.error(codes::MISSING_YIELD, "IfStmt with return_vars must have else branch".into(), *span),
+                Some(else_body) => {
+                    self.require_yield(
+                        then_body,
+                        "IfStmt then branch must end with YieldStmt when return_vars exist",
+                        *span,
+                    );
+                    self.require_yield(
+                        else_body,
+                        "IfStmt else branch must end with YieldStmt when return_vars exist",
+                        *span,
+                    );
                 }
-            }
+            },
             _ => {}
         }
     }

@@ -42,12 +42,7 @@ fn f32t() -> Type {
     Type::Scalar(DataType::Fp32)
 }
 fn tensor(dtype: DataType, dims: &[i64]) -> Type {
-    Type::Tensor(TensorType {
-        dtype,
-        shape: dims.iter().map(|&d| int(d)).collect(),
-        memref: None,
-        view: None,
-    })
+    Type::Tensor(TensorType { dtype, shape: dims.iter().map(|&d| int(d)).collect(), memref: None, view: None })
 }
 fn int(v: i64) -> Expr {
     Expr::int(v, DataType::Int64, Span::NONE)

@@ -121,11 +121,8 @@ impl TypeChecker<'_> {
     /// (104).
     fn compare(&mut self, t1: &Type, t2: &Type, ctx: &str, d1: &str, d2: &str, span: Span) {
         if std::mem::discriminant(t1) != std::mem::discriminant(t2) {
-            let msg = format!(
-                "Type kind mismatch in {ctx}: {d1} type '{}' != {d2} type '{}'",
-                type_name(t1),
-                type_name(t2)
-            );
+            let msg =
+                format!("Type kind mismatch in {ctx}: {d1} type '{}' != {d2} type '{}'", type_name(t1), type_name(t2));
             self.error(codes::TYPE_KIND_MISMATCH, msg, span);
             return;
         }
