@@ -7,6 +7,7 @@
 
 pub mod dtype;
 pub mod equiv;
+pub mod visit;
 
 pub use crate::diag::Span;
 pub use dtype::*;

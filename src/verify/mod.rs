@@ -1,8 +1,21 @@
-//! IR verifiers (spec `ir-and-syntax.md` §6.2): SSAVerify, TypeCheck and NoNestedCall, with the
-//! reference's rule names, error codes, messages and report format.
+//! IR verifiers (spec `ir-and-syntax.md` §6.2, `passes-and-codegen.md` §1.3–1.4): SSAVerify,
+//! TypeCheck and NoNestedCall, with the reference's rule names, error codes, messages and report
+//! format.
+//!
+//! Each rule lives in its own module ([`ssa`], [`type_check`], [`nested_call`]) and walks one
+//! function body at a time; [`verify`] runs the rules in the order given, each over all
+//! functions in program order (the reference's `IRVerifier::Verify` loops rules outside and
+//! functions inside). Within a function, findings come in the reference visitor's order.
+
+mod nested_call;
+mod report;
+mod ssa;
+mod type_check;
+
+pub use report::full_report;
 
 use crate::diag::Span;
-use crate::ir::Program;
+use crate::ir::{Function, Program};
 
 /// A verifier rule of the default verifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +38,35 @@ impl Rule {
     pub fn from_name(s: &str) -> Option<Rule> {
         Rule::DEFAULT.iter().copied().find(|r| r.name() == s)
     }
+    /// The default rules minus the disabled ones (`run_verifier(disabled_rules=…)`). Unknown
+    /// names are ignored, as the reference's `DisableRule` does.
+    pub fn default_without<S: AsRef<str>>(disabled: &[S]) -> Vec<Rule> {
+        Rule::DEFAULT.iter().copied().filter(|r| !disabled.iter().any(|d| d.as_ref() == r.name())).collect()
+    }
+}
+
+/// The reference's numeric error codes, by the reference's enum names.
+pub mod codes {
+    // SSAVerify (`ssa::ErrorType`).
+    pub const MULTIPLE_ASSIGNMENT: u32 = 1;
+    /// Declared by the reference but never produced.
+    pub const NAME_SHADOWING: u32 = 2;
+    pub const MISSING_YIELD: u32 = 3;
+    // TypeCheck (`typecheck::ErrorType`).
+    pub const TYPE_KIND_MISMATCH: u32 = 101;
+    pub const DTYPE_MISMATCH: u32 = 102;
+    pub const SHAPE_DIMENSION_MISMATCH: u32 = 103;
+    pub const SHAPE_VALUE_MISMATCH: u32 = 104;
+    pub const SIZE_MISMATCH: u32 = 105;
+    pub const IF_CONDITION_MUST_BE_SCALAR: u32 = 106;
+    pub const FOR_RANGE_MUST_BE_SCALAR: u32 = 107;
+    // NoNestedCall (`nested_call::ErrorType`).
+    pub const CALL_IN_CALL_ARGS: u32 = 201;
+    pub const CALL_IN_IF_CONDITION: u32 = 202;
+    pub const CALL_IN_FOR_RANGE: u32 = 203;
+    pub const CALL_IN_BINARY_EXPR: u32 = 204;
+    pub const CALL_IN_UNARY_EXPR: u32 = 205;
+    pub const CALL_IN_WHILE_CONDITION: u32 = 206;
 }
 
 /// One finding of a verifier rule (the reference's `Diagnostic`).
@@ -40,14 +82,42 @@ pub struct VerifyDiagnostic {
 
 /// Runs the given rules over every function of the program, in function order, each rule in
 /// turn, and returns all findings (all of severity error).
+///
+/// Order: rule by rule (a rule listed twice runs once, like the reference's `AddRule`), and for
+/// each rule every function in program order.
 pub fn verify(prog: &Program, rules: &[Rule]) -> Vec<VerifyDiagnostic> {
-    let _ = (prog, rules);
-    todo!("verify")
+    let mut out = Vec::new();
+    for (i, &rule) in rules.iter().enumerate() {
+        if rules[..i].contains(&rule) {
+            continue;
+        }
+        for f in &prog.functions {
+            check_function(prog, f, rule, &mut out);
+        }
+    }
+    out
+}
+
+/// Runs one rule over one function, appending its findings.
+pub fn check_function(prog: &Program, f: &Function, rule: Rule, out: &mut Vec<VerifyDiagnostic>) {
+    match rule {
+        Rule::SsaVerify => ssa::check(prog, f, out),
+        Rule::TypeCheck => type_check::check(prog, f, out),
+        Rule::NoNestedCall => nested_call::check(prog, f, out),
+    }
 }
 
 /// The reference's report text ("IR Verification Report" …); empty for no diagnostics.
 /// `location` renders a span as `file:line:col`.
+///
+/// The reference prints a report only when there are diagnostics (its "PASSED" report for an
+/// empty list is [`full_report`]).
 pub fn report(diags: &[VerifyDiagnostic], location: &dyn Fn(Span) -> String) -> String {
-    let _ = (diags, location);
-    todo!("verify::report")
+    if diags.is_empty() {
+        return String::new();
+    }
+    full_report(diags, location)
 }
+
+#[cfg(test)]
+mod tests;

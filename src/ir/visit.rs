@@ -1,0 +1,151 @@
+//! Read-only traversal helpers over statements and expressions, shared by the verifiers and the
+//! passes so that "what are the children of this node" is written once.
+//!
+//! Orders follow the reference's visitor (`IRVisitor`): an `if` yields its then branch before its
+//! else branch; a `for` yields `start`, `stop`, `step`; a call yields its arguments in order.
+//! Nothing here looks into the variable table: the init values of iter args
+//! ([`VarKind::IterArg`](super::VarKind)) and the dims of variable types are not visited.
+
+use super::{Expr, ExprKind, Stmt, VarId};
+
+/// The direct sub-statements of `s`, in order (sequence elements; then/else branches; loop and
+/// scope bodies). Leaves (assign, eval, yield, return, break, continue) have none.
+pub fn child_stmts(s: &Stmt) -> impl Iterator<Item = &Stmt> {
+    let (first, second): (&[Stmt], Option<&Stmt>) = match s {
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => (stmts, None),
+        Stmt::If { then_body, else_body, .. } => (std::slice::from_ref(&**then_body), else_body.as_deref()),
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Scope { body, .. } => {
+            (std::slice::from_ref(&**body), None)
+        }
+        Stmt::Assign { .. }
+        | Stmt::Yield { .. }
+        | Stmt::Return { .. }
+        | Stmt::Eval { .. }
+        | Stmt::Break { .. }
+        | Stmt::Continue { .. } => (&[], None),
+    };
+    first.iter().chain(second)
+}
+
+/// Calls `f` on `s` and every statement nested in it, parents before children (pre-order).
+pub fn walk_stmts<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
+    f(s);
+    for c in child_stmts(s) {
+        walk_stmts(c, f);
+    }
+}
+
+/// The expressions held directly by statement `s` (not those of nested statements): an assign's
+/// value, an if/while condition, a for's `start`/`stop`/`step`, yield/return values, an eval's
+/// expression. Iter-arg init values live in the variable table and are not included.
+pub fn stmt_exprs(s: &Stmt) -> impl Iterator<Item = &Expr> {
+    let (fixed, rest): ([Option<&Expr>; 3], &[Expr]) = match s {
+        Stmt::Assign { value, .. } => ([Some(value), None, None], &[]),
+        Stmt::If { cond, .. } | Stmt::While { cond, .. } => ([Some(cond), None, None], &[]),
+        Stmt::For { start, stop, step, .. } => ([Some(start), Some(stop), Some(step)], &[]),
+        Stmt::Eval { expr, .. } => ([Some(expr), None, None], &[]),
+        Stmt::Yield { values, .. } | Stmt::Return { values, .. } => ([None, None, None], values),
+        Stmt::Scope { .. } | Stmt::Seq { .. } | Stmt::Ops { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {
+            ([None, None, None], &[])
+        }
+    };
+    fixed.into_iter().flatten().chain(rest)
+}
+
+/// The direct sub-expressions of `e`, in order (call arguments, tuple elements, the tuple of a
+/// `TupleGetItem`, binary operands left then right, a unary operand).
+pub fn child_exprs(e: &Expr) -> impl Iterator<Item = &Expr> {
+    let (fixed, rest): ([Option<&Expr>; 2], &[Expr]) = match &e.kind {
+        ExprKind::Call(c) => ([None, None], &c.args),
+        ExprKind::MakeTuple(items) => ([None, None], items),
+        ExprKind::TupleGetItem(t, _) => ([Some(t), None], &[]),
+        ExprKind::Binary(_, l, r) => ([Some(l), Some(r)], &[]),
+        ExprKind::Unary(_, x) => ([Some(x), None], &[]),
+        ExprKind::Var(_) | ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {
+            ([None, None], &[])
+        }
+    };
+    fixed.into_iter().flatten().chain(rest)
+}
+
+/// Calls `f` on `e` and every expression nested in it, parents before children (pre-order).
+pub fn walk_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
+    f(e);
+    for c in child_exprs(e) {
+        walk_expr(c, f);
+    }
+}
+
+/// Calls `f` on every expression held by `s` or by statements nested in it, with their
+/// sub-expressions (statements in pre-order, each statement's expressions in
+/// [`stmt_exprs`] order, each expression in pre-order).
+pub fn walk_all_exprs<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Expr)) {
+    walk_stmts(s, &mut |st| {
+        for e in stmt_exprs(st) {
+            walk_expr(e, f);
+        }
+    });
+}
+
+/// The variables that `s` itself defines (its Def fields, spec §2.5): an assign's var; an if's
+/// return vars; a for's loop var, iter args and return vars; a while's iter args and return vars.
+pub fn defined_vars(s: &Stmt) -> impl Iterator<Item = VarId> + '_ {
+    let (single, lists): (Option<VarId>, [&[VarId]; 2]) = match s {
+        Stmt::Assign { var, .. } => (Some(*var), [&[], &[]]),
+        Stmt::If { return_vars, .. } => (None, [&[], return_vars]),
+        Stmt::For { loop_var, iter_args, return_vars, .. } => (Some(*loop_var), [iter_args, return_vars]),
+        Stmt::While { iter_args, return_vars, .. } => (None, [iter_args, return_vars]),
+        _ => (None, [&[], &[]]),
+    };
+    single.into_iter().chain(lists.into_iter().flatten().copied())
+}
+
+/// The statement that ends `s`: descends into the last element of trailing `SeqStmts` only
+/// (like the reference's `GetLastStmt`); an empty sequence is its own last statement.
+pub fn last_stmt(s: &Stmt) -> &Stmt {
+    match s {
+        Stmt::Seq { stmts, .. } => stmts.last().map_or(s, last_stmt),
+        _ => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{DataType, Span};
+
+    fn int(v: i64) -> Expr {
+        Expr::int(v, DataType::Int64, Span::NONE)
+    }
+
+    #[test]
+    fn last_stmt_descends_trailing_seqs_only() {
+        let y = Stmt::Yield { values: vec![int(1)], span: Span::NONE };
+        let inner = Stmt::Seq { stmts: vec![Stmt::Break { span: Span::NONE }, y.clone()], span: Span::NONE };
+        let outer = Stmt::Seq { stmts: vec![Stmt::Continue { span: Span::NONE }, inner], span: Span::NONE };
+        assert!(matches!(last_stmt(&outer), Stmt::Yield { .. }));
+        let scoped = Stmt::Scope { kind: crate::ir::ScopeKind::InCore, body: Box::new(y), span: Span::NONE };
+        assert!(matches!(last_stmt(&scoped), Stmt::Scope { .. }));
+        let empty = Stmt::empty();
+        assert!(matches!(last_stmt(&empty), Stmt::Seq { .. }));
+    }
+
+    #[test]
+    fn walks_in_reference_order() {
+        let s = Stmt::For {
+            loop_var: VarId(0),
+            start: int(0),
+            stop: int(8),
+            step: int(1),
+            iter_args: vec![VarId(1)],
+            body: Box::new(Stmt::Yield { values: vec![int(5)], span: Span::NONE }),
+            return_vars: vec![VarId(2)],
+            kind: crate::ir::ForKind::Sequential,
+            span: Span::NONE,
+        };
+        let mut seen = Vec::new();
+        walk_all_exprs(&s, &mut |e| seen.push(e.as_const_int().unwrap()));
+        assert_eq!(seen, vec![0, 8, 1, 5]);
+        assert_eq!(defined_vars(&s).collect::<Vec<_>>(), vec![VarId(0), VarId(1), VarId(2)]);
+    }
+}

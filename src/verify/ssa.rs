@@ -1,0 +1,90 @@
+//! SSAVerify (codes 1 and 3): every variable is defined once, and value-carrying loops and ifs
+//! end their bodies with a yield.
+//!
+//! Counted definitions are assign targets and the return vars of if/for/while, keyed by variable
+//! identity (names are irrelevant); params, loop vars and iter args are not counted. A return
+//! var is counted before the statement's children are visited, and the yield checks run after
+//! them, as in the reference.
+
+use super::{codes, Rule, VerifyDiagnostic};
+use crate::ir::visit::{child_stmts, last_stmt};
+use crate::ir::{Function, Program, Span, Stmt, VarId};
+use std::collections::HashMap;
+
+pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let mut v = SsaVerifier { prog, counts: HashMap::new(), out };
+    v.stmt(&f.body);
+}
+
+struct SsaVerifier<'a> {
+    prog: &'a Program,
+    /// Definitions seen so far per variable, over the whole function.
+    counts: HashMap<VarId, u32>,
+    out: &'a mut Vec<VerifyDiagnostic>,
+}
+
+impl SsaVerifier<'_> {
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Assign { var, .. } => self.define(*var),
+            Stmt::If { return_vars, .. } | Stmt::For { return_vars, .. } | Stmt::While { return_vars, .. } => {
+                for &v in return_vars {
+                    self.define(v);
+                }
+            }
+            _ => {}
+        }
+        for c in child_stmts(s) {
+            self.stmt(c);
+        }
+        match s {
+            Stmt::For { iter_args, body, span, .. } if !iter_args.is_empty() => {
+                self.require_yield(body, "ForStmt with iter_args must have YieldStmt as last statement in body", *span)
+            }
+            Stmt::While { iter_args, body, span, .. } if !iter_args.is_empty() => self.require_yield(
+                body,
+                "WhileStmt with iter_args must have YieldStmt as last statement in body",
+                *span,
+            ),
+            Stmt::If { then_body, else_body, return_vars, span, .. } if !return_vars.is_empty() => match else_body {
+                None => self.error(codes::MISSING_YIELD, "IfStmt with return_vars must have else branch".into(), *span),
+                Some(else_body) => {
+                    self.require_yield(
+                        then_body,
+                        "IfStmt then branch must end with YieldStmt when return_vars exist",
+                        *span,
+                    );
+                    self.require_yield(
+                        else_body,
+                        "IfStmt else branch must end with YieldStmt when return_vars exist",
+                        *span,
+                    );
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// Counts one definition of `var`; the second and later ones are errors at the var's span.
+    fn define(&mut self, var: VarId) {
+        let n = self.counts.entry(var).or_insert(0);
+        *n += 1;
+        let n = *n;
+        if n > 1 {
+            // A dangling id (malformed IR) is still reported, without a name or span.
+            let (name, span) = self.prog.vars.get(var.index()).map_or(("?", Span::NONE), |d| (d.name.as_str(), d.span));
+            let msg = format!("Variable '{name}' is assigned more than once ({n} times), violating SSA form");
+            self.error(codes::MULTIPLE_ASSIGNMENT, msg, span);
+        }
+    }
+
+    fn require_yield(&mut self, body: &Stmt, message: &str, span: Span) {
+        if !matches!(last_stmt(body), Stmt::Yield { .. }) {
+            self.error(codes::MISSING_YIELD, message.to_string(), span);
+        }
+    }
+
+    fn error(&mut self, error_code: u32, message: String, span: Span) {
+        self.out.push(VerifyDiagnostic { rule: Rule::SsaVerify, error_code, message, span });
+    }
+}
