@@ -261,11 +261,14 @@ fn to_arg(
         Expr::new(kind, crate::ir::Type::Scalar(dtype), g.span)
     };
     match g.value {
-        // `full`'s value constant takes the tile dtype (§4.7).
-        ArgValue::Expr(e) if conv == ArgConv::Fill => match literal_value(&e).and_then(literal) {
-            Some(kind) => Ok(Expr { span: e.span, ..constant(kind) }),
-            None => Ok(e),
-        },
+        // `full`'s value written as a bare literal takes the tile dtype (§4.7); an explicit
+        // `pl.const(v, D)` is kept as written.
+        ArgValue::Expr(e) if conv == ArgConv::Fill && is_bare_literal(&e) => {
+            match literal_value(&e).and_then(literal) {
+                Some(kind) => Ok(Expr { span: e.span, ..constant(kind) }),
+                None => Ok(e),
+            }
+        }
         ArgValue::Expr(e) => Ok(e),
         ArgValue::Value(KwValue::Space(s)) if conv == ArgConv::Space => {
             Ok(constant(ExprKind::ConstInt(s.index() as i64, DataType::Int64)))
@@ -280,5 +283,15 @@ fn to_arg(
                 )
             })
         }
+    }
+}
+
+/// A number as written without `pl.const`: ConstInt(INT64) / ConstFloat(FP32), possibly negated.
+fn is_bare_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::ConstInt(_, d) => *d == DataType::Int64,
+        ExprKind::ConstFloat(_, d) => *d == DataType::Fp32,
+        ExprKind::Unary(crate::ir::UnOp::Neg, inner) => is_bare_literal(inner),
+        _ => false,
     }
 }

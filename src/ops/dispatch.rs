@@ -2,15 +2,15 @@
 //! name after `pl.` and the arguments to a registered operator, or to a scalar `min`/`max`/`cast`
 //! node.
 
-use super::table::{Category, OpDef, OPS};
+use super::table::{entries, Category, OpDef, OPS};
 use super::{ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{BinOp, KwValue, Program, Type};
+use crate::ir::{BinOp, KwValue, OpId, Program, Type};
 
 /// What a call resolves to.
 #[derive(Debug)]
 pub(crate) enum Target {
-    Op(&'static OpDef),
+    Op(OpId, &'static OpDef),
     /// `pl.min(a, b)` / `pl.max(a, b)` on scalars.
     MinMax(BinOp),
     /// `pl.cast(x, pl.D)` on a scalar (ptoc extension, §3.12).
@@ -24,9 +24,11 @@ fn category_of(prefix: &str) -> Option<Category> {
     [Category::Tensor, Category::Block, Category::Sync, Category::Test].into_iter().find(|c| c.prefix() == prefix)
 }
 
+type Entry = (OpId, &'static OpDef);
+
 /// The op of `category` spelled `name` (its IR short name or an alias).
-fn find_in(category: Category, name: &str) -> Option<&'static OpDef> {
-    OPS.iter().find(|d| d.category == category && (d.short_name() == name || d.aliases.contains(&name)))
+fn find_in(category: Category, name: &str) -> Option<Entry> {
+    entries().find(|(_, d)| d.category == category && (d.short_name() == name || d.aliases.contains(&name)))
 }
 
 /// Resolves `path` (the dotted name after `pl.`) for these arguments.
@@ -41,11 +43,13 @@ pub(crate) fn resolve(
     let dotted = path.join(".");
     match path {
         [ns, name] => {
-            let Some(def) = category_of(ns).and_then(|c| find_in(c, name)) else {
+            let Some(entry) = category_of(ns).and_then(|c| find_in(c, name)) else {
                 return Err(unknown_op(&dotted, path_span, namespaced_suggestion(ns, name)));
             };
             // The tensor constructors pick `*_scalar` themselves (§4.5 item 4).
-            Ok(Target::Op(if def.category == Category::Tensor { scalar_variant(prog, def, args, kwargs) } else { def }))
+            let entry =
+                if entry.1.category == Category::Tensor { scalar_variant(prog, entry, args, kwargs) } else { entry };
+            Ok(Target::Op(entry.0, entry.1))
         }
         [name] => unified(prog, name, path_span, args, kwargs, span),
         _ => Err(unknown_op(&dotted, path_span, None)),
@@ -61,8 +65,8 @@ fn unified(
     kwargs: &[KwIn],
     span: Span,
 ) -> Result<Target, Diagnostic> {
-    if let Some(def) = OPS.iter().find(|d| d.unified.contains(&name)) {
-        return Ok(Target::Op(def));
+    if let Some((id, def)) = entries().find(|(_, d)| d.unified.contains(&name)) {
+        return Ok(Target::Op(id, def));
     }
     let in_tensor = find_in(Category::Tensor, name);
     let in_block = find_in(Category::Block, name);
@@ -86,14 +90,11 @@ fn unified(
             .with_label(format!("this is a {}", if ns == "tensor" { "Tensor" } else { "Tile" }))
     };
     match ty {
-        Type::Tensor(_) => match in_tensor {
-            Some(def) => Ok(Target::Op(scalar_variant(prog, def, args, kwargs))),
-            None => Err(missing("tensor")),
-        },
-        Type::Tile(_) => match in_block {
-            Some(def) => Ok(Target::Op(scalar_variant(prog, def, args, kwargs))),
-            None => Err(missing("block")),
-        },
+        Type::Tensor(_) | Type::Tile(_) => {
+            let (found, ns) = if matches!(ty, Type::Tensor(_)) { (in_tensor, "tensor") } else { (in_block, "block") };
+            let (id, def) = scalar_variant(prog, found.ok_or_else(|| missing(ns))?, args, kwargs);
+            Ok(Target::Op(id, def))
+        }
         Type::Scalar(_) => match name {
             "min" => Ok(Target::MinMax(BinOp::Min)),
             "max" => Ok(Target::MinMax(BinOp::Max)),
@@ -112,9 +113,9 @@ fn unified(
     }
 }
 
-/// `def`, or its scalar-operand variant when the second argument (or `rhs=`) is a scalar.
-fn scalar_variant(prog: &Program, def: &'static OpDef, args: &[ArgIn], kwargs: &[KwIn]) -> &'static OpDef {
-    let Some(variant) = def.scalar_rhs else { return def };
+/// The op, or its scalar-operand variant when the second argument (or `rhs=`) is a scalar.
+fn scalar_variant(prog: &Program, entry: Entry, args: &[ArgIn], kwargs: &[KwIn]) -> Entry {
+    let Some(variant) = entry.1.scalar_rhs else { return entry };
     let second = args.get(1).map(|a| &a.value).or_else(|| kwargs.iter().find(|k| k.name == "rhs").map(|k| &k.value));
     let is_scalar = match second {
         Some(ArgValue::Expr(e)) => matches!(prog.type_of(e), Type::Scalar(_)),
@@ -122,9 +123,9 @@ fn scalar_variant(prog: &Program, def: &'static OpDef, args: &[ArgIn], kwargs: &
         None => false,
     };
     if is_scalar {
-        OPS.iter().find(|d| d.name == variant).unwrap_or(def)
+        entries().find(|(_, d)| d.name == variant).unwrap_or(entry)
     } else {
-        def
+        entry
     }
 }
 

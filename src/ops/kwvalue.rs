@@ -22,6 +22,7 @@ pub(crate) fn coerce(kind: KwKind, v: KwValue) -> Option<KwValue> {
             ROUND_MODES.iter().position(|n| *n == name).map(|i| KwValue::Int(i as i64))
         }
         (KwKind::Pipe, KwValue::Int(p)) if PipeType::from_index(p).is_some() => Some(KwValue::Int(p)),
+        (KwKind::Pipe, KwValue::Str(name)) => PipeType::from_name(&name).map(|p| KwValue::Int(p.index() as i64)),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ mod deduce;
 mod dispatch;
 mod kwvalue;
 mod promote;
+mod rules;
 mod shape;
 pub mod table;
 #[cfg(test)]
@@ -60,14 +61,14 @@ pub fn build_op_call(
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    let def = match dispatch::resolve(prog, path, path_span, &args, &kwargs, span)? {
-        Target::Op(def) => def,
+    let (id, def) = match dispatch::resolve(prog, path, path_span, &args, &kwargs, span)? {
+        Target::Op(id, def) => (id, def),
         Target::MinMax(op) => return scalar_min_max(prog, op, args, kwargs, span),
         Target::ScalarCast => return unified_scalar_cast(prog, args, kwargs, span),
     };
     let bound = bind::bind(prog, def, args, kwargs, span)?;
     let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| bound.diagnostic(e))?;
-    let call = Call { callee: Callee::Op(op_id(def)), args: bound.args, kwargs: bound.kwargs };
+    let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
     Ok(Expr::new(ExprKind::Call(call), ty, span))
 }
 
@@ -173,7 +174,7 @@ pub fn scalar_cast(prog: &Program, operand: Expr, dtype: DataType, span: Span) -
 
 /// Looks an operator up by its IR name (`block.add`, `tensor.add_scalar`).
 pub fn lookup(name: &str) -> Option<OpId> {
-    OPS.iter().position(|d| d.name == name).map(|i| OpId(i as u16))
+    table::entries().find(|(_, d)| d.name == name).map(|(id, _)| id)
 }
 
 /// The table entry of an operator.
@@ -182,11 +183,6 @@ pub fn lookup(name: &str) -> Option<OpId> {
 /// If `op` was not made by this module (ids are indices into [`OPS`]).
 pub fn def(op: OpId) -> &'static OpDef {
     &OPS[op.0 as usize]
-}
-
-/// The id of a table entry.
-fn op_id(def: &'static OpDef) -> OpId {
-    OpId(OPS.iter().position(|d| std::ptr::eq(d, def)).unwrap_or(0) as u16)
 }
 
 /// The IR name of an operator (`tensor.add_scalar`).

@@ -8,7 +8,8 @@
 //! the constructor default that the reference inserts) and which result-type rule applies.
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
-use crate::ir::{DataType, MemorySpace};
+use crate::ir::{DataType, MemorySpace, OpId};
+use Expect::*;
 
 /// The reference's op category (§4.1–4.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +74,11 @@ impl OpDef {
     pub fn kwarg(&self, name: &str) -> Option<&'static KwSpec> {
         self.kwargs.iter().find(|k| k.name == name)
     }
+}
+
+/// Every entry with its id, in table order.
+pub fn entries() -> impl Iterator<Item = (OpId, &'static OpDef)> {
+    OPS.iter().enumerate().map(|(i, d)| (OpId(i as u16), d))
 }
 
 /// A constructor parameter.
@@ -350,8 +356,6 @@ const TILE_SHIFT: Rule = Rule::Broadcast { shaped: Shaped::Tile, int_only: true,
 const TILE_KEEP: Rule = keep(Shaped::Tile);
 const TILE_KEEP_INT: Rule = Rule::KeepShape { shaped: Shaped::Tile, int_only: true, dtype: DtypeRule::Lhs };
 const SAME: Rule = Rule::SameTile { min_rank: 0 };
-
-use Expect::*;
 
 /// The 107 registered operators.
 pub static OPS: &[OpDef] = &[

@@ -529,6 +529,10 @@ fn create_tile_and_full() {
     let e =
         p.ok("block.full", vec![a(0, list(&[8]))], vec![k("dtype", KwValue::DType(FP32)), k("value", KwValue::Int(1))]);
     assert_eq!(call(&e).args[1], Expr::int(1, FP32, SP));
+    // An explicit `pl.const(0, pl.INT32)` is kept as written (round trip).
+    let explicit = Expr::int(0, INT32, SP);
+    let e = p.ok("block.full", vec![a(0, list(&[8])), a(1, explicit.clone())], vec![k("dtype", KwValue::DType(FP32))]);
+    assert_eq!(call(&e).args[1], explicit);
     let s = p.scalar("s", FP32);
     let d = p.err("block.full", vec![a(0, list(&[8])), a(1, s)], vec![k("dtype", KwValue::DType(FP32))]);
     assert_eq!((d.code, d.span.lo), (codes::OP_ARG_TYPE, 10));
@@ -638,6 +642,16 @@ fn system_ops_are_unknown_typed_with_ordered_kwargs() {
         kwv(&[("set_pipe", KwValue::Int(1)), ("wait_pipe", KwValue::Int(4)), ("event_id", KwValue::Int(0))])
     );
     assert_eq!(p.ok("system.bar_all", vec![], vec![]).ty, Type::Unknown);
+    let e = p.ok(
+        "system.sync_dst",
+        vec![],
+        vec![
+            k("set_pipe", KwValue::Str("MTE2".into())),
+            k("wait_pipe", KwValue::Int(4)),
+            k("event_id", KwValue::Int(1)),
+        ],
+    );
+    assert_eq!(kwargs_of(&e)[0], ("set_pipe".to_string(), KwValue::Int(1)), "a pipe name is stored as its code");
     let d = p.err("system.sync_dst", vec![], vec![k("set_pipe", KwValue::Int(1)), k("wait_pipe", KwValue::Int(4))]);
     assert_eq!(d.code, codes::OP_ARG_COUNT);
     let d = p.err("system.bar_v", vec![a(0, int(1))], vec![]);
