@@ -24,6 +24,7 @@ pub use table::{Category, OpDef, OPS};
 /// An argument as lowering hands it over: an IR expression, or a plain value when the text was
 /// a dtype / enum member / string (`pl.FP16`, `pl.MemorySpace.Vec`, `'round'`) or a literal given
 /// as a keyword (`axis=-1`, which the reference converts to a plain Python value).
+/// `pl.PipeType.X` may be given as its code (`Int`) or its name (`Str`); both are stored as the code.
 #[derive(Clone, Debug)]
 pub enum ArgValue {
     Expr(Expr),
@@ -67,7 +68,19 @@ pub fn build_op_call(
         Target::ScalarCast => return unified_scalar_cast(prog, args, kwargs, span),
     };
     let bound = bind::bind(prog, def, args, kwargs, span)?;
-    let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| bound.diagnostic(e))?;
+    let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
+        let scalar_rhs = e.fault == deduce::Fault::Arg(1)
+            && matches!(bound.args.get(1).map(|a| prog.type_of(a)), Some(Type::Scalar(_)));
+        let d = bound.diagnostic(e);
+        // `pl.block.add(t, s)` is not redirected (§4.5); say what is.
+        match def.scalar_rhs {
+            Some(variant) if scalar_rhs => d.with_note(format!(
+                "for a scalar operand use pl.{variant}(...) or the unified pl.{}(...)",
+                def.short_name()
+            )),
+            _ => d,
+        }
+    })?;
     let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
     Ok(Expr::new(ExprKind::Call(call), ty, span))
 }

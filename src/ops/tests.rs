@@ -706,9 +706,11 @@ fn block_add_with_a_scalar_is_not_redirected() {
     let d = p.err("block.add", vec![a(0, t.clone()), a(1, s)], vec![]);
     assert_eq!(d.code, codes::OP_ARG_TYPE);
     assert_eq!(d.message, "block.add expects a Tile for argument 2 (rhs), found Scalar");
+    assert_eq!(d.notes, vec!["for a scalar operand use pl.block.adds(...) or the unified pl.add(...)".to_string()]);
     assert!(d.span.same_range(Span::new(10, 15)));
     let d = p.err("block.add", vec![a(0, t), a(1, x)], vec![]);
     assert_eq!(d.message, "block.add expects a Tile for argument 2 (rhs), found Tensor");
+    assert!(d.notes.is_empty());
 }
 
 #[test]
