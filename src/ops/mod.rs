@@ -4,12 +4,27 @@
 //! This module is the only place that knows operator names, spellings, argument and kwarg
 //! schemas and result-type rules.
 
-use crate::diag::{Diagnostic, Span};
-use crate::ir::{BinOp, DataType, Expr, KwValue, OpId, Program, Type, UnOp};
+mod bind;
+mod deduce;
+mod dispatch;
+mod kwvalue;
+mod promote;
+mod rules;
+mod shape;
+pub mod table;
+#[cfg(test)]
+mod tests;
+
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Program, Type, UnOp};
+use dispatch::Target;
+pub use promote::promote_dtypes;
+pub use table::{Category, OpDef, OPS};
 
 /// An argument as lowering hands it over: an IR expression, or a plain value when the text was
 /// a dtype / enum member / string (`pl.FP16`, `pl.MemorySpace.Vec`, `'round'`) or a literal given
 /// as a keyword (`axis=-1`, which the reference converts to a plain Python value).
+/// `pl.PipeType.X` may be given as its code (`Int`) or its name (`Str`); both are stored as the code.
 #[derive(Clone, Debug)]
 pub enum ArgValue {
     Expr(Expr),
@@ -47,171 +62,155 @@ pub fn build_op_call(
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    let _ = (prog, path, path_span, args, kwargs, span);
-    todo!("ops::build_op_call")
+    let (id, def) = match dispatch::resolve(prog, path, path_span, &args, &kwargs, span)? {
+        Target::Op(id, def) => (id, def),
+        Target::MinMax(op) => return scalar_min_max(prog, op, args, kwargs, span),
+        Target::ScalarCast => return unified_scalar_cast(prog, args, kwargs, span),
+    };
+    let bound = bind::bind(prog, def, args, kwargs, span)?;
+    let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
+        let scalar_rhs = e.fault == deduce::Fault::Arg(1)
+            && matches!(bound.args.get(1).map(|a| prog.type_of(a)), Some(Type::Scalar(_)));
+        let d = bound.diagnostic(e);
+        // `pl.block.add(t, s)` is not redirected (§4.5); say what is.
+        match def.scalar_rhs {
+            Some(variant) if scalar_rhs => d.with_note(format!(
+                "for a scalar operand use pl.{variant}(...) or the unified pl.{}(...)",
+                def.short_name()
+            )),
+            _ => d,
+        }
+    })?;
+    let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
+    Ok(Expr::new(ExprKind::Call(call), ty, span))
+}
+
+/// `pl.min(a, b)` / `pl.max(a, b)` on scalars: exactly two expressions, no kwargs.
+fn scalar_min_max(
+    prog: &Program,
+    op: BinOp,
+    args: Vec<ArgIn>,
+    kwargs: Vec<KwIn>,
+    span: Span,
+) -> Result<Expr, Diagnostic> {
+    let fname = if op == BinOp::Min { "min" } else { "max" };
+    if let Some(k) = kwargs.first() {
+        return Err(Diagnostic::error(
+            codes::OP_KWARG,
+            k.name_span,
+            format!("pl.{fname} on scalars takes no keyword arguments"),
+        ));
+    }
+    let n = args.len();
+    let mut exprs = Vec::with_capacity(2);
+    for a in args {
+        match a.value {
+            ArgValue::Expr(e) => exprs.push(e),
+            ArgValue::Value(v) => {
+                return Err(Diagnostic::error(
+                    codes::OP_ARG_TYPE,
+                    a.span,
+                    format!("pl.{fname} on scalars expects scalar expressions, found {}", kwvalue::describe(&v)),
+                ))
+            }
+        }
+    }
+    match <[Expr; 2]>::try_from(exprs) {
+        Ok([a, b]) => scalar_binary(prog, op, a, b, span),
+        Err(_) => Err(Diagnostic::error(
+            codes::OP_ARG_COUNT,
+            span,
+            format!("pl.{fname} on scalars requires exactly 2 arguments, but got {n}"),
+        )),
+    }
+}
+
+/// `pl.cast(x, pl.D)` / `pl.cast(x, target_type=pl.D)` on a scalar.
+fn unified_scalar_cast(prog: &Program, args: Vec<ArgIn>, kwargs: Vec<KwIn>, span: Span) -> Result<Expr, Diagnostic> {
+    let mut target: Option<(ArgValue, Span)> = None;
+    for k in kwargs {
+        if k.name != "target_type" || target.is_some() {
+            return Err(Diagnostic::error(
+                codes::OP_KWARG,
+                k.name_span,
+                format!("pl.cast on a scalar takes only a target dtype, not '{}'", k.name),
+            ));
+        }
+        target = Some((k.value, k.span));
+    }
+    let n = args.len();
+    let mut it = args.into_iter();
+    let operand = it.next();
+    if let Some(a) = it.next() {
+        if target.is_some() {
+            return Err(Diagnostic::error(codes::OP_KWARG, a.span, "pl.cast got multiple values for 'target_type'"));
+        }
+        target = Some((a.value, a.span));
+    }
+    let (Some(ArgIn { value: ArgValue::Expr(x), .. }), Some((t, t_span)), None) = (operand, target, it.next()) else {
+        return Err(Diagnostic::error(
+            codes::OP_ARG_COUNT,
+            span,
+            format!("pl.cast on a scalar requires a value and a dtype (pl.cast(x, pl.FP32)), but got {n} arguments"),
+        ));
+    };
+    match t {
+        ArgValue::Value(KwValue::DType(d)) => scalar_cast(prog, x, d, span),
+        ArgValue::Value(v) => Err(Diagnostic::error(
+            codes::OP_ARG_TYPE,
+            t_span,
+            format!("pl.cast expects a dtype, found {}", kwvalue::describe(&v)),
+        )),
+        ArgValue::Expr(_) => {
+            Err(Diagnostic::error(codes::OP_ARG_TYPE, t_span, "pl.cast expects a dtype (e.g. pl.FP32)"))
+        }
+    }
 }
 
 /// Builds a scalar binary node with the promotion rule 1.1(a) (inserting `Cast` nodes), for
 /// the infix operators and `min`/`max` in the text. `And`/`Or`/`Xor` have no helper in the
 /// reference: their dtype is BOOL and operands are taken as they are.
 pub fn scalar_binary(prog: &Program, op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Result<Expr, Diagnostic> {
-    let _ = (prog, op, lhs, rhs, span);
-    todo!("ops::scalar_binary")
+    promote::scalar_binary(prog, op, lhs, rhs, span)
 }
 
 /// Builds a scalar unary node: `Neg` (keeps dtype), `BitNot` (int only), `Not` (BOOL), `Abs`
 /// (keeps dtype). `Cast` goes through [`scalar_cast`].
 pub fn scalar_unary(prog: &Program, op: UnOp, operand: Expr, span: Span) -> Result<Expr, Diagnostic> {
-    let _ = (prog, op, operand, span);
-    todo!("ops::scalar_unary")
+    promote::scalar_unary(prog, op, operand, span)
 }
 
 /// `pl.cast(x, pl.D)` on a scalar: a `Cast` node of dtype `D`.
 pub fn scalar_cast(prog: &Program, operand: Expr, dtype: DataType, span: Span) -> Result<Expr, Diagnostic> {
-    let _ = (prog, operand, dtype, span);
-    todo!("ops::scalar_cast")
+    promote::scalar_cast(prog, operand, dtype, span)
 }
-
-/// The operator-type-inference promotion rule 1.1(b).
-pub fn promote_dtypes(a: DataType, b: DataType) -> DataType {
-    let _ = (a, b);
-    todo!("ops::promote_dtypes")
-}
-
-/// Provisional list of the 107 registered operator names (to be replaced by the full table).
-const NAMES: &[&str] = &[
-    "tensor.create",
-    "tensor.read",
-    "tensor.dim",
-    "tensor.view",
-    "tensor.assemble",
-    "tensor.reshape",
-    "tensor.transpose",
-    "tensor.add",
-    "tensor.sub",
-    "tensor.mul",
-    "tensor.div",
-    "tensor.maximum",
-    "tensor.add_scalar",
-    "tensor.sub_scalar",
-    "tensor.mul_scalar",
-    "tensor.div_scalar",
-    "tensor.exp",
-    "tensor.cast",
-    "tensor.matmul",
-    "tensor.row_max",
-    "tensor.row_sum",
-    "block.get_block_idx",
-    "block.create_tile",
-    "block.full",
-    "block.load",
-    "block.store",
-    "block.l0c_store",
-    "block.move",
-    "block.vec_move",
-    "block.alloc",
-    "block.fillpad",
-    "block.add",
-    "block.sub",
-    "block.mul",
-    "block.div",
-    "block.maximum",
-    "block.minimum",
-    "block.rem",
-    "block.and",
-    "block.or",
-    "block.shl",
-    "block.shr",
-    "block.adds",
-    "block.subs",
-    "block.muls",
-    "block.divs",
-    "block.rems",
-    "block.maxs",
-    "block.mins",
-    "block.lrelu",
-    "block.shls",
-    "block.shrs",
-    "block.ands",
-    "block.ors",
-    "block.xor",
-    "block.xors",
-    "block.prelu",
-    "block.addc",
-    "block.subc",
-    "block.addsc",
-    "block.subsc",
-    "block.sel",
-    "block.sels",
-    "block.cmp",
-    "block.cmps",
-    "block.neg",
-    "block.exp",
-    "block.recip",
-    "block.sqrt",
-    "block.rsqrt",
-    "block.log",
-    "block.abs",
-    "block.relu",
-    "block.not",
-    "block.cast",
-    "block.matmul",
-    "block.gemv",
-    "block.matmul_acc",
-    "block.gemv_acc",
-    "block.matmul_bias",
-    "block.gemv_bias",
-    "block.batch_matmul",
-    "block.sum",
-    "block.max",
-    "block.min",
-    "block.row_sum",
-    "block.row_max",
-    "block.row_min",
-    "block.row_expand",
-    "block.row_expand_add",
-    "block.row_expand_sub",
-    "block.row_expand_mul",
-    "block.row_expand_div",
-    "block.col_expand",
-    "block.col_expand_mul",
-    "block.col_expand_div",
-    "block.col_expand_sub",
-    "block.expands",
-    "block.view",
-    "block.reshape",
-    "block.transpose",
-    "system.sync_src",
-    "system.sync_dst",
-    "system.bar_v",
-    "system.bar_m",
-    "system.bar_all",
-    "test.op",
-];
 
 /// Looks an operator up by its IR name (`block.add`, `tensor.add_scalar`).
 pub fn lookup(name: &str) -> Option<OpId> {
-    NAMES.iter().position(|n| *n == name).map(|i| OpId(i as u16))
+    table::entries().find(|(_, d)| d.name == name).map(|(id, _)| id)
+}
+
+/// The table entry of an operator.
+///
+/// # Panics
+/// If `op` was not made by this module (ids are indices into [`OPS`]).
+pub fn def(op: OpId) -> &'static OpDef {
+    &OPS[op.0 as usize]
 }
 
 /// The IR name of an operator (`tensor.add_scalar`).
 pub fn name(op: OpId) -> &'static str {
-    NAMES[op.0 as usize]
+    def(op).name
 }
 
-/// The printed spelling after `pl.` (`tensor.add` for `tensor.add_scalar`, §3.3 OPNAME:
-/// everything from the first `_scalar` removed).
+/// The printed spelling after `pl.` (`tensor.add` for `tensor.add_scalar`, §3.3 OPNAME).
 pub fn printed_name(op: OpId) -> &'static str {
-    let n = name(op);
-    match n.find("_scalar") {
-        Some(i) => &n[..i],
-        None => n,
-    }
+    def(op).printed
 }
 
 /// Re-deduces the result type of a call of `op` with these (already lowered) arguments and
 /// kwargs; passes use it when they rebuild calls. Errors are plain messages.
 pub fn deduce_type(prog: &Program, op: OpId, args: &[Expr], kwargs: &[(String, KwValue)]) -> Result<Type, String> {
-    let _ = (prog, op, args, kwargs);
-    todo!("ops::deduce_type")
+    let def = OPS.get(op.0 as usize).ok_or_else(|| format!("unknown operator id {}", op.0))?;
+    deduce::deduce(prog, def, args, kwargs).map_err(|e| e.message)
 }

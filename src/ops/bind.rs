@@ -1,0 +1,297 @@
+//! Binding a call's positional and keyword arguments to an operator's constructor parameters
+//! (§4.7), converting plain values the way the Python constructors do and inserting their
+//! kwarg defaults, in stored order.
+//!
+//! Positional binding has to accept both the constructor's signature and the printed form of
+//! the IR (which lists all IR arguments first): an expression binds to the next unbound IR
+//! argument parameter and, once those are used up, to the next kwarg parameter (`cast(t, pl.FP16,
+//! 2)`); a dtype, enum member or string binds to the next parameter that takes a plain value (a
+//! kwarg, or `block.alloc`'s memory space). So `pl.block.full([64, 64], pl.FP32, 0.0)` and the
+//! printed `pl.block.full([64, 64], 0.0, dtype=pl.FP32)` bind alike.
+
+use super::deduce::{DeduceError, Fault};
+use super::kwvalue::{self, coerce, literal_value};
+use super::shape::fmt_type;
+use super::table::{ArgConv, KwDefault, OpDef, Param, Slot};
+use super::{dispatch, ArgIn, ArgValue, KwIn};
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{DataType, Expr, ExprKind, KwValue, Program};
+
+/// A call's arguments after binding, with the spans errors point at.
+pub(crate) struct Bound {
+    pub args: Vec<Expr>,
+    pub arg_spans: Vec<Span>,
+    pub kwargs: Vec<(String, KwValue)>,
+    /// Spans of the kwargs the author wrote (by parameter name).
+    pub kw_spans: Vec<(&'static str, Span)>,
+    /// The span of the whole call.
+    pub span: Span,
+}
+
+impl Bound {
+    /// Turns a deduction error into a diagnostic pointing at the offending argument.
+    pub fn diagnostic(&self, e: DeduceError) -> Diagnostic {
+        let arg_span = |i: usize| self.arg_spans.get(i).copied().unwrap_or(self.span);
+        let (code, span) = match &e.fault {
+            Fault::Count => (codes::OP_ARG_COUNT, self.span),
+            Fault::Arg(i) => (codes::OP_ARG_TYPE, arg_span(*i)),
+            Fault::Kwarg(k) => {
+                (codes::OP_KWARG, self.kw_spans.iter().find(|(n, _)| n == k).map_or(self.span, |(_, s)| *s))
+            }
+            Fault::Check(Some(i)) => (codes::OP_CHECK, arg_span(*i)),
+            Fault::Check(None) => (codes::OP_CHECK, self.span),
+        };
+        Diagnostic::error(code, span, e.message)
+    }
+}
+
+/// A value given for a parameter.
+struct Given {
+    value: ArgValue,
+    span: Span,
+    /// Given by keyword (errors about it are kwarg errors).
+    by_keyword: bool,
+}
+
+/// Whether a positional value can only be a plain constructor value (not an IR expression).
+fn is_plain(v: &ArgValue) -> bool {
+    matches!(v, ArgValue::Value(KwValue::DType(_) | KwValue::Space(_) | KwValue::Str(_)))
+}
+
+fn takes_plain(p: &Param) -> bool {
+    matches!(p.slot, Slot::Kw | Slot::Arg { conv: ArgConv::Space, .. })
+}
+
+fn is_arg(p: &Param) -> bool {
+    matches!(p.slot, Slot::Arg { .. })
+}
+
+/// Binds `args`/`kwargs` to `def`'s parameters; see the module doc.
+pub(crate) fn bind(
+    prog: &Program,
+    def: &'static OpDef,
+    args: Vec<ArgIn>,
+    kwargs: Vec<KwIn>,
+    span: Span,
+) -> Result<Bound, Diagnostic> {
+    let params = def.params;
+    let mut slots: Vec<Option<Given>> = params.iter().map(|_| None).collect();
+    let free = |slots: &[Option<Given>], pred: &dyn Fn(&Param) -> bool| {
+        params.iter().enumerate().position(|(i, p)| slots[i].is_none() && pred(p))
+    };
+
+    for (pos, a) in args.into_iter().enumerate() {
+        let target = if is_plain(&a.value) {
+            free(&slots, &takes_plain)
+        } else {
+            free(&slots, &is_arg).or_else(|| free(&slots, &|p| !is_arg(p)))
+        };
+        let Some(i) = target else {
+            return Err(too_many(def, pos, &a, free(&slots, &is_arg).is_some()));
+        };
+        slots[i] = Some(Given { value: a.value, span: a.span, by_keyword: false });
+    }
+
+    for k in kwargs {
+        let Some(i) = params.iter().position(|p| p.name == k.name) else {
+            let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+            let mut d = Diagnostic::error(
+                codes::OP_KWARG,
+                k.name_span,
+                format!("{} has no parameter named '{}'", def.name, k.name),
+            );
+            d = match dispatch::closest(&k.name, names.iter().copied()) {
+                Some(best) => d.with_note(format!("did you mean '{best}'?")),
+                None if names.is_empty() => d.with_note(format!("{} takes no arguments", def.name)),
+                None => d.with_note(format!("its parameters are: {}", names.join(", "))),
+            };
+            return Err(d);
+        };
+        if slots[i].is_some() {
+            return Err(Diagnostic::error(
+                codes::OP_KWARG,
+                k.name_span,
+                format!("{} got multiple values for argument '{}'", def.name, k.name),
+            ));
+        }
+        slots[i] = Some(Given { value: k.value, span: k.span, by_keyword: true });
+    }
+
+    // Kwargs first (in stored order): `block.full`'s value conversion needs the dtype.
+    let mut out_kwargs = Vec::new();
+    let mut kw_spans = Vec::new();
+    for spec in def.kwargs {
+        let given = params.iter().position(|p| p.name == spec.name).and_then(|i| slots[i].take());
+        let value = match given {
+            Some(g) => {
+                kw_spans.push((spec.name, g.span));
+                to_kwarg(prog, def, spec.name, spec.kind, g)?
+            }
+            None => match spec.default {
+                Some(d) => default_value(d),
+                None if spec.required => {
+                    return Err(Diagnostic::error(
+                        codes::OP_ARG_COUNT,
+                        span,
+                        format!("{} is missing the argument '{}'", def.name, spec.name),
+                    ))
+                }
+                None => continue,
+            },
+        };
+        out_kwargs.push((spec.name.to_string(), value));
+    }
+    let fill_dtype = out_kwargs.iter().find_map(|(k, v)| match v {
+        KwValue::DType(d) if k == "dtype" => Some(*d),
+        _ => None,
+    });
+
+    let mut out_args = Vec::new();
+    let mut arg_spans = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let Slot::Arg { conv, .. } = p.slot else { continue };
+        let pos = out_args.len();
+        let Some(g) = slots[i].take() else {
+            return Err(Diagnostic::error(
+                codes::OP_ARG_COUNT,
+                span,
+                format!("{} is missing argument {} ({})", def.name, pos + 1, p.name),
+            ));
+        };
+        arg_spans.push(g.span);
+        out_args.push(to_arg(def, pos, p.name, conv, fill_dtype, g)?);
+    }
+    Ok(Bound { args: out_args, arg_spans, kwargs: out_kwargs, kw_spans, span })
+}
+
+/// No parameter takes positional argument `pos`. When an IR argument is still unbound, the
+/// value is a plain value where an expression belongs (`pl.block.add(t, pl.FP16)`).
+fn too_many(def: &OpDef, pos: usize, a: &ArgIn, arg_unbound: bool) -> Diagnostic {
+    let names: Vec<&str> = def.params.iter().map(|p| p.name).collect();
+    if let ArgValue::Value(v) = &a.value {
+        if arg_unbound {
+            return Diagnostic::error(
+                codes::OP_ARG_TYPE,
+                a.span,
+                format!("{} expects an expression for argument {}, found {}", def.name, pos + 1, kwvalue::describe(v)),
+            );
+        }
+    }
+    Diagnostic::error(
+        codes::OP_ARG_COUNT,
+        a.span,
+        format!(
+            "{} takes at most {} positional argument{} ({}), but {} or more were given",
+            def.name,
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            pos + 1
+        ),
+    )
+}
+
+fn default_value(d: KwDefault) -> KwValue {
+    match d {
+        KwDefault::Int(v) => KwValue::Int(v),
+        KwDefault::Bool(v) => KwValue::Bool(v),
+        KwDefault::Space(v) => KwValue::Space(v),
+    }
+}
+
+/// A value given for a kwarg parameter, converted to the stored kind.
+fn to_kwarg(
+    prog: &Program,
+    def: &OpDef,
+    name: &str,
+    kind: super::table::KwKind,
+    g: Given,
+) -> Result<KwValue, Diagnostic> {
+    let (value, found) = match g.value {
+        ArgValue::Value(v) => {
+            let found = kwvalue::describe(&v);
+            (Some(v), found)
+        }
+        ArgValue::Expr(e) => match literal_value(&e) {
+            Some(v) => {
+                let found = kwvalue::describe(&v);
+                (Some(v), found)
+            }
+            None => (None, format!("a non-constant {}", fmt_type(prog, prog.type_of(&e)))),
+        },
+    };
+    value.and_then(|v| coerce(kind, v)).ok_or_else(|| {
+        let code = if g.by_keyword { codes::OP_KWARG } else { codes::OP_ARG_TYPE };
+        Diagnostic::error(
+            code,
+            g.span,
+            format!("{} expects {} for '{name}', found {found}", def.name, kwvalue::expected(kind)),
+        )
+    })
+}
+
+/// A value given for an IR argument parameter, converted per [`ArgConv`].
+fn to_arg(
+    def: &OpDef,
+    pos: usize,
+    pname: &str,
+    conv: ArgConv,
+    fill_dtype: Option<DataType>,
+    g: Given,
+) -> Result<Expr, Diagnostic> {
+    let (int_dtype, float_dtype) = match conv {
+        ArgConv::Expr | ArgConv::Space => (DataType::Int64, DataType::Fp32),
+        ArgConv::Scalar { int, float } => (int, float),
+        ArgConv::Fill => {
+            let d = fill_dtype.unwrap_or(DataType::Fp32);
+            (d, d)
+        }
+    };
+    let literal = |v: KwValue| match v {
+        KwValue::Int(i) => Some(ExprKind::ConstInt(i, int_dtype)),
+        KwValue::Float(f) => Some(ExprKind::ConstFloat(f, float_dtype)),
+        KwValue::Bool(b) => Some(ExprKind::ConstBool(b)),
+        _ => None,
+    };
+    let constant = |kind: ExprKind| {
+        let dtype = match kind {
+            ExprKind::ConstInt(_, d) | ExprKind::ConstFloat(_, d) => d,
+            _ => DataType::Bool,
+        };
+        Expr::new(kind, crate::ir::Type::Scalar(dtype), g.span)
+    };
+    match g.value {
+        // `full`'s value written as a bare literal takes the tile dtype (§4.7); an explicit
+        // `pl.const(v, D)` is kept as written.
+        ArgValue::Expr(e) if conv == ArgConv::Fill && is_bare_literal(&e) => {
+            match literal_value(&e).and_then(literal) {
+                Some(kind) => Ok(Expr { span: e.span, ..constant(kind) }),
+                None => Ok(e),
+            }
+        }
+        ArgValue::Expr(e) => Ok(e),
+        ArgValue::Value(KwValue::Space(s)) if conv == ArgConv::Space => {
+            Ok(constant(ExprKind::ConstInt(s.index() as i64, DataType::Int64)))
+        }
+        ArgValue::Value(v) => {
+            let found = kwvalue::describe(&v);
+            literal(v).map(constant).ok_or_else(|| {
+                Diagnostic::error(
+                    codes::OP_ARG_TYPE,
+                    g.span,
+                    format!("{} expects an expression for argument {} ({pname}), found {found}", def.name, pos + 1),
+                )
+            })
+        }
+    }
+}
+
+/// A number as written without `pl.const`: ConstInt(INT64) / ConstFloat(FP32), possibly negated.
+fn is_bare_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::ConstInt(_, d) => *d == DataType::Int64,
+        ExprKind::ConstFloat(_, d) => *d == DataType::Fp32,
+        ExprKind::Unary(crate::ir::UnOp::Neg, inner) => is_bare_literal(inner),
+        _ => false,
+    }
+}

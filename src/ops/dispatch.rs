@@ -1,0 +1,190 @@
+//! Name resolution of operator calls (§4.5 unified dispatch, §4.6 spellings): from the dotted
+//! name after `pl.` and the arguments to a registered operator, or to a scalar `min`/`max`/`cast`
+//! node.
+
+use super::table::{entries, Category, OpDef, OPS};
+use super::{ArgIn, ArgValue, KwIn};
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{BinOp, KwValue, OpId, Program, Type};
+
+/// What a call resolves to.
+#[derive(Debug)]
+pub(crate) enum Target {
+    Op(OpId, &'static OpDef),
+    /// `pl.min(a, b)` / `pl.max(a, b)` on scalars.
+    MinMax(BinOp),
+    /// `pl.cast(x, pl.D)` on a scalar (ptoc extension, §3.12).
+    ScalarCast,
+}
+
+/// Scalar names of unified dispatch.
+const SCALAR_NAMES: &[&str] = &["min", "max", "cast"];
+
+fn category_of(prefix: &str) -> Option<Category> {
+    [Category::Tensor, Category::Block, Category::Sync, Category::Test].into_iter().find(|c| c.prefix() == prefix)
+}
+
+type Entry = (OpId, &'static OpDef);
+
+/// The op of `category` spelled `name` (its IR short name or an alias).
+fn find_in(category: Category, name: &str) -> Option<Entry> {
+    entries().find(|(_, d)| d.category == category && (d.short_name() == name || d.aliases.contains(&name)))
+}
+
+/// Resolves `path` (the dotted name after `pl.`) for these arguments.
+pub(crate) fn resolve(
+    prog: &Program,
+    path: &[&str],
+    path_span: Span,
+    args: &[ArgIn],
+    kwargs: &[KwIn],
+    span: Span,
+) -> Result<Target, Diagnostic> {
+    let dotted = path.join(".");
+    match path {
+        [ns, name] => {
+            let Some(entry) = category_of(ns).and_then(|c| find_in(c, name)) else {
+                return Err(unknown_op(&dotted, path_span, namespaced_suggestion(ns, name)));
+            };
+            // The tensor constructors pick `*_scalar` themselves (§4.5 item 4).
+            let entry =
+                if entry.1.category == Category::Tensor { scalar_variant(prog, entry, args, kwargs) } else { entry };
+            Ok(Target::Op(entry.0, entry.1))
+        }
+        [name] => unified(prog, name, path_span, args, kwargs, span),
+        _ => Err(unknown_op(&dotted, path_span, None)),
+    }
+}
+
+/// `pl.NAME(...)` (§4.5).
+fn unified(
+    prog: &Program,
+    name: &str,
+    path_span: Span,
+    args: &[ArgIn],
+    kwargs: &[KwIn],
+    span: Span,
+) -> Result<Target, Diagnostic> {
+    if let Some((id, def)) = entries().find(|(_, d)| d.unified.contains(&name)) {
+        return Ok(Target::Op(id, def));
+    }
+    let in_tensor = find_in(Category::Tensor, name);
+    let in_block = find_in(Category::Block, name);
+    if in_tensor.is_none() && in_block.is_none() && !SCALAR_NAMES.contains(&name) {
+        return Err(unknown_op(name, path_span, closest(name, unified_names())));
+    }
+    let Some(first) = args.first() else {
+        return Err(Diagnostic::error(
+            codes::OP_ARG_COUNT,
+            span,
+            format!("pl.{name} needs a first positional argument (a Tensor or a Tile) to choose its operator"),
+        ));
+    };
+    let ty = match &first.value {
+        ArgValue::Expr(e) => prog.type_of(e),
+        ArgValue::Value(_) => &Type::Unknown,
+    };
+    let wrong_first = |why: String| Diagnostic::error(codes::OP_ARG_TYPE, first.span, why);
+    let missing = |ns: &str| {
+        wrong_first(format!("pl.{name} has no {ns} form: there is no operator {ns}.{name}"))
+            .with_label(format!("this is a {}", if ns == "tensor" { "Tensor" } else { "Tile" }))
+    };
+    match ty {
+        Type::Tensor(_) | Type::Tile(_) => {
+            let (found, ns) = if matches!(ty, Type::Tensor(_)) { (in_tensor, "tensor") } else { (in_block, "block") };
+            let (id, def) = scalar_variant(prog, found.ok_or_else(|| missing(ns))?, args, kwargs);
+            Ok(Target::Op(id, def))
+        }
+        Type::Scalar(_) => match name {
+            "min" => Ok(Target::MinMax(BinOp::Min)),
+            "max" => Ok(Target::MinMax(BinOp::Max)),
+            "cast" => Ok(Target::ScalarCast),
+            _ => Err(wrong_first(format!(
+                "pl.{name} does not take a Scalar; on scalars only pl.min, pl.max and pl.cast are operators"
+            ))),
+        },
+        other => Err(wrong_first(format!(
+            "pl.{name} dispatches on its first argument, which must be a Tensor or a Tile, but found {}",
+            match &first.value {
+                ArgValue::Value(v) => super::kwvalue::describe(v),
+                ArgValue::Expr(_) => other.kind_name().to_string(),
+            }
+        ))),
+    }
+}
+
+/// The op, or its scalar-operand variant when the second argument (or `rhs=`) is a scalar.
+fn scalar_variant(prog: &Program, entry: Entry, args: &[ArgIn], kwargs: &[KwIn]) -> Entry {
+    let Some(variant) = entry.1.scalar_rhs else { return entry };
+    let second = args.get(1).map(|a| &a.value).or_else(|| kwargs.iter().find(|k| k.name == "rhs").map(|k| &k.value));
+    let is_scalar = match second {
+        Some(ArgValue::Expr(e)) => matches!(prog.type_of(e), Type::Scalar(_)),
+        Some(ArgValue::Value(v)) => matches!(v, KwValue::Int(_) | KwValue::Float(_) | KwValue::Bool(_)),
+        None => false,
+    };
+    if is_scalar {
+        entries().find(|(_, d)| d.name == variant).unwrap_or(entry)
+    } else {
+        entry
+    }
+}
+
+fn unknown_op(dotted: &str, span: Span, suggestion: Option<String>) -> Diagnostic {
+    let d = Diagnostic::error(codes::UNKNOWN_OP, span, format!("unknown operator 'pl.{dotted}'"));
+    match suggestion {
+        Some(s) => d.with_note(format!("did you mean 'pl.{s}'?")),
+        None => d,
+    }
+}
+
+/// For `pl.NS.NAME`: the same name in another namespace, else the closest dotted spelling.
+fn namespaced_suggestion(ns: &str, name: &str) -> Option<String> {
+    let elsewhere =
+        OPS.iter().find(|d| d.category.prefix() != ns && (d.short_name() == name || d.aliases.contains(&name)));
+    if let Some(d) = elsewhere {
+        return Some(format!("{}.{name}", d.category.prefix()));
+    }
+    let wanted = format!("{ns}.{name}");
+    let spellings = OPS.iter().flat_map(|d| {
+        std::iter::once(d.name.to_string()).chain(d.aliases.iter().map(move |a| format!("{}.{a}", d.category.prefix())))
+    });
+    closest(&wanted, spellings)
+}
+
+/// Every name `pl.NAME` accepts.
+fn unified_names() -> impl Iterator<Item = &'static str> {
+    OPS.iter()
+        .filter(|d| matches!(d.category, Category::Tensor | Category::Block))
+        .flat_map(|d| d.unified.iter().chain(d.aliases).copied().chain(std::iter::once(d.short_name())))
+        .chain(SCALAR_NAMES.iter().copied())
+}
+
+/// The candidate nearest to `wanted` by edit distance, if close enough (at most 2 edits and
+/// less than half the word); ties go to the first candidate.
+pub(crate) fn closest<S: AsRef<str>>(wanted: &str, candidates: impl IntoIterator<Item = S>) -> Option<String> {
+    let limit = 2.min(wanted.chars().count().div_ceil(2));
+    let mut best: Option<(usize, String)> = None;
+    for c in candidates {
+        let c = c.as_ref();
+        let d = edit_distance(wanted, c);
+        if d <= limit && best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            best = Some((d, c.to_string()));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

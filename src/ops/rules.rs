@@ -1,0 +1,352 @@
+//! The result-type rules of [`Rule`] (spec §4 "result" and "checks" columns). Argument kinds
+//! were checked by [`super::deduce`] before a rule runs; the accessors still fail gracefully.
+
+use super::deduce::{Cx, DeduceError};
+use super::promote::promote_dtypes;
+use super::shape::{const_dim, static_numel};
+use super::table::{DtypeRule, Rule, Shaped};
+use crate::ir::{DataType, Expr, MemorySpace, TensorType, TileLayout, TileType, TileView, Type};
+
+type R<T> = Result<T, DeduceError>;
+
+fn make(shaped: Shaped, shape: Vec<Expr>, dtype: DataType) -> Type {
+    match shaped {
+        Shaped::Tensor => Type::Tensor(TensorType { dtype, shape, memref: None, view: None }),
+        Shaped::Tile => tile_type(shape, dtype, None),
+    }
+}
+
+fn tile_type(shape: Vec<Expr>, dtype: DataType, view: Option<TileView>) -> Type {
+    Type::Tile(TileType { dtype, shape, memref: None, view })
+}
+
+fn one() -> Expr {
+    Expr::int(1, DataType::Int64, crate::diag::Span::NONE)
+}
+
+/// `FP32` when both operands are float, else `INT32` (the matmul accumulator dtype).
+fn acc_dtype(a: DataType, b: DataType) -> DataType {
+    if a.is_float() && b.is_float() {
+        DataType::Fp32
+    } else {
+        DataType::Int32
+    }
+}
+
+/// The view of matmul results: col_major / row_major with a 1024-byte fractal.
+fn matmul_view() -> TileView {
+    TileView { blayout: TileLayout::ColMajor, slayout: TileLayout::RowMajor, fractal: 1024, ..TileView::default() }
+}
+
+fn flip(l: TileLayout) -> TileLayout {
+    match l {
+        TileLayout::RowMajor => TileLayout::ColMajor,
+        TileLayout::ColMajor => TileLayout::RowMajor,
+        TileLayout::NoneBox => TileLayout::NoneBox,
+    }
+}
+
+/// Removes axis `axis` (or sets it to 1 with `keep`); rank 0 → `Scalar`.
+fn reduce(shaped: Shaped, shape: &[Expr], axis: usize, keep: bool, dtype: DataType) -> Type {
+    let mut dims = shape.to_vec();
+    if keep {
+        dims[axis] = one();
+    } else {
+        dims.remove(axis);
+    }
+    if dims.is_empty() {
+        Type::Scalar(dtype)
+    } else {
+        make(shaped, dims, dtype)
+    }
+}
+
+pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
+    match rule {
+        Rule::TensorCreate => Ok(make(Shaped::Tensor, cx.tuple(0)?, cx.kw_dtype("dtype")?)),
+        Rule::TensorRead => {
+            let t = cx.tensor(0)?;
+            let n = cx.tuple(1)?.len();
+            cx.ensure(n == t.shape.len(), || {
+                format!("requires the number of indices ({n}) to match the tensor rank ({})", t.shape.len())
+            })?;
+            Ok(Type::Scalar(t.dtype))
+        }
+        Rule::TensorDim => {
+            let t = cx.tensor(0)?;
+            cx.axis(cx.const_int(1)?, t.shape.len())?;
+            Ok(Type::Scalar(DataType::Int64))
+        }
+        Rule::View(shaped) => {
+            let (_, dtype) = cx.shaped(0)?;
+            Ok(make(shaped, cx.tuple(1)?, dtype))
+        }
+        Rule::TensorAssemble => {
+            let t = cx.tensor(0)?;
+            Ok(make(Shaped::Tensor, t.shape.clone(), t.dtype))
+        }
+        Rule::Reshape(shaped) => {
+            let (shape, dtype) = cx.shaped(0)?;
+            let new_shape = cx.tuple(1)?;
+            if let (Some(a), Some(b)) = (static_numel(shape), static_numel(&new_shape)) {
+                cx.ensure(a == b, || {
+                    format!(
+                        "requires the number of elements to be preserved, but got {} ({a}) and {} ({b})",
+                        cx.dims(shape),
+                        cx.dims(&new_shape)
+                    )
+                })?;
+            }
+            Ok(make(shaped, new_shape, dtype))
+        }
+        Rule::Transpose(shaped) => {
+            let (shape, dtype) = cx.shaped(0)?;
+            cx.rank_at_least(0, shape, 2)?;
+            let a1 = cx.axis(cx.const_int(1)?, shape.len())?;
+            let a2 = cx.axis(cx.const_int(2)?, shape.len())?;
+            cx.ensure(a1 != a2, || format!("requires two different axes, but got {a1} twice"))?;
+            let mut dims = shape.to_vec();
+            dims.swap(a1, a2);
+            Ok(make(shaped, dims, dtype))
+        }
+        Rule::Broadcast { shaped, int_only, dtype } => {
+            let (s0, d0) = cx.shaped(0)?;
+            let (s1, d1) = cx.shaped(1)?;
+            if int_only {
+                cx.require_int(&[d0, d1])?;
+            }
+            let shape = cx.broadcast(s0, s1)?;
+            Ok(make(shaped, shape, elementwise_dtype(dtype, d0, d1)))
+        }
+        Rule::KeepShape { shaped, int_only, dtype } => {
+            let (s0, d0) = cx.shaped(0)?;
+            let d1 = cx.dtype(1)?;
+            if int_only {
+                cx.require_int(&[d0, d1])?;
+            }
+            Ok(make(shaped, s0.to_vec(), elementwise_dtype(dtype, d0, d1)))
+        }
+        Rule::TensorExp => {
+            let t = cx.tensor(0)?;
+            let dtype = if t.dtype.is_float() { t.dtype } else { DataType::Fp32 };
+            Ok(make(Shaped::Tensor, t.shape.clone(), dtype))
+        }
+        Rule::Cast(shaped) => {
+            let (shape, _) = cx.shaped(0)?;
+            Ok(make(shaped, shape.to_vec(), cx.kw_dtype("target_type")?))
+        }
+        Rule::TensorMatmul => tensor_matmul(cx),
+        Rule::TensorRowReduce => {
+            let t = cx.tensor(0)?;
+            let axis = cx.axis(cx.kw_int("axis").unwrap_or(-1), t.shape.len())?;
+            Ok(reduce(Shaped::Tensor, &t.shape, axis, cx.kw_bool("keep_dim").unwrap_or(true), t.dtype))
+        }
+        Rule::GetBlockIdx => Ok(Type::Scalar(DataType::UInt64)),
+        Rule::CreateTile => Ok(tile_type(cx.static_shape(0)?, cx.kw_dtype("dtype")?, None)),
+        Rule::Full => Ok(tile_type(cx.static_shape(0)?, cx.kw_dtype("dtype")?, None)),
+        Rule::Load => {
+            let t = cx.tensor(0)?;
+            let shapes = offsets_and_shapes(cx)?;
+            let mut view = TileView::default();
+            if cx.kw_space("target_memory")? == MemorySpace::Mat {
+                view.blayout = TileLayout::ColMajor;
+                view.slayout = TileLayout::RowMajor;
+            }
+            Ok(tile_type(shapes, t.dtype, Some(view)))
+        }
+        Rule::Store => {
+            cx.tile(0)?;
+            offsets_and_shapes(cx)?;
+            cx.tensor(3)?;
+            Ok(cx.ty(3).clone())
+        }
+        Rule::Move => {
+            let t = cx.tile(0)?;
+            let mut view = TileView::default();
+            match cx.kw_space("target_memory")? {
+                MemorySpace::Left => view.slayout = TileLayout::RowMajor,
+                MemorySpace::Right => view.slayout = TileLayout::ColMajor,
+                _ => {}
+            }
+            let mut shape = t.shape.clone();
+            if cx.kw_bool("transpose").unwrap_or(false) && shape.len() == 2 {
+                shape.swap(0, 1);
+                if view.slayout == TileLayout::NoneBox {
+                    view.blayout = flip(view.blayout);
+                } else {
+                    std::mem::swap(&mut view.blayout, &mut view.slayout);
+                }
+            }
+            Ok(tile_type(shape, t.dtype, Some(view)))
+        }
+        Rule::Alloc => {
+            let code = cx.const_int(0)?;
+            cx.ensure(MemorySpace::from_index(code).is_some(), || {
+                format!("requires a memory space code, but got {code}")
+            })?;
+            Ok(Type::MemRef)
+        }
+        Rule::SameTile { min_rank } => {
+            let t = cx.tile(0)?;
+            cx.rank_at_least(0, &t.shape, min_rank)?;
+            Ok(tile_type(t.shape.clone(), t.dtype, None))
+        }
+        Rule::NotTile => {
+            let t = cx.tile(0)?;
+            cx.ensure(matches!(t.dtype, DataType::Int16 | DataType::UInt16), || {
+                format!("requires INT16 or UINT16 dtype, but got {}", t.dtype.name())
+            })?;
+            Ok(tile_type(t.shape.clone(), t.dtype, None))
+        }
+        Rule::AddC => {
+            let (a, b, c) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+            let ab = cx.broadcast(&a.shape, &b.shape)?;
+            let shape = cx.broadcast(&ab, &c.shape)?;
+            Ok(tile_type(shape, promote_dtypes(promote_dtypes(a.dtype, b.dtype), c.dtype), None))
+        }
+        Rule::AddSC => {
+            let (a, s, c) = (cx.tile(0)?, cx.dtype(1)?, cx.tile(2)?);
+            let shape = cx.broadcast(&a.shape, &c.shape)?;
+            Ok(tile_type(shape, promote_dtypes(promote_dtypes(a.dtype, s), c.dtype), None))
+        }
+        Rule::Select => {
+            cx.tile(0)?;
+            let (l, r) = (cx.tile(1)?, cx.tile(2)?);
+            Ok(tile_type(cx.broadcast(&l.shape, &r.shape)?, promote_dtypes(l.dtype, r.dtype), None))
+        }
+        Rule::Matmul => {
+            let (l, r) = (cx.tile(0)?, cx.tile(1)?);
+            cx.rank_exactly(0, &l.shape, 2)?;
+            cx.rank_exactly(1, &r.shape, 2)?;
+            cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
+            same_dtype(cx, l.dtype, r.dtype)?;
+            let shape = vec![l.shape[0].clone(), r.shape[1].clone()];
+            Ok(tile_type(shape, acc_dtype(l.dtype, r.dtype), Some(matmul_view())))
+        }
+        Rule::MatmulAcc => {
+            let (acc, l, r) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+            cx.rank_exactly(0, &acc.shape, 2)?;
+            cx.rank_exactly(1, &l.shape, 2)?;
+            cx.rank_exactly(2, &r.shape, 2)?;
+            cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
+            cx.same_if_const("rows (M) of acc and lhs", &acc.shape[0], &l.shape[0])?;
+            cx.same_if_const("columns (N) of acc and rhs", &acc.shape[1], &r.shape[1])?;
+            same_dtype(cx, l.dtype, r.dtype)?;
+            Ok(tile_type(acc.shape.clone(), acc_dtype(l.dtype, r.dtype), Some(matmul_view())))
+        }
+        Rule::MatmulBias => {
+            let (l, r, bias) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+            cx.rank_exactly(0, &l.shape, 2)?;
+            cx.rank_exactly(1, &r.shape, 2)?;
+            cx.rank_exactly(2, &bias.shape, 2)?;
+            cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
+            if const_dim(&bias.shape[0]) != Some(1) {
+                return Err(cx.check_at(2, format!("requires bias shape [1, N], but got {}", cx.dims(&bias.shape))));
+            }
+            cx.same_if_const("columns (N) of bias and rhs", &bias.shape[1], &r.shape[1])?;
+            let shape = vec![l.shape[0].clone(), r.shape[1].clone()];
+            Ok(tile_type(shape, promote_dtypes(promote_dtypes(l.dtype, r.dtype), bias.dtype), None))
+        }
+        Rule::BatchMatmul => {
+            let (l, r) = (cx.tile(0)?, cx.tile(1)?);
+            cx.rank_at_least(0, &l.shape, 2)?;
+            cx.rank_at_least(1, &r.shape, 2)?;
+            let (ln, rn) = (l.shape.len(), r.shape.len());
+            cx.same_if_const("inner dimensions (K)", &l.shape[ln - 1], &r.shape[rn - 2])?;
+            let mut shape = cx.broadcast(&l.shape[..ln - 2], &r.shape[..rn - 2])?;
+            shape.push(l.shape[ln - 2].clone());
+            shape.push(r.shape[rn - 1].clone());
+            Ok(tile_type(shape, promote_dtypes(l.dtype, r.dtype), None))
+        }
+        Rule::Reduce => {
+            let t = cx.tile(0)?;
+            let axis = cx.kw_int("axis").ok_or_else(|| cx.missing_kw("axis"))?;
+            let axis = cx.axis(axis, t.shape.len())?;
+            Ok(reduce(Shaped::Tile, &t.shape, axis, cx.kw_bool("keepdim").unwrap_or(false), t.dtype))
+        }
+        Rule::RowReduce => {
+            let t = cx.tile(0)?;
+            cx.rank_at_least(0, &t.shape, 2)?;
+            let mut shape = t.shape.clone();
+            if let Some(last) = shape.last_mut() {
+                *last = one();
+            }
+            Ok(tile_type(shape, t.dtype, None))
+        }
+        Rule::RowExpandBinary => {
+            let (t, row) = (cx.tile(0)?, cx.tile(1)?);
+            cx.rank_at_least(0, &t.shape, 2)?;
+            cx.rank_at_least(1, &row.shape, 2)?;
+            let (tn, rn) = (t.shape.len(), row.shape.len());
+            if const_dim(&row.shape[rn - 1]) != Some(1) {
+                return Err(cx.check_at(
+                    1,
+                    format!("requires the row vector's last dimension to be 1, but got {}", cx.dims(&row.shape)),
+                ));
+            }
+            cx.same_if_const("rows (M)", &t.shape[tn - 2], &row.shape[rn - 2])?;
+            Ok(tile_type(t.shape.clone(), promote_dtypes(t.dtype, row.dtype), None))
+        }
+        Rule::Sync => Ok(Type::Unknown),
+        Rule::TestOp => Ok(cx.ty(0).clone()),
+    }
+}
+
+fn elementwise_dtype(rule: DtypeRule, d0: DataType, d1: DataType) -> DataType {
+    match rule {
+        DtypeRule::Promote => promote_dtypes(d0, d1),
+        DtypeRule::Lhs => d0,
+    }
+}
+
+fn same_dtype(cx: &Cx, a: DataType, b: DataType) -> R<()> {
+    cx.ensure(a == b, || format!("requires lhs and rhs to have the same dtype, but got {} and {}", a.name(), b.name()))
+}
+
+/// `load`/`store` offsets (arg 1) and shapes (arg 2): literal lists of equal, non-zero length.
+/// Returns the shapes.
+fn offsets_and_shapes(cx: &Cx) -> R<Vec<Expr>> {
+    let offsets = cx.list(1)?;
+    let shapes = cx.list(2)?;
+    cx.ensure(offsets.len() == shapes.len(), || {
+        format!(
+            "requires offsets and shapes to have same number of dimensions, but got {} offsets and {} shapes",
+            offsets.len(),
+            shapes.len()
+        )
+    })?;
+    cx.ensure(!shapes.is_empty(), || "requires at least one dimension, but got empty shapes tuple".into())?;
+    Ok(shapes.to_vec())
+}
+
+/// `tensor.matmul` (§4.1): trans-aware, batch dims broadcast, no K check; `out_dtype` or P.
+fn tensor_matmul(cx: &Cx) -> R<Type> {
+    let (l, r) = (cx.tensor(0)?, cx.tensor(1)?);
+    let (ls, rs) = (&l.shape, &r.shape);
+    cx.rank_at_least(0, ls, 1)?;
+    cx.rank_at_least(1, rs, 1)?;
+    let dtype = match cx.kw("out_dtype") {
+        Some(_) => cx.kw_dtype("out_dtype")?,
+        None => promote_dtypes(l.dtype, r.dtype),
+    };
+    let a_trans = cx.kw_bool("a_trans").unwrap_or(false);
+    let b_trans = cx.kw_bool("b_trans").unwrap_or(false);
+    let (ln, rn) = (ls.len(), rs.len());
+    let shape = match (ln, rn) {
+        (1, 1) => Vec::new(),
+        (2, 1) => vec![ls[0].clone()],
+        (1, 2) => vec![rs[1].clone()],
+        _ => {
+            cx.ensure(ln >= 2 && rn >= 2, || {
+                format!(
+                    "requires both operands to have at least 2 dimensions for batched matmul, but got {ln} and {rn}"
+                )
+            })?;
+            let mut shape = cx.broadcast(&ls[..ln - 2], &rs[..rn - 2])?;
+            shape.push(if a_trans { ls[ln - 1].clone() } else { ls[ln - 2].clone() });
+            shape.push(if b_trans { rs[rn - 2].clone() } else { rs[rn - 1].clone() });
+            shape
+        }
+    };
+    Ok(make(Shaped::Tensor, shape, dtype))
+}

@@ -1,0 +1,552 @@
+//! The declarative operator table (spec `ir-and-syntax.md` §4): one [`OpDef`] per registered
+//! operator, in the order of the spec's tables. An [`OpId`](crate::ir::OpId) is an index into
+//! [`OPS`].
+//!
+//! Each entry says how the operator is spelled (IR name, printed spelling, DSL aliases, unified
+//! names), how a call binds (the Python constructor's parameters, in its positional order, each
+//! either an IR argument or a kwarg), which kwargs the IR stores (in stored = printed order, with
+//! the constructor default that the reference inserts) and which result-type rule applies.
+//! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
+
+use crate::ir::{DataType, MemorySpace, OpId};
+use Expect::*;
+
+/// The reference's op category (§4.1–4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    Tensor,
+    Block,
+    Sync,
+    Test,
+}
+
+impl Category {
+    /// The first segment of the IR name (`tensor`, `block`, `system`, `test`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Category::Tensor => "tensor",
+            Category::Block => "block",
+            Category::Sync => "system",
+            Category::Test => "test",
+        }
+    }
+}
+
+/// One registered operator.
+#[derive(Clone, Copy, Debug)]
+pub struct OpDef {
+    /// IR name (`tensor.add_scalar`).
+    pub name: &'static str,
+    /// Spelling after `pl.` in printed text (`tensor.add` for `tensor.add_scalar`, §3.3 OPNAME).
+    pub printed: &'static str,
+    pub category: Category,
+    /// Other accepted spellings of the last name segment after `pl.tensor.` / `pl.block.` and in
+    /// first-argument dispatch (`and_` for `block.and`, `create_tensor` for `tensor.create`).
+    pub aliases: &'static [&'static str],
+    /// Names under which `pl.NAME(...)` reaches this op without looking at the first argument
+    /// (§4.5 rules 1 and 2).
+    pub unified: &'static [&'static str],
+    /// The op a call is redirected to when its second argument is a Scalar (§4.5):
+    /// `tensor.add` → `tensor.add_scalar` (the constructor does it), `block.add` → `block.adds`
+    /// (only unified dispatch does it).
+    pub scalar_rhs: Option<&'static str>,
+    /// The constructor's parameters in positional order; IR arguments keep their relative order.
+    pub params: &'static [Param],
+    /// Kwarg schema in stored (printed) order. Every entry has a [`Slot::Kw`] parameter of the
+    /// same name.
+    pub kwargs: &'static [KwSpec],
+    /// Result-type rule (§4 "result" and "checks" columns).
+    pub rule: Rule,
+}
+
+impl OpDef {
+    /// The last segment of the IR name (`add_scalar`).
+    pub fn short_name(&self) -> &'static str {
+        self.name.split_once('.').map_or(self.name, |(_, s)| s)
+    }
+    /// The IR argument parameters in order (arity = their count).
+    pub fn arg_params(&self) -> impl Iterator<Item = &'static Param> {
+        self.params.iter().filter(|p| matches!(p.slot, Slot::Arg { .. }))
+    }
+    pub fn arity(&self) -> usize {
+        self.arg_params().count()
+    }
+    pub fn kwarg(&self, name: &str) -> Option<&'static KwSpec> {
+        self.kwargs.iter().find(|k| k.name == name)
+    }
+}
+
+/// Every entry with its id, in table order.
+pub fn entries() -> impl Iterator<Item = (OpId, &'static OpDef)> {
+    OPS.iter().enumerate().map(|(i, d)| (OpId(i as u16), d))
+}
+
+/// A constructor parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub slot: Slot,
+}
+
+/// Where a parameter's value goes in the IR call.
+#[derive(Clone, Copy, Debug)]
+pub enum Slot {
+    /// The next IR argument: what it must be, and how a plain value given for it becomes an Expr.
+    Arg { expect: Expect, conv: ArgConv },
+    /// The kwarg of the same name (see [`OpDef::kwargs`]).
+    Kw,
+}
+
+/// What an IR argument must be; checked before the result-type rule runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Any,
+    Tensor,
+    Tile,
+    Scalar,
+    /// A literal list (`MakeTuple` expression); elements unchecked.
+    List,
+    /// `tuple<int>`: any TupleType value whose elements are integer scalars.
+    IntTuple,
+    /// `tuple<i64>`: like `IntTuple` with INT64/UINT64 elements.
+    IndexTuple,
+    ConstInt,
+    /// `ConstInt` or `ConstFloat`.
+    Const,
+}
+
+/// How a plain value (a literal given as a keyword, or an enum member given positionally)
+/// becomes an IR argument: the constructor conversions of §4.7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgConv {
+    /// int → ConstInt(INT64), float → ConstFloat(FP32), bool → ConstBool.
+    Expr,
+    /// A MemorySpace member → ConstInt(its code) (`block.alloc`).
+    Space,
+    /// A scalar operand: int → ConstInt(`int`), float → ConstFloat(`float`).
+    Scalar { int: DataType, float: DataType },
+    /// `block.full`'s value: a constant gets the tile dtype (kwarg `dtype`).
+    Fill,
+}
+
+/// A kwarg of the schema.
+#[derive(Clone, Copy, Debug)]
+pub struct KwSpec {
+    pub name: &'static str,
+    pub kind: KwKind,
+    /// The type deduction needs it (a call without it is invalid IR).
+    pub required: bool,
+    /// What the Python constructor stores when the author omitted it.
+    pub default: Option<KwDefault>,
+}
+
+/// Value kind of a kwarg (§2.1 kwarg kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KwKind {
+    Int,
+    Bool,
+    Str,
+    Float,
+    /// A DataType; an int is accepted as a dtype code.
+    DType,
+    /// A MemorySpace, restricted to the listed members when the list is non-empty.
+    Space(&'static [MemorySpace]),
+    /// Cast rounding mode: an int 0..=6 or one of [`ROUND_MODES`], stored as int.
+    Mode,
+    /// A PipeType, stored as its int code.
+    Pipe,
+}
+
+/// Rounding-mode names of `cast` in code order (0…6).
+pub const ROUND_MODES: &[&str] = &["none", "rint", "round", "floor", "ceil", "trunc", "odd"];
+
+/// A constructor default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KwDefault {
+    Int(i64),
+    Bool(bool),
+    Space(MemorySpace),
+}
+
+/// Whether a rule builds a Tensor or a Tile result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shaped {
+    Tensor,
+    Tile,
+}
+
+/// Result dtype of the element-wise rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtypeRule {
+    /// `P(arg0, arg1)` (promotion 1.1(b)).
+    Promote,
+    /// `arg0.dtype`.
+    Lhs,
+}
+
+/// Result-type rules; implemented in `deduce.rs`. Argument kinds (Tile/Tensor/Scalar/lists)
+/// are already checked through [`Expect`] when a rule runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// `Tensor(shape, dtype)`; dims from a list or `t[i]` of a tuple value.
+    TensorCreate,
+    /// `Scalar(t.dtype)`; #indices == rank.
+    TensorRead,
+    /// `Scalar(INT64)`; axis in [-rank, rank).
+    TensorDim,
+    /// `X(shape, dtype)` from arg 1 (`tensor.view`, `block.view`).
+    View(Shaped),
+    /// `Tensor(target.shape, target.dtype)`.
+    TensorAssemble,
+    /// `X(shape, dtype)`, element count preserved when static.
+    Reshape(Shaped),
+    /// Two constant axes swapped.
+    Transpose(Shaped),
+    /// `X(B(a0, a1), dtype)`.
+    Broadcast {
+        shaped: Shaped,
+        int_only: bool,
+        dtype: DtypeRule,
+    },
+    /// `X(a0.shape, dtype)` (tile/tensor with a scalar or a second tile whose shape is ignored).
+    KeepShape {
+        shaped: Shaped,
+        int_only: bool,
+        dtype: DtypeRule,
+    },
+    /// `Tensor(shape, dtype if float else FP32)`.
+    TensorExp,
+    /// `X(shape, target_type)`.
+    Cast(Shaped),
+    TensorMatmul,
+    /// Reduce kwarg `axis` (default -1), `keep_dim` (default true).
+    TensorRowReduce,
+    GetBlockIdx,
+    CreateTile,
+    Full,
+    Load,
+    Store,
+    Move,
+    Alloc,
+    /// `Tile(shape, dtype)` of arg 0 with a minimum rank.
+    SameTile {
+        min_rank: usize,
+    },
+    /// Same, INT16/UINT16 only.
+    NotTile,
+    /// `Tile(B(B(a,b),c), P(P(a,b),c))`.
+    AddC,
+    /// `Tile(B(a,c), P(P(a,s),c))`.
+    AddSC,
+    /// `Tile(B(l,r), P(l,r))` over args 1, 2.
+    Select,
+    Matmul,
+    MatmulAcc,
+    MatmulBias,
+    BatchMatmul,
+    /// `block.sum/max/min`: kwarg `axis` (required), `keepdim` (default false).
+    Reduce,
+    /// `Tile(shape[:-1] + [1], dtype)`.
+    RowReduce,
+    RowExpandBinary,
+    /// `UnknownType`.
+    Sync,
+    /// The type of arg 0.
+    TestOp,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builders (const, so the table is a plain static).
+
+const fn arg(name: &'static str, expect: Expect) -> Param {
+    Param { name, slot: Slot::Arg { expect, conv: ArgConv::Expr } }
+}
+const fn arg_conv(name: &'static str, expect: Expect, conv: ArgConv) -> Param {
+    Param { name, slot: Slot::Arg { expect, conv } }
+}
+const fn kw(name: &'static str) -> Param {
+    Param { name, slot: Slot::Kw }
+}
+const fn opt(name: &'static str, kind: KwKind) -> KwSpec {
+    KwSpec { name, kind, required: false, default: None }
+}
+const fn req(name: &'static str, kind: KwKind) -> KwSpec {
+    KwSpec { name, kind, required: true, default: None }
+}
+impl KwSpec {
+    const fn default(self, d: KwDefault) -> KwSpec {
+        KwSpec { default: Some(d), ..self }
+    }
+}
+
+const fn op(name: &'static str, category: Category, params: &'static [Param], rule: Rule) -> OpDef {
+    OpDef { name, printed: name, category, aliases: &[], unified: &[], scalar_rhs: None, params, kwargs: &[], rule }
+}
+const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
+    op(name, Category::Tensor, params, rule)
+}
+const fn block(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
+    op(name, Category::Block, params, rule)
+}
+const fn system(name: &'static str, params: &'static [Param], kwargs: &'static [KwSpec]) -> OpDef {
+    op(name, Category::Sync, params, Rule::Sync).kwargs(kwargs)
+}
+impl OpDef {
+    const fn printed(self, printed: &'static str) -> OpDef {
+        OpDef { printed, ..self }
+    }
+    const fn aliases(self, aliases: &'static [&'static str]) -> OpDef {
+        OpDef { aliases, ..self }
+    }
+    const fn unified(self, unified: &'static [&'static str]) -> OpDef {
+        OpDef { unified, ..self }
+    }
+    const fn scalar_rhs(self, op: &'static str) -> OpDef {
+        OpDef { scalar_rhs: Some(op), ..self }
+    }
+    const fn kwargs(self, kwargs: &'static [KwSpec]) -> OpDef {
+        OpDef { kwargs, ..self }
+    }
+}
+
+// Shared parameter lists.
+const INT32_FP32: ArgConv = ArgConv::Scalar { int: DataType::Int32, float: DataType::Fp32 };
+const FP32_FP32: ArgConv = ArgConv::Scalar { int: DataType::Fp32, float: DataType::Fp32 };
+
+const TENSOR_TENSOR: &[Param] = &[arg("lhs", Expect::Tensor), arg("rhs", Expect::Tensor)];
+const TENSOR_SCALAR: &[Param] = &[arg("lhs", Expect::Tensor), arg_conv("rhs", Expect::Scalar, FP32_FP32)];
+const TENSOR_INPUT: &[Param] = &[arg("input", Expect::Tensor)];
+const TILE_TILE: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile)];
+const TILE_SCALAR: &[Param] = &[arg("lhs", Expect::Tile), arg_conv("rhs", Expect::Scalar, INT32_FP32)];
+const TILE: &[Param] = &[arg("tile", Expect::Tile)];
+const TILE_TILE_TILE: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile), arg("rhs2", Expect::Tile)];
+const TILE_SCALAR_TILE: &[Param] =
+    &[arg("lhs", Expect::Tile), arg_conv("rhs", Expect::Scalar, INT32_FP32), arg("rhs2", Expect::Tile)];
+const STORE: &[Param] = &[
+    arg("tile", Expect::Tile),
+    arg("offsets", Expect::List),
+    arg("shapes", Expect::List),
+    arg("output_tensor", Expect::Tensor),
+];
+const MATMUL: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile)];
+const MATMUL_ACC: &[Param] = &[arg("acc", Expect::Tile), arg("lhs", Expect::Tile), arg("rhs", Expect::Tile)];
+const MATMUL_BIAS: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile), arg("bias", Expect::Tile)];
+const REDUCE: &[Param] = &[arg("tile", Expect::Tile), kw("axis"), kw("keepdim")];
+const REDUCE_KW: &[KwSpec] = &[req("axis", KwKind::Int), opt("keepdim", KwKind::Bool).default(KwDefault::Bool(false))];
+const ROW_REDUCE: &[Param] = &[arg("tile", Expect::Tile), arg("tmp_tile", Expect::Tile)];
+const ROW_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("row_vec", Expect::Tile)];
+const COL_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("col_vec", Expect::Tile)];
+const CAST_KW: &[KwSpec] = &[req("target_type", KwKind::DType), opt("mode", KwKind::Mode).default(KwDefault::Int(2))];
+const CMP_KW: &[KwSpec] = &[req("cmp_type", KwKind::Int).default(KwDefault::Int(0))];
+const TENSOR_ROW_REDUCE: &[Param] = &[arg("input", Expect::Tensor), kw("axis"), kw("keep_dim")];
+const TENSOR_ROW_REDUCE_KW: &[KwSpec] = &[opt("axis", KwKind::Int), opt("keep_dim", KwKind::Bool)];
+const SYNC: &[Param] = &[kw("set_pipe"), kw("wait_pipe"), kw("event_id")];
+const SYNC_KW: &[KwSpec] =
+    &[req("set_pipe", KwKind::Pipe), req("wait_pipe", KwKind::Pipe), req("event_id", KwKind::Int)];
+
+const fn bcast(shaped: Shaped) -> Rule {
+    Rule::Broadcast { shaped, int_only: false, dtype: DtypeRule::Promote }
+}
+const fn keep(shaped: Shaped) -> Rule {
+    Rule::KeepShape { shaped, int_only: false, dtype: DtypeRule::Promote }
+}
+const TILE_BCAST: Rule = bcast(Shaped::Tile);
+const TILE_BCAST_INT: Rule = Rule::Broadcast { shaped: Shaped::Tile, int_only: true, dtype: DtypeRule::Promote };
+const TILE_SHIFT: Rule = Rule::Broadcast { shaped: Shaped::Tile, int_only: true, dtype: DtypeRule::Lhs };
+const TILE_KEEP: Rule = keep(Shaped::Tile);
+const TILE_KEEP_INT: Rule = Rule::KeepShape { shaped: Shaped::Tile, int_only: true, dtype: DtypeRule::Lhs };
+const SAME: Rule = Rule::SameTile { min_rank: 0 };
+
+/// The 107 registered operators.
+pub static OPS: &[OpDef] = &[
+    // ---- §4.1 tensor.* (21)
+    tensor("tensor.create", &[arg("shape", IntTuple), kw("dtype")], Rule::TensorCreate)
+        .kwargs(&[req("dtype", KwKind::DType)])
+        .aliases(&["create_tensor"])
+        .unified(&["create_tensor"]),
+    tensor("tensor.read", &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
+    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).unified(&["dim"]),
+    tensor(
+        "tensor.view",
+        &[arg("tensor", Tensor), arg("shape", IntTuple), arg("offset", IntTuple)],
+        Rule::View(Shaped::Tensor),
+    ),
+    tensor(
+        "tensor.assemble",
+        &[arg("target", Tensor), arg("source", Tensor), arg("offset", IntTuple)],
+        Rule::TensorAssemble,
+    )
+    .unified(&["assemble"]),
+    tensor("tensor.reshape", &[arg("tensor", Tensor), arg("shape", IntTuple)], Rule::Reshape(Shaped::Tensor)),
+    tensor(
+        "tensor.transpose",
+        &[arg("tensor", Tensor), arg("axis1", ConstInt), arg("axis2", ConstInt)],
+        Rule::Transpose(Shaped::Tensor),
+    ),
+    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar"),
+    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar"),
+    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.mul_scalar"),
+    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.div_scalar"),
+    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)),
+    tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.add").unified(&["add_scalar"]),
+    tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.sub").unified(&["sub_scalar"]),
+    tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.mul").unified(&["mul_scalar"]),
+    tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.div").unified(&["div_scalar"]),
+    tensor("tensor.exp", TENSOR_INPUT, Rule::TensorExp),
+    tensor("tensor.cast", &[arg("input", Tensor), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tensor))
+        .kwargs(CAST_KW),
+    tensor(
+        "tensor.matmul",
+        &[arg("lhs", Tensor), arg("rhs", Tensor), kw("out_dtype"), kw("a_trans"), kw("b_trans"), kw("c_matrix_nz")],
+        Rule::TensorMatmul,
+    )
+    .kwargs(&[
+        opt("a_trans", KwKind::Bool).default(KwDefault::Bool(false)),
+        opt("b_trans", KwKind::Bool).default(KwDefault::Bool(false)),
+        opt("c_matrix_nz", KwKind::Bool).default(KwDefault::Bool(false)),
+        opt("out_dtype", KwKind::DType),
+    ]),
+    tensor("tensor.row_max", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
+    tensor("tensor.row_sum", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
+    // ---- §4.2 block.* (80): memory / creation
+    block("block.get_block_idx", &[], Rule::GetBlockIdx),
+    block("block.create_tile", &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile)
+        .kwargs(&[
+            req("dtype", KwKind::DType),
+            opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
+        ])
+        .unified(&["create_tile"]),
+    block("block.full", &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full)
+        .kwargs(&[req("dtype", KwKind::DType)]),
+    block(
+        "block.load",
+        &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
+        Rule::Load,
+    )
+    .kwargs(&[req("target_memory", KwKind::Space(&[MemorySpace::Vec, MemorySpace::Mat]))
+        .default(KwDefault::Space(MemorySpace::Vec))])
+    .unified(&["load"]),
+    block("block.store", STORE, Rule::Store).unified(&["store"]),
+    block("block.l0c_store", STORE, Rule::Store).unified(&["l0c_store"]),
+    block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move)
+        .kwargs(&[
+            req("target_memory", KwKind::Space(&[])),
+            opt("transpose", KwKind::Bool).default(KwDefault::Bool(false)),
+        ])
+        .unified(&["move"]),
+    block("block.vec_move", TILE, SAME),
+    block(
+        "block.alloc",
+        &[
+            arg_conv("memory_space", ConstInt, ArgConv::Space),
+            arg("addr", Any),
+            arg("size", ConstInt),
+            arg("id", ConstInt),
+        ],
+        Rule::Alloc,
+    ),
+    block("block.fillpad", TILE, SAME),
+    // element-wise tile ⊕ tile
+    block("block.add", TILE_TILE, TILE_BCAST).scalar_rhs("block.adds"),
+    block("block.sub", TILE_TILE, TILE_BCAST).scalar_rhs("block.subs"),
+    block("block.mul", TILE_TILE, TILE_BCAST).scalar_rhs("block.muls"),
+    block("block.div", TILE_TILE, TILE_BCAST).scalar_rhs("block.divs"),
+    block("block.maximum", TILE_TILE, TILE_BCAST),
+    block("block.minimum", TILE_TILE, TILE_BCAST).unified(&["minimum"]),
+    block("block.rem", TILE_TILE, TILE_BCAST),
+    block("block.and", TILE_TILE, TILE_BCAST_INT).aliases(&["and_"]),
+    block("block.or", TILE_TILE, TILE_BCAST_INT).aliases(&["or_"]),
+    block("block.shl", TILE_TILE, TILE_SHIFT),
+    block("block.shr", TILE_TILE, TILE_SHIFT),
+    // tile ⊕ scalar
+    block("block.adds", TILE_SCALAR, TILE_KEEP).unified(&["adds"]),
+    block("block.subs", TILE_SCALAR, TILE_KEEP).unified(&["subs"]),
+    block("block.muls", TILE_SCALAR, TILE_KEEP).unified(&["muls"]),
+    block("block.divs", TILE_SCALAR, TILE_KEEP).unified(&["divs"]),
+    block("block.rems", TILE_SCALAR, TILE_KEEP),
+    block("block.maxs", TILE_SCALAR, TILE_KEEP),
+    block("block.mins", TILE_SCALAR, TILE_KEEP),
+    block("block.lrelu", &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP),
+    block("block.shls", TILE_SCALAR, TILE_KEEP_INT),
+    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT),
+    block("block.ands", TILE_SCALAR, TILE_KEEP_INT),
+    block("block.ors", TILE_SCALAR, TILE_KEEP_INT),
+    // three-operand element-wise
+    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile)], TILE_BCAST_INT),
+    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile)], TILE_KEEP_INT),
+    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile)], TILE_BCAST),
+    block("block.addc", TILE_TILE_TILE, Rule::AddC),
+    block("block.subc", TILE_TILE_TILE, Rule::AddC),
+    block("block.addsc", TILE_SCALAR_TILE, Rule::AddSC),
+    block("block.subsc", TILE_SCALAR_TILE, Rule::AddSC),
+    block("block.sel", &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select),
+    block("block.sels", &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
+    block("block.cmp", &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST)
+        .kwargs(CMP_KW)
+        .unified(&["cmp"]),
+    block("block.cmps", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP)
+        .kwargs(CMP_KW)
+        .unified(&["cmps"]),
+    // unary
+    block("block.neg", TILE, SAME).unified(&["neg"]),
+    block("block.exp", TILE, SAME),
+    block("block.recip", TILE, SAME).unified(&["recip"]),
+    block("block.sqrt", TILE, SAME).unified(&["sqrt"]),
+    block("block.rsqrt", TILE, SAME).unified(&["rsqrt"]),
+    block("block.log", TILE, SAME).unified(&["log"]),
+    block("block.abs", TILE, SAME).unified(&["abs"]),
+    block("block.relu", TILE, SAME).unified(&["relu"]),
+    block("block.not", TILE, Rule::NotTile).aliases(&["not_"]),
+    block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).kwargs(CAST_KW),
+    // matrix
+    block("block.matmul", MATMUL, Rule::Matmul),
+    block("block.gemv", MATMUL, Rule::Matmul).unified(&["gemv"]),
+    block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).unified(&["matmul_acc"]),
+    block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).unified(&["gemv_acc"]),
+    block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).unified(&["matmul_bias"]),
+    block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).unified(&["gemv_bias"]),
+    block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
+    // reduction / broadcast / layout
+    block("block.sum", REDUCE, Rule::Reduce).kwargs(REDUCE_KW).unified(&["sum"]),
+    block("block.max", REDUCE, Rule::Reduce).kwargs(REDUCE_KW),
+    block("block.min", REDUCE, Rule::Reduce).kwargs(REDUCE_KW),
+    block("block.row_sum", ROW_REDUCE, Rule::RowReduce),
+    block("block.row_max", ROW_REDUCE, Rule::RowReduce),
+    block("block.row_min", ROW_REDUCE, Rule::RowReduce).unified(&["row_min"]),
+    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).unified(&["row_expand"]),
+    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_add"]),
+    block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_sub"]),
+    block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_mul"]),
+    block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_div"]),
+    block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).unified(&["col_expand"]),
+    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).unified(&["col_expand_mul"]),
+    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).unified(&["col_expand_div"]),
+    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).unified(&["col_expand_sub"]),
+    block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP)
+        .unified(&["expands"]),
+    block(
+        "block.view",
+        &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
+        Rule::View(Shaped::Tile),
+    ),
+    block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)),
+    block(
+        "block.transpose",
+        &[arg("tile", Tile), arg("axis1", ConstInt), arg("axis2", ConstInt)],
+        Rule::Transpose(Shaped::Tile),
+    ),
+    // ---- §4.3 system.* (5)
+    system("system.sync_src", SYNC, SYNC_KW),
+    system("system.sync_dst", SYNC, SYNC_KW),
+    system("system.bar_v", &[], &[]),
+    system("system.bar_m", &[], &[]),
+    system("system.bar_all", &[], &[]),
+    // ---- test.op
+    op(
+        "test.op",
+        Category::Test,
+        &[arg("arg1", Any), arg("arg2", Any), kw("int_attr"), kw("string_attr"), kw("bool_attr")],
+        Rule::TestOp,
+    )
+    .kwargs(&[opt("int_attr", KwKind::Int), opt("string_attr", KwKind::Str), opt("bool_attr", KwKind::Bool)]),
+];
