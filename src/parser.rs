@@ -1,9 +1,97 @@
-//! Parser: tokens from [`crate::lexer`] → [`crate::ast::Module`] via the lalrpop grammar.
-use crate::ast::Module;
-use crate::diag::Diagnostic;
+//! Parser: tokens from [`crate::lexer`] → [`crate::ast::Module`] via the lalrpop grammar
+//! (`grammar/pto.lalrpop`, generated into OUT_DIR by `build.rs`).
+//!
+//! All problems in a file are reported together: lexical errors (the lexer keeps going), syntax
+//! errors (the grammar skips a bad line and goes on), and invalid assignment targets. Errors
+//! that merely follow from an earlier one are dropped: a syntax error at text the lexer already
+//! rejected, and syntax errors after a bracket that is never closed (the rest of the file was
+//! read as being inside it).
+
+mod build;
+mod messages;
+#[cfg(test)]
+mod tests;
+
+use lalrpop_util::ParseError;
+
+use crate::ast::{Expr, Module};
+use crate::diag::{Diagnostic, Span};
+use crate::lexer::{Layout, LexOutcome};
+
+pub use crate::lexer::{tokens, Spanned, Tok};
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, unused_imports, dead_code)]
+    grammar,
+    "/pto.rs"
+);
+
+use build::Problem;
 
 /// Parses a whole `.pto` file. All syntax errors the parser can recover from are reported.
 pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
-    let _ = source;
-    todo!("parser")
+    let mut layout = Layout::new(source);
+    let mut problems = Vec::new();
+    let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
+    let lexed = layout.finish();
+    let diags = collect_diagnostics(source, &lexed, problems, result.as_ref().err());
+    match result {
+        Ok(mut module) if diags.is_empty() => {
+            module.header = lexed.header;
+            module.span = Span::new(0, source.len());
+            Ok(module)
+        }
+        _ => Err(diags),
+    }
+}
+
+/// Parses a single expression (for tests and tools; no layout tokens are involved).
+pub fn parse_expr(source: &str) -> Result<Expr, Vec<Diagnostic>> {
+    let mut layout = Layout::new(source);
+    let mut problems = Vec::new();
+    // An expression line ends with NEWLINE, which the expression grammar does not take.
+    let toks = layout.by_ref().filter(|t| !matches!(t, Ok((_, Tok::Newline, _))));
+    let result = grammar::ExprParser::new().parse(&mut problems, toks);
+    let lexed = layout.finish();
+    let diags = collect_diagnostics(source, &lexed, problems, result.as_ref().err());
+    match result {
+        Ok(e) if diags.is_empty() => Ok(e),
+        _ => Err(diags),
+    }
+}
+
+type GrammarError<'s> = ParseError<usize, Tok<'s>, crate::lexer::LexFatal>;
+
+/// Lexical diagnostics, then every syntax problem, minus the consequential ones; in source order.
+fn collect_diagnostics<'s>(
+    source: &str,
+    lexed: &LexOutcome<'s>,
+    problems: Vec<Problem<'s>>,
+    final_error: Option<&GrammarError<'s>>,
+) -> Vec<Diagnostic> {
+    let ctx = messages::Context { source, line_starts: &lexed.line_starts };
+    let mut syntax = Vec::new();
+    let recovered = problems.iter().any(|p| matches!(p, Problem::Recovered(_)));
+    for p in problems {
+        match p {
+            Problem::Recovered(r) => syntax.extend(messages::syntax_error(&r.error, &ctx)),
+            Problem::Diag(d) => syntax.push(d),
+        }
+    }
+    match final_error {
+        // Running out of input after a skipped line is most likely a consequence of it (a
+        // skipped line can take an INDENT or DEDENT with it).
+        Some(ParseError::UnrecognizedEof { .. }) if recovered => {}
+        Some(e) => syntax.extend(messages::syntax_error(e, &ctx)),
+        None => {}
+    }
+    // After a bracket that is never closed, the parser saw the rest of the file as one line.
+    if let Some(&outermost) = lexed.unclosed.first() {
+        syntax.retain(|d| (d.span.lo as usize) < outermost);
+    }
+    let mut diags = lexed.diags.clone();
+    diags.extend(syntax);
+    diags.sort_by_key(|d| (d.span.lo, d.span.hi));
+    diags.dedup_by(|a, b| a.span.same_range(b.span) && a.code == b.code && a.message == b.message);
+    diags
 }

@@ -1,0 +1,238 @@
+//! Constructors called by the grammar's actions. They live here, as ordinary Rust, so that the
+//! grammar file only says which pieces go where; spans and the few shape checks the grammar
+//! cannot express (assignment targets) are done here.
+
+use lalrpop_util::ErrorRecovery;
+
+use crate::ast::{
+    Arg, BinaryOp, ClassDef, ClassStmt, Expr, ExprKind, FuncDef, Ident, Import, Item, Module, ParamDef, Stmt,
+    StmtKind, UnaryOp,
+};
+use crate::diag::{codes, Diagnostic, Span};
+use crate::lexer::{LexFatal, Tok};
+
+/// Something the grammar actions report without stopping the parse.
+pub enum Problem<'s> {
+    /// A syntax error the parser recovered from (a skipped line).
+    Recovered(ErrorRecovery<usize, Tok<'s>, LexFatal>),
+    /// A well-formed but invalid construct (e.g. an assignment to a call).
+    Diag(Diagnostic),
+}
+
+/// A top-level line of the file.
+pub enum Entry {
+    Import(Import),
+    Item(Item),
+    /// A line skipped by error recovery.
+    Nothing,
+}
+
+/// `a` or `a, b, …`; `comma` tells a bare tuple (`a,`) from a single expression.
+pub struct ExprList {
+    pub items: Vec<Expr>,
+    pub comma: bool,
+}
+
+impl ExprList {
+    /// The list as one expression: the expression itself, or a tuple.
+    fn into_expr(self) -> Expr {
+        if !self.comma && self.items.len() == 1 {
+            if let Some(e) = self.items.into_iter().next() {
+                return e;
+            }
+            return Expr::new(ExprKind::Tuple(Vec::new()), Span::NONE);
+        }
+        let span = span_of(&self.items);
+        Expr::new(ExprKind::Tuple(self.items), span)
+    }
+}
+
+/// The span covering a list of expressions.
+fn span_of(items: &[Expr]) -> Span {
+    match (items.first(), items.last()) {
+        (Some(a), Some(b)) => a.span.to(b.span),
+        _ => Span::NONE,
+    }
+}
+
+/// The module; its span and header are filled in by [`crate::parser::parse`].
+pub fn module(entries: Vec<Entry>) -> Module {
+    let mut imports = Vec::new();
+    let mut items = Vec::new();
+    for entry in entries {
+        match entry {
+            Entry::Import(i) => imports.push(i),
+            Entry::Item(i) => items.push(i),
+            Entry::Nothing => {}
+        }
+    }
+    Module { header: None, imports, items, span: Span::NONE }
+}
+
+/// The end of a block: its last statement's span (which covers that statement's own blocks).
+fn body_span(body: &[Stmt]) -> Span {
+    body.last().map_or(Span::NONE, |s| s.span)
+}
+
+/// A `def` spans from `def` (or its first decorator) to the end of its body.
+pub fn func_def(name: Ident, params: Vec<ParamDef>, returns: Option<Expr>, body: Vec<Stmt>, header: Span) -> FuncDef {
+    let span = header.to(body_span(&body));
+    FuncDef { decorators: Vec::new(), name, params, returns, body, span }
+}
+
+/// Decorators with the offsets of their `@`: the item's span then starts at the first `@`.
+fn decorators_and_start(decorators: Vec<(usize, Expr)>) -> (Vec<Expr>, Span) {
+    let start = decorators.first().map_or(Span::NONE, |&(at, _)| Span::new(at, at));
+    (decorators.into_iter().map(|(_, e)| e).collect(), start)
+}
+
+pub fn decorate_fn(decorators: Vec<(usize, Expr)>, mut f: FuncDef) -> FuncDef {
+    let (decorators, start) = decorators_and_start(decorators);
+    f.span = start.to(f.span);
+    f.decorators = decorators;
+    f
+}
+
+pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Span) -> ClassDef {
+    let end = match body.last() {
+        Some(ClassStmt::Function(f)) => f.span,
+        Some(ClassStmt::Other(s)) => s.span,
+        None => Span::NONE,
+    };
+    ClassDef { decorators: Vec::new(), name, bases, body, span: header.to(end) }
+}
+
+pub fn decorate_class(decorators: Vec<(usize, Expr)>, mut c: ClassDef) -> ClassDef {
+    let (decorators, start) = decorators_and_start(decorators);
+    c.span = start.to(c.span);
+    c.decorators = decorators;
+    c
+}
+
+/// A compound statement spans from its keyword to the end of its last block.
+pub fn compound(kind: StmtKind, header: Span) -> Stmt {
+    let end = match &kind {
+        StmtKind::If { then_body, else_body, .. } => {
+            body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span))
+        }
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => body_span(body),
+        _ => Span::NONE,
+    };
+    Stmt { kind, span: header.to(end) }
+}
+
+pub fn expr_stmt(e: ExprList, span: Span) -> Stmt {
+    Stmt { kind: StmtKind::Expr(e.into_expr()), span }
+}
+
+/// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
+/// (`a, b = …`, `(a, b) = …`, `a, = …`). Reports anything else.
+fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
+    let (items, tuple) = if !t.comma && t.items.len() == 1 {
+        match t.items.into_iter().next() {
+            Some(Expr { kind: ExprKind::Tuple(items), .. }) => (items, true),
+            Some(Expr { kind: ExprKind::Name(name), span }) => return Some((vec![Ident { name, span }], false)),
+            Some(other) => {
+                problems.push(Problem::Diag(bad_target(&other)));
+                return None;
+            }
+            None => return None,
+        }
+    } else {
+        (t.items, true)
+    };
+    let mut names = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for item in items {
+        match item.kind {
+            ExprKind::Name(name) => names.push(Ident { name, span: item.span }),
+            _ => {
+                problems.push(Problem::Diag(bad_target(&item)));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some((names, tuple))
+}
+
+fn bad_target(e: &Expr) -> Diagnostic {
+    Diagnostic::error(codes::BAD_TARGET, e.span, "cannot assign to this expression")
+        .with_label("expected a name or a tuple of names")
+}
+
+/// Stands in for a statement that was reported as invalid (the parse result is discarded).
+fn placeholder(span: Span) -> Stmt {
+    Stmt { kind: StmtKind::Pass, span }
+}
+
+pub fn assign(
+    problems: &mut Vec<Problem<'_>>,
+    target: ExprList,
+    annotation: Option<Expr>,
+    value: ExprList,
+    span: Span,
+) -> Stmt {
+    match targets(problems, target) {
+        Some((targets, tuple_target)) => Stmt {
+            kind: StmtKind::Assign { targets, tuple_target, annotation, value: value.into_expr() },
+            span,
+        },
+        None => placeholder(span),
+    }
+}
+
+/// `x: T = e` and `x: T`: only a single name may be annotated.
+pub fn annotated(
+    problems: &mut Vec<Problem<'_>>,
+    target: ExprList,
+    annotation: Expr,
+    value: Option<ExprList>,
+    span: Span,
+) -> Stmt {
+    let single = !target.comma && target.items.len() == 1;
+    let name = match target.items.into_iter().next() {
+        Some(Expr { kind: ExprKind::Name(name), span }) if single => Ident { name, span },
+        other => {
+            let at = other.map_or(span, |e| e.span);
+            problems.push(Problem::Diag(
+                Diagnostic::error(codes::BAD_TARGET, at, "only a single name can be annotated")
+                    .with_label("expected a name before `:`"),
+            ));
+            return placeholder(span);
+        }
+    };
+    let kind = match value {
+        Some(value) => StmtKind::Assign {
+            targets: vec![name],
+            tuple_target: false,
+            annotation: Some(annotation),
+            value: value.into_expr(),
+        },
+        None => StmtKind::AnnOnly { target: name, annotation },
+    };
+    Stmt { kind, span }
+}
+
+pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+    let span = a.span.to(b.span);
+    Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+}
+
+/// A prefix operator at offset `lo` applied to `e`.
+pub fn unary(op: UnaryOp, lo: usize, e: Expr) -> Expr {
+    let span = Span::new(lo, lo).to(e.span);
+    Expr::new(ExprKind::Unary(op, Box::new(e)), span)
+}
+
+/// A call, subscript or attribute of `f`, ending at offset `hi`.
+pub fn postfix(f: Expr, hi: usize, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
+    let span = f.span.to(Span::new(hi, hi));
+    Expr::new(make(Box::new(f)), span)
+}
+
+/// `(e)` is `e` (its span widened to the parentheses); `(a, b)` and `(a,)` are tuples.
+pub fn parenthesized(e: ExprList, span: Span) -> Expr {
+    let mut e = if e.comma { Expr::new(ExprKind::Tuple(e.items), span) } else { e.into_expr() };
+    e.span = span;
+    e
+}

@@ -1,0 +1,205 @@
+//! Syntax error messages: lalrpop reports the unexpected token and the grammar terminals it
+//! expected; this module turns that into one plain sentence ("expected `:` after the function
+//! signature, found end of line").
+
+use lalrpop_util::ParseError;
+
+use crate::diag::{codes, Diagnostic, Span};
+use crate::lexer::{LexFatal, Tok};
+
+/// Terminals (as lalrpop names them) that can start an expression.
+const EXPR_START: &[&str] = &[
+    "NAME", "INT", "FLOAT", "STRING", "UNSUPPORTED", "\"True\"", "\"False\"", "\"None\"", "\"(\"", "\"[\"",
+    "\"-\"", "\"+\"", "\"~\"", "\"not\"",
+];
+
+/// Terminals that can continue a complete expression (binary operators and postfix brackets).
+const EXPR_CONTINUE: &[&str] = &[
+    "\"or\"", "\"xor\"", "\"and\"", "\"==\"", "\"!=\"", "\"<\"", "\"<=\"", "\">\"", "\">=\"", "\"|\"", "\"^\"",
+    "\"&\"", "\"<<\"", "\">>\"", "\"+\"", "\"-\"", "\"*\"", "\"/\"", "\"//\"", "\"%\"", "\"**\"", "\"(\"", "\"[\"",
+    "\".\"",
+];
+
+/// At most this many alternatives are listed; more are elided.
+const MAX_LISTED: usize = 5;
+
+/// What the message builder needs to know about the source.
+pub struct Context<'a, 's> {
+    pub source: &'a str,
+    /// First token of each logical line, by offset (from the lexer).
+    pub line_starts: &'a [(usize, Tok<'s>)],
+}
+
+impl Context<'_, '_> {
+    /// The first token of the logical line containing `offset`.
+    fn line_keyword(&self, offset: usize) -> Option<Tok<'_>> {
+        let i = self.line_starts.partition_point(|&(at, _)| at <= offset);
+        i.checked_sub(1).map(|i| self.line_starts[i].1)
+    }
+
+    fn text(&self, lo: usize, hi: usize) -> &str {
+        self.source.get(lo..hi).unwrap_or("")
+    }
+}
+
+/// The diagnostic for a parse error, or `None` when it only repeats a lexical error (the
+/// unexpected token is the stand-in for text the lexer already reported) or the lexer stopped.
+pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+    match err {
+        ParseError::UnrecognizedToken { token: (lo, tok, hi), expected } => {
+            if *tok == Tok::Error {
+                return None;
+            }
+            if *tok == Tok::Indent {
+                return Some(
+                    Diagnostic::error(codes::BAD_INDENT, Span::new(*lo, *hi), "unexpected indentation")
+                        .with_label("this line is indented more than the one before")
+                        .with_note("only the lines after a line ending with `:` are indented one level more"),
+                );
+            }
+            let found = describe_found(*tok, ctx.text(*lo, *hi));
+            let message = match describe_expected(expected) {
+                Some(exp) => {
+                    let context = header_context(expected, ctx.line_keyword(*lo));
+                    format!("expected {exp}{context}, found {found}")
+                }
+                None => format!("unexpected {found}"),
+            };
+            Some(Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), message).with_label(format!("unexpected {found}")))
+        }
+        ParseError::UnrecognizedEof { location, expected } => {
+            let message = match describe_expected(expected) {
+                Some(exp) => format!("unexpected end of file; expected {exp}"),
+                None => "unexpected end of file".to_string(),
+            };
+            Some(Diagnostic::error(codes::UNEXPECTED_EOF, Span::new(*location, *location), message))
+        }
+        ParseError::ExtraToken { token: (lo, tok, hi) } => {
+            if *tok == Tok::Error {
+                return None;
+            }
+            let found = describe_found(*tok, ctx.text(*lo, *hi));
+            Some(Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), format!("unexpected {found}")))
+        }
+        ParseError::InvalidToken { location } => {
+            Some(Diagnostic::error(codes::SYNTAX, Span::new(*location, *location), "invalid token"))
+        }
+        ParseError::User { .. } => None,
+    }
+}
+
+/// " after the function signature" etc. when a header's `:` is among the expected tokens (and
+/// we are not inside brackets, where a `:` would belong to something else).
+fn header_context(expected: &[String], line_start: Option<Tok<'_>>) -> &'static str {
+    let has = |t: &str| expected.iter().any(|e| e == t);
+    if !has("\":\"") || has("\")\"") || has("\"]\"") || has("\",\"") {
+        return "";
+    }
+    match line_start {
+        Some(Tok::Def) => " after the function signature",
+        Some(Tok::Class) => " after the class name",
+        Some(Tok::If | Tok::Elif | Tok::While) => " after the condition",
+        Some(Tok::For) => " after the loop header",
+        Some(Tok::With) => " after the `with` item",
+        Some(Tok::Else) => " after `else`",
+        _ => "",
+    }
+}
+
+/// "`:`, `,` or an operator" — terminals in human terms, expression terminals collapsed.
+fn describe_expected(expected: &[String]) -> Option<String> {
+    let has = |t: &str| expected.iter().any(|e| e == t);
+    let expr_start = has("NAME") && has("INT") && has("\"(\"");
+    let expr_continue = has("\"+\"") && has("\"*\"") && has("\"==\"");
+    let mut parts: Vec<String> = Vec::new();
+    // `:` first: when it is expected, it is usually what was forgotten.
+    if has("\":\"") {
+        parts.push("`:`".to_string());
+    }
+    for e in expected {
+        let e = e.as_str();
+        if e == "\":\""
+            || (expr_start && EXPR_START.contains(&e))
+            || (expr_continue && EXPR_CONTINUE.contains(&e))
+            || e == "LEXERROR"
+            // `;` is an unusual alternative to the end of a line; don't suggest it.
+            || (e == "\";\"" && has("NEWLINE"))
+            || e == "NEWLINE"
+        {
+            continue;
+        }
+        parts.push(terminal_name(e));
+    }
+    if has("NEWLINE") {
+        parts.push("end of line".to_string());
+    }
+    if expr_start {
+        parts.push("an expression".to_string());
+    }
+    if expr_continue {
+        parts.push("an operator".to_string());
+    }
+    if parts.len() > MAX_LISTED {
+        parts.truncate(MAX_LISTED - 1);
+        parts.push("…".to_string());
+    }
+    match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        n => Some(format!("{} or {}", parts[..n - 1].join(", "), parts[n - 1])),
+    }
+}
+
+/// A grammar terminal in human terms: `"\":\""` → "`:`", `NAME` → "a name".
+fn terminal_name(terminal: &str) -> String {
+    match terminal {
+        "NAME" => "a name".to_string(),
+        "INT" => "an integer".to_string(),
+        "FLOAT" => "a float".to_string(),
+        "STRING" => "a string".to_string(),
+        "UNSUPPORTED" => "`<unsupported IRNode type>`".to_string(),
+        "NEWLINE" => "end of line".to_string(),
+        "INDENT" => "an indented block".to_string(),
+        "DEDENT" => "end of block".to_string(),
+        other => {
+            let inner = other.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(other);
+            format!("`{inner}`")
+        }
+    }
+}
+
+/// The unexpected token in human terms.
+fn describe_found(tok: Tok<'_>, text: &str) -> String {
+    match tok {
+        Tok::Name(n) => format!("name `{n}`"),
+        Tok::Int(_) | Tok::Float(_) => format!("number `{text}`"),
+        Tok::Str(_) => "a string".to_string(),
+        Tok::Newline => "end of line".to_string(),
+        Tok::Indent => "an indented line".to_string(),
+        Tok::Dedent => "end of block".to_string(),
+        Tok::And
+        | Tok::Or
+        | Tok::Not
+        | Tok::Xor
+        | Tok::If
+        | Tok::Elif
+        | Tok::Else
+        | Tok::For
+        | Tok::In
+        | Tok::While
+        | Tok::With
+        | Tok::As
+        | Tok::Def
+        | Tok::Class
+        | Tok::Return
+        | Tok::Pass
+        | Tok::Break
+        | Tok::Continue
+        | Tok::Import
+        | Tok::From
+        | Tok::True
+        | Tok::False
+        | Tok::None => format!("keyword `{text}`"),
+        _ => format!("`{}`", text.escape_debug()),
+    }
+}
