@@ -197,8 +197,11 @@ impl Lowerer {
         Ok(())
     }
 
-    /// `x: T = e` / `x = e`. The variable's type is the annotation's when there is one (it is
-    /// the only carrier of MemRefs after memory passes, §7 Q4), else the value's.
+    /// `x: T = e` / `x = e`. The variable's type is the annotation, exactly, when there is one:
+    /// the printer printed the variable's own type there, it alone carries MemRefs after memory
+    /// passes (§7 Q4), and hand-built IR may declare a type that differs from its value's (which
+    /// the verifier then judges). Without an annotation it is the value's type. (The reference's
+    /// DSL parser ignores annotations instead; see docs/language.md.)
     fn lower_assign(&mut self, target: &ast::Ident, ann: Option<&ast::Expr>, value: &ast::Expr, span: Span, out: &mut Vec<Stmt>) -> R<()> {
         let value = self.lower_expr(value)?;
         if let Some(info) = alloc_info(&value) {
@@ -210,10 +213,7 @@ impl Lowerer {
             return Ok(());
         }
         let ty = match ann {
-            Some(a) => {
-                let ann = self.lower_type(a)?;
-                merge_annotation(ann, self.prog.type_of(&value))
-            }
+            Some(a) => self.lower_type(a)?,
             None => self.prog.type_of(&value).clone(),
         };
         let var = self.prog.new_var(&target.name, ty, VarKind::Plain, target.span);
@@ -529,20 +529,4 @@ fn alloc_info(value: &Expr) -> Option<MemRefInfo> {
     let size = u64::try_from(call.args[2].as_const_int()?).ok()?;
     let id = u64::try_from(call.args[3].as_const_int()?).ok()?;
     Some(MemRefInfo { space, addr: call.args[1].clone(), size, id })
-}
-
-/// The type of an annotated variable. The annotation is what the printer printed (the
-/// variable's own type), so it wins: it alone carries MemRefs after memory passes, and
-/// hand-built IR may declare a type that differs from its value's, which the verifier then
-/// judges. One thing is taken from the value: a Tile view the annotation leaves out (DSL input
-/// like `t: pl.Tile[[64, 64], pl.FP32] = pl.load(...)`), since the reference ignores such
-/// annotations and later stages read the layout from the view.
-fn merge_annotation(ann: Type, deduced: &Type) -> Type {
-    match (ann, deduced) {
-        (Type::Tile(mut a), Type::Tile(d)) if a.view.is_none() && d.view.is_some() && a.dtype == d.dtype && a.shape.len() == d.shape.len() => {
-            a.view = d.view.clone();
-            Type::Tile(a)
-        }
-        (ann, _) => ann,
-    }
 }

@@ -12,7 +12,7 @@
 use super::deduce::{DeduceError, Fault};
 use super::kwvalue::{self, coerce, literal_value};
 use super::shape::fmt_type;
-use super::table::{ArgConv, KwDefault, OpDef, Param, Slot};
+use super::table::{ArgConv, OpDef, Param, Slot};
 use super::{dispatch, ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{DataType, Expr, ExprKind, KwValue, Program};
@@ -72,6 +72,7 @@ pub(crate) fn bind(
     def: &'static OpDef,
     args: Vec<ArgIn>,
     kwargs: Vec<KwIn>,
+    insert_defaults: bool,
     span: Span,
 ) -> Result<Bound, Diagnostic> {
     let params = def.params;
@@ -128,7 +129,8 @@ pub(crate) fn bind(
                 to_kwarg(prog, def, spec.name, spec.kind, g)?
             }
             None => match spec.default {
-                Some(d) => default_value(d),
+                Some(d) if insert_defaults => d.value(),
+                Some(_) => continue,
                 None if spec.required => {
                     return Err(Diagnostic::error(
                         codes::OP_ARG_COUNT,
@@ -189,14 +191,6 @@ fn too_many(def: &OpDef, pos: usize, a: &ArgIn, arg_unbound: bool) -> Diagnostic
             pos + 1
         ),
     )
-}
-
-fn default_value(d: KwDefault) -> KwValue {
-    match d {
-        KwDefault::Int(v) => KwValue::Int(v),
-        KwDefault::Bool(v) => KwValue::Bool(v),
-        KwDefault::Space(v) => KwValue::Space(v),
-    }
 }
 
 /// A value given for a kwarg parameter, converted to the stored kind.

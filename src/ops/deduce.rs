@@ -99,7 +99,7 @@ impl<'a> Cx<'a> {
                 });
             }
         }
-        for spec in def.kwargs.iter().filter(|s| s.required) {
+        for spec in def.kwargs.iter().filter(|s| s.required && s.default.is_none()) {
             if self.kw(spec.name).is_none() {
                 return Err(DeduceError {
                     fault: Fault::Count,
@@ -233,18 +233,23 @@ impl<'a> Cx<'a> {
             _ => Err(self.wrong(i, "a list literal")),
         }
     }
-    pub(super) fn kw(&self, name: &str) -> Option<&'a KwValue> {
-        self.kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    /// The kwarg's value, or its constructor default when the call leaves it out (calls in
+    /// the printed spelling are kept as written, so they may lack defaulted kwargs).
+    pub(super) fn kw(&self, name: &str) -> Option<KwValue> {
+        match self.kwargs.iter().find(|(k, _)| k == name) {
+            Some((_, v)) => Some(v.clone()),
+            None => self.def.kwarg(name).and_then(|s| s.default).map(|d| d.value()),
+        }
     }
     pub(super) fn kw_int(&self, name: &str) -> Option<i64> {
         match self.kw(name) {
-            Some(KwValue::Int(v)) => Some(*v),
+            Some(KwValue::Int(v)) => Some(v),
             _ => None,
         }
     }
     pub(super) fn kw_bool(&self, name: &str) -> Option<bool> {
         match self.kw(name) {
-            Some(KwValue::Bool(v)) => Some(*v),
+            Some(KwValue::Bool(v)) => Some(v),
             _ => None,
         }
     }
@@ -256,14 +261,14 @@ impl<'a> Cx<'a> {
     }
     pub(super) fn kw_dtype(&self, name: &str) -> R<DataType> {
         match self.kw(name) {
-            Some(KwValue::DType(d)) => Ok(*d),
-            Some(KwValue::Int(code)) => kwvalue::dtype_from_code(*code).ok_or_else(|| self.missing_kw(name)),
+            Some(KwValue::DType(d)) => Ok(d),
+            Some(KwValue::Int(code)) => kwvalue::dtype_from_code(code).ok_or_else(|| self.missing_kw(name)),
             _ => Err(self.missing_kw(name)),
         }
     }
     pub(super) fn kw_space(&self, name: &str) -> R<MemorySpace> {
         match self.kw(name) {
-            Some(KwValue::Space(s)) => Ok(*s),
+            Some(KwValue::Space(s)) => Ok(s),
             _ => Err(self.missing_kw(name)),
         }
     }

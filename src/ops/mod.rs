@@ -67,7 +67,11 @@ pub fn build_op_call(
         Target::MinMax(op) => return scalar_min_max(prog, op, args, kwargs, span),
         Target::ScalarCast => return unified_scalar_cast(prog, args, kwargs, span),
     };
-    let bound = bind::bind(prog, def, args, kwargs, span)?;
+    // A call written in the printed spelling (`pl.block.load`) is kept as written, so printed
+    // IR reads back unchanged even when it lacks a defaulted kwarg (hand-built IR); the DSL
+    // spellings (`pl.load`, `pl.block.and_`) get the defaults the reference's constructors add.
+    let insert_defaults = path.join(".") != def.printed;
+    let bound = bind::bind(prog, def, args, kwargs, insert_defaults, span)?;
     let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
             && matches!(bound.args.get(1).map(|a| prog.type_of(a)), Some(Type::Scalar(_)));

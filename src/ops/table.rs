@@ -168,6 +168,16 @@ pub enum KwDefault {
     Space(MemorySpace),
 }
 
+impl KwDefault {
+    pub fn value(self) -> crate::ir::KwValue {
+        match self {
+            KwDefault::Int(v) => crate::ir::KwValue::Int(v),
+            KwDefault::Bool(v) => crate::ir::KwValue::Bool(v),
+            KwDefault::Space(v) => crate::ir::KwValue::Space(v),
+        }
+    }
+}
+
 /// Whether a rule builds a Tensor or a Tile result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shaped {
