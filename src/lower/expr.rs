@@ -118,7 +118,13 @@ impl Lowerer {
         // self.f(...) inside a program class; a bare f(...) names a function in standalone files.
         if let Some(path) = f.dotted() {
             match path.as_slice() {
-                ["self", name] => return self.lower_function_call(name, f.span, args, span),
+                ["self", name] => {
+                    let name_span = match &f.kind {
+                        A::Attr(_, ident) => ident.span,
+                        _ => f.span,
+                    };
+                    return self.lower_function_call(name, name_span, args, span);
+                }
                 [name] if self.scopes.lookup(name).is_none() => match *name {
                     "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
                     _ if self.sigs.contains_key(*name) => return self.lower_function_call(name, f.span, args, span),
@@ -167,7 +173,22 @@ impl Lowerer {
         if let Some(v) = self.plain_value(e, keyword) {
             return Ok(ArgValue::Value(v));
         }
+        if let Some(["MemorySpace" | "PipeType", _]) = self.prefixed_path(e).as_deref() {
+            return Err(self.unknown_enum_member(e));
+        }
         Ok(ArgValue::Expr(self.lower_expr(e)?))
+    }
+
+    /// `pl.MemorySpace.L2`, `pl.PipeType.XYZ`: a member that does not exist.
+    fn unknown_enum_member(&self, e: &ast::Expr) -> Diagnostic {
+        let path = self.prefixed_path(e).unwrap_or_default();
+        let enum_name = path.first().copied().unwrap_or_default();
+        let members: Vec<&str> = match enum_name {
+            "MemorySpace" => MemorySpace::ALL.iter().map(|m| m.name()).collect(),
+            _ => PipeType::ALL.iter().map(|m| m.name()).collect(),
+        };
+        Diagnostic::error(codes::UNKNOWN_ENUM, e.span, format!("unknown {enum_name} value `{}`", path.last().copied().unwrap_or_default()))
+            .with_note(format!("expected one of {}", members.iter().map(|m| format!("{}.{enum_name}.{m}", self.prefix)).collect::<Vec<_>>().join(", ")))
     }
 
     fn plain_value(&self, e: &ast::Expr, keyword: bool) -> Option<KwValue> {

@@ -83,6 +83,11 @@ pub(crate) fn scalar_binary(prog: &Program, op: BinOp, lhs: Expr, rhs: Expr, spa
     if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
         return Ok(binary(lhs, rhs, DataType::Bool));
     }
+    // Equality of two booleans has no helper in the reference, but its printer prints such
+    // nodes (`x < y == p`, §3.13); ptoc reads them back as BOOL comparisons.
+    if matches!(op, BinOp::Eq | BinOp::Ne) && l == DataType::Bool && r == DataType::Bool {
+        return Ok(binary(lhs, rhs, DataType::Bool));
+    }
     let dtype = promote_scalar(name, l, r).map_err(|m| bad(span, m))?;
     if is_bitwise(op) && !(l.is_int() && r.is_int()) {
         return Err(bad(

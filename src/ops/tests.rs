@@ -889,8 +889,9 @@ fn promotion_rule_a_inserts_casts() {
     let d = bin(&p, BinOp::Add, &i32v, &f32v).unwrap_err();
     assert_eq!(d.code, codes::BAD_SCALAR_OP);
     assert!(d.message.starts_with("Operator 'Add' requires same numeric dtype category"), "{}", d.message);
-    let d = bin(&p, BinOp::Eq, &flag, &flag).unwrap_err();
-    assert_eq!(d.message, "Operator 'Eq' does not accept bool dtype");
+    assert_eq!(bin(&p, BinOp::Eq, &flag, &flag).unwrap().ty, Type::Scalar(BOOL), "bool == bool is accepted");
+    let d = bin(&p, BinOp::Lt, &flag, &flag).unwrap_err();
+    assert_eq!(d.message, "Operator 'Lt' does not accept bool dtype");
     let d = bin(&p, BinOp::Shl, &f32v, &f32v).unwrap_err();
     assert!(d.message.starts_with("Operator 'BitShiftLeft' requires integer dtype"), "{}", d.message);
     assert_eq!(bin(&p, BinOp::BitAnd, &i32v, &i64v).unwrap().ty, Type::Scalar(INT64));
