@@ -26,7 +26,9 @@ fn main() {
 
 /// Runs every RUN line of one test file.
 fn run_file(path: &Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // Bytes, not a string: a test may hold invalid UTF-8 on purpose (ptoc reads the file itself).
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
     let file = path.to_string_lossy();
     let commands = run_line::extract(&text);
     if commands.is_empty() {

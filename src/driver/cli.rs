@@ -69,8 +69,8 @@ pub struct Cli {
     pub backend: BackendArg,
 
     /// Write the output here instead of stdout (a file for --emit=ir, a directory for
-    /// --emit=cpp). The file is written to a temporary name and renamed when complete, so on
-    /// any error the path is left untouched. `-` means stdout.
+    /// --emit=cpp; missing directories are created). Files are written to temporary names and
+    /// renamed when complete, so on any error the path is left untouched. `-` means stdout.
     #[arg(short = 'o', long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 

@@ -33,7 +33,16 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
 /// Runs the request on `source`. IR dumps of `--print-after-all` are appended to `dumps` as
 /// they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
-    let mut prog = frontend(source)?;
+    let prog = run_passes(frontend(source)?, req, dumps)?;
+    if req.emit_cpp {
+        emit_cpp(&prog).map(Emitted::Files)
+    } else {
+        Ok(Emitted::Ir(printer::print_program(&prog)))
+    }
+}
+
+/// Runs the planned passes in order; the first pass that is not implemented or fails ends the run.
+fn run_passes(mut prog: Program, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
     for (k, pass) in req.passes.iter().enumerate() {
         let Some(run) = pass.run else {
             return Err(vec![not_implemented(pass, req.passes)]);
@@ -52,11 +61,7 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
             check_properties(&prog, pass, Moment::After)?;
         }
     }
-    if req.emit_cpp {
-        emit_cpp(&prog).map(Emitted::Files)
-    } else {
-        Ok(Emitted::Ir(printer::print_program(&prog)))
-    }
+    Ok(prog)
 }
 
 /// The line before each `--print-after-all` dump (`position` is 1-based).
@@ -117,6 +122,61 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::{Backend, PassKind};
+
+    /// A pass that appends `+` to the program name (so the order of runs is visible).
+    static MARK: PassInfo = fake("mark", Some(|p, _| {
+        let mut q = p.clone();
+        q.name.push('+');
+        Ok(q)
+    }));
+    static FAIL: PassInfo = fake("fail", Some(|_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "no")])));
+    static TODO: PassInfo = fake("todo", None);
+
+    const fn fake(name: &'static str, run: Option<crate::passes::PassFn>) -> PassInfo {
+        PassInfo {
+            name,
+            aliases: &[],
+            description: "",
+            kind: PassKind::Program,
+            required: &[],
+            produced: &[],
+            invalidated: &[],
+            run,
+        }
+    }
+
+    fn run(passes: &[&'static PassInfo]) -> Result<Program, Vec<Diagnostic>> {
+        let req = Request {
+            passes,
+            env: PassEnv { backend: Backend::Cce },
+            print_after_all: false,
+            verify_each: false,
+            emit_cpp: false,
+        };
+        run_passes(Program::new("p"), &req, &mut String::new())
+    }
+
+    #[test]
+    fn passes_run_in_order() {
+        assert_eq!(run(&[&MARK, &MARK]).unwrap().name, "p++");
+        assert_eq!(run(&[]).unwrap().name, "p");
+    }
+
+    #[test]
+    fn unimplemented_pass_stops_the_run_by_name() {
+        let e = run(&[&MARK, &TODO, &MARK]).unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].code, codes::PASS_NOT_IMPLEMENTED);
+        assert!(e[0].message.contains("`todo`"), "{}", e[0].message);
+        assert!(e[0].notes[0].ends_with(": todo"), "{:?}", e[0].notes);
+    }
+
+    #[test]
+    fn a_failing_pass_reports_its_diagnostics() {
+        let e = run(&[&MARK, &FAIL, &TODO]).unwrap_err();
+        assert_eq!(e[0].code, codes::OP_CHECK);
+    }
 
     #[test]
     fn dump_header_matches_corpus_stage_names() {

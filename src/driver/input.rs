@@ -50,7 +50,7 @@ fn read_file(path: &str, limit: u64) -> Result<Vec<u8>, Diagnostic> {
     // Refuse early when the size is known; `read_limited` still guards pipes and special files.
     if let Ok(meta) = file.metadata() {
         if meta.is_file() && meta.len() > limit {
-            return Err(too_large(meta.len(), limit));
+            return Err(too_large(Some(meta.len()), limit));
         }
     }
     read_limited(&mut file, limit)
@@ -64,13 +64,17 @@ fn read_limited(reader: &mut dyn Read, limit: u64) -> Result<Vec<u8>, Diagnostic
         .read_to_end(&mut buf)
         .map_err(|e| Diagnostic::error(codes::FILE_READ, Span::NONE, format!("cannot read input: {e}")))?;
     if buf.len() as u64 > limit {
-        return Err(too_large(buf.len() as u64, limit));
+        return Err(too_large(None, limit));
     }
     Ok(buf)
 }
 
-fn too_large(size: u64, limit: u64) -> Diagnostic {
-    let size = if size > limit { format!("more than {limit} bytes") } else { format!("{size} bytes") };
+/// `size` is the input's size when known (a regular file), else it was cut off after `limit`.
+fn too_large(size: Option<u64>, limit: u64) -> Diagnostic {
+    let size = match size {
+        Some(n) => format!("{n} bytes"),
+        None => format!("more than {limit} bytes"),
+    };
     Diagnostic::error(codes::FILE_TOO_LARGE, Span::NONE, format!("input is too large ({size})"))
         .with_note(format!("the limit is {limit} bytes; raise it with --max-file-size"))
 }

@@ -14,14 +14,38 @@ use litcheck_filecheck::{Config, Test};
 /// `[[V:re]]`, `{{re}}`) found anywhere in `check_source`; `prefix` may list several, separated
 /// by commas. `RUN:` and `COM:` lines are comments. On failure returns the annotated report
 /// (plain text, no colour).
+///
+/// Like LLVM FileCheck without `--strict-whitespace`, runs of spaces and tabs count as one
+/// space, in the output and in the checks (litcheck 0.5 does not do this itself), so a check
+/// cannot pin down indentation.
 pub fn filecheck(output: &str, check_source: &str, prefix: &str) -> Result<(), String> {
+    let output = canonicalize_whitespace(output);
+    let check_source = canonicalize_whitespace(check_source);
     let mut config = Config::default();
     config.options.check_prefixes =
         prefix.split(',').map(str::trim).filter(|p| !p.is_empty()).map(Symbol::intern).collect();
     let sources = Arc::clone(&config.source_manager);
-    let checks = sources.load(SourceLanguage::Unknown, FileName::from("check file".to_string()), check_source.into());
-    let input = sources.load(SourceLanguage::Unknown, FileName::from("output".to_string()), output.into());
+    let checks = sources.load(SourceLanguage::Unknown, FileName::from("check file".to_string()), check_source);
+    let input = sources.load(SourceLanguage::Unknown, FileName::from("output".to_string()), output);
     Test::new(checks, &config).verify(input).map(|_| ()).map_err(|report| render(&report))
+}
+
+/// Replaces every run of spaces and tabs by one space.
+fn canonicalize_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_run = false;
+    for c in text.chars() {
+        if c == ' ' || c == '\t' {
+            if !in_run {
+                out.push(' ');
+            }
+            in_run = true;
+        } else {
+            out.push(c);
+            in_run = false;
+        }
+    }
+    out
 }
 
 fn render(report: &Report) -> String {
@@ -36,7 +60,7 @@ fn render(report: &Report) -> String {
 #[cfg(test)]
 #[allow(unused_imports)] // see mod.rs
 mod tests {
-    use super::filecheck;
+    use super::{canonicalize_whitespace, filecheck};
 
     const OUT: &str = "\
 # pypto.program: P
@@ -91,6 +115,20 @@ def main(self):
         assert_eq!(filecheck(OUT, checks, "SSA"), Ok(()));
         assert!(filecheck(OUT, checks, "CHECK").is_err());
         assert!(filecheck(OUT, checks, "SSA,CHECK").is_err());
+    }
+
+    #[test]
+    fn horizontal_whitespace_runs_are_one_space() {
+        assert_eq!(filecheck("x\n  0    success\n", "# CHECK: x\n# CHECK-NEXT: 0 success\n", "CHECK"), Ok(()));
+        assert_eq!(filecheck("a\t b\n", "#  CHECK:   a  b\n", "CHECK"), Ok(()));
+        assert!(filecheck("ab\n", "# CHECK: a b\n", "CHECK").is_err());
+        assert_eq!(canonicalize_whitespace("  a \t\tb\n  c"), " a b\n c");
+    }
+
+    #[test]
+    fn empty_lines() {
+        assert_eq!(filecheck("x\n\ny\n", "# CHECK: x\n# CHECK-EMPTY:\n# CHECK-NEXT: y\n", "CHECK"), Ok(()));
+        assert!(filecheck("x\ny\n", "# CHECK: x\n# CHECK-EMPTY:\n", "CHECK").is_err());
     }
 
     #[test]
