@@ -31,14 +31,33 @@ fn run_file(path: &Path) -> Result<(), String> {
     let text = String::from_utf8_lossy(&bytes);
     let file = path.to_string_lossy();
     let commands = run_line::extract(&text);
-    if commands.is_empty() {
-        return Err("no `# RUN:` line in this file".into());
+    let roundtrip = run_line::roundtrip_text(&text);
+    if commands.is_empty() && roundtrip.is_none() {
+        return Err("no `# RUN:` or `# ROUNDTRIP` line in this file".into());
     }
     for (line, command) in commands {
         let run = run_line::parse(line, &command, &file).map_err(|e| format!("RUN line {line}: {e}"))?;
         execute(&run, &text).map_err(|e| format!("RUN line {line}: {command}\n{e}"))?;
     }
-    Ok(())
+    match roundtrip {
+        Some(expected) => check_roundtrip(&expected),
+        None => Ok(()),
+    }
+}
+
+/// `# ROUNDTRIP`: print(parse(text)) == text, for the file without its comments.
+fn check_roundtrip(expected: &str) -> Result<(), String> {
+    let printed = common::guard(|| ptoc::driver::compile_to_ir_text(expected))
+        .map_err(|e| format!("ROUNDTRIP: {e}"))?
+        .map_err(|diags| {
+            let lines: Vec<String> = diags.iter().map(|d| ptoc::diag::short(d, "<file without comments>", expected)).collect();
+            format!("ROUNDTRIP: the file does not compile:\n{}", lines.join("\n"))
+        })?;
+    if common::same_text(expected, &printed) {
+        Ok(())
+    } else {
+        Err(format!("ROUNDTRIP: print(parse(file)) differs from the file: {}", common::first_difference(expected, &printed)))
+    }
 }
 
 /// Runs ptoc for one RUN line and checks its exit status and output.

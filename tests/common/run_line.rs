@@ -7,6 +7,9 @@
 //!   `>/dev/null`, `2>/dev/null`, `< FILE` (stdin);
 //! - substitutions: `%s` = the test file, `%%` = `%`;
 //! - a trailing `\` continues the command on the next `RUN:` line.
+//!
+//! A line `# ROUNDTRIP` asks for one more check: printing the parsed file gives back the file
+//! without its comment lines (the `# pypto.program:` header excepted); see [`roundtrip_text`].
 
 /// Where one of ptoc's output streams ends up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +64,18 @@ pub fn extract(file_text: &str) -> Vec<(usize, String)> {
         continuing = more;
     }
     out
+}
+
+/// With a `# ROUNDTRIP` line: the text print(parse(file)) must equal — the file without its
+/// comment lines, except the `# pypto.program:` header.
+pub fn roundtrip_text(file_text: &str) -> Option<String> {
+    let is_comment = |l: &str| l.trim_start().starts_with('#');
+    if !file_text.lines().any(|l| l.trim() == "# ROUNDTRIP") {
+        return None;
+    }
+    let kept: Vec<&str> =
+        file_text.lines().filter(|l| !is_comment(l) || l.starts_with("# pypto.program:")).collect();
+    Some(kept.join("\n"))
 }
 
 /// The command of a `# RUN: …` line, if it is one.
@@ -234,6 +249,13 @@ mod tests {
             ]
         );
         assert!(extract("x = 1  # RUN: ptoc\n").is_empty(), "RUN must start the comment line");
+    }
+
+    #[test]
+    fn roundtrip_directive() {
+        assert_eq!(roundtrip_text("# RUN: ptoc %s\n# pypto.program: P\nimport x\n"), None);
+        let text = "# RUN: ptoc %s\n# ROUNDTRIP\n# pypto.program: P\nimport x\n\n  # CHECK: y\nclass P:\n";
+        assert_eq!(roundtrip_text(text).as_deref(), Some("# pypto.program: P\nimport x\n\nclass P:"));
     }
 
     #[test]
