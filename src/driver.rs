@@ -265,9 +265,21 @@ mod tests {
         assert_eq!(out.code, 0);
         let help = text(&out.stdout);
         for needle in [
-            "--emit", "--stop-after", "--passes", "--pipeline", "--print-after-all", "--verify-each",
-            "--list-passes", "--backend", "--output", "--color", "--error-format", "--max-file-size",
-            "Exit status", "101", "NO_COLOR",
+            "--emit",
+            "--stop-after",
+            "--passes",
+            "--pipeline",
+            "--print-after-all",
+            "--verify-each",
+            "--list-passes",
+            "--backend",
+            "--output",
+            "--color",
+            "--error-format",
+            "--max-file-size",
+            "Exit status",
+            "101",
+            "NO_COLOR",
         ] {
             assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
         }
@@ -315,7 +327,11 @@ mod tests {
     fn unreadable_input_is_input_error() {
         let out = run(&args(&["--error-format", "short", "/does/not/exist.pto"]), b"");
         assert_eq!(out.code, exit::INPUT_ERROR);
-        assert!(text(&out.stderr).starts_with("error[E0001]: cannot read `/does/not/exist.pto`"), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).starts_with("error[E0001]: cannot read `/does/not/exist.pto`"),
+            "{}",
+            text(&out.stderr)
+        );
     }
 
     #[test]

@@ -38,10 +38,7 @@ fn main() {
         }
     } else {
         trials.push(Trial::test("conformance", move || {
-            println!(
-                "conformance corpus not found at {} (set PTOC_CONFORMANCE_DIR); 0 checks",
-                dir.display()
-            );
+            println!("conformance corpus not found at {} (set PTOC_CONFORMANCE_DIR); 0 checks", dir.display());
             Ok(())
         }));
     }
@@ -66,7 +63,8 @@ fn conformance(corpus: &Path) -> Result<(), String> {
     let root = common::manifest_dir();
     let pending_path = root.join(PENDING_FILE);
     let pending_text = std::fs::read_to_string(&pending_path).unwrap_or_default();
-    let deviations = pending::parse_deviations(&std::fs::read_to_string(root.join(DEVIATIONS_FILE)).unwrap_or_default());
+    let deviations =
+        pending::parse_deviations(&std::fs::read_to_string(root.join(DEVIATIONS_FILE)).unwrap_or_default());
     let mut listed = pending::parse_pending(&pending_text);
     let mut verdict = pending::judge(&results, &listed, &deviations);
 
@@ -229,7 +227,8 @@ fn compare_diagnostics(dir: &Path, rules: &[Rule]) -> Result<(), String> {
     let text = read(&input)?;
     let prog = guard(|| driver::frontend(&text))?.map_err(|d| does_not_compile(&d, &input, &text))?;
     let found = guard(|| verify::verify(&prog, rules))?;
-    let actual: Vec<(String, i64)> = found.iter().map(|d| (d.rule.name().to_string(), i64::from(d.error_code))).collect();
+    let actual: Vec<(String, i64)> =
+        found.iter().map(|d| (d.rule.name().to_string(), i64::from(d.error_code))).collect();
     if actual == expected {
         Ok(())
     } else {

@@ -50,13 +50,17 @@ fn check_roundtrip(expected: &str) -> Result<(), String> {
     let printed = common::guard(|| ptoc::driver::compile_to_ir_text(expected))
         .map_err(|e| format!("ROUNDTRIP: {e}"))?
         .map_err(|diags| {
-            let lines: Vec<String> = diags.iter().map(|d| ptoc::diag::short(d, "<file without comments>", expected)).collect();
+            let lines: Vec<String> =
+                diags.iter().map(|d| ptoc::diag::short(d, "<file without comments>", expected)).collect();
             format!("ROUNDTRIP: the file does not compile:\n{}", lines.join("\n"))
         })?;
     if common::same_text(expected, &printed) {
         Ok(())
     } else {
-        Err(format!("ROUNDTRIP: print(parse(file)) differs from the file: {}", common::first_difference(expected, &printed)))
+        Err(format!(
+            "ROUNDTRIP: print(parse(file)) differs from the file: {}",
+            common::first_difference(expected, &printed)
+        ))
     }
 }
 

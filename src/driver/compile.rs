@@ -77,13 +77,9 @@ fn emit_cpp(_prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
 
 fn not_implemented(pass: &PassInfo, run: &[&'static PassInfo]) -> Diagnostic {
     let missing: Vec<&str> = run.iter().filter(|p| !p.is_implemented()).map(|p| p.name).collect();
-    Diagnostic::error(
-        codes::PASS_NOT_IMPLEMENTED,
-        Span::NONE,
-        format!("pass `{}` is not implemented yet", pass.name),
-    )
-    .with_note(format!("passes of this run that are not implemented yet: {}", missing.join(", ")))
-    .with_note("`--pipeline none` parses and prints without passes; `--passes` selects passes")
+    Diagnostic::error(codes::PASS_NOT_IMPLEMENTED, Span::NONE, format!("pass `{}` is not implemented yet", pass.name))
+        .with_note(format!("passes of this run that are not implemented yet: {}", missing.join(", ")))
+        .with_note("`--pipeline none` parses and prints without passes; `--passes` selects passes")
 }
 
 /// When [`check_properties`] runs, relative to the pass.
@@ -113,7 +109,13 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
     Err(found
         .into_iter()
         .map(|v| {
-            let msg = format!("IR is invalid {when} pass `{}`: {} ({}): {}", pass.name, v.rule.name(), v.error_code, v.message);
+            let msg = format!(
+                "IR is invalid {when} pass `{}`: {} ({}): {}",
+                pass.name,
+                v.rule.name(),
+                v.error_code,
+                v.message
+            );
             Diagnostic::error(codes::VERIFY_FAILED, v.span, msg)
         })
         .collect())
@@ -125,11 +127,14 @@ mod tests {
     use crate::passes::{Backend, PassKind};
 
     /// A pass that appends `+` to the program name (so the order of runs is visible).
-    static MARK: PassInfo = fake("mark", Some(|p, _| {
-        let mut q = p.clone();
-        q.name.push('+');
-        Ok(q)
-    }));
+    static MARK: PassInfo = fake(
+        "mark",
+        Some(|p, _| {
+            let mut q = p.clone();
+            q.name.push('+');
+            Ok(q)
+        }),
+    );
     static FAIL: PassInfo = fake("fail", Some(|_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "no")])));
     static TODO: PassInfo = fake("todo", None);
 

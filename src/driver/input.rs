@@ -31,11 +31,7 @@ pub fn display_name(arg: &str) -> String {
 /// Reads `arg` (a path, or `-` for `stdin`), refusing more than `limit` bytes, and decodes it.
 pub fn read(arg: &str, stdin: &mut dyn Read, limit: u64) -> Result<SourceFile, InputError> {
     let name = display_name(arg);
-    let bytes = if arg == "-" {
-        read_limited(stdin, limit)
-    } else {
-        read_file(arg, limit)
-    };
+    let bytes = if arg == "-" { read_limited(stdin, limit) } else { read_file(arg, limit) };
     match bytes {
         Ok(bytes) => decode(name, bytes),
         Err(diag) => Err(InputError { file: SourceFile { name, text: String::new() }, diag }),
@@ -43,9 +39,8 @@ pub fn read(arg: &str, stdin: &mut dyn Read, limit: u64) -> Result<SourceFile, I
 }
 
 fn read_file(path: &str, limit: u64) -> Result<Vec<u8>, Diagnostic> {
-    let cannot_read = |e: std::io::Error| {
-        Diagnostic::error(codes::FILE_READ, Span::NONE, format!("cannot read `{path}`: {e}"))
-    };
+    let cannot_read =
+        |e: std::io::Error| Diagnostic::error(codes::FILE_READ, Span::NONE, format!("cannot read `{path}`: {e}"));
     let mut file = std::fs::File::open(path).map_err(cannot_read)?;
     // Refuse early when the size is known; `read_limited` still guards pipes and special files.
     if let Ok(meta) = file.metadata() {

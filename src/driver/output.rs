@@ -44,11 +44,7 @@ fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     };
     fs::create_dir_all(&dir)?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.ptoc-tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    let tmp = dir.join(format!(".{name}.ptoc-tmp-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
     let written = File::create_new(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
         f.flush()

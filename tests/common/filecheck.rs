@@ -74,7 +74,8 @@ def main(self):
 
     #[test]
     fn hash_comment_checks_are_found_and_run_lines_ignored() {
-        let checks = "# RUN: ptoc --pipeline none %s | FileCheck %s\n# CHECK: def kernel\n# CHECK-NEXT: pl.block.load\n";
+        let checks =
+            "# RUN: ptoc --pipeline none %s | FileCheck %s\n# CHECK: def kernel\n# CHECK-NEXT: pl.block.load\n";
         assert_eq!(filecheck(OUT, checks, "CHECK"), Ok(()));
         let wrong = "# RUN: ptoc %s\n# CHECK: def kernel\n# CHECK-NEXT: pl.block.store\n";
         let err = filecheck(OUT, wrong, "CHECK").unwrap_err();

@@ -16,11 +16,7 @@ pub enum Outcome {
 
 /// Case ids of the pending file, in file order (`#` starts a comment, blank lines ignored).
 pub fn parse_pending(text: &str) -> Vec<String> {
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect()
+    text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()).map(String::from).collect()
 }
 
 /// `(case id, reason)` for every line ``- `<id>`: reason`` of the deviations file. Only
@@ -89,10 +85,8 @@ pub fn judge(results: &[(String, Outcome)], pending: &[String], deviations: &[(S
             v.problems.push(format!("`{id}` is listed both in {PENDING_FILE} and in {DEVIATIONS_FILE}"));
         }
     }
-    for (id, file) in pending_set
-        .iter()
-        .map(|id| (id, PENDING_FILE))
-        .chain(deviation_set.iter().map(|id| (id, DEVIATIONS_FILE)))
+    for (id, file) in
+        pending_set.iter().map(|id| (id, PENDING_FILE)).chain(deviation_set.iter().map(|id| (id, DEVIATIONS_FILE)))
     {
         if !existing.contains(id) {
             v.problems.push(format!("`{id}` is listed in {file} but there is no such case"));
@@ -140,7 +134,8 @@ pub fn judge(results: &[(String, Outcome)], pending: &[String], deviations: &[(S
 /// The pending file rewritten to list exactly `failing` (sorted), keeping the leading comment
 /// block of `old` (or a default one).
 pub fn rewrite_pending(old: &str, failing: &[String]) -> String {
-    let header: Vec<&str> = old.lines().take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#')).collect();
+    let header: Vec<&str> =
+        old.lines().take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#')).collect();
     let mut out = if header.iter().any(|l| !l.trim().is_empty()) {
         header.join("\n").trim_end().to_string() + "\n"
     } else {

@@ -73,8 +73,7 @@ pub fn roundtrip_text(file_text: &str) -> Option<String> {
     if !file_text.lines().any(|l| l.trim() == "# ROUNDTRIP") {
         return None;
     }
-    let kept: Vec<&str> =
-        file_text.lines().filter(|l| !is_comment(l) || l.starts_with("# pypto.program:")).collect();
+    let kept: Vec<&str> = file_text.lines().filter(|l| !is_comment(l) || l.starts_with("# pypto.program:")).collect();
     Some(kept.join("\n"))
 }
 
@@ -142,7 +141,8 @@ fn filecheck_prefix(words: &[String], file: &str) -> Result<String, String> {
         let opt = w.strip_prefix("--").or_else(|| w.strip_prefix('-'));
         match opt.map(|o| o.split_once('=').unwrap_or((o, ""))) {
             Some(("check-prefix" | "check-prefixes", value)) => {
-                let value = if value.is_empty() { words.next().cloned().unwrap_or_default() } else { value.to_string() };
+                let value =
+                    if value.is_empty() { words.next().cloned().unwrap_or_default() } else { value.to_string() };
                 if value.is_empty() {
                     return Err(format!("`{w}` needs a value"));
                 }
