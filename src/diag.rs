@@ -120,6 +120,7 @@ pub mod codes {
     pub const FILE_READ: &str = "E0001";
     pub const INVALID_UTF8: &str = "E0002";
     pub const FILE_TOO_LARGE: &str = "E0003";
+    pub const FILE_WRITE: &str = "E0004";
     // Lexical and layout (E01xx).
     pub const BAD_CHAR: &str = "E0101";
     pub const TAB_INDENT: &str = "E0102";
@@ -162,6 +163,7 @@ pub mod codes {
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
     pub const UNKNOWN_PASS: &str = "E0902";
+    pub const VERIFY_FAILED: &str = "E0903";
 }
 
 /// Colour choice for rendered diagnostics.

@@ -13,5 +13,6 @@ pub mod lexer;
 pub mod lower;
 pub mod ops;
 pub mod parser;
+pub mod passes;
 pub mod printer;
 pub mod verify;

@@ -1,1 +1,25 @@
-fn main(){}
+//! `ptoc`: the command-line entry. All the work is in [`ptoc::driver`]; this only connects it
+//! to the process (arguments, stdin, terminal detection, exit status).
+
+use std::io::IsTerminal;
+
+fn main() {
+    let mut args = Vec::new();
+    for arg in std::env::args_os() {
+        match arg.into_string() {
+            Ok(a) => args.push(a),
+            Err(bad) => {
+                eprintln!("error: argument {bad:?} is not valid UTF-8");
+                std::process::exit(ptoc::driver::exit::USAGE);
+            }
+        }
+    }
+    let mut stdin = std::io::stdin();
+    let host = ptoc::driver::Host {
+        stdin: &mut stdin,
+        stderr_is_terminal: std::io::stderr().is_terminal(),
+        no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+    };
+    let out = ptoc::driver::run_with(&args, host);
+    std::process::exit(ptoc::driver::deliver(out));
+}

@@ -1,0 +1,203 @@
+//! The command line of `ptoc` (clap derive). Only the syntax of the arguments lives here; what
+//! they mean is decided in [`super::plan`] and [`super::compile`].
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use crate::passes::{Backend, Pipeline};
+
+/// Text shown after the flags in `--help`.
+const AFTER_HELP: &str = "\
+Exit status:
+  0    success
+  1    error in the input, or a pass / output kind that is not implemented yet
+       (diagnostics on stderr; nothing is written to the -o path)
+  2    usage error: bad flags, unknown pass name, --stop-after a pass not in the run
+  101  internal compiler error (a bug in ptoc)
+
+Environment:
+  NO_COLOR    when set and not empty, --color=auto does not colour diagnostics
+
+Passes run in the order of --passes if given, else of --pipeline. Use --list-passes for the names;
+the reference's CamelCase names (ConvertToSSA, MemoryReuse, ...) are accepted too.";
+
+/// ptoc: compile PyPTO tile-IR programs (.pto) through IR passes to IR text or C++.
+#[derive(Debug, Parser)]
+#[command(name = "ptoc", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The .pto file to compile, or `-` to read standard input.
+    #[arg(value_name = "FILE|-", required_unless_present = "list_passes")]
+    pub input: Option<String>,
+
+    /// What to write: `ir` (canonical .pto text of the final program) or `cpp` (CCE C++ files).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = Emit::Ir)]
+    pub emit: Emit,
+
+    /// Stop after this pass (the first time it runs) and emit the program as it is then.
+    #[arg(long, value_name = "PASS")]
+    pub stop_after: Option<String>,
+
+    /// Run exactly these passes, in this order, instead of the --pipeline's (comma-separated;
+    /// an empty list runs none).
+    #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', num_args = 1)]
+    pub passes: Option<Vec<String>>,
+
+    /// Which pass list to run: `default` (convert-to-ssa, outline-incore-scopes,
+    /// flatten-call-expr, run-verifier, init-mem-ref, basic-memory-reuse, insert-sync,
+    /// allocate-memory-addr), `ptoas` (the same without insert-sync) or `none` (parse and print).
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = PipelineArg::Default)]
+    pub pipeline: PipelineArg,
+
+    /// Print the IR after every pass to stderr, each after a header line
+    /// `# ==== after-NN-<pass> ====` (NN = 1-based position in the run).
+    #[arg(long)]
+    pub print_after_all: bool,
+
+    /// Before every pass verify the IR properties it requires, after it those it produces
+    /// (SSAForm, TypeChecked, NoNestedCalls: rules SSAVerify, TypeCheck, NoNestedCall);
+    /// a violation is an error (exit 1).
+    #[arg(long)]
+    pub verify_each: bool,
+
+    /// List the registered passes with their descriptions and exit.
+    #[arg(long)]
+    pub list_passes: bool,
+
+    /// The target whose pipe table the passes use.
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = BackendArg::Cce)]
+    pub backend: BackendArg,
+
+    /// Write the output here instead of stdout (a file for --emit=ir, a directory for
+    /// --emit=cpp; missing directories are created). Files are written to temporary names and
+    /// renamed when complete, so on any error the path is left untouched. `-` means stdout.
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+
+    /// Colour diagnostics: `auto` = only when stderr is a terminal and NO_COLOR is unset.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+
+    /// How to print diagnostics: `human` (source excerpt with labels and notes) or `short`
+    /// (one line `file:line:col: error[CODE]: message` each).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
+
+    /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed).
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]
+    pub max_file_size: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    Ir,
+    Cpp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PipelineArg {
+    Default,
+    Ptoas,
+    None,
+}
+
+impl From<PipelineArg> for Pipeline {
+    fn from(p: PipelineArg) -> Pipeline {
+        match p {
+            PipelineArg::Default => Pipeline::Default,
+            PipelineArg::Ptoas => Pipeline::Ptoas,
+            PipelineArg::None => Pipeline::None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Cce,
+    Pto,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Backend {
+        match b {
+            BackendArg::Cce => Backend::Cce,
+            BackendArg::Pto => Backend::Pto,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ErrorFormat {
+    Human,
+    Short,
+}
+
+/// Parses a byte count: digits, optionally followed by K/KiB, M/MiB or G/GiB (powers of 1024).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 256MiB)"))?;
+    let shift = match unit {
+        "" => 0,
+        "K" | "k" | "KiB" => 10,
+        "M" | "m" | "MiB" => 20,
+        "G" | "g" | "GiB" => 30,
+        _ => return Err(format!("unknown size unit `{unit}` (use K, M or G)")),
+    };
+    n.checked_mul(1u64 << shift).ok_or_else(|| format!("size `{s}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("0"), Ok(0));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("2K"), Ok(2048));
+        assert_eq!(parse_size("256MiB"), Ok(256 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("MiB").is_err());
+        assert!(parse_size("99999999999999999999G").is_err());
+        assert!(parse_size("9999999999999G").is_err());
+    }
+
+    #[test]
+    fn defaults() {
+        let cli = Cli::try_parse_from(["ptoc", "x.pto"]).unwrap();
+        assert_eq!(cli.emit, Emit::Ir);
+        assert_eq!(cli.pipeline, PipelineArg::Default);
+        assert_eq!(cli.backend, BackendArg::Cce);
+        assert_eq!(cli.max_file_size, 256 << 20);
+        assert!(cli.passes.is_none());
+    }
+
+    #[test]
+    fn passes_split_on_commas() {
+        let cli = Cli::try_parse_from(["ptoc", "--passes", "a,b", "x.pto"]).unwrap();
+        assert_eq!(cli.passes, Some(vec!["a".to_string(), "b".to_string()]));
+    }
+
+    #[test]
+    fn input_is_required_unless_listing() {
+        assert!(Cli::try_parse_from(["ptoc"]).is_err());
+        assert!(Cli::try_parse_from(["ptoc", "--list-passes"]).is_ok());
+    }
+}

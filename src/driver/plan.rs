@@ -1,0 +1,97 @@
+//! Which passes a run executes: `--passes` or `--pipeline`, cut after `--stop-after`.
+//! Pass-name problems are usage errors (exit 2) reported as [`codes::UNKNOWN_PASS`].
+
+use crate::diag::{codes, Diagnostic, Span};
+use crate::passes::{self, PassInfo, Pipeline};
+
+/// Resolves the pass list of a run. `passes` (from `--passes`) replaces the pipeline's list;
+/// empty names are dropped, so `--passes ''` runs no pass.
+pub fn resolve(
+    pipeline: Pipeline,
+    passes: Option<&[String]>,
+    stop_after: Option<&str>,
+) -> Result<Vec<&'static PassInfo>, Diagnostic> {
+    let mut list = match passes {
+        Some(names) => names
+            .iter()
+            .map(|n| n.trim())
+            .filter(|n| !n.is_empty())
+            .map(|n| passes::lookup(n).ok_or_else(|| unknown_pass(n, "--passes")))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => pipeline.passes(),
+    };
+    if let Some(stop) = stop_after {
+        let target = passes::lookup(stop.trim()).ok_or_else(|| unknown_pass(stop, "--stop-after"))?;
+        let at = list.iter().position(|p| std::ptr::eq(*p, target)).ok_or_else(|| {
+            let run: Vec<&str> = list.iter().map(|p| p.name).collect();
+            let run = if run.is_empty() { "no passes".to_string() } else { run.join(", ") };
+            Diagnostic::error(
+                codes::UNKNOWN_PASS,
+                Span::NONE,
+                format!("--stop-after `{stop}`: that pass is not part of this run"),
+            )
+            .with_note(format!("this run's passes: {run}"))
+        })?;
+        list.truncate(at + 1);
+    }
+    Ok(list)
+}
+
+fn unknown_pass(name: &str, flag: &str) -> Diagnostic {
+    let known: Vec<&str> = passes::PASSES.iter().map(|p| p.name).collect();
+    Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, format!("{flag}: unknown pass `{name}`"))
+        .with_note(format!("known passes: {}", known.join(", ")))
+        .with_note("the reference's CamelCase names (ConvertToSSA, MemoryReuse, …) are accepted too; see --list-passes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(r: Result<Vec<&'static PassInfo>, Diagnostic>) -> Vec<&'static str> {
+        r.unwrap().iter().map(|p| p.name).collect()
+    }
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn pipeline_lists() {
+        assert_eq!(names(resolve(Pipeline::Default, None, None)).len(), 8);
+        assert!(names(resolve(Pipeline::None, None, None)).is_empty());
+    }
+
+    #[test]
+    fn passes_replace_the_pipeline_and_accept_aliases() {
+        let p = strings(&["MemoryReuse", " convert-to-ssa", ""]);
+        assert_eq!(names(resolve(Pipeline::Default, Some(&p), None)), ["basic-memory-reuse", "convert-to-ssa"]);
+        assert!(names(resolve(Pipeline::Default, Some(&[]), None)).is_empty());
+    }
+
+    #[test]
+    fn stop_after_truncates_at_first_occurrence() {
+        let got = names(resolve(Pipeline::Default, None, Some("FlattenCallExpr")));
+        assert_eq!(got, ["convert-to-ssa", "outline-incore-scopes", "flatten-call-expr"]);
+        let p = strings(&["flatten-single-stmt", "normalize-stmt-structure", "flatten-single-stmt"]);
+        assert_eq!(names(resolve(Pipeline::None, Some(&p), Some("flatten-single-stmt"))), ["flatten-single-stmt"]);
+    }
+
+    #[test]
+    fn unknown_names_are_reported_with_the_known_list() {
+        let e = resolve(Pipeline::None, Some(&strings(&["convert-to-ssa", "bogus"])), None).unwrap_err();
+        assert_eq!(e.code, codes::UNKNOWN_PASS);
+        assert!(e.message.contains("`bogus`"));
+        assert!(e.notes[0].contains("insert-sync"));
+        let e = resolve(Pipeline::Default, None, Some("bogus")).unwrap_err();
+        assert!(e.message.contains("--stop-after"));
+    }
+
+    #[test]
+    fn stop_after_a_pass_outside_the_run_is_an_error() {
+        let e = resolve(Pipeline::Ptoas, None, Some("insert-sync")).unwrap_err();
+        assert_eq!(e.code, codes::UNKNOWN_PASS);
+        assert!(e.message.contains("not part of this run"));
+        let e = resolve(Pipeline::None, None, Some("insert-sync")).unwrap_err();
+        assert!(e.notes[0].contains("no passes"));
+    }
+}

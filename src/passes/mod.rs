@@ -1,0 +1,324 @@
+//! The pass registry: every IR pass ptoc knows, by name, with the IR properties it needs and
+//! produces (spec `passes-and-codegen.md` §1.1–1.2, §1.7), and the named pipelines.
+//!
+//! A pass whose transform is not written yet is still registered (with `run: None`), so the
+//! CLI can name it, list it, and refuse to run it with a clear error instead of skipping it.
+
+use crate::diag::Diagnostic;
+use crate::ir::Program;
+
+/// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
+/// table they read; C++ emission is CCE only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Cce,
+    Pto,
+}
+
+/// What a pass gets besides the program: the settings that are values, not globals (spec §1).
+#[derive(Clone, Copy, Debug)]
+pub struct PassEnv {
+    pub backend: Backend,
+}
+
+/// A pass transform. It never mutates its input; errors are diagnostics (never panics).
+pub type PassFn = fn(&Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
+
+/// IR properties (spec `passes-and-codegen.md` §1.1), in bit order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Property {
+    SsaForm,
+    TypeChecked,
+    NoNestedCalls,
+    NormalizedStmtStructure,
+    FlattenedSingleStmt,
+    SplitIncoreOrch,
+    HasMemRefs,
+    IncoreBlockOps,
+    AllocatedMemoryAddr,
+}
+
+impl Property {
+    /// The reference's name (`SSAForm`, `TypeChecked`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Property::SsaForm => "SSAForm",
+            Property::TypeChecked => "TypeChecked",
+            Property::NoNestedCalls => "NoNestedCalls",
+            Property::NormalizedStmtStructure => "NormalizedStmtStructure",
+            Property::FlattenedSingleStmt => "FlattenedSingleStmt",
+            Property::SplitIncoreOrch => "SplitIncoreOrch",
+            Property::HasMemRefs => "HasMemRefs",
+            Property::IncoreBlockOps => "IncoreBlockOps",
+            Property::AllocatedMemoryAddr => "AllocatedMemoryAddr",
+        }
+    }
+
+    /// The verifier rule that checks this property, when [`crate::verify`] has one.
+    pub fn verifier_rule(self) -> Option<crate::verify::Rule> {
+        use crate::verify::Rule;
+        match self {
+            Property::SsaForm => Some(Rule::SsaVerify),
+            Property::TypeChecked => Some(Rule::TypeCheck),
+            Property::NoNestedCalls => Some(Rule::NoNestedCall),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the transform sees one function at a time or the whole program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassKind {
+    Function,
+    Program,
+}
+
+/// One registered pass.
+#[derive(Debug)]
+pub struct PassInfo {
+    /// Kebab-case name, used in `--passes`, `--stop-after` and dump headers.
+    pub name: &'static str,
+    /// Other accepted spellings: the reference's CamelCase name and manager aliases.
+    pub aliases: &'static [&'static str],
+    /// One line for `--list-passes`.
+    pub description: &'static str,
+    pub kind: PassKind,
+    pub required: &'static [Property],
+    pub produced: &'static [Property],
+    pub invalidated: &'static [Property],
+    /// The transform; `None` while the pass is not implemented.
+    pub run: Option<PassFn>,
+}
+
+impl PassInfo {
+    pub fn is_implemented(&self) -> bool {
+        self.run.is_some()
+    }
+    /// True for the kebab-case name or any alias (exact spelling).
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+use Property::*;
+
+/// Every pass, in the order `--list-passes` shows them (pipeline order first).
+pub static PASSES: &[PassInfo] = &[
+    PassInfo {
+        name: "convert-to-ssa",
+        aliases: &["ConvertToSSA"],
+        description: "rename variables so each is assigned once; loops and ifs carry values through iter_args/return_vars and yields",
+        kind: PassKind::Function,
+        required: &[TypeChecked],
+        produced: &[TypeChecked, SsaForm],
+        invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
+        run: None,
+    },
+    PassInfo {
+        name: "outline-incore-scopes",
+        aliases: &["OutlineIncoreScopes"],
+        description: "move each `with pl.incore():` scope into its own InCore function and call it",
+        kind: PassKind::Program,
+        required: &[TypeChecked, SsaForm],
+        produced: &[SplitIncoreOrch],
+        invalidated: &[],
+        run: None,
+    },
+    PassInfo {
+        name: "flatten-call-expr",
+        aliases: &["FlattenCallExpr"],
+        description: "hoist calls nested in arguments, conditions and operators into temporaries",
+        kind: PassKind::Function,
+        required: &[TypeChecked],
+        produced: &[TypeChecked, NoNestedCalls],
+        invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
+        run: None,
+    },
+    PassInfo {
+        name: "normalize-stmt-structure",
+        aliases: &["NormalizeStmtStructure"],
+        description: "make every body a SeqStmts and wrap runs of assignments/evals in OpStmts",
+        kind: PassKind::Function,
+        required: &[TypeChecked],
+        produced: &[TypeChecked, NormalizedStmtStructure],
+        invalidated: &[FlattenedSingleStmt],
+        run: None,
+    },
+    PassInfo {
+        name: "flatten-single-stmt",
+        aliases: &["FlattenSingleStmt"],
+        description: "replace one-element SeqStmts/OpStmts by their element",
+        kind: PassKind::Function,
+        required: &[TypeChecked],
+        produced: &[TypeChecked, FlattenedSingleStmt],
+        invalidated: &[NormalizedStmtStructure],
+        run: None,
+    },
+    PassInfo {
+        name: "run-verifier",
+        aliases: &["RunVerifier", "IRVerifier"],
+        description: "run the default IR verifier (SSAVerify, TypeCheck, NoNestedCall) and report; the program is unchanged",
+        kind: PassKind::Program,
+        required: &[],
+        produced: &[],
+        invalidated: &[],
+        run: None,
+    },
+    PassInfo {
+        name: "init-mem-ref",
+        aliases: &["InitMemRef"],
+        description: "give every tile variable a MemRef in its memory space",
+        kind: PassKind::Function,
+        required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
+        produced: &[HasMemRefs, NormalizedStmtStructure],
+        invalidated: &[SsaForm],
+        run: None,
+    },
+    PassInfo {
+        name: "basic-memory-reuse",
+        aliases: &["BasicMemoryReuse", "MemoryReuse"],
+        description: "let tiles whose lifetimes do not overlap share a MemRef",
+        kind: PassKind::Function,
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[],
+        invalidated: &[],
+        run: None,
+    },
+    PassInfo {
+        name: "insert-sync",
+        aliases: &["InsertSync"],
+        description: "insert set_flag/wait_flag and pipe barriers between dependent pipes",
+        kind: PassKind::Function,
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[],
+        invalidated: &[],
+        run: None,
+    },
+    PassInfo {
+        name: "allocate-memory-addr",
+        aliases: &["AllocateMemoryAddr"],
+        description: "assign on-chip addresses to MemRefs, per memory space",
+        kind: PassKind::Function,
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[AllocatedMemoryAddr],
+        invalidated: &[],
+        run: None,
+    },
+    PassInfo {
+        name: "convert-tensor-to-block-ops",
+        aliases: &["ConvertTensorToBlockOps"],
+        description: "rewrite tensor ops in InCore functions into block loads, block ops and stores",
+        kind: PassKind::Program,
+        required: &[SplitIncoreOrch],
+        produced: &[IncoreBlockOps],
+        invalidated: &[],
+        run: None,
+    },
+];
+
+/// Finds a pass by its kebab-case name or any alias.
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().find(|p| p.answers_to(name))
+}
+
+/// The named pass lists of `--pipeline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipeline {
+    /// The reference's Default strategy, with outline-incore-scopes after convert-to-ssa.
+    Default,
+    /// The reference's PTOAS strategy: Default without insert-sync.
+    Ptoas,
+    /// No passes: parse, lower, print.
+    None,
+}
+
+impl Pipeline {
+    /// The passes of this pipeline, in order, by kebab-case name.
+    pub fn pass_names(self) -> &'static [&'static str] {
+        match self {
+            Pipeline::Default => &[
+                "convert-to-ssa",
+                "outline-incore-scopes",
+                "flatten-call-expr",
+                "run-verifier",
+                "init-mem-ref",
+                "basic-memory-reuse",
+                "insert-sync",
+                "allocate-memory-addr",
+            ],
+            Pipeline::Ptoas => &[
+                "convert-to-ssa",
+                "outline-incore-scopes",
+                "flatten-call-expr",
+                "run-verifier",
+                "init-mem-ref",
+                "basic-memory-reuse",
+                "allocate-memory-addr",
+            ],
+            Pipeline::None => &[],
+        }
+    }
+
+    /// The passes of this pipeline, in order.
+    pub fn passes(self) -> Vec<&'static PassInfo> {
+        self.pass_names().iter().filter_map(|n| lookup(n)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for p in PASSES {
+            for n in std::iter::once(&p.name).chain(p.aliases) {
+                assert!(seen.insert(*n), "name {n} registered twice");
+            }
+        }
+    }
+
+    #[test]
+    fn lookup_accepts_kebab_camel_and_manager_aliases() {
+        assert_eq!(lookup("convert-to-ssa").map(|p| p.name), Some("convert-to-ssa"));
+        assert_eq!(lookup("ConvertToSSA").map(|p| p.name), Some("convert-to-ssa"));
+        assert_eq!(lookup("MemoryReuse").map(|p| p.name), Some("basic-memory-reuse"));
+        assert_eq!(lookup("RunVerifier").map(|p| p.name), Some("run-verifier"));
+        assert_eq!(lookup("InitMemRef").map(|p| p.name), Some("init-mem-ref"));
+        assert!(lookup("convert_to_ssa").is_none());
+        assert!(lookup("").is_none());
+    }
+
+    #[test]
+    fn pipelines_name_only_registered_passes() {
+        for pl in [Pipeline::Default, Pipeline::Ptoas, Pipeline::None] {
+            assert_eq!(pl.passes().len(), pl.pass_names().len(), "{pl:?}");
+        }
+        let default = Pipeline::Default.pass_names();
+        let ptoas = Pipeline::Ptoas.pass_names();
+        let without_sync: Vec<_> = default.iter().filter(|n| **n != "insert-sync").copied().collect();
+        assert_eq!(ptoas, without_sync.as_slice());
+        assert_eq!(default[1], "outline-incore-scopes");
+    }
+
+    #[test]
+    fn every_spec_pass_is_registered() {
+        for n in [
+            "convert-to-ssa",
+            "outline-incore-scopes",
+            "flatten-call-expr",
+            "normalize-stmt-structure",
+            "flatten-single-stmt",
+            "run-verifier",
+            "init-mem-ref",
+            "basic-memory-reuse",
+            "insert-sync",
+            "allocate-memory-addr",
+            "convert-tensor-to-block-ops",
+        ] {
+            assert!(lookup(n).is_some(), "{n}");
+        }
+        assert_eq!(PASSES.len(), 11);
+    }
+}

@@ -1,0 +1,135 @@
+//! Helpers shared by the test targets (`lit`, `conformance`, `harness`). Each target uses a
+//! different part, hence the `dead_code` allowance.
+//!
+//! The unit tests of these helpers run in the `harness` target. The `harness = false` targets
+//! are built with `cfg(test)` too but drop `#[test]` functions, which leaves the test modules'
+//! imports unused there: hence `allow(unused_imports)` on each of them.
+#![allow(dead_code)]
+
+pub mod corpus;
+pub mod filecheck;
+pub mod json;
+pub mod pending;
+pub mod run_line;
+
+use std::path::{Path, PathBuf};
+
+/// The crate root (where Cargo.toml is).
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file under `dir` whose name ends with `suffix`, recursively, sorted by path.
+pub fn files_under(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(suffix)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `path` relative to `base`, with `/` separators (test and case names).
+pub fn relative_name(path: &Path, base: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+/// The text without one final `\n` (ptoc's printer has none; files and ptoc's stdout have one).
+pub fn strip_final_newline(s: &str) -> &str {
+    s.strip_suffix('\n').unwrap_or(s)
+}
+
+/// Equal modulo one final newline on either side.
+pub fn same_text(a: &str, b: &str) -> bool {
+    strip_final_newline(a) == strip_final_newline(b)
+}
+
+/// The first `max` characters of `s`, with a note when cut.
+pub fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}… [{} more bytes]", &s[..i], s.len() - i),
+    }
+}
+
+/// Where two texts first differ: line number and both lines.
+pub fn first_difference(expected: &str, actual: &str) -> String {
+    let (e, a) = (strip_final_newline(expected), strip_final_newline(actual));
+    let mut el = e.lines();
+    let mut al = a.lines();
+    let mut n = 1;
+    loop {
+        match (el.next(), al.next()) {
+            (Some(x), Some(y)) if x == y => n += 1,
+            (None, None) => return "texts are equal".into(),
+            (x, y) => {
+                return format!(
+                    "first difference at line {n}:\n  expected: {}\n  actual:   {}",
+                    x.map(|s| excerpt(s, 300)).unwrap_or_else(|| "<end of text>".into()),
+                    y.map(|s| excerpt(s, 300)).unwrap_or_else(|| "<end of text>".into()),
+                )
+            }
+        }
+    }
+}
+
+/// Runs `f`, turning a panic into an error message (a panic is a ptoc bug; the case fails).
+pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        format!("panicked: {msg}")
+    })
+}
+
+/// Replaces the panic hook by a one-line report (location and message), so that hundreds of
+/// cases failing on the same unfinished stage do not each print a backtrace.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("panic at {at}: {msg}");
+    }));
+}
+
+#[cfg(test)]
+#[allow(unused_imports)] // see mod.rs
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_helpers() {
+        assert!(same_text("a\nb", "a\nb\n"));
+        assert!(!same_text("a\nb\n\n", "a\nb"));
+        assert!(first_difference("a\nb\nc", "a\nx\nc").contains("line 2"));
+        assert!(first_difference("a\nb", "a").contains("<end of text>"));
+        assert_eq!(excerpt("héllo", 2), "hé… [3 more bytes]");
+        assert_eq!(excerpt("hé", 2), "hé");
+        assert_eq!(guard(|| 1), Ok(1));
+        assert_eq!(guard(|| -> i32 { panic!("x {}", 1) }), Err("panicked: x 1".into()));
+    }
+
+    #[test]
+    fn relative_names_use_slashes() {
+        let base = Path::new("/a/lit-tests");
+        assert_eq!(relative_name(&base.join("print").join("x.pto"), base), "print/x.pto");
+    }
+}
