@@ -20,7 +20,7 @@ use litcheck_filecheck::{Config, Test};
 /// cannot pin down indentation.
 pub fn filecheck(output: &str, check_source: &str, prefix: &str) -> Result<(), String> {
     let output = canonicalize_whitespace(output);
-    let check_source = canonicalize_whitespace(check_source);
+    let check_source = escape_literal_brackets(&canonicalize_whitespace(check_source));
     let mut config = Config::default();
     config.options.check_prefixes =
         prefix.split(',').map(str::trim).filter(|p| !p.is_empty()).map(Symbol::intern).collect();
@@ -28,6 +28,31 @@ pub fn filecheck(output: &str, check_source: &str, prefix: &str) -> Result<(), S
     let checks = sources.load(SourceLanguage::Unknown, FileName::from("check file".to_string()), check_source);
     let input = sources.load(SourceLanguage::Unknown, FileName::from("output".to_string()), output);
     Test::new(checks, &config).verify(input).map(|_| ()).map_err(|report| render(&report))
+}
+
+/// `[[` starts a FileCheck variable (`[[V:re]]`, `[[V]]`), but `.pto` text is full of literal
+/// `[[` (every shape: `pl.Tensor[[64], pl.FP32]`). A `[[` that does not open a variable is
+/// matched literally, so checks can quote printed types as they are.
+fn escape_literal_brackets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("[[") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let name_len = after
+            .char_indices()
+            .take_while(|&(k, c)| c == '_' || c.is_ascii_alphabetic() || (k > 0 && c.is_ascii_digit()))
+            .count();
+        let opens_variable = name_len > 0 && (after[name_len..].starts_with(':') || after[name_len..].starts_with("]]"));
+        if opens_variable {
+            out.push_str("[[");
+        } else {
+            out.push_str("{{\\[\\[}}");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replaces every run of spaces and tabs by one space.
