@@ -93,9 +93,9 @@ impl Ctx<'_> {
                     self.expr(x, out);
                     out.push_str(", ");
                     // The target dtype is the node's own dtype.
-                    match self.type_of(e).dtype() {
+                    match e.ty.dtype() {
                         Some(d) => self.dtype(d, out),
-                        None => self.ty(self.type_of(e), out),
+                        None => self.ty(&e.ty, out),
                     }
                     out.push(')');
                 }

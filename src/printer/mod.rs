@@ -11,9 +11,9 @@ mod expr;
 mod float;
 mod order;
 mod stmt;
-mod types;
 #[cfg(test)]
 mod tests;
+mod types;
 
 pub use float::format_float;
 pub use order::function_order;
@@ -30,22 +30,14 @@ struct Ctx<'p> {
     in_program: bool,
 }
 
+/// Variable lookups that never panic: the printer also renders malformed IR for messages, so a
+/// dangling id prints a placeholder instead.
 impl<'p> Ctx<'p> {
     fn var_name(&self, id: VarId) -> &'p str {
         self.prog.vars.get(id.index()).map_or("<invalid var>", |v| v.name.as_str())
     }
     fn var_type(&self, id: VarId) -> &'p Type {
         self.prog.vars.get(id.index()).map_or(&Type::Unknown, |v| &v.ty)
-    }
-    /// The type of an expression: the variable's for a variable use (see `Program::type_of`).
-    fn type_of<'e>(&self, e: &'e Expr) -> &'e Type
-    where
-        'p: 'e,
-    {
-        match e.kind {
-            crate::ir::ExprKind::Var(v) => self.var_type(v),
-            _ => &e.ty,
-        }
     }
 }
 

@@ -123,8 +123,12 @@ impl<'p, 'a> DocPrinter<'p, 'a> {
         for (i, child) in children.iter().enumerate() {
             let is_last = i + 1 == children.len();
             match (child, mode) {
-                (Stmt::Yield { values, .. }, BodyMode::FunctionTop) => out.push(self.text(self.values_line("return", values))),
-                (Stmt::Yield { values, .. }, BodyMode::Owner(rvs)) if is_last && !values.is_empty() && !rvs.is_empty() => {
+                (Stmt::Yield { values, .. }, BodyMode::FunctionTop) => {
+                    out.push(self.text(self.values_line("return", values)))
+                }
+                (Stmt::Yield { values, .. }, BodyMode::Owner(rvs))
+                    if is_last && !values.is_empty() && !rvs.is_empty() =>
+                {
                     out.push(self.text(self.yield_assign(rvs, values)))
                 }
                 _ => self.stmt(child, &mut out),
