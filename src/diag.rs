@@ -198,7 +198,6 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
         };
-        let (line, col) = line_col(source, clamp(d.span).start);
         let config = Config::default()
             .with_index_type(IndexType::Byte)
             .with_color(color == Color::Always)
@@ -207,17 +206,18 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
         let mut report = Report::build(kind, primary.clone())
             .with_config(config)
             .with_code(d.code)
-            .with_message(format!("{} (at {}:{}:{})", d.message, file_name, line, col));
-        let mut label = Label::new(primary);
-        if !d.label.is_empty() {
-            label = label.with_message(&d.label);
-        }
-        report = report.with_label(label);
+            .with_message(&d.message);
+        // ariadne draws no marker for a label without text; fall back to the message.
+        let label_text = if d.label.is_empty() { &d.message } else { &d.label };
+        report = report.with_label(Label::new(primary).with_message(label_text));
         for (s, text) in &d.secondary {
             report = report.with_label(Label::new((file_name, clamp(*s))).with_message(text));
         }
         for n in &d.notes {
-            report = report.with_note(n);
+            report = match n.strip_prefix("help: ") {
+                Some(help) => report.with_help(help),
+                None => report.with_note(n),
+            };
         }
         let _ = report.finish().write((file_name, Source::from(source)), &mut out);
     }

@@ -1,7 +1,9 @@
 //! Round trips over the project's own `.pto` files (lit-test inputs and examples): printing is
-//! a fixpoint after one parse (`print(parse(print(parse(x)))) == print(parse(x))`) and the
-//! re-parsed program is structurally equal to the first. (The golden corpus has its own
-//! byte-for-byte round-trip check in `tests/conformance.rs`.)
+//! a fixpoint after one parse (`print(parse(print(parse(x)))) == print(parse(x))`) and reading
+//! printed text back gives a structurally equal program. The first parse of a hand-written file
+//! is not compared structurally with the later ones: the canonical text rounds floats to 6
+//! significant digits (spec §3.7), so `3.14159265` legitimately becomes `3.14159`. (The golden
+//! corpus has its own byte-for-byte round-trip check in `tests/conformance.rs`.)
 
 use std::path::{Path, PathBuf};
 
@@ -33,8 +35,9 @@ fn project_pto_files_round_trip() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for f in &files {
-        let source = std::fs::read_to_string(f).unwrap();
-        // Files that are meant to fail (lit-tests/errors) have nothing to round-trip.
+        // Files that are meant to fail (lit-tests/errors, invalid UTF-8 in lit-tests/cli) have
+        // nothing to round-trip.
+        let Ok(source) = std::fs::read_to_string(f) else { continue };
         let Ok(p1) = compile(&source) else { continue };
         let text1 = ptoc::printer::print_program(&p1);
         let p2 = match compile(&text1) {
@@ -47,8 +50,11 @@ fn project_pto_files_round_trip() {
         let text2 = ptoc::printer::print_program(&p2);
         if text1 != text2 {
             failures.push(format!("{}: printing is not a fixpoint:\n--- first\n{text1}\n--- second\n{text2}", f.display()));
-        } else if !ptoc::ir::equiv::programs_equal(&p1, &p2) {
-            failures.push(format!("{}: re-parsed program is not structurally equal", f.display()));
+            continue;
+        }
+        let p3 = compile(&text2).expect("the same text parsed before");
+        if let Some(diff) = ptoc::ir::equiv::programs_diff(&p2, &p3) {
+            failures.push(format!("{}: re-parsed program is not structurally equal: {diff}", f.display()));
         }
         checked += 1;
     }

@@ -68,7 +68,8 @@ impl Scopes {
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a likely typo.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    // About one edit per three characters: `valeu` → `value` (a swap is two edits).
+    let limit = (name.chars().count().div_ceil(3)).max(1);
     candidates
         .into_iter()
         .map(|c| (edit_distance(name, c), c))
@@ -115,5 +116,7 @@ mod tests {
     fn suggestions_only_for_close_names() {
         assert_eq!(suggest("tile_a", ["tile_b", "other"]), Some("tile_b"));
         assert_eq!(suggest("x", ["completely_different"]), None);
+        assert_eq!(suggest("valeu", ["value"]), Some("value"));
+        assert_eq!(suggest("x", ["yy"]), None);
     }
 }

@@ -301,6 +301,7 @@ impl Lowerer {
                         span,
                         format!("MemRef id {} is used with a different memory space, address or size than before", info.id),
                     )
+                    .with_label("described differently here")
                     .with_secondary(self.prog.var(v).span, "first described here"));
                 }
             }
