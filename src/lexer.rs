@@ -583,6 +583,9 @@ impl<'s> Iterator for Layout<'s> {
                 }
             };
             self.line_has_tokens = true;
+            if self.queue.is_empty() {
+                return Some(Ok((lo, tok, hi)));
+            }
             self.queue.push_back((lo, tok, hi));
         }
     }

@@ -22,7 +22,7 @@ pub enum Problem<'s> {
 /// A top-level line of the file.
 pub enum Entry {
     Import(Import),
-    Item(Item),
+    Item(Box<Item>),
     /// A line skipped by error recovery.
     Nothing,
 }
@@ -62,7 +62,7 @@ pub fn module(entries: Vec<Entry>) -> Module {
     for entry in entries {
         match entry {
             Entry::Import(i) => imports.push(i),
-            Entry::Item(i) => items.push(i),
+            Entry::Item(i) => items.push(*i),
             Entry::Nothing => {}
         }
     }
@@ -75,9 +75,23 @@ fn body_span(body: &[Stmt]) -> Span {
 }
 
 /// A `def` spans from `def` (or its first decorator) to the end of its body.
-pub fn func_def(name: Ident, params: Vec<ParamDef>, returns: Option<Expr>, body: Vec<Stmt>, header: Span) -> FuncDef {
+// Statements and definitions are boxed while they are on the parser's stack: lalrpop moves
+// stack entries as an enum as large as the largest nonterminal type, so keeping the types small
+// makes parsing markedly faster.
+
+pub fn stmt(kind: StmtKind, span: Span) -> Box<Stmt> {
+    Box::new(Stmt { kind, span })
+}
+
+pub fn func_def(
+    name: Ident,
+    params: Vec<ParamDef>,
+    returns: Option<Expr>,
+    body: Vec<Stmt>,
+    header: Span,
+) -> Box<FuncDef> {
     let span = header.to(body_span(&body));
-    FuncDef { decorators: Vec::new(), name, params, returns, body, span }
+    Box::new(FuncDef { decorators: Vec::new(), name, params, returns, body, span })
 }
 
 /// Decorators with the offsets of their `@`: the item's span then starts at the first `@`.
@@ -86,23 +100,25 @@ fn decorators_and_start(decorators: Vec<(usize, Expr)>) -> (Vec<Expr>, Span) {
     (decorators.into_iter().map(|(_, e)| e).collect(), start)
 }
 
-pub fn decorate_fn(decorators: Vec<(usize, Expr)>, mut f: FuncDef) -> FuncDef {
+pub fn decorate_fn(decorators: Vec<(usize, Expr)>, f: Box<FuncDef>) -> FuncDef {
+    let mut f = *f;
     let (decorators, start) = decorators_and_start(decorators);
     f.span = start.to(f.span);
     f.decorators = decorators;
     f
 }
 
-pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Span) -> ClassDef {
+pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Span) -> Box<ClassDef> {
     let end = match body.last() {
         Some(ClassStmt::Function(f)) => f.span,
         Some(ClassStmt::Other(s)) => s.span,
         None => Span::NONE,
     };
-    ClassDef { decorators: Vec::new(), name, bases, body, span: header.to(end) }
+    Box::new(ClassDef { decorators: Vec::new(), name, bases, body, span: header.to(end) })
 }
 
-pub fn decorate_class(decorators: Vec<(usize, Expr)>, mut c: ClassDef) -> ClassDef {
+pub fn decorate_class(decorators: Vec<(usize, Expr)>, c: Box<ClassDef>) -> ClassDef {
+    let mut c = *c;
     let (decorators, start) = decorators_and_start(decorators);
     c.span = start.to(c.span);
     c.decorators = decorators;
@@ -110,7 +126,7 @@ pub fn decorate_class(decorators: Vec<(usize, Expr)>, mut c: ClassDef) -> ClassD
 }
 
 /// A compound statement spans from its keyword to the end of its last block.
-pub fn compound(kind: StmtKind, header: Span) -> Stmt {
+pub fn compound(kind: StmtKind, header: Span) -> Box<Stmt> {
     let end = match &kind {
         StmtKind::If { then_body, else_body, .. } => {
             body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span))
@@ -118,11 +134,11 @@ pub fn compound(kind: StmtKind, header: Span) -> Stmt {
         StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => body_span(body),
         _ => Span::NONE,
     };
-    Stmt { kind, span: header.to(end) }
+    stmt(kind, header.to(end))
 }
 
-pub fn expr_stmt(e: ExprList, span: Span) -> Stmt {
-    Stmt { kind: StmtKind::Expr(e.into_expr()), span }
+pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
+    stmt(StmtKind::Expr(e.into_expr()), span)
 }
 
 /// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
@@ -161,8 +177,8 @@ fn bad_target(e: &Expr) -> Diagnostic {
 }
 
 /// Stands in for a statement that was reported as invalid (the parse result is discarded).
-fn placeholder(span: Span) -> Stmt {
-    Stmt { kind: StmtKind::Pass, span }
+fn placeholder(span: Span) -> Box<Stmt> {
+    stmt(StmtKind::Pass, span)
 }
 
 pub fn assign(
@@ -171,12 +187,11 @@ pub fn assign(
     annotation: Option<Expr>,
     value: ExprList,
     span: Span,
-) -> Stmt {
+) -> Box<Stmt> {
     match targets(problems, target) {
-        Some((targets, tuple_target)) => Stmt {
-            kind: StmtKind::Assign { targets, tuple_target, annotation, value: value.into_expr() },
-            span,
-        },
+        Some((targets, tuple_target)) => {
+            stmt(StmtKind::Assign { targets, tuple_target, annotation, value: value.into_expr() }, span)
+        }
         None => placeholder(span),
     }
 }
@@ -188,7 +203,7 @@ pub fn annotated(
     annotation: Expr,
     value: Option<ExprList>,
     span: Span,
-) -> Stmt {
+) -> Box<Stmt> {
     let single = !target.comma && target.items.len() == 1;
     let name = match target.items.into_iter().next() {
         Some(Expr { kind: ExprKind::Name(name), span }) if single => Ident { name, span },
@@ -210,7 +225,7 @@ pub fn annotated(
         },
         None => StmtKind::AnnOnly { target: name, annotation },
     };
-    Stmt { kind, span }
+    stmt(kind, span)
 }
 
 pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
