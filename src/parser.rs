@@ -69,7 +69,10 @@ fn collect_diagnostics<'s>(
     problems: Vec<Problem<'s>>,
     final_error: Option<&GrammarError<'s>>,
 ) -> Vec<Diagnostic> {
-    let ctx = messages::Context { source, line_starts: &lexed.line_starts };
+    let ctx = messages::Context {
+        source,
+        line_starts: &lexed.line_starts,
+    };
     let mut syntax = Vec::new();
     let recovered = problems.iter().any(|p| matches!(p, Problem::Recovered(_)));
     for p in problems {

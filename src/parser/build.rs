@@ -5,8 +5,8 @@
 use lalrpop_util::ErrorRecovery;
 
 use crate::ast::{
-    Arg, BinaryOp, ClassDef, ClassStmt, Expr, ExprKind, FuncDef, Ident, Import, Item, Module, ParamDef, Stmt,
-    StmtKind, UnaryOp,
+    Arg, BinaryOp, ClassDef, ClassStmt, Expr, ExprKind, FuncDef, Ident, Import, Item, Module, ParamDef, Stmt, StmtKind,
+    UnaryOp,
 };
 use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{LexFatal, Tok};
@@ -66,7 +66,12 @@ pub fn module(entries: Vec<Entry>) -> Module {
             Entry::Nothing => {}
         }
     }
-    Module { header: None, imports, items, span: Span::NONE }
+    Module {
+        header: None,
+        imports,
+        items,
+        span: Span::NONE,
+    }
 }
 
 /// The end of a block: its last statement's span (which covers that statement's own blocks).
@@ -74,7 +79,6 @@ fn body_span(body: &[Stmt]) -> Span {
     body.last().map_or(Span::NONE, |s| s.span)
 }
 
-/// A `def` spans from `def` (or its first decorator) to the end of its body.
 // Statements and definitions are boxed while they are on the parser's stack: lalrpop moves
 // stack entries as an enum as large as the largest nonterminal type, so keeping the types small
 // makes parsing markedly faster.
@@ -83,6 +87,7 @@ pub fn stmt(kind: StmtKind, span: Span) -> Box<Stmt> {
     Box::new(Stmt { kind, span })
 }
 
+/// A `def` spans from `def` (or its first decorator) to the end of its body.
 pub fn func_def(
     name: Ident,
     params: Vec<ParamDef>,
@@ -91,7 +96,14 @@ pub fn func_def(
     header: Span,
 ) -> Box<FuncDef> {
     let span = header.to(body_span(&body));
-    Box::new(FuncDef { decorators: Vec::new(), name, params, returns, body, span })
+    Box::new(FuncDef {
+        decorators: Vec::new(),
+        name,
+        params,
+        returns,
+        body,
+        span,
+    })
 }
 
 /// Decorators with the offsets of their `@`: the item's span then starts at the first `@`.
@@ -100,6 +112,7 @@ fn decorators_and_start(decorators: Vec<(usize, Expr)>) -> (Vec<Expr>, Span) {
     (decorators.into_iter().map(|(_, e)| e).collect(), start)
 }
 
+#[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
 pub fn decorate_fn(decorators: Vec<(usize, Expr)>, f: Box<FuncDef>) -> FuncDef {
     let mut f = *f;
     let (decorators, start) = decorators_and_start(decorators);
@@ -114,9 +127,16 @@ pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Spa
         Some(ClassStmt::Other(s)) => s.span,
         None => Span::NONE,
     };
-    Box::new(ClassDef { decorators: Vec::new(), name, bases, body, span: header.to(end) })
+    Box::new(ClassDef {
+        decorators: Vec::new(),
+        name,
+        bases,
+        body,
+        span: header.to(end),
+    })
 }
 
+#[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
 pub fn decorate_class(decorators: Vec<(usize, Expr)>, c: Box<ClassDef>) -> ClassDef {
     let mut c = *c;
     let (decorators, start) = decorators_and_start(decorators);
@@ -128,9 +148,9 @@ pub fn decorate_class(decorators: Vec<(usize, Expr)>, c: Box<ClassDef>) -> Class
 /// A compound statement spans from its keyword to the end of its last block.
 pub fn compound(kind: StmtKind, header: Span) -> Box<Stmt> {
     let end = match &kind {
-        StmtKind::If { then_body, else_body, .. } => {
-            body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span))
-        }
+        StmtKind::If {
+            then_body, else_body, ..
+        } => body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span)),
         StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => body_span(body),
         _ => Span::NONE,
     };
@@ -146,8 +166,14 @@ pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
 fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
     let (items, tuple) = if !t.comma && t.items.len() == 1 {
         match t.items.into_iter().next() {
-            Some(Expr { kind: ExprKind::Tuple(items), .. }) => (items, true),
-            Some(Expr { kind: ExprKind::Name(name), span }) => return Some((vec![Ident { name, span }], false)),
+            Some(Expr {
+                kind: ExprKind::Tuple(items),
+                ..
+            }) => (items, true),
+            Some(Expr {
+                kind: ExprKind::Name(name),
+                span,
+            }) => return Some((vec![Ident { name, span }], false)),
             Some(other) => {
                 problems.push(Problem::Diag(bad_target(&other)));
                 return None;
@@ -189,9 +215,15 @@ pub fn assign(
     span: Span,
 ) -> Box<Stmt> {
     match targets(problems, target) {
-        Some((targets, tuple_target)) => {
-            stmt(StmtKind::Assign { targets, tuple_target, annotation, value: value.into_expr() }, span)
-        }
+        Some((targets, tuple_target)) => stmt(
+            StmtKind::Assign {
+                targets,
+                tuple_target,
+                annotation,
+                value: value.into_expr(),
+            },
+            span,
+        ),
         None => placeholder(span),
     }
 }
@@ -206,7 +238,10 @@ pub fn annotated(
 ) -> Box<Stmt> {
     let single = !target.comma && target.items.len() == 1;
     let name = match target.items.into_iter().next() {
-        Some(Expr { kind: ExprKind::Name(name), span }) if single => Ident { name, span },
+        Some(Expr {
+            kind: ExprKind::Name(name),
+            span,
+        }) if single => Ident { name, span },
         other => {
             let at = other.map_or(span, |e| e.span);
             problems.push(Problem::Diag(
@@ -223,7 +258,10 @@ pub fn annotated(
             annotation: Some(annotation),
             value: value.into_expr(),
         },
-        None => StmtKind::AnnOnly { target: name, annotation },
+        None => StmtKind::AnnOnly {
+            target: name,
+            annotation,
+        },
     };
     stmt(kind, span)
 }
@@ -247,7 +285,11 @@ pub fn postfix(f: Expr, hi: usize, make: impl FnOnce(Box<Expr>) -> ExprKind) -> 
 
 /// `(e)` is `e` (its span widened to the parentheses); `(a, b)` and `(a,)` are tuples.
 pub fn parenthesized(e: ExprList, span: Span) -> Expr {
-    let mut e = if e.comma { Expr::new(ExprKind::Tuple(e.items), span) } else { e.into_expr() };
+    let mut e = if e.comma {
+        Expr::new(ExprKind::Tuple(e.items), span)
+    } else {
+        e.into_expr()
+    };
     e.span = span;
     e
 }
