@@ -65,7 +65,11 @@ pub enum Tok<'s> {
     // number (`12abc`, `0x`, `1__0`, `1e`), reported as one piece rather than as two tokens.
     #[regex(r"[0-9][0-9A-Za-z_]*", bad_number, priority = 2)]
     Int(u64),
-    #[regex(r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?", parse_float, priority = 10)]
+    #[regex(
+        r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?",
+        parse_float,
+        priority = 10
+    )]
     #[regex(r"\.[0-9](_?[0-9])*([eE][+-]?[0-9](_?[0-9])*)?", parse_float, priority = 10)]
     #[regex(r"[0-9](_?[0-9])*[eE][+-]?[0-9](_?[0-9])*", parse_float, priority = 10)]
     Float(f64),
@@ -210,6 +214,11 @@ pub enum Tok<'s> {
     Error,
 }
 
+/// An error diagnostic at `lo..hi` (labels are added with the `Diagnostic` builders).
+fn error_at(code: &'static str, lo: usize, hi: usize, message: String) -> Diagnostic {
+    Diagnostic::error(code, Span::new(lo, hi), message)
+}
+
 fn parse_int(digits: &str, radix: u32) -> Result<u64, LexError> {
     let mut value: u64 = 0;
     for c in digits.chars().filter(|&c| c != '_') {
@@ -232,7 +241,11 @@ fn unclosed_string<'s>(_: &mut logos::Lexer<'s, Tok<'s>>) -> Result<&'s str, Lex
 
 fn parse_float<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Result<f64, LexError> {
     let text = lex.slice();
-    let parsed = if text.contains('_') { text.replace('_', "").parse() } else { text.parse() };
+    let parsed = if text.contains('_') {
+        text.replace('_', "").parse()
+    } else {
+        text.parse()
+    };
     parsed.map_err(|_| LexError::BadNumber)
 }
 
@@ -310,8 +323,16 @@ pub struct Layout<'s> {
     done: bool,
     header: Option<Ident>,
     diags: Vec<Diagnostic>,
-    /// First token of every logical line with its offset, in order (for error messages).
-    line_starts: Vec<(usize, Tok<'s>)>,
+    /// First token of every logical line, in order (for error messages).
+    line_starts: Vec<LineStart<'s>>,
+}
+
+/// The first token of a logical line and its span.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineStart<'s> {
+    pub lo: usize,
+    pub hi: usize,
+    pub first: Tok<'s>,
 }
 
 /// What the lexer found besides tokens.
@@ -321,8 +342,8 @@ pub struct LexOutcome<'s> {
     pub header: Option<Ident>,
     /// Lexical and layout errors, in source order.
     pub diags: Vec<Diagnostic>,
-    /// Offsets and first tokens of the logical lines (sorted by offset).
-    pub line_starts: Vec<(usize, Tok<'s>)>,
+    /// The first token of each logical line, sorted by offset.
+    pub line_starts: Vec<LineStart<'s>>,
     /// Offsets of brackets still open at the end of the input (outermost first).
     pub unclosed: Vec<usize>,
 }
@@ -334,9 +355,16 @@ impl<'s> Layout<'s> {
             source,
             raw: Tok::lexer(source),
             queue: VecDeque::new(),
-            indents: vec![Level { width: 0, phantom: false }],
+            indents: vec![Level {
+                width: 0,
+                phantom: false,
+            }],
             brackets: Vec::new(),
-            pending_break: Some(LineBreak { newline: None, blanks_start: 0, blanks: &source[..blanks_len] }),
+            pending_break: Some(LineBreak {
+                newline: None,
+                blanks_start: 0,
+                blanks: &source[..blanks_len],
+            }),
             line_has_tokens: false,
             bad_char_run: None,
             tab_reported: false,
@@ -358,10 +386,8 @@ impl<'s> Layout<'s> {
         }
     }
 
-    fn error(&mut self, code: &'static str, lo: usize, hi: usize, message: String) -> &mut Diagnostic {
-        self.diags.push(Diagnostic::error(code, Span::new(lo, hi), message));
-        let last = self.diags.len() - 1;
-        &mut self.diags[last]
+    fn report(&mut self, d: Diagnostic) {
+        self.diags.push(d);
     }
 
     /// Turns a raw lexing error into a diagnostic and the token that stands in for the text.
@@ -378,26 +404,39 @@ impl<'s> Layout<'s> {
                     return None;
                 }
                 let msg = format!("unexpected character `{}`", text.escape_debug());
-                self.error(codes::BAD_CHAR, lo, hi, msg).label = "not part of any token".into();
+                self.report(error_at(codes::BAD_CHAR, lo, hi, msg).with_label("not part of any token"));
                 self.bad_char_run = Some(self.diags.len() - 1);
                 Some(Tok::Error)
             }
             LexError::IntOverflow => {
                 let msg = format!("integer literal `{text}` is too large (the maximum is {})", u64::MAX);
-                self.error(codes::INT_OVERFLOW, lo, hi, msg);
+                self.report(error_at(codes::INT_OVERFLOW, lo, hi, msg));
                 Some(Tok::Int(0))
             }
             LexError::BadNumber => {
                 let msg = format!("invalid number literal `{}`", text.escape_debug());
-                self.error(codes::BAD_NUMBER, lo, hi, msg);
+                self.report(error_at(codes::BAD_NUMBER, lo, hi, msg));
                 Some(Tok::Int(0))
             }
             LexError::UnclosedString => {
                 // Point at the opening quote(s) only: the rest may run to the end of the file.
-                let quote_len = if text.starts_with("'''") || text.starts_with("\"\"\"") { 3 } else { 1 };
+                let quote_len = if text.starts_with("'''") || text.starts_with("\"\"\"") {
+                    3
+                } else {
+                    1
+                };
                 let msg = "unterminated string literal".to_string();
-                self.error(codes::UNCLOSED_STRING, lo, lo + quote_len.min(hi - lo), msg).label =
-                    "this string is never closed".into();
+                let quote_end = lo + quote_len.min(hi - lo);
+                self.report(
+                    error_at(codes::UNCLOSED_STRING, lo, quote_end, msg).with_label("this string is never closed"),
+                );
+                // The string ran to the end of its line, taking the closing brackets of that line
+                // with it: consider the brackets opened on the line closed, so that the next lines
+                // are read normally instead of as the inside of a bracket.
+                let line_start = self.source[..lo].rfind('\n').map_or(0, |i| i + 1);
+                while self.brackets.last().is_some_and(|&(_, at)| at >= line_start) {
+                    self.brackets.pop();
+                }
                 Some(Tok::Error)
             }
         }
@@ -410,14 +449,19 @@ impl<'s> Layout<'s> {
         }
         let Some(rest) = text.strip_prefix('#') else { return };
         let rest_trimmed = rest.trim_start();
-        let Some(after) = rest_trimmed.strip_prefix("pypto.program:") else { return };
+        let Some(after) = rest_trimmed.strip_prefix("pypto.program:") else {
+            return;
+        };
         let name = after.trim();
         let is_ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if is_ident {
             // `name` is a sub-slice of `text`, so its offset is a pointer difference.
             let name_lo = lo + (name.as_ptr() as usize - text.as_ptr() as usize);
-            self.header = Some(Ident { name: name.to_string(), span: Span::new(name_lo, name_lo + name.len()) });
+            self.header = Some(Ident {
+                name: name.to_string(),
+                span: Span::new(name_lo, name_lo + name.len()),
+            });
         }
     }
 
@@ -428,7 +472,7 @@ impl<'s> Layout<'s> {
             self.queue.push_back((nl, Tok::Newline, nl + 1));
         }
         self.line_has_tokens = false;
-        self.line_starts.push((lo, tok));
+        self.line_starts.push(LineStart { lo, hi, first: tok });
         let width = self.indent_width(brk);
         let top = self.indents.last().map_or(0, |l| l.width);
         if width > top {
@@ -445,9 +489,12 @@ impl<'s> Layout<'s> {
                 }
             }
             let top = self.indents.last().map_or(0, |l| l.width);
-            if top != width {
-                self.error(codes::BAD_DEDENT, lo, hi, "unindent does not match any outer indentation level".into())
-                    .label = format!("indented by {width} columns");
+            // With a tab in the indentation the width is a guess; the tab was reported.
+            if top != width && !brk.blanks.contains('\t') {
+                let msg = "unindent does not match any outer indentation level".to_string();
+                self.report(
+                    error_at(codes::BAD_DEDENT, lo, hi, msg).with_label(format!("indented by {width} columns")),
+                );
                 self.indents.push(Level { width, phantom: true });
             }
         }
@@ -461,9 +508,10 @@ impl<'s> Layout<'s> {
                 if !self.tab_reported {
                     self.tab_reported = true;
                     let at = brk.blanks_start + i;
-                    self.error(codes::TAB_INDENT, at, at + 1, "tab used for indentation".into())
-                        .notes
-                        .push("indent with spaces (4 per level)".into());
+                    let msg = "tab used for indentation".to_string();
+                    self.report(
+                        error_at(codes::TAB_INDENT, at, at + 1, msg).with_note("indent with spaces (4 per level)"),
+                    );
                 }
                 width = (width / TAB_WIDTH + 1) * TAB_WIDTH;
             } else {
@@ -479,7 +527,7 @@ impl<'s> Layout<'s> {
         if tok.closer().is_some() {
             if self.brackets.len() >= MAX_NESTING {
                 let msg = format!("brackets nested more than {MAX_NESTING} deep");
-                self.error(codes::NESTING_TOO_DEEP, lo, hi, msg);
+                self.report(error_at(codes::NESTING_TOO_DEEP, lo, hi, msg));
                 return Err(LexFatal);
             }
             self.brackets.push((tok, lo));
@@ -491,16 +539,18 @@ impl<'s> Layout<'s> {
         let text = self.source.get(lo..hi).unwrap_or("");
         match self.brackets.pop() {
             None => {
-                self.error(codes::UNMATCHED_BRACKET, lo, hi, format!("unmatched `{text}`")).label =
-                    "no bracket is open here".into();
+                let msg = format!("unmatched `{text}`");
+                self.report(error_at(codes::UNMATCHED_BRACKET, lo, hi, msg).with_label("no bracket is open here"));
                 Ok(Tok::Error)
             }
             Some((open, _)) if open.closer() == Some(tok) => Ok(tok),
             Some((_, open_lo)) => {
                 let open_text = self.source.get(open_lo..open_lo + 1).unwrap_or("");
                 let msg = format!("closing `{text}` does not match the open `{open_text}`");
-                let d = self.error(codes::UNMATCHED_BRACKET, lo, hi, msg);
-                d.secondary.push((Span::new(open_lo, open_lo + 1), "the bracket open here".into()));
+                let open = Span::new(open_lo, open_lo + 1);
+                self.report(
+                    error_at(codes::UNMATCHED_BRACKET, lo, hi, msg).with_secondary(open, "the bracket open here"),
+                );
                 Ok(Tok::Error)
             }
         }
@@ -511,8 +561,8 @@ impl<'s> Layout<'s> {
         let len = self.source.len();
         if let Some(&(_, lo)) = self.brackets.last() {
             let text = self.source.get(lo..lo + 1).unwrap_or("");
-            self.error(codes::UNCLOSED_BRACKET, lo, lo + 1, format!("`{text}` was never closed")).label =
-                "this bracket is never closed".into();
+            let msg = format!("`{text}` was never closed");
+            self.report(error_at(codes::UNCLOSED_BRACKET, lo, lo + 1, msg).with_label("this bracket is never closed"));
         }
         if self.line_has_tokens {
             let nl = self.pending_break.and_then(|b| b.newline).unwrap_or(len);
@@ -553,7 +603,11 @@ impl<'s> Iterator for Layout<'s> {
                         // After blank or comment-only lines, NEWLINE still marks the end of the
                         // line that had tokens.
                         let newline = self.pending_break.and_then(|b| b.newline).or(Some(lo));
-                        self.pending_break = Some(LineBreak { newline, blanks_start: lo + 1, blanks: &text[1..] });
+                        self.pending_break = Some(LineBreak {
+                            newline,
+                            blanks_start: lo + 1,
+                            blanks: &text[1..],
+                        });
                     }
                     continue;
                 }
@@ -583,6 +637,9 @@ impl<'s> Iterator for Layout<'s> {
                 }
             };
             self.line_has_tokens = true;
+            if self.queue.is_empty() {
+                return Some(Ok((lo, tok, hi)));
+            }
             self.queue.push_back((lo, tok, hi));
         }
     }
@@ -603,19 +660,415 @@ pub fn tokens(source: &str) -> Result<Vec<Spanned<'_>>, Vec<Diagnostic>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Tok::*;
+
+    fn kinds(src: &str) -> Vec<Tok<'_>> {
+        match tokens(src) {
+            Ok(t) => t.into_iter().map(|(_, t, _)| t).collect(),
+            Err(d) => panic!("{src:?}: {d:?}"),
+        }
+    }
+
+    /// The tokens of a source with errors.
+    fn kinds_lossy(src: &str) -> Vec<Tok<'_>> {
+        Layout::new(src).map_while(Result::ok).map(|(_, t, _)| t).collect()
+    }
+
+    /// The diagnostics of a source with errors, as `(code, lo..hi)`.
+    fn lex_errors(src: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
+        match tokens(src) {
+            Ok(t) => panic!("{src:?} lexed without errors: {t:?}"),
+            Err(d) => d.iter().map(|d| (d.code, d.span.range())).collect(),
+        }
+    }
 
     #[test]
-    fn dbg_scratch() {
+    fn indentation_produces_indent_and_several_dedents() {
+        assert_eq!(
+            kinds("a:\n    b:\n        c\nd\n"),
+            [
+                Name("a"),
+                Colon,
+                Newline,
+                Indent,
+                Name("b"),
+                Colon,
+                Newline,
+                Indent,
+                Name("c"),
+                Newline,
+                Dedent,
+                Dedent,
+                Name("d"),
+                Newline
+            ]
+        );
+        // Any consistent width works, and one line can close three levels.
+        assert_eq!(
+            kinds("a:\n b:\n   c:\n      d\ne"),
+            [
+                Name("a"),
+                Colon,
+                Newline,
+                Indent,
+                Name("b"),
+                Colon,
+                Newline,
+                Indent,
+                Name("c"),
+                Colon,
+                Newline,
+                Indent,
+                Name("d"),
+                Newline,
+                Dedent,
+                Dedent,
+                Dedent,
+                Name("e"),
+                Newline
+            ]
+        );
+    }
+
+    #[test]
+    fn end_of_input_flushes_newline_and_dedents() {
+        let src = "a:\n    b";
+        let toks = tokens(src).unwrap();
+        assert_eq!(toks[4..], [(7, Name("b"), 8), (8, Newline, 8), (8, Dedent, 8)]);
+        // INDENT covers the blanks; NEWLINE is the `\n` itself.
+        assert_eq!(toks[2..4], [(2, Newline, 3), (3, Indent, 7)]);
+        assert_eq!(kinds(""), []);
+        assert_eq!(kinds("\n\n  \n"), []);
+    }
+
+    #[test]
+    fn dedent_is_zero_width_at_the_next_token() {
+        let toks = tokens("a:\n    b\nc\n").unwrap();
+        assert!(toks.contains(&(9, Dedent, 9)), "{toks:?}");
+    }
+
+    #[test]
+    fn brackets_join_lines() {
+        assert_eq!(
+            kinds("x = f(a,\n      b,\n  [c,\n d])\ny\n"),
+            [
+                Name("x"),
+                Assign,
+                Name("f"),
+                LParen,
+                Name("a"),
+                Comma,
+                Name("b"),
+                Comma,
+                LBracket,
+                Name("c"),
+                Comma,
+                Name("d"),
+                RBracket,
+                RParen,
+                Newline,
+                Name("y"),
+                Newline
+            ]
+        );
+        assert_eq!(kinds("{\n}"), [LBrace, RBrace, Newline]);
+    }
+
+    #[test]
+    fn blank_and_comment_lines_are_skipped() {
+        assert_eq!(
+            kinds("a\n\n   # c\n\n  \nb  # t\n# end"),
+            [Name("a"), Newline, Name("b"), Newline]
+        );
+        // A comment line at another indentation inside a block changes nothing.
+        assert_eq!(
+            kinds("a:\n    b\n# c\n        # d\n    e\n"),
+            [
+                Name("a"),
+                Colon,
+                Newline,
+                Indent,
+                Name("b"),
+                Newline,
+                Name("e"),
+                Newline,
+                Dedent
+            ]
+        );
+        // NEWLINE marks the end of the line with tokens, not a later blank line.
+        let toks = tokens("a  # c\n\n\nb").unwrap();
+        assert_eq!(toks[1], (6, Newline, 7));
+    }
+
+    #[test]
+    fn line_endings_and_continuations() {
+        assert_eq!(
+            kinds("a:\r\n    b\r\n"),
+            [Name("a"), Colon, Newline, Indent, Name("b"), Newline, Dedent]
+        );
+        assert_eq!(
+            kinds("x = a + \\\n    b\n"),
+            [Name("x"), Assign, Name("a"), Plus, Name("b"), Newline]
+        );
+    }
+
+    #[test]
+    fn header_comment_is_captured() {
+        let src = "# pypto.program: Foo_1\nimport x\n";
+        let mut layout = Layout::new(src);
+        let toks: Vec<_> = layout.by_ref().collect();
+        assert_eq!(toks.len(), 3);
+        let header = layout.finish().header.unwrap();
+        assert_eq!((header.name.as_str(), header.span.range()), ("Foo_1", 17..22));
         for src in [
-            "a<b <= <unsupported IRNode type> <unsup",
-            "1. .5 1e-07 1.5E+3 0x1F 1_000 12abc 1__0 0x 99999999999999999999",
-            "x = '''a\nb''' 'c' \"d\" 'e",
-            "pl.block.and(a) $$ é",
-            "if x:\n    y\n\n  # c\n        z\n  w\n",
+            "x\n# pypto.program: Late\n",
+            "# pypto.program: two words\n",
+            "# pypto.program:\n",
+            "# other\n",
         ] {
-            let mut l = Layout::new(src);
-            let t: Vec<_> = l.by_ref().collect();
-            eprintln!("{src:?}\n  {t:?}\n  {:?}", l.finish());
+            let mut layout = Layout::new(src);
+            layout.by_ref().for_each(drop);
+            assert!(layout.finish().header.is_none(), "{src:?}");
         }
+        let mut layout = Layout::new("# comment\n#pypto.program:P\n");
+        layout.by_ref().for_each(drop);
+        assert_eq!(layout.finish().header.map(|h| h.name), Some("P".to_string()));
+    }
+
+    #[test]
+    fn tabs_in_indentation_are_reported_once_at_the_tab() {
+        assert_eq!(lex_errors("a:\n  \tb\n  \tc\n"), [(codes::TAB_INDENT, 5..6)]);
+        // Tabs elsewhere are ordinary blanks.
+        assert_eq!(kinds("a\t=\tb"), [Name("a"), Assign, Name("b"), Newline]);
+    }
+
+    #[test]
+    fn empty_blocks_have_no_indent() {
+        assert_eq!(
+            kinds("def e(self):\nx"),
+            [
+                Def,
+                Name("e"),
+                LParen,
+                Name("self"),
+                RParen,
+                Colon,
+                Newline,
+                Name("x"),
+                Newline
+            ]
+        );
+        assert_eq!(
+            kinds("a:\n    else:\n"),
+            [Name("a"), Colon, Newline, Indent, Else, Colon, Newline, Dedent]
+        );
+    }
+
+    #[test]
+    fn bad_dedent_is_reported_and_recovered() {
+        assert_eq!(
+            lex_errors("a:\n    b:\n        c\n      d\n"),
+            [(codes::BAD_DEDENT, 26..27)]
+        );
+        // After a bad dedent, lines at that width stay in the enclosing block and the
+        // INDENT/DEDENT tokens stay balanced.
+        let mut layout = Layout::new("a:\n    b:\n        c\n      d\n      e\nf\n");
+        let toks: Vec<_> = layout.by_ref().map(|t| t.unwrap().1).collect();
+        let count = |k: Tok<'_>| toks.iter().filter(|t| **t == k).count();
+        assert_eq!((count(Indent), count(Dedent)), (2, 2));
+        assert_eq!(layout.finish().diags.len(), 1);
+    }
+
+    #[test]
+    fn keywords_and_names() {
+        assert_eq!(
+            kinds("pl.block.and(x)"),
+            [
+                Name("pl"),
+                Dot,
+                Name("block"),
+                Dot,
+                And,
+                LParen,
+                Name("x"),
+                RParen,
+                Newline
+            ]
+        );
+        assert_eq!(kinds("a xor b"), [Name("a"), Xor, Name("b"), Newline]);
+        assert_eq!(
+            kinds("inf nan defx _a1"),
+            [Name("inf"), Name("nan"), Name("defx"), Name("_a1"), Newline]
+        );
+        assert_eq!(kinds("True False None"), [True, False, None, Newline]);
+    }
+
+    #[test]
+    fn operators() {
+        assert_eq!(
+            kinds("a<b<=c<<d>>e>=f>g==h!=i**j//k->l"),
+            [
+                Name("a"),
+                Lt,
+                Name("b"),
+                Le,
+                Name("c"),
+                Shl,
+                Name("d"),
+                Shr,
+                Name("e"),
+                Ge,
+                Name("f"),
+                Gt,
+                Name("g"),
+                EqEq,
+                Name("h"),
+                NotEq,
+                Name("i"),
+                DoubleStar,
+                Name("j"),
+                DoubleSlash,
+                Name("k"),
+                Arrow,
+                Name("l"),
+                Newline
+            ]
+        );
+        assert_eq!(
+            kinds("start_offset=<unsupported IRNode type>, a <unsupported"),
+            [
+                Name("start_offset"),
+                Assign,
+                Unsupported,
+                Comma,
+                Name("a"),
+                Lt,
+                Name("unsupported"),
+                Newline
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(
+            kinds("0 42 1_000 0x1F 0X_ff 0b101 0o17 18446744073709551615"),
+            [
+                Int(0),
+                Int(42),
+                Int(1000),
+                Int(31),
+                Int(255),
+                Int(5),
+                Int(15),
+                Int(u64::MAX),
+                Newline
+            ]
+        );
+        assert_eq!(
+            kinds("1.0 .5 1e-07 1.5E+3 1. 2e5 1_0.5"),
+            [
+                Float(1.0),
+                Float(0.5),
+                Float(1e-7),
+                Float(1500.0),
+                Float(1.0),
+                Float(2e5),
+                Float(10.5),
+                Newline
+            ]
+        );
+        assert_eq!(
+            kinds("t[0].x"),
+            [Name("t"), LBracket, Int(0), RBracket, Dot, Name("x"), Newline]
+        );
+        assert_eq!(lex_errors("x = 18446744073709551616"), [(codes::INT_OVERFLOW, 4..24)]);
+        assert_eq!(
+            lex_errors("12abc 0x 1__0 1e"),
+            [
+                (codes::BAD_NUMBER, 0..5),
+                (codes::BAD_NUMBER, 6..8),
+                (codes::BAD_NUMBER, 9..13),
+                (codes::BAD_NUMBER, 14..16)
+            ]
+        );
+    }
+
+    #[test]
+    fn strings() {
+        assert_eq!(
+            kinds(r#"'round' "x" '' 'a"b'"#),
+            [Str("round"), Str("x"), Str(""), Str("a\"b"), Newline]
+        );
+        // Triple-quoted strings may span lines without producing layout tokens.
+        assert_eq!(
+            kinds("x = \"\"\"doc\n  more\"\"\"\ny"),
+            [Name("x"), Assign, Str("doc\n  more"), Newline, Name("y"), Newline]
+        );
+        assert_eq!(lex_errors("x = 'abc\ny = 1"), [(codes::UNCLOSED_STRING, 4..5)]);
+        assert_eq!(lex_errors("x = '''abc\ny = 1"), [(codes::UNCLOSED_STRING, 4..7)]);
+        // Brackets opened on the line of an unterminated string count as closed.
+        assert_eq!(lex_errors("f(a, g('x)\ny = 1\n"), [(codes::UNCLOSED_STRING, 7..8)]);
+        assert_eq!(
+            kinds_lossy("f(a, g('x)\ny"),
+            [
+                Name("f"),
+                LParen,
+                Name("a"),
+                Comma,
+                Name("g"),
+                LParen,
+                Error,
+                Newline,
+                Name("y"),
+                Newline
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_characters_are_reported_with_their_span() {
+        assert_eq!(lex_errors("a $ b"), [(codes::BAD_CHAR, 2..3)]);
+        // A run of bad characters is one error; a non-ASCII character's span is the whole char.
+        assert_eq!(
+            lex_errors("a $?! b é"),
+            [(codes::BAD_CHAR, 2..5), (codes::BAD_CHAR, 8..10)]
+        );
+        let mut layout = Layout::new("a ?? b");
+        let toks: Vec<_> = layout.by_ref().map(|t| t.unwrap().1).collect();
+        assert_eq!(toks, [Name("a"), Error, Name("b"), Newline]);
+        assert_eq!(layout.finish().diags[0].message, "unexpected characters `??`");
+    }
+
+    #[test]
+    fn bracket_errors() {
+        assert_eq!(lex_errors("a)\n"), [(codes::UNMATCHED_BRACKET, 1..2)]);
+        let d = tokens("f(a]\n").unwrap_err();
+        assert_eq!((d[0].code, d[0].span.range()), (codes::UNMATCHED_BRACKET, 3..4));
+        assert_eq!(d[0].secondary[0].0.range(), 1..2);
+        // The innermost bracket still open at the end is reported.
+        assert_eq!(lex_errors("f(a, [1,\n  2\n"), [(codes::UNCLOSED_BRACKET, 5..6)]);
+        let mut layout = Layout::new("f(a, [1,\n  2\n");
+        layout.by_ref().for_each(drop);
+        assert_eq!(layout.finish().unclosed, [1, 5]);
+    }
+
+    #[test]
+    fn nesting_depth_is_limited() {
+        let ok = "(".repeat(MAX_NESTING);
+        let mut layout = Layout::new(&ok);
+        assert!(layout.by_ref().all(|t| t.is_ok()));
+        let codes_found: Vec<_> = layout.finish().diags.iter().map(|d| d.code).collect();
+        assert_eq!(codes_found, [codes::UNCLOSED_BRACKET]);
+
+        let deep = "(".repeat(MAX_NESTING + 1);
+        let mut layout = Layout::new(&deep);
+        assert_eq!(layout.by_ref().last(), Some(Err(LexFatal)));
+        let d = layout.finish().diags;
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].code, d[0].span.range()),
+            (codes::NESTING_TOO_DEEP, MAX_NESTING..MAX_NESTING + 1)
+        );
     }
 }

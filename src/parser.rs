@@ -15,7 +15,7 @@ mod tests;
 use lalrpop_util::ParseError;
 
 use crate::ast::{Expr, Module};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{Layout, LexOutcome};
 
 pub use crate::lexer::{tokens, Spanned, Tok};
@@ -34,29 +34,42 @@ pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
     let mut problems = Vec::new();
     let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
     let lexed = layout.finish();
-    let diags = collect_diagnostics(source, &lexed, problems, result.as_ref().err());
-    match result {
-        Ok(mut module) if diags.is_empty() => {
-            module.header = lexed.header;
-            module.span = Span::new(0, source.len());
-            Ok(module)
-        }
-        _ => Err(diags),
-    }
+    let mut module = outcome(source, &lexed, problems, result)?;
+    module.header = lexed.header;
+    module.span = Span::new(0, source.len());
+    Ok(module)
 }
 
-/// Parses a single expression (for tests and tools; no layout tokens are involved).
+/// Parses a single expression (for tests and tools). Layout tokens are ignored.
 pub fn parse_expr(source: &str) -> Result<Expr, Vec<Diagnostic>> {
     let mut layout = Layout::new(source);
     let mut problems = Vec::new();
-    // An expression line ends with NEWLINE, which the expression grammar does not take.
-    let toks = layout.by_ref().filter(|t| !matches!(t, Ok((_, Tok::Newline, _))));
+    let toks = layout
+        .by_ref()
+        .filter(|t| !matches!(t, Ok((_, Tok::Newline | Tok::Indent | Tok::Dedent, _))));
     let result = grammar::ExprParser::new().parse(&mut problems, toks);
     let lexed = layout.finish();
-    let diags = collect_diagnostics(source, &lexed, problems, result.as_ref().err());
+    outcome(source, &lexed, problems, result)
+}
+
+/// The parse result, or all diagnostics if there is any.
+fn outcome<'s, T>(
+    source: &str,
+    lexed: &LexOutcome<'s>,
+    problems: Vec<Problem<'s>>,
+    result: Result<T, GrammarError<'s>>,
+) -> Result<T, Vec<Diagnostic>> {
+    let mut diags = collect_diagnostics(source, lexed, problems, result.as_ref().err());
     match result {
-        Ok(e) if diags.is_empty() => Ok(e),
-        _ => Err(diags),
+        Ok(value) if diags.is_empty() => Ok(value),
+        _ => {
+            if diags.is_empty() {
+                // Every failure path reports something; this guards against an unforeseen one.
+                let end = Span::new(source.len(), source.len());
+                diags.push(Diagnostic::error(codes::SYNTAX, end, "the file could not be parsed"));
+            }
+            Err(diags)
+        }
     }
 }
 
@@ -69,7 +82,10 @@ fn collect_diagnostics<'s>(
     problems: Vec<Problem<'s>>,
     final_error: Option<&GrammarError<'s>>,
 ) -> Vec<Diagnostic> {
-    let ctx = messages::Context { source, line_starts: &lexed.line_starts };
+    let ctx = messages::Context {
+        source,
+        line_starts: &lexed.line_starts,
+    };
     let mut syntax = Vec::new();
     let recovered = problems.iter().any(|p| matches!(p, Problem::Recovered(_)));
     for p in problems {

@@ -5,8 +5,8 @@
 use lalrpop_util::ErrorRecovery;
 
 use crate::ast::{
-    Arg, BinaryOp, ClassDef, ClassStmt, Expr, ExprKind, FuncDef, Ident, Import, Item, Module, ParamDef, Stmt,
-    StmtKind, UnaryOp,
+    Arg, BinaryOp, ClassDef, ClassStmt, Expr, ExprKind, FuncDef, Ident, Import, Item, Module, ParamDef, Stmt, StmtKind,
+    UnaryOp,
 };
 use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{LexFatal, Tok};
@@ -22,7 +22,7 @@ pub enum Problem<'s> {
 /// A top-level line of the file.
 pub enum Entry {
     Import(Import),
-    Item(Item),
+    Item(Box<Item>),
     /// A line skipped by error recovery.
     Nothing,
 }
@@ -62,11 +62,16 @@ pub fn module(entries: Vec<Entry>) -> Module {
     for entry in entries {
         match entry {
             Entry::Import(i) => imports.push(i),
-            Entry::Item(i) => items.push(i),
+            Entry::Item(i) => items.push(*i),
             Entry::Nothing => {}
         }
     }
-    Module { header: None, imports, items, span: Span::NONE }
+    Module {
+        header: None,
+        imports,
+        items,
+        span: Span::NONE,
+    }
 }
 
 /// The end of a block: its last statement's span (which covers that statement's own blocks).
@@ -74,10 +79,31 @@ fn body_span(body: &[Stmt]) -> Span {
     body.last().map_or(Span::NONE, |s| s.span)
 }
 
+// Statements and definitions are boxed while they are on the parser's stack: lalrpop moves
+// stack entries as an enum as large as the largest nonterminal type, so keeping the types small
+// makes parsing markedly faster.
+
+pub fn stmt(kind: StmtKind, span: Span) -> Box<Stmt> {
+    Box::new(Stmt { kind, span })
+}
+
 /// A `def` spans from `def` (or its first decorator) to the end of its body.
-pub fn func_def(name: Ident, params: Vec<ParamDef>, returns: Option<Expr>, body: Vec<Stmt>, header: Span) -> FuncDef {
+pub fn func_def(
+    name: Ident,
+    params: Vec<ParamDef>,
+    returns: Option<Expr>,
+    body: Vec<Stmt>,
+    header: Span,
+) -> Box<FuncDef> {
     let span = header.to(body_span(&body));
-    FuncDef { decorators: Vec::new(), name, params, returns, body, span }
+    Box::new(FuncDef {
+        decorators: Vec::new(),
+        name,
+        params,
+        returns,
+        body,
+        span,
+    })
 }
 
 /// Decorators with the offsets of their `@`: the item's span then starts at the first `@`.
@@ -86,23 +112,33 @@ fn decorators_and_start(decorators: Vec<(usize, Expr)>) -> (Vec<Expr>, Span) {
     (decorators.into_iter().map(|(_, e)| e).collect(), start)
 }
 
-pub fn decorate_fn(decorators: Vec<(usize, Expr)>, mut f: FuncDef) -> FuncDef {
+#[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
+pub fn decorate_fn(decorators: Vec<(usize, Expr)>, f: Box<FuncDef>) -> FuncDef {
+    let mut f = *f;
     let (decorators, start) = decorators_and_start(decorators);
     f.span = start.to(f.span);
     f.decorators = decorators;
     f
 }
 
-pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Span) -> ClassDef {
+pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Span) -> Box<ClassDef> {
     let end = match body.last() {
         Some(ClassStmt::Function(f)) => f.span,
         Some(ClassStmt::Other(s)) => s.span,
         None => Span::NONE,
     };
-    ClassDef { decorators: Vec::new(), name, bases, body, span: header.to(end) }
+    Box::new(ClassDef {
+        decorators: Vec::new(),
+        name,
+        bases,
+        body,
+        span: header.to(end),
+    })
 }
 
-pub fn decorate_class(decorators: Vec<(usize, Expr)>, mut c: ClassDef) -> ClassDef {
+#[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
+pub fn decorate_class(decorators: Vec<(usize, Expr)>, c: Box<ClassDef>) -> ClassDef {
+    let mut c = *c;
     let (decorators, start) = decorators_and_start(decorators);
     c.span = start.to(c.span);
     c.decorators = decorators;
@@ -110,19 +146,19 @@ pub fn decorate_class(decorators: Vec<(usize, Expr)>, mut c: ClassDef) -> ClassD
 }
 
 /// A compound statement spans from its keyword to the end of its last block.
-pub fn compound(kind: StmtKind, header: Span) -> Stmt {
+pub fn compound(kind: StmtKind, header: Span) -> Box<Stmt> {
     let end = match &kind {
-        StmtKind::If { then_body, else_body, .. } => {
-            body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span))
-        }
+        StmtKind::If {
+            then_body, else_body, ..
+        } => body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span)),
         StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => body_span(body),
         _ => Span::NONE,
     };
-    Stmt { kind, span: header.to(end) }
+    stmt(kind, header.to(end))
 }
 
-pub fn expr_stmt(e: ExprList, span: Span) -> Stmt {
-    Stmt { kind: StmtKind::Expr(e.into_expr()), span }
+pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
+    stmt(StmtKind::Expr(e.into_expr()), span)
 }
 
 /// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
@@ -130,8 +166,14 @@ pub fn expr_stmt(e: ExprList, span: Span) -> Stmt {
 fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
     let (items, tuple) = if !t.comma && t.items.len() == 1 {
         match t.items.into_iter().next() {
-            Some(Expr { kind: ExprKind::Tuple(items), .. }) => (items, true),
-            Some(Expr { kind: ExprKind::Name(name), span }) => return Some((vec![Ident { name, span }], false)),
+            Some(Expr {
+                kind: ExprKind::Tuple(items),
+                ..
+            }) => (items, true),
+            Some(Expr {
+                kind: ExprKind::Name(name),
+                span,
+            }) => return Some((vec![Ident { name, span }], false)),
             Some(other) => {
                 problems.push(Problem::Diag(bad_target(&other)));
                 return None;
@@ -161,8 +203,8 @@ fn bad_target(e: &Expr) -> Diagnostic {
 }
 
 /// Stands in for a statement that was reported as invalid (the parse result is discarded).
-fn placeholder(span: Span) -> Stmt {
-    Stmt { kind: StmtKind::Pass, span }
+fn placeholder(span: Span) -> Box<Stmt> {
+    stmt(StmtKind::Pass, span)
 }
 
 pub fn assign(
@@ -171,12 +213,17 @@ pub fn assign(
     annotation: Option<Expr>,
     value: ExprList,
     span: Span,
-) -> Stmt {
+) -> Box<Stmt> {
     match targets(problems, target) {
-        Some((targets, tuple_target)) => Stmt {
-            kind: StmtKind::Assign { targets, tuple_target, annotation, value: value.into_expr() },
+        Some((targets, tuple_target)) => stmt(
+            StmtKind::Assign {
+                targets,
+                tuple_target,
+                annotation,
+                value: value.into_expr(),
+            },
             span,
-        },
+        ),
         None => placeholder(span),
     }
 }
@@ -188,10 +235,13 @@ pub fn annotated(
     annotation: Expr,
     value: Option<ExprList>,
     span: Span,
-) -> Stmt {
+) -> Box<Stmt> {
     let single = !target.comma && target.items.len() == 1;
     let name = match target.items.into_iter().next() {
-        Some(Expr { kind: ExprKind::Name(name), span }) if single => Ident { name, span },
+        Some(Expr {
+            kind: ExprKind::Name(name),
+            span,
+        }) if single => Ident { name, span },
         other => {
             let at = other.map_or(span, |e| e.span);
             problems.push(Problem::Diag(
@@ -208,9 +258,12 @@ pub fn annotated(
             annotation: Some(annotation),
             value: value.into_expr(),
         },
-        None => StmtKind::AnnOnly { target: name, annotation },
+        None => StmtKind::AnnOnly {
+            target: name,
+            annotation,
+        },
     };
-    Stmt { kind, span }
+    stmt(kind, span)
 }
 
 pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
@@ -232,7 +285,11 @@ pub fn postfix(f: Expr, hi: usize, make: impl FnOnce(Box<Expr>) -> ExprKind) -> 
 
 /// `(e)` is `e` (its span widened to the parentheses); `(a, b)` and `(a,)` are tuples.
 pub fn parenthesized(e: ExprList, span: Span) -> Expr {
-    let mut e = if e.comma { Expr::new(ExprKind::Tuple(e.items), span) } else { e.into_expr() };
+    let mut e = if e.comma {
+        Expr::new(ExprKind::Tuple(e.items), span)
+    } else {
+        e.into_expr()
+    };
     e.span = span;
     e
 }

@@ -5,12 +5,24 @@
 use lalrpop_util::ParseError;
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::lexer::{LexFatal, Tok};
+use crate::lexer::{LexFatal, LineStart, Tok};
 
 /// Terminals (as lalrpop names them) that can start an expression.
 const EXPR_START: &[&str] = &[
-    "NAME", "INT", "FLOAT", "STRING", "UNSUPPORTED", "\"True\"", "\"False\"", "\"None\"", "\"(\"", "\"[\"",
-    "\"-\"", "\"+\"", "\"~\"", "\"not\"",
+    "NAME",
+    "INT",
+    "FLOAT",
+    "STRING",
+    "UNSUPPORTED",
+    "\"True\"",
+    "\"False\"",
+    "\"None\"",
+    "\"(\"",
+    "\"[\"",
+    "\"-\"",
+    "\"+\"",
+    "\"~\"",
+    "\"not\"",
 ];
 
 /// Terminals that can continue a complete expression (binary operators and postfix brackets).
@@ -27,14 +39,14 @@ const MAX_LISTED: usize = 5;
 pub struct Context<'a, 's> {
     pub source: &'a str,
     /// First token of each logical line, by offset (from the lexer).
-    pub line_starts: &'a [(usize, Tok<'s>)],
+    pub line_starts: &'a [LineStart<'s>],
 }
 
 impl Context<'_, '_> {
     /// The first token of the logical line containing `offset`.
-    fn line_keyword(&self, offset: usize) -> Option<Tok<'_>> {
-        let i = self.line_starts.partition_point(|&(at, _)| at <= offset);
-        i.checked_sub(1).map(|i| self.line_starts[i].1)
+    fn line_start(&self, offset: usize) -> Option<LineStart<'_>> {
+        let i = self.line_starts.partition_point(|l| l.lo <= offset);
+        i.checked_sub(1).map(|i| self.line_starts[i])
     }
 
     fn text(&self, lo: usize, hi: usize) -> &str {
@@ -46,46 +58,76 @@ impl Context<'_, '_> {
 /// unexpected token is the stand-in for text the lexer already reported) or the lexer stopped.
 pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
     match err {
-        ParseError::UnrecognizedToken { token: (lo, tok, hi), expected } => {
+        ParseError::UnrecognizedToken {
+            token: (lo, tok, hi),
+            expected,
+        } => {
             if *tok == Tok::Error {
                 return None;
             }
             if *tok == Tok::Indent {
-                return Some(
-                    Diagnostic::error(codes::BAD_INDENT, Span::new(*lo, *hi), "unexpected indentation")
-                        .with_label("this line is indented more than the one before")
-                        .with_note("only the lines after a line ending with `:` are indented one level more"),
-                );
+                return unexpected_indent(*lo, *hi, ctx);
             }
             let found = describe_found(*tok, ctx.text(*lo, *hi));
             let message = match describe_expected(expected) {
                 Some(exp) => {
-                    let context = header_context(expected, ctx.line_keyword(*lo));
+                    let context = header_context(expected, ctx.line_start(*lo).map(|l| l.first));
                     format!("expected {exp}{context}, found {found}")
                 }
                 None => format!("unexpected {found}"),
             };
-            Some(Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), message).with_label(format!("unexpected {found}")))
+            Some(
+                Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), message)
+                    .with_label(format!("unexpected {found}")),
+            )
         }
         ParseError::UnrecognizedEof { location, expected } => {
             let message = match describe_expected(expected) {
                 Some(exp) => format!("unexpected end of file; expected {exp}"),
                 None => "unexpected end of file".to_string(),
             };
-            Some(Diagnostic::error(codes::UNEXPECTED_EOF, Span::new(*location, *location), message))
+            Some(Diagnostic::error(
+                codes::UNEXPECTED_EOF,
+                Span::new(*location, *location),
+                message,
+            ))
         }
         ParseError::ExtraToken { token: (lo, tok, hi) } => {
             if *tok == Tok::Error {
                 return None;
             }
             let found = describe_found(*tok, ctx.text(*lo, *hi));
-            Some(Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), format!("unexpected {found}")))
+            Some(Diagnostic::error(
+                codes::SYNTAX,
+                Span::new(*lo, *hi),
+                format!("unexpected {found}"),
+            ))
         }
-        ParseError::InvalidToken { location } => {
-            Some(Diagnostic::error(codes::SYNTAX, Span::new(*location, *location), "invalid token"))
-        }
+        ParseError::InvalidToken { location } => Some(Diagnostic::error(
+            codes::SYNTAX,
+            Span::new(*location, *location),
+            "invalid token",
+        )),
         ParseError::User { .. } => None,
     }
+}
+
+/// An INDENT where the grammar does not allow one (`lo..hi` are the blanks). Points at the
+/// first token of the line. Nothing is reported when the indentation has a tab: the lexer
+/// reported the tab, and the width it guessed for it is the likely cause.
+fn unexpected_indent(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+    if ctx.text(lo, hi).contains('\t') {
+        return None;
+    }
+    let span = match ctx.line_start(hi) {
+        Some(line) if line.lo == hi => Span::new(line.lo, line.hi),
+        _ => Span::new(hi, hi),
+    };
+    Some(
+        Diagnostic::error(codes::BAD_INDENT, span, "unexpected indentation")
+            .with_label("this line is indented more than the one before")
+            .with_note("only the lines after a line ending with `:` are indented one level more"),
+    )
 }
 
 /// " after the function signature" etc. when a header's `:` is among the expected tokens (and
@@ -162,7 +204,10 @@ fn terminal_name(terminal: &str) -> String {
         "INDENT" => "an indented block".to_string(),
         "DEDENT" => "end of block".to_string(),
         other => {
-            let inner = other.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(other);
+            let inner = other
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+                .unwrap_or(other);
             format!("`{inner}`")
         }
     }
