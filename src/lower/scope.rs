@@ -4,6 +4,12 @@
 //! bound to them. Lookup goes innermost-outward. Scopes that "leak" (with bodies, natural while
 //! bodies, simple for loops, if branches without yields) hand their bindings to the parent when
 //! they are popped.
+//!
+//! A name that is not visible may still name a variable of a scope that was closed: the
+//! reference's passes produce such IR (ConvertToSSA leaves body-local versions of a loop visible
+//! after it, §2.1 of the passes spec), and its printer prints it. So lookup falls back to the
+//! most recent binding of the name in any closed scope of the function, which makes every
+//! printed program read back.
 
 use crate::ir::VarId;
 use std::collections::HashMap;
@@ -11,6 +17,8 @@ use std::collections::HashMap;
 #[derive(Default)]
 pub struct Scopes {
     frames: Vec<Frame>,
+    /// The most recent binding of each name in a scope that has been closed.
+    closed: HashMap<String, VarId>,
 }
 
 #[derive(Default)]
@@ -32,7 +40,11 @@ impl Scopes {
     pub fn pop(&mut self) -> Bindings {
         let frame = self.frames.pop().unwrap_or_default();
         let mut names = frame.names;
-        frame.order.into_iter().filter_map(|n| names.remove(&n).map(|v| (n, v))).collect()
+        let bindings: Bindings = frame.order.into_iter().filter_map(|n| names.remove(&n).map(|v| (n, v))).collect();
+        for (n, v) in &bindings {
+            self.closed.insert(n.clone(), *v);
+        }
+        bindings
     }
 
     /// Binds `name` in the innermost scope.
@@ -54,7 +66,7 @@ impl Scopes {
     }
 
     pub fn lookup(&self, name: &str) -> Option<VarId> {
-        self.frames.iter().rev().find_map(|f| f.names.get(name).copied())
+        self.frames.iter().rev().find_map(|f| f.names.get(name).copied()).or_else(|| self.closed.get(name).copied())
     }
 
     /// All names visible now (for "did you mean" suggestions), sorted.
@@ -106,7 +118,8 @@ mod tests {
         assert_eq!(s.lookup("x"), Some(VarId(1)));
         let inner = s.pop();
         assert_eq!(s.lookup("x"), Some(VarId(0)));
-        assert_eq!(s.lookup("y"), None);
+        assert_eq!(s.lookup("y"), Some(VarId(2)), "a closed scope's binding is the fallback");
+        assert_eq!(s.lookup("z"), None);
         s.leak(inner);
         assert_eq!(s.lookup("x"), Some(VarId(1)));
         assert_eq!(s.lookup("y"), Some(VarId(2)));
