@@ -98,7 +98,7 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
         Moment::After => (pass.produced, "after"),
     };
     let rules: Vec<Rule> =
-        Rule::DEFAULT.iter().copied().filter(|r| props.iter().any(|p| p.verifier_rule() == Some(*r))).collect();
+        Rule::ALL.iter().copied().filter(|r| props.iter().any(|p| p.verifier_rule() == Some(*r))).collect();
     if rules.is_empty() {
         return Ok(());
     }

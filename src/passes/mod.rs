@@ -61,6 +61,10 @@ impl Property {
             Property::SsaForm => Some(Rule::SsaVerify),
             Property::TypeChecked => Some(Rule::TypeCheck),
             Property::NoNestedCalls => Some(Rule::NoNestedCall),
+            Property::NormalizedStmtStructure => Some(Rule::NormalizedStmtStructure),
+            Property::FlattenedSingleStmt => Some(Rule::FlattenedSingleStmt),
+            Property::SplitIncoreOrch => Some(Rule::SplitIncoreOrch),
+            Property::IncoreBlockOps => Some(Rule::IncoreBlockOps),
             _ => None,
         }
     }

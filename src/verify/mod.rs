@@ -7,9 +7,12 @@
 //! functions in program order (the reference's `IRVerifier::Verify` loops rules outside and
 //! functions inside). Within a function, findings come in the reference visitor's order.
 
+mod incore_block_ops;
 mod nested_call;
 mod report;
+mod split_incore;
 mod ssa;
+mod structure;
 mod type_check;
 
 pub use report::full_report;
@@ -17,26 +20,44 @@ pub use report::full_report;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
 
-/// A verifier rule of the default verifier.
+/// A verifier rule: the three of the default verifier, and the property verifiers of
+/// `passes-and-codegen.md` §1.3 that check what passes produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
     SsaVerify,
     TypeCheck,
     NoNestedCall,
+    NormalizedStmtStructure,
+    FlattenedSingleStmt,
+    SplitIncoreOrch,
+    IncoreBlockOps,
 }
 
 impl Rule {
     pub const DEFAULT: &'static [Rule] = &[Rule::SsaVerify, Rule::TypeCheck, Rule::NoNestedCall];
-    /// The reference's rule name (`SSAVerify`, `TypeCheck`, `NoNestedCall`).
+    pub const ALL: &'static [Rule] = &[
+        Rule::SsaVerify,
+        Rule::TypeCheck,
+        Rule::NoNestedCall,
+        Rule::NormalizedStmtStructure,
+        Rule::FlattenedSingleStmt,
+        Rule::SplitIncoreOrch,
+        Rule::IncoreBlockOps,
+    ];
+    /// The reference's rule name (`SSAVerify`, `TypeCheck`, `NoNestedCall`, …).
     pub fn name(self) -> &'static str {
         match self {
             Rule::SsaVerify => "SSAVerify",
             Rule::TypeCheck => "TypeCheck",
             Rule::NoNestedCall => "NoNestedCall",
+            Rule::NormalizedStmtStructure => "NormalizedStmtStructure",
+            Rule::FlattenedSingleStmt => "FlattenedSingleStmt",
+            Rule::SplitIncoreOrch => "SplitIncoreOrch",
+            Rule::IncoreBlockOps => "IncoreBlockOps",
         }
     }
     pub fn from_name(s: &str) -> Option<Rule> {
-        Rule::DEFAULT.iter().copied().find(|r| r.name() == s)
+        Rule::ALL.iter().copied().find(|r| r.name() == s)
     }
     /// The default rules minus the disabled ones (`run_verifier(disabled_rules=…)`). Unknown
     /// names are ignored, as the reference's `DisableRule` does.
@@ -104,6 +125,10 @@ pub fn check_function(prog: &Program, f: &Function, rule: Rule, out: &mut Vec<Ve
         Rule::SsaVerify => ssa::check(prog, f, out),
         Rule::TypeCheck => type_check::check(prog, f, out),
         Rule::NoNestedCall => nested_call::check(prog, f, out),
+        Rule::NormalizedStmtStructure => structure::check_normalized(prog, f, out),
+        Rule::FlattenedSingleStmt => structure::check_flattened(prog, f, out),
+        Rule::SplitIncoreOrch => split_incore::check(prog, f, out),
+        Rule::IncoreBlockOps => incore_block_ops::check(prog, f, out),
     }
 }
 
