@@ -151,7 +151,6 @@ pub mod codes {
     pub const UNKNOWN_DTYPE: &str = "E0401";
     pub const UNKNOWN_ENUM: &str = "E0402";
     pub const BAD_TYPE: &str = "E0403";
-    pub const TYPE_MISMATCH: &str = "E0404";
     pub const BAD_SCALAR_OP: &str = "E0405";
     pub const BAD_TUPLE_INDEX: &str = "E0406";
     // Operators (E05xx).
