@@ -329,10 +329,11 @@ impl Lowerer {
 
     /// The dotted path of `e` with the module prefix removed: `pl.block.add` → `["block", "add"]`.
     fn prefixed_path<'e>(&self, e: &'e ast::Expr) -> Option<Vec<&'e str>> {
-        let path = e.dotted()?;
-        let prefix: Vec<&str> = self.prefix.split('.').collect();
-        if path.len() > prefix.len() && path[..prefix.len()] == prefix[..] {
-            Some(path[prefix.len()..].to_vec())
+        let mut path = e.dotted()?;
+        let n = self.prefix.split('.').count();
+        if path.len() > n && path.iter().zip(self.prefix.split('.')).all(|(a, b)| *a == b) {
+            path.drain(..n);
+            Some(path)
         } else {
             None
         }
