@@ -45,6 +45,22 @@ pub fn functions_diff(pa: &Program, fa: &Function, pb: &Program, fb: &Function) 
     first_difference(&record(|c| c.function(pa, fa)), &record(|c| c.function(pb, fb)))
 }
 
+/// Like [`programs_diff`], but blind to what the text cannot show: how statements are grouped
+/// into `SeqStmts` and `OpStmts` (both print as plain statement lists, and a one-statement body
+/// prints like a one-element sequence). Used to check that printing and re-reading a pass's
+/// output gives back that output.
+pub fn programs_diff_as_text(a: &Program, b: &Program) -> Option<String> {
+    let flat_a = record(|c| {
+        c.flat_blocks = true;
+        c.program(a)
+    });
+    let flat_b = record(|c| {
+        c.flat_blocks = true;
+        c.program(b)
+    });
+    first_difference(&flat_a, &flat_b)
+}
+
 /// A structural hash: programs that are [`programs_equal`] have the same hash. Stable across
 /// runs and builds (no random state).
 pub fn program_hash(p: &Program) -> u64 {
@@ -121,11 +137,13 @@ struct Canon<'s, 'p, S: Sink<'p>> {
     /// First-sight index of each variable met so far in the current function.
     index: HashMap<VarId, u32>,
     prog: Option<&'p Program>,
+    /// Compare bodies as flat statement lists (see [`programs_diff_as_text`]).
+    flat_blocks: bool,
 }
 
 impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
     fn new(sink: &'s mut S) -> Self {
-        Canon { sink, index: HashMap::new(), prog: None }
+        Canon { sink, index: HashMap::new(), prog: None, flat_blocks: false }
     }
 
     fn tag(&mut self, t: &'static str) {
@@ -164,7 +182,7 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
             for (i, t) in f.return_types.iter().enumerate() {
                 c.within(Seg::Elem("return_types", i), |c| c.ty(t));
             }
-            c.within(Seg::Field("body"), |c| c.stmt(&f.body));
+            c.within(Seg::Field("body"), |c| c.block(&f.body));
         });
     }
 
@@ -365,6 +383,26 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
         }
     }
 
+    /// A body. With `flat_blocks`, any nesting of sequences is one flat statement list.
+    fn block(&mut self, s: &'p Stmt) {
+        if !self.flat_blocks {
+            return self.stmt(s);
+        }
+        fn flatten<'p>(s: &'p Stmt, out: &mut Vec<&'p Stmt>) {
+            match s {
+                Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|t| flatten(t, out)),
+                _ => out.push(s),
+            }
+        }
+        let mut stmts = Vec::new();
+        flatten(s, &mut stmts);
+        self.tag("Block");
+        self.tok(Tok::Len(stmts.len()));
+        for (i, st) in stmts.into_iter().enumerate() {
+            self.within(Seg::Elem("stmts", i), |c| c.stmt(st));
+        }
+    }
+
     fn stmt(&mut self, s: &'p Stmt) {
         self.tag(s.node_name());
         match s {
@@ -374,10 +412,10 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
             }
             Stmt::If { cond, then_body, else_body, return_vars, .. } => {
                 self.within(Seg::Field("condition"), |c| c.expr(cond));
-                self.within(Seg::Field("then"), |c| c.stmt(then_body));
+                self.within(Seg::Field("then"), |c| c.block(then_body));
                 match else_body {
                     None => self.tag("none"),
-                    Some(e) => self.within(Seg::Field("else"), |c| c.stmt(e)),
+                    Some(e) => self.within(Seg::Field("else"), |c| c.block(e)),
                 }
                 self.vars("return_vars", return_vars);
             }
@@ -388,18 +426,18 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
                 self.within(Seg::Field("stop"), |c| c.expr(stop));
                 self.within(Seg::Field("step"), |c| c.expr(step));
                 self.vars("iter_args", iter_args);
-                self.within(Seg::Field("body"), |c| c.stmt(body));
+                self.within(Seg::Field("body"), |c| c.block(body));
                 self.vars("return_vars", return_vars);
             }
             Stmt::While { cond, iter_args, body, return_vars, .. } => {
                 self.within(Seg::Field("condition"), |c| c.expr(cond));
                 self.vars("iter_args", iter_args);
-                self.within(Seg::Field("body"), |c| c.stmt(body));
+                self.within(Seg::Field("body"), |c| c.block(body));
                 self.vars("return_vars", return_vars);
             }
             Stmt::Scope { kind, body, .. } => {
                 self.tag(kind.name());
-                self.within(Seg::Field("body"), |c| c.stmt(body));
+                self.within(Seg::Field("body"), |c| c.block(body));
             }
             Stmt::Yield { values, .. } | Stmt::Return { values, .. } => self.exprs("values", values),
             Stmt::Eval { expr, .. } => self.within(Seg::Field("expr"), |c| c.expr(expr)),
@@ -782,5 +820,21 @@ mod tests {
         let mut b = a.clone();
         b.add_function(func("g", vec![], vec![])).unwrap();
         assert_eq!(assert_different(&a, &b), "program: 1 element(s) vs 2 element(s)");
+    }
+
+    #[test]
+    fn text_level_equality_ignores_sequence_grouping_only() {
+        let a = sample(["p", "q", "x", "y"], false, "f");
+        let mut b = a.clone();
+        let Stmt::Seq { stmts, .. } = &mut b.functions[0].body else { panic!("seq body") };
+        // Group the first two statements into an OpStmts, as NormalizeStmtStructure would.
+        let first: Vec<Stmt> = stmts.drain(..2).collect();
+        stmts.insert(0, Stmt::Ops { stmts: first, span: Span::NONE });
+        assert!(programs_diff(&a, &b).is_some(), "the IR differs");
+        assert_eq!(programs_diff_as_text(&a, &b), None, "the text does not");
+        let mut c = a.clone();
+        let Stmt::Seq { stmts, .. } = &mut c.functions[0].body else { panic!("seq body") };
+        stmts.swap(0, 1);
+        assert!(programs_diff_as_text(&a, &c).is_some(), "order still matters");
     }
 }
