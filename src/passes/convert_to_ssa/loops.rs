@@ -45,7 +45,14 @@ impl Converter<'_> {
     /// Rewrites the explicit iter_args' inits (outer scope) and creates the new loop-carried
     /// iter_args and return vars; `before` is the version map on loop entry and `skip` a name
     /// (the loop var) never carried.
-    fn plan_carried(&mut self, iter_args: &[VarId], body: &Stmt, before: &Versions, skip: Option<&str>, span: Span) -> Carried {
+    fn plan_carried(
+        &mut self,
+        iter_args: &[VarId],
+        body: &Stmt,
+        before: &Versions,
+        skip: Option<&str>,
+        span: Span,
+    ) -> Carried {
         let mut new_iter_args = Vec::with_capacity(iter_args.len());
         for &ia in iter_args {
             let data = self.prog.var(ia).clone();

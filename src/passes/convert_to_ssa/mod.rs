@@ -56,7 +56,7 @@ impl<'p> Converter<'p> {
                 let name = self.name(p.var);
                 let var = self.version_of(p.var, &name);
                 self.current.insert(name, var);
-                Param { var, direction: p.direction.clone() }
+                Param { var, direction: p.direction }
             })
             .collect();
         let body = self.stmt(f.body);
