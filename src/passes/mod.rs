@@ -7,6 +7,8 @@
 use crate::diag::Diagnostic;
 use crate::ir::Program;
 
+pub mod convert_to_ssa;
+
 /// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
 /// table they read; C++ emission is CCE only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +118,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, SsaForm],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: None,
+        run: Some(convert_to_ssa::run),
     },
     PassInfo {
         name: "outline-incore-scopes",

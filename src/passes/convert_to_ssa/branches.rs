@@ -1,0 +1,114 @@
+//! `if` (spec §2.1 rule 6): names whose version differs after either branch get a phi — a new
+//! return var yielded by both branches.
+//!
+//! Deliberate deviations (spec §6 Q2):
+//! * a name first defined in *both* branches (no version before the `if`) also gets a phi, so a
+//!   use after the `if` sees the branch that ran (the reference binds it to the then version);
+//! * when an `if` has explicit return vars *and* phis, each branch yields the phi values
+//!   followed by its own values for the explicit return vars that are kept (the reference drops
+//!   the explicit values, leaving more return vars than yielded values).
+//!
+//! Everything else is the reference's behaviour, including which branch-local names stay
+//! visible after the `if`: without phis or return vars the then branch's versions; otherwise
+//! the else branch's versions, then the phis.
+
+use super::{trailing_yield, with_trailing_yield, Converter, Versions};
+use crate::ir::{Expr, Stmt, VarKind};
+
+/// The phi names, sorted by byte order: names defined before the `if` whose version changed in
+/// either branch, and names new in both branches (Q2 fix; impossible without an else, since
+/// `else_v` is then `before`).
+fn phi_names(before: &Versions, then_v: &Versions, else_v: &Versions) -> Vec<String> {
+    then_v
+        .iter()
+        .filter(|(n, v)| match before.get(*n) {
+            Some(b) => *v != b || else_v.get(*n).is_some_and(|e| e != b),
+            None => else_v.contains_key(*n),
+        })
+        .map(|(n, _)| n.clone())
+        .chain(
+            else_v
+                .iter()
+                .filter(|(n, v)| !then_v.contains_key(*n) && before.get(*n).is_some_and(|b| b != *v))
+                .map(|(n, _)| n.clone()),
+        )
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+impl Converter<'_> {
+    pub(super) fn if_stmt(&mut self, s: Stmt) -> Stmt {
+        let Stmt::If { cond, then_body, else_body, return_vars, span } = s else {
+            return s;
+        };
+        let cond = self.expr(&cond);
+        let before = self.current.clone();
+        let then_body = self.stmt(*then_body);
+        let then_v = std::mem::replace(&mut self.current, before.clone());
+        let else_body = else_body.map(|e| self.stmt(*e));
+        let else_v = self.current.clone();
+        let phis = phi_names(&before, &then_v, &else_v);
+
+        if phis.is_empty() && return_vars.is_empty() {
+            self.current = then_v;
+            return Stmt::If {
+                cond,
+                then_body: Box::new(then_body),
+                else_body: else_body.map(Box::new),
+                return_vars,
+                span,
+            };
+        }
+
+        let mut rvs = Vec::with_capacity(phis.len() + return_vars.len());
+        let (mut then_vals, mut else_vals) = (Vec::new(), Vec::new());
+        for p in &phis {
+            let (Some(tv), Some(ev)) = (then_v.get(p).or(before.get(p)), else_v.get(p).or(before.get(p))) else {
+                continue;
+            };
+            let ty = self.prog.var_type(*tv).clone();
+            let rv = self.fresh(p, "_", ty, VarKind::Plain, span);
+            rvs.push(rv);
+            then_vals.push(Expr::var(*tv, span));
+            else_vals.push(Expr::var(*ev, span));
+            self.current.insert(p.clone(), rv);
+        }
+        // Explicit return vars not replaced by a phi are versioned; `kept[j]` tells whether the
+        // j-th explicit return var (and so the j-th value of each branch's yield) survives.
+        let mut kept = Vec::with_capacity(return_vars.len());
+        for &r in &return_vars {
+            let name = self.name(r);
+            let keep = !phis.contains(&name);
+            if keep {
+                let v = self.version_of(r, &name);
+                rvs.push(v);
+                self.current.insert(name, v);
+            }
+            kept.push(keep);
+        }
+
+        let (then_body, else_body) = if phis.is_empty() {
+            (then_body, else_body.unwrap_or(Stmt::Yield { values: Vec::new(), span }))
+        } else {
+            let fix = !return_vars.is_empty();
+            then_vals.extend(kept_values(&then_body, &kept));
+            let then_body = with_trailing_yield(then_body, then_vals, span, fix);
+            let else_body = match else_body {
+                Some(e) => {
+                    else_vals.extend(kept_values(&e, &kept));
+                    with_trailing_yield(e, else_vals, span, fix)
+                }
+                None => Stmt::Yield { values: else_vals, span },
+            };
+            (then_body, else_body)
+        };
+        Stmt::If { cond, then_body: Box::new(then_body), else_body: Some(Box::new(else_body)), return_vars: rvs, span }
+    }
+}
+
+/// A branch's own yield values for the explicit return vars that are kept (Q2 fix).
+fn kept_values(branch: &Stmt, kept: &[bool]) -> Vec<Expr> {
+    let values = trailing_yield(branch).unwrap_or_default();
+    values.iter().zip(kept).filter(|(_, k)| **k).map(|(v, _)| v.clone()).collect()
+}

@@ -1,0 +1,148 @@
+//! `for` and `while` (spec §2.1 rules 4–5): names assigned in a loop body that already had a
+//! version before the loop become new loop-carried values (iter_arg `c_iter_k`, return var
+//! `c_k`), next to the loop's explicit iter_args.
+//!
+//! Deliberate deviation (spec §6 Q1): the reference lists a `for`'s return vars as new ones
+//! first, then the explicit ones, while its iter_args and yield values list the explicit ones
+//! first. ptoc uses iter_arg order for both loop kinds (explicit, then new).
+
+use std::collections::BTreeSet;
+
+use super::{trailing_yield, with_trailing_yield, Converter, Versions};
+use crate::ir::visit::walk_stmts;
+use crate::ir::{Expr, Span, Stmt, VarId, VarKind};
+
+/// The iter_args and return vars of one loop being converted.
+struct Carried {
+    /// Loop-carried names created by the pass, sorted by byte order.
+    names: Vec<String>,
+    /// Explicit iter_args (with rewritten inits), then one new iter_arg per name.
+    iter_args: Vec<VarId>,
+    /// One new return var per name, in `names` order.
+    new_return_vars: Vec<VarId>,
+}
+
+/// Names assigned anywhere in `body` (assignment targets and nested `for` loop vars, through
+/// every nested statement), sorted by byte order.
+fn assigned_names(c: &Converter, body: &Stmt) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    walk_stmts(body, &mut |s| match s {
+        Stmt::Assign { var, .. } | Stmt::For { loop_var: var, .. } => {
+            names.insert(c.name(*var));
+        }
+        _ => {}
+    });
+    names
+}
+
+/// The name an iter_arg is registered under inside its loop: cut at the first `_iter`
+/// (`acc_iter_1` → `acc`; an explicit iter_arg `acc` stays `acc`).
+fn carried_base(name: &str) -> &str {
+    name.find("_iter").map_or(name, |i| &name[..i])
+}
+
+impl Converter<'_> {
+    /// Rewrites the explicit iter_args' inits (outer scope) and creates the new loop-carried
+    /// iter_args and return vars; `before` is the version map on loop entry and `skip` a name
+    /// (the loop var) never carried.
+    fn plan_carried(
+        &mut self,
+        iter_args: &[VarId],
+        body: &Stmt,
+        before: &Versions,
+        skip: Option<&str>,
+        span: Span,
+    ) -> Carried {
+        let mut new_iter_args = Vec::with_capacity(iter_args.len());
+        for &ia in iter_args {
+            let data = self.prog.var(ia).clone();
+            let init = match &data.kind {
+                VarKind::IterArg { init } => VarKind::IterArg { init: self.expr(init) },
+                other => other.clone(),
+            };
+            new_iter_args.push(self.prog.new_var(data.name, data.ty, init, data.span));
+        }
+        let explicit: BTreeSet<String> = iter_args.iter().map(|v| self.name(*v)).collect();
+        let names: Vec<String> = assigned_names(self, body)
+            .into_iter()
+            .filter(|n| Some(n.as_str()) != skip && !explicit.contains(n) && before.contains_key(n))
+            .collect();
+        let mut new_return_vars = Vec::with_capacity(names.len());
+        for n in &names {
+            let init = before[n];
+            let ty = self.prog.var_type(init).clone();
+            let ia = self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Expr::var(init, span) }, span);
+            new_iter_args.push(ia);
+            new_return_vars.push(self.fresh(n, "_", ty, VarKind::Plain, span));
+        }
+        Carried { names, iter_args: new_iter_args, new_return_vars }
+    }
+
+    /// Makes every iter_arg the current version of its base name inside the loop.
+    fn register_iter_args(&mut self, carried: &Carried) {
+        for &ia in &carried.iter_args {
+            let name = self.name(ia);
+            self.current.insert(carried_base(&name).to_string(), ia);
+        }
+    }
+
+    /// After the body: the loop-carried names now mean the loop's return vars, and the body's
+    /// trailing yield gets the carried values appended (or a yield is added).
+    fn finish_carried(&mut self, carried: &Carried, body: Stmt, span: Span) -> Stmt {
+        let after = self.current.clone();
+        for (n, rv) in carried.names.iter().zip(&carried.new_return_vars) {
+            self.current.insert(n.clone(), *rv);
+        }
+        let mut values: Vec<Expr> = trailing_yield(&body).map(<[Expr]>::to_vec).unwrap_or_default();
+        values.extend(carried.names.iter().filter_map(|n| after.get(n)).map(|v| Expr::var(*v, span)));
+        if values.is_empty() {
+            body
+        } else {
+            with_trailing_yield(body, values, span, true)
+        }
+    }
+
+    pub(super) fn for_stmt(&mut self, s: Stmt) -> Stmt {
+        let Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } = s else {
+            return s;
+        };
+        let (start, stop, step) = (self.expr(&start), self.expr(&stop), self.expr(&step));
+        let before = self.current.clone();
+        let loop_name = self.name(loop_var);
+        let carried = self.plan_carried(&iter_args, &body, &before, Some(&loop_name), span);
+        let new_loop_var = self.version_of(loop_var, &loop_name);
+        self.current.insert(loop_name, new_loop_var);
+        self.register_iter_args(&carried);
+        let body = self.stmt(*body);
+        let body = self.finish_carried(&carried, body, span);
+        // Q1 fix: explicit return vars first, like the iter_args and yield values.
+        let mut rvs = return_vars;
+        rvs.extend(&carried.new_return_vars);
+        Stmt::For {
+            loop_var: new_loop_var,
+            start,
+            stop,
+            step,
+            iter_args: carried.iter_args,
+            body: Box::new(body),
+            return_vars: rvs,
+            kind,
+            span,
+        }
+    }
+
+    pub(super) fn while_stmt(&mut self, s: Stmt) -> Stmt {
+        let Stmt::While { cond, iter_args, body, return_vars, span } = s else {
+            return s;
+        };
+        let before = self.current.clone();
+        let carried = self.plan_carried(&iter_args, &body, &before, None, span);
+        self.register_iter_args(&carried);
+        let cond = self.expr(&cond);
+        let body = self.stmt(*body);
+        let body = self.finish_carried(&carried, body, span);
+        let mut rvs = return_vars;
+        rvs.extend(&carried.new_return_vars);
+        Stmt::While { cond, iter_args: carried.iter_args, body: Box::new(body), return_vars: rvs, span }
+    }
+}

@@ -1,0 +1,184 @@
+//! ConvertToSSA (spec `passes-and-codegen.md` §2.1): rename every definition so that each
+//! variable is assigned once, and carry values out of loops and ifs through iter_args,
+//! return_vars and yields.
+//!
+//! The pass is *name based*, like the reference: the version maps are keyed by the full
+//! original name (no suffix stripping, so `tmp_0` and `tmp` are different bases) and a use is
+//! rewritten to whatever variable currently carries its name. Version numbers come from one
+//! counter per name per function, so the order in which definitions are created decides every
+//! printed name; the submodules allocate them in exactly the reference's order.
+//!
+//! Two reference bugs are fixed here (spec §6):
+//! * Q1 — a `for` with both explicit iter_args and new loop-carried names lists its return vars
+//!   in iter_arg order (explicit first), as `while` already does ([`loops`]).
+//! * Q2 — a name first defined in *both* branches of an `if` gets a phi return var, so a use
+//!   after the `if` sees the branch that ran; and explicit return vars of an `if` that also
+//!   gets phis keep their own yield values ([`branches`]).
+
+mod branches;
+mod loops;
+
+use std::collections::BTreeMap;
+
+use crate::diag::Diagnostic;
+use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarId, VarKind};
+use crate::passes::PassEnv;
+
+/// The pass entry point: converts every function, in program order.
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog.clone();
+    let functions = std::mem::take(&mut out.functions);
+    out.functions = functions.into_iter().map(|f| Converter::new(&mut out).function(f)).collect();
+    Ok(out)
+}
+
+/// Name → the variable that currently holds that name's value.
+type Versions = BTreeMap<String, VarId>;
+
+/// Per-function conversion state.
+struct Converter<'p> {
+    prog: &'p mut Program,
+    /// Next version number per base name.
+    counter: BTreeMap<String, u32>,
+    current: Versions,
+}
+
+impl<'p> Converter<'p> {
+    fn new(prog: &'p mut Program) -> Self {
+        Converter { prog, counter: BTreeMap::new(), current: Versions::new() }
+    }
+
+    fn function(mut self, f: Function) -> Function {
+        let params = f
+            .params
+            .iter()
+            .map(|p| {
+                let name = self.name(p.var);
+                let var = self.version_of(p.var, &name);
+                self.current.insert(name, var);
+                Param { var, direction: p.direction }
+            })
+            .collect();
+        let body = self.stmt(f.body);
+        Function { params, body, ..f }
+    }
+
+    fn name(&self, v: VarId) -> String {
+        self.prog.var_name(v).to_string()
+    }
+
+    /// The next version number of `base` (0 first).
+    fn next(&mut self, base: &str) -> u32 {
+        let slot = self.counter.entry(base.to_string()).or_insert(0);
+        let k = *slot;
+        *slot += 1;
+        k
+    }
+
+    /// A new variable named `<base><infix><next(base)>` (infix `_` or `_iter_`).
+    fn fresh(&mut self, base: &str, infix: &str, ty: Type, kind: VarKind, span: Span) -> VarId {
+        let k = self.next(base);
+        self.prog.new_var(format!("{base}{infix}{k}"), ty, kind, span)
+    }
+
+    /// The next plain version of `base`, with the type and span of `original`.
+    fn version_of(&mut self, original: VarId, base: &str) -> VarId {
+        let data = self.prog.var(original);
+        let (ty, span) = (data.ty.clone(), data.span);
+        self.fresh(base, "_", ty, VarKind::Plain, span)
+    }
+
+    /// Rewrites every variable use in `e` to the current version of its name (names without a
+    /// current version are left alone: globals of other scopes, explicit return vars, …).
+    fn expr(&self, e: &Expr) -> Expr {
+        let mut e = e.clone();
+        self.rename_in(&mut e);
+        e
+    }
+
+    fn rename_in(&self, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Var(v) => {
+                if let Some(cur) = self.current.get(self.prog.var_name(*v)) {
+                    *v = *cur;
+                }
+            }
+            ExprKind::Call(c) => c.args.iter_mut().for_each(|a| self.rename_in(a)),
+            ExprKind::MakeTuple(items) => items.iter_mut().for_each(|a| self.rename_in(a)),
+            ExprKind::TupleGetItem(t, _) => self.rename_in(t),
+            ExprKind::Binary(_, l, r) => {
+                self.rename_in(l);
+                self.rename_in(r);
+            }
+            ExprKind::Unary(_, x) => self.rename_in(x),
+            ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {}
+        }
+    }
+
+    fn exprs(&self, es: &[Expr]) -> Vec<Expr> {
+        es.iter().map(|e| self.expr(e)).collect()
+    }
+
+    /// Rewrites one statement. Scopes, sequences and leaves are structural; a scope is
+    /// transparent (definitions inside it stay visible after it).
+    fn stmt(&mut self, s: Stmt) -> Stmt {
+        match s {
+            Stmt::Assign { var, value, span } => {
+                let value = self.expr(&value);
+                let name = self.name(var);
+                let var = self.version_of(var, &name);
+                self.current.insert(name, var);
+                Stmt::Assign { var, value, span }
+            }
+            Stmt::Eval { expr, span } => Stmt::Eval { expr: self.expr(&expr), span },
+            Stmt::Yield { values, span } => Stmt::Yield { values: self.exprs(&values), span },
+            Stmt::Return { values, span } => Stmt::Return { values: self.exprs(&values), span },
+            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.stmts(stmts), span },
+            Stmt::Ops { stmts, span } => Stmt::Ops { stmts: self.stmts(stmts), span },
+            Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(self.stmt(*body)), span },
+            Stmt::Break { .. } | Stmt::Continue { .. } => s,
+            Stmt::For { .. } => self.for_stmt(s),
+            Stmt::While { .. } => self.while_stmt(s),
+            Stmt::If { .. } => self.if_stmt(s),
+        }
+    }
+
+    fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        stmts.into_iter().map(|s| self.stmt(s)).collect()
+    }
+}
+
+/// The values of the yield that ends `body`: `body` itself or the last element of a `SeqStmts`
+/// (one level only, like the reference — a yield nested deeper is not a trailing yield here).
+fn trailing_yield(body: &Stmt) -> Option<&[Expr]> {
+    match body {
+        Stmt::Yield { values, .. } => Some(values),
+        Stmt::Seq { stmts, .. } => match stmts.last() {
+            Some(Stmt::Yield { values, .. }) => Some(values),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Puts `yield values` at the end of `body`: replaces the last element of a `SeqStmts` when it
+/// is a yield, else appends; a bare yield is replaced when `replace_bare`, otherwise (the
+/// reference's `if` behaviour) it is kept and followed by the new one; any other single
+/// statement becomes `SeqStmts[stmt, yield]`.
+fn with_trailing_yield(body: Stmt, values: Vec<Expr>, span: Span, replace_bare: bool) -> Stmt {
+    let y = Stmt::Yield { values, span };
+    match body {
+        Stmt::Seq { mut stmts, span: seq_span } => {
+            if matches!(stmts.last(), Some(Stmt::Yield { .. })) {
+                stmts.pop();
+            }
+            stmts.push(y);
+            Stmt::Seq { stmts, span: seq_span }
+        }
+        Stmt::Yield { .. } if replace_bare => y,
+        other => Stmt::Seq { stmts: vec![other, y], span },
+    }
+}
+
+#[cfg(test)]
+mod tests;
