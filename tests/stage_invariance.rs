@@ -7,10 +7,12 @@
 //! - running the rest of the pipeline on the re-read text gives the same final text as one
 //!   uninterrupted run.
 //! Each pass is also applied alone to the inputs of its own corpus folder and checked the same
-//! way. The corpus is `../shared/conformance` (or `PTOC_CONFORMANCE_DIR`); without it the test
+//! way. (Inputs that already carry MemRefs only get their own folder's pass: the pipeline starts
+//! before memory planning, and e.g. ConvertToSSA renames `block.alloc` targets into plain
+//! variables, which re-read as the MemRefs themselves.) The corpus is `../shared/conformance` (or `PTOC_CONFORMANCE_DIR`); without it the test
 //! says so and checks nothing.
 
-use ptoc::ir::Program;
+use ptoc::ir::{Program, VarKind};
 use ptoc::passes::{Backend, PassEnv, PassInfo, Pipeline};
 use std::path::{Path, PathBuf};
 
@@ -86,10 +88,14 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
         for input in inputs(folder) {
             let case = input.parent().unwrap().strip_prefix(&root).unwrap().display().to_string();
             let Ok(prog) = compile(&std::fs::read_to_string(&input).unwrap()) else { continue };
+            // The pipeline starts from programs without memory planning: inputs that already
+            // have MemRefs (the recorded inputs of the memory passes) only get their own pass.
+            let planned = prog.vars.iter().any(|v| matches!(v.kind, VarKind::MemRef(_)));
+            let pipeline_passes = if planned { &[][..] } else { &implemented[..] };
             // The pipeline prefix that runs on this input.
             let mut stages = Vec::new();
             let mut p = prog.clone();
-            for pass in &implemented {
+            for pass in pipeline_passes {
                 match (pass.run.unwrap())(&p, &ENV) {
                     Ok(next) => {
                         p = next;
