@@ -7,6 +7,10 @@
 use crate::diag::Diagnostic;
 use crate::ir::Program;
 
+pub mod flatten_call_expr;
+pub mod run_verifier;
+pub mod stmt_structure;
+
 /// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
 /// table they read; C++ emission is CCE only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,7 +140,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, NoNestedCalls],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: None,
+        run: Some(flatten_call_expr::run),
     },
     PassInfo {
         name: "normalize-stmt-structure",
@@ -146,7 +150,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, NormalizedStmtStructure],
         invalidated: &[FlattenedSingleStmt],
-        run: None,
+        run: Some(stmt_structure::run_normalize),
     },
     PassInfo {
         name: "flatten-single-stmt",
@@ -156,7 +160,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, FlattenedSingleStmt],
         invalidated: &[NormalizedStmtStructure],
-        run: None,
+        run: Some(stmt_structure::run_flatten_single),
     },
     PassInfo {
         name: "run-verifier",
@@ -166,7 +170,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[],
         produced: &[],
         invalidated: &[],
-        run: None,
+        run: Some(run_verifier::run),
     },
     PassInfo {
         name: "init-mem-ref",
