@@ -53,8 +53,8 @@ import pypto.language as pl
 class P:
     @pl.function
     def f(self, x: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
-        y: pl.Scalar[pl.INT64] = x + 1
-        y: pl.Scalar[pl.INT64] = y + 1
+        if x > 0:
+            y: pl.Scalar[pl.INT64] = pl.yield_(x)
         return y
 ";
 
@@ -66,10 +66,10 @@ class P:
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
         let found = diagnostics(&prog, &[] as &[&str]);
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].rule, found[0].error_code), (Rule::SsaVerify, 1));
+        assert_eq!((found[0].rule, found[0].error_code), (Rule::SsaVerify, 3));
         let text = report(&prog, &[] as &[&str], "f.pto", SRC);
         assert!(text.starts_with("IR Verification Report\n"), "{text}");
-        assert!(text.contains("  Location: f.pto:9:9\n"), "{text}");
+        assert!(text.contains("  Location: f.pto:8:9\n"), "{text}");
         assert!(text.ends_with("Status: FAILED (1 error(s) found)\n"), "{text}");
     }
 

@@ -69,7 +69,14 @@ mod tests {
     fn prog(body: Stmt) -> (Program, VarId) {
         let mut p = Program::new("p");
         let x = p.new_var("x", Type::Scalar(DataType::Int64), VarKind::Plain, S);
-        let f = Function { name: "f".into(), kind: FunctionType::Opaque, params: vec![], return_types: vec![], body, span: S };
+        let f = Function {
+            name: "f".into(),
+            kind: FunctionType::Opaque,
+            params: vec![],
+            return_types: vec![],
+            body,
+            span: S,
+        };
         p.add_function(f).expect("one function");
         (p, x)
     }
@@ -158,7 +165,13 @@ mod tests {
 
     #[test]
     fn normalized_ignores_while_bodies_and_nested_seqs() {
-        let w = Stmt::While { cond: Expr::bool(true, S), iter_args: vec![], body: Box::new(assign()), return_vars: vec![], span: S };
+        let w = Stmt::While {
+            cond: Expr::bool(true, S),
+            iter_args: vec![],
+            body: Box::new(assign()),
+            return_vars: vec![],
+            span: S,
+        };
         let body = seq(vec![w, seq(vec![assign(), ret()])]);
         assert!(messages(body, Rule::NormalizedStmtStructure).is_empty());
     }
