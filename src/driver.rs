@@ -175,6 +175,8 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         print_after_all: cli.print_after_all,
         verify_each: cli.verify_each,
         emit_cpp: cli.emit == Emit::Cpp,
+        disabled_rules: &cli.disable_rule,
+        source_name: &file.name,
     };
     let mut dumps = String::new();
     match compile::compile(&file.text, &request, &mut dumps) {

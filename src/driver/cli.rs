@@ -60,6 +60,11 @@ pub struct Cli {
     #[arg(long)]
     pub verify_each: bool,
 
+    /// Leave this verifier rule out of `run-verifier` (SSAVerify, TypeCheck, NoNestedCall);
+    /// repeatable. Unknown names are ignored, as in the reference.
+    #[arg(long, value_name = "RULE")]
+    pub disable_rule: Vec<String>,
+
     /// List the registered passes with their descriptions and exit.
     #[arg(long)]
     pub list_passes: bool,

@@ -2,7 +2,7 @@
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::Program;
-use crate::passes::{PassEnv, PassInfo};
+use crate::passes::{run_verifier, PassEnv, PassInfo};
 use crate::verify::{self, Rule};
 use crate::{lower, parser, printer};
 
@@ -22,6 +22,10 @@ pub struct Request<'a> {
     pub print_after_all: bool,
     pub verify_each: bool,
     pub emit_cpp: bool,
+    /// Rules `run-verifier` leaves out (`--disable-rule`).
+    pub disabled_rules: &'a [String],
+    /// The input's name, for the locations in `run-verifier`'s report.
+    pub source_name: &'a str,
 }
 
 /// The front end: parse and lower.
@@ -33,7 +37,7 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
 /// Runs the request on `source`. IR dumps of `--print-after-all` are appended to `dumps` as
 /// they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
-    let prog = run_passes(frontend(source)?, req, dumps)?;
+    let prog = run_passes(frontend(source)?, source, req, dumps)?;
     if req.emit_cpp {
         emit_cpp(&prog).map(Emitted::Files)
     } else {
@@ -42,7 +46,8 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
 }
 
 /// Runs the planned passes in order; the first pass that is not implemented or fails ends the run.
-fn run_passes(mut prog: Program, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+/// `source` is the text `prog` was lowered from (for locations in reports).
+fn run_passes(mut prog: Program, source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
     for (k, pass) in req.passes.iter().enumerate() {
         let Some(run) = pass.run else {
             return Err(vec![not_implemented(pass, req.passes)]);
@@ -51,6 +56,7 @@ fn run_passes(mut prog: Program, req: &Request, dumps: &mut String) -> Result<Pr
             check_properties(&prog, pass, Moment::Before)?;
         }
         prog = run(&prog, &req.env)?;
+        report_verifier_findings(&prog, pass, source, req, dumps);
         if req.print_after_all {
             dumps.push_str(&dump_header(k + 1, pass.name));
             dumps.push('\n');
@@ -62,6 +68,14 @@ fn run_passes(mut prog: Program, req: &Request, dumps: &mut String) -> Result<Pr
         }
     }
     Ok(prog)
+}
+
+/// The hook of `run-verifier` (spec §1.7): the pass returns the program unchanged; its findings
+/// are printed on stderr (with the dumps, in run order) and do not fail the run.
+fn report_verifier_findings(prog: &Program, pass: &PassInfo, source: &str, req: &Request, stderr: &mut String) {
+    if pass.name == run_verifier::NAME {
+        stderr.push_str(&run_verifier::report(prog, req.disabled_rules, req.source_name, source));
+    }
 }
 
 /// The line before each `--print-after-all` dump (`position` is 1-based).
@@ -158,8 +172,10 @@ mod tests {
             print_after_all: false,
             verify_each: false,
             emit_cpp: false,
+            disabled_rules: &[],
+            source_name: "p.pto",
         };
-        run_passes(Program::new("p"), &req, &mut String::new())
+        run_passes(Program::new("p"), "", &req, &mut String::new())
     }
 
     #[test]

@@ -8,6 +8,9 @@ use crate::diag::Diagnostic;
 use crate::ir::Program;
 
 pub mod convert_to_ssa;
+pub mod flatten_call_expr;
+pub mod run_verifier;
+pub mod stmt_structure;
 
 /// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
 /// table they read; C++ emission is CCE only.
@@ -138,7 +141,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, NoNestedCalls],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: None,
+        run: Some(flatten_call_expr::run),
     },
     PassInfo {
         name: "normalize-stmt-structure",
@@ -148,7 +151,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, NormalizedStmtStructure],
         invalidated: &[FlattenedSingleStmt],
-        run: None,
+        run: Some(stmt_structure::run_normalize),
     },
     PassInfo {
         name: "flatten-single-stmt",
@@ -158,7 +161,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, FlattenedSingleStmt],
         invalidated: &[NormalizedStmtStructure],
-        run: None,
+        run: Some(stmt_structure::run_flatten_single),
     },
     PassInfo {
         name: "run-verifier",
@@ -168,7 +171,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[],
         produced: &[],
         invalidated: &[],
-        run: None,
+        run: Some(run_verifier::run),
     },
     PassInfo {
         name: "init-mem-ref",

@@ -1,0 +1,162 @@
+//! `flatten-call-expr` (spec `passes-and-codegen.md` §2.2): hoists calls nested in call
+//! arguments, operator operands, conditions and loop bounds into temporaries `_t0, _t1, …`, so
+//! codegen sees three-address code (property NoNestedCalls).
+//!
+//! Per function: normalise (§2.3), flatten, then remove one-element wrappers (§2.4). The
+//! flattening keeps one list of pending temporaries, as the reference does, and its placement
+//! rules decide where temporaries land, so they are reproduced exactly:
+//! * inside an `OpStmts`, a statement's temporaries go right before it;
+//! * temporaries of a sequence child that is not an `OpStmts` (if/for/while headers, yield and
+//!   return values, a bare statement in a scope) are appended to the last `OpStmts` already
+//!   emitted in that sequence — even one before an intervening loop (§6 Q3, reproduced) — or
+//!   else put into a new `OpStmts` right before the child;
+//! * bodies handle their own temporaries; a header's temporaries survive its bodies.
+
+use super::stmt_structure::{flatten_single, normalize_body};
+use super::PassEnv;
+use crate::diag::Diagnostic;
+use crate::ir::{Expr, ExprKind, Program, Stmt, VarKind};
+
+/// The pass: every function, in program order, each with its own temporary counter.
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog.clone();
+    for i in 0..out.functions.len() {
+        let body = std::mem::replace(&mut out.functions[i].body, Stmt::empty());
+        let mut flattener = Flattener { prog: &mut out, next_temp: 0, pending: Vec::new() };
+        let flat = flattener.stmt(normalize_body(body));
+        out.functions[i].body = flatten_single(flat);
+    }
+    Ok(out)
+}
+
+struct Flattener<'a> {
+    /// The output program; temporaries are added to its variable table.
+    prog: &'a mut Program,
+    /// Number of the next `_t<k>` of the current function.
+    next_temp: u32,
+    /// Temporaries extracted and not yet placed, in creation order.
+    pending: Vec<Stmt>,
+}
+
+impl Flattener<'_> {
+    fn stmt(&mut self, s: Stmt) -> Stmt {
+        match s {
+            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts), span },
+            Stmt::Ops { stmts, span } => {
+                let mut out = Vec::with_capacity(stmts.len());
+                for s in stmts {
+                    self.pending.clear();
+                    let s = self.stmt(s);
+                    out.append(&mut self.pending);
+                    out.push(s);
+                }
+                Stmt::Ops { stmts: out, span }
+            }
+            Stmt::Assign { var, value, span } => Stmt::Assign { var, value: self.expr(value), span },
+            Stmt::Eval { expr, span } => Stmt::Eval { expr: self.expr(expr), span },
+            Stmt::Yield { values, span } => Stmt::Yield { values: self.exprs(values), span },
+            Stmt::Return { values, span } => Stmt::Return { values: self.exprs(values), span },
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
+                let cond = self.operand(cond);
+                let header = std::mem::take(&mut self.pending);
+                let then_body = Box::new(self.stmt(*then_body));
+                self.pending.clear();
+                let else_body = else_body.map(|e| Box::new(self.stmt(*e)));
+                self.pending = header;
+                Stmt::If { cond, then_body, else_body, return_vars, span }
+            }
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => {
+                let start = self.operand(start);
+                let stop = self.operand(stop);
+                let step = self.operand(step);
+                let header = std::mem::take(&mut self.pending);
+                let body = Box::new(self.stmt(*body));
+                self.pending = header;
+                Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span }
+            }
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                let cond = self.operand(cond);
+                let header = std::mem::take(&mut self.pending);
+                let body = Box::new(self.stmt(*body));
+                self.pending = header;
+                Stmt::While { cond, iter_args, body, return_vars, span }
+            }
+            Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(self.stmt(*body)), span },
+            leaf @ (Stmt::Break { .. } | Stmt::Continue { .. }) => leaf,
+        }
+    }
+
+    /// A sequence's children, with each child's leftover temporaries placed before it.
+    fn seq(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            self.pending.clear();
+            let s = self.stmt(s);
+            if !self.pending.is_empty() {
+                let temps = std::mem::take(&mut self.pending);
+                match out.iter_mut().rev().find_map(|c| match c {
+                    Stmt::Ops { stmts, .. } => Some(stmts),
+                    _ => None,
+                }) {
+                    Some(ops) => ops.extend(temps),
+                    None => out.push(Stmt::Ops { stmts: temps, span: s.span() }),
+                }
+            }
+            out.push(s);
+        }
+        // Everything was placed here. (The reference leaves the last child's temporaries
+        // pending, so a sequence nested directly in a sequence or scope would place them a
+        // second time, defining the temporaries twice; ptoc places them once.)
+        self.pending.clear();
+        out
+    }
+
+    fn exprs(&mut self, values: Vec<Expr>) -> Vec<Expr> {
+        values.into_iter().map(|e| self.expr(e)).collect()
+    }
+
+    /// Rewrites `e` bottom-up, extracting calls found as call arguments and operator operands.
+    /// A call that is `e` itself, a tuple element or the tuple of an item access stays.
+    fn expr(&mut self, e: Expr) -> Expr {
+        let Expr { kind, ty, span } = e;
+        let kind = match kind {
+            ExprKind::Call(mut call) => {
+                call.args = std::mem::take(&mut call.args).into_iter().map(|a| self.operand(a)).collect();
+                ExprKind::Call(call)
+            }
+            ExprKind::Binary(op, l, r) => {
+                let l = self.operand(*l);
+                let r = self.operand(*r);
+                ExprKind::Binary(op, Box::new(l), Box::new(r))
+            }
+            ExprKind::Unary(op, x) => ExprKind::Unary(op, Box::new(self.operand(*x))),
+            ExprKind::MakeTuple(items) => ExprKind::MakeTuple(self.exprs(items)),
+            ExprKind::TupleGetItem(t, i) => ExprKind::TupleGetItem(Box::new(self.expr(*t)), i),
+            leaf @ (ExprKind::Var(_) | ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_)) => {
+                leaf
+            }
+        };
+        Expr { kind, ty, span }
+    }
+
+    /// An expression in a position where a call is not allowed: rewritten, then replaced by a
+    /// temporary if it is a call.
+    fn operand(&mut self, e: Expr) -> Expr {
+        let e = self.expr(e);
+        if matches!(e.kind, ExprKind::Call(_)) {
+            self.extract(e)
+        } else {
+            e
+        }
+    }
+
+    /// Defines `_t<k> = call` (pending) and returns a use of `_t<k>`; its type is the call's.
+    fn extract(&mut self, call: Expr) -> Expr {
+        let name = format!("_t{}", self.next_temp);
+        self.next_temp += 1;
+        let span = call.span;
+        let var = self.prog.new_var(name, self.prog.type_of(&call).clone(), VarKind::Plain, span);
+        self.pending.push(Stmt::Assign { var, value: call, span });
+        Expr::var(var, span)
+    }
+}

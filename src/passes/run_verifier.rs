@@ -1,0 +1,83 @@
+//! `run-verifier` (spec `passes-and-codegen.md` §1.7, §2.5): the reference's
+//! `RunVerifier(disabled_rules)` runs the default verifier (SSAVerify, TypeCheck, NoNestedCall)
+//! minus the disabled rules, logs the report when there are findings, never fails, and returns
+//! the program unchanged.
+//!
+//! A [`super::PassFn`] can only return a program or errors, so the pass itself is the identity
+//! and the driver asks for the findings separately ([`report`]) right after running it, and
+//! prints them on stderr without failing the run.
+
+use super::PassEnv;
+use crate::diag::{line_col, Diagnostic, Span};
+use crate::ir::Program;
+use crate::verify::{self, Rule, VerifyDiagnostic};
+
+/// The registered name, by which the driver recognises this pass.
+pub const NAME: &str = "run-verifier";
+
+/// The transform: the program, unchanged.
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    Ok(prog.clone())
+}
+
+/// What the pass finds: the default rules minus `disabled` (unknown names are ignored, like
+/// the reference's `DisableRule`), in the verifier's order.
+pub fn diagnostics<S: AsRef<str>>(prog: &Program, disabled: &[S]) -> Vec<VerifyDiagnostic> {
+    verify::verify(prog, &Rule::default_without(disabled))
+}
+
+/// The reference's report text for [`diagnostics`], with locations `file:line:col` in
+/// `source` (named `file`); spanless findings are located at `file:-1:-1`. Empty when
+/// nothing is found, since the reference logs nothing then.
+pub fn report<S: AsRef<str>>(prog: &Program, disabled: &[S], file: &str, source: &str) -> String {
+    let location = |span: Span| {
+        if span.is_none() {
+            format!("{file}:-1:-1")
+        } else {
+            let (line, col) = line_col(source, span.lo as usize);
+            format!("{file}:{line}:{col}")
+        }
+    };
+    verify::report(&diagnostics(prog, disabled), &location)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::Backend;
+
+    const SRC: &str = "# pypto.program: P
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        if x > 0:
+            y: pl.Scalar[pl.INT64] = pl.yield_(x)
+        return y
+";
+
+    #[test]
+    fn returns_the_program_unchanged_and_reports_separately() {
+        let prog = crate::driver::frontend(SRC).expect("valid input");
+        let env = PassEnv { backend: Backend::Cce };
+        let out = run(&prog, &env).expect("never fails");
+        assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
+        let found = diagnostics(&prog, &[] as &[&str]);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].rule, found[0].error_code), (Rule::SsaVerify, 3));
+        let text = report(&prog, &[] as &[&str], "f.pto", SRC);
+        assert!(text.starts_with("IR Verification Report\n"), "{text}");
+        assert!(text.contains("  Location: f.pto:8:9\n"), "{text}");
+        assert!(text.ends_with("Status: FAILED (1 error(s) found)\n"), "{text}");
+    }
+
+    #[test]
+    fn disabled_rules_are_skipped_and_unknown_names_ignored() {
+        let prog = crate::driver::frontend(SRC).expect("valid input");
+        assert!(diagnostics(&prog, &["SSAVerify"]).is_empty());
+        assert_eq!(diagnostics(&prog, &["NoSuchRule"]).len(), 1);
+        assert_eq!(report(&prog, &["SSAVerify"], "f.pto", SRC), "");
+    }
+}
