@@ -26,7 +26,7 @@ use crate::passes::{self, Backend, PassEnv, Pipeline};
 
 pub use compile::{dump_header, frontend};
 
-use cli::{Cli, ColorArg, Emit};
+use cli::{Cli, ColorArg, Emit, VerifyLevel};
 use compile::{Emitted, Request};
 use input::SourceFile;
 use report::Style;
@@ -174,6 +174,9 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         env: PassEnv { backend },
         print_after_all: cli.print_after_all,
         verify_each: cli.verify_each,
+        auto_verify: cli.passes.is_none()
+            && VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
+                == VerifyLevel::Basic,
         emit_cpp: cli.emit == Emit::Cpp,
         disabled_rules: &cli.disable_rule,
         source_name: &file.name,

@@ -60,6 +60,13 @@ pub struct Cli {
     #[arg(long)]
     pub verify_each: bool,
 
+    /// Verification level of the named pipelines (spec §1.5–1.6): `basic` verifies SSAForm and
+    /// TypeChecked after convert-to-ssa (and AllocatedMemoryAddr after allocate-memory-addr);
+    /// `none` verifies nothing automatically. Default: the PTOC_VERIFY_LEVEL environment
+    /// variable (`none` or `basic`), else `basic`. `--passes` runs never verify automatically.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub verify_level: Option<VerifyLevel>,
+
     /// Leave this verifier rule out of `run-verifier` (SSAVerify, TypeCheck, NoNestedCall);
     /// repeatable. Unknown names are ignored, as in the reference.
     #[arg(long, value_name = "RULE")]
@@ -97,6 +104,24 @@ pub struct Cli {
 pub enum Emit {
     Ir,
     Cpp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyLevel {
+    None,
+    Basic,
+}
+
+impl VerifyLevel {
+    /// The flag's value, else PTOC_VERIFY_LEVEL (`none` → None, anything else → Basic, like
+    /// the reference's PYPTO_VERIFY_LEVEL), else Basic.
+    pub fn resolve(flag: Option<VerifyLevel>, env: Option<&str>) -> VerifyLevel {
+        match (flag, env) {
+            (Some(l), _) => l,
+            (None, Some(v)) if v.eq_ignore_ascii_case("none") => VerifyLevel::None,
+            _ => VerifyLevel::Basic,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -2,7 +2,7 @@
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::Program;
-use crate::passes::{run_verifier, PassEnv, PassInfo};
+use crate::passes::{run_verifier, PassEnv, PassInfo, Property};
 use crate::verify::{self, Rule};
 use crate::{lower, parser, printer};
 
@@ -22,6 +22,10 @@ pub struct Request<'a> {
     pub print_after_all: bool,
     pub verify_each: bool,
     pub emit_cpp: bool,
+    /// Verify the pipeline's automatically checked properties after the passes that produce
+    /// them (spec `passes-and-codegen.md` §1.6): on for named pipelines at verification level
+    /// `basic`, off for `--passes` runs (direct pass calls in the reference).
+    pub auto_verify: bool,
     /// Rules `run-verifier` leaves out (`--disable-rule`).
     pub disabled_rules: &'a [String],
     /// The input's name, for the locations in `run-verifier`'s report.
@@ -48,6 +52,8 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
 /// Runs the planned passes in order; the first pass that is not implemented or fails ends the run.
 /// `source` is the text `prog` was lowered from (for locations in reports).
 fn run_passes(mut prog: Program, source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+    // Properties verified so far by the pipeline's automatic verification (§1.6).
+    let mut verified: Vec<Property> = Vec::new();
     for (k, pass) in req.passes.iter().enumerate() {
         let Some(run) = pass.run else {
             return Err(vec![not_implemented(pass, req.passes)]);
@@ -66,8 +72,49 @@ fn run_passes(mut prog: Program, source: &str, req: &Request, dumps: &mut String
         if req.verify_each {
             check_properties(&prog, pass, Moment::After)?;
         }
+        if req.auto_verify {
+            auto_verify(&prog, pass, &mut verified)?;
+        }
     }
     Ok(prog)
+}
+
+/// The properties a pipeline verifies by itself (§1.6).
+const AUTO_VERIFIED: &[Property] = &[Property::SsaForm, Property::TypeChecked, Property::AllocatedMemoryAddr];
+
+/// §1.6 step 2: forget what the pass invalidated, then verify what it produced that is not
+/// verified yet. Like the reference, this checks SSAForm and TypeChecked after convert-to-ssa
+/// and nothing more until a pass produces them again.
+fn auto_verify(prog: &Program, pass: &PassInfo, verified: &mut Vec<Property>) -> Result<(), Vec<Diagnostic>> {
+    verified.retain(|p| !pass.invalidated.contains(p));
+    let mut todo: Vec<Property> =
+        pass.produced.iter().copied().filter(|p| AUTO_VERIFIED.contains(p) && !verified.contains(p)).collect();
+    todo.sort(); // printed in bit order, like the reference's property sets
+
+    if todo.is_empty() {
+        return Ok(());
+    }
+    let found = verify::verify(prog, &rules_for(&todo));
+    if !found.is_empty() {
+        let names: Vec<&str> = todo.iter().map(|p| p.name()).collect();
+        let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
+        let mut d = Diagnostic::error(
+            codes::VERIFY_FAILED,
+            found[0].span,
+            format!("verification failed after '{reference_name}' for properties {{{}}}", names.join(", ")),
+        );
+        for v in &found {
+            d = d.with_note(format!("{} ({}): {}", v.rule.name(), v.error_code, v.message));
+        }
+        return Err(vec![d]);
+    }
+    verified.extend(todo);
+    Ok(())
+}
+
+/// The verifier rules that check these properties (properties without a rule are skipped).
+fn rules_for(props: &[Property]) -> Vec<Rule> {
+    Rule::ALL.iter().copied().filter(|r| props.iter().any(|p| p.verifier_rule() == Some(*r))).collect()
 }
 
 /// The hook of `run-verifier` (spec §1.7): the pass returns the program unchanged; its findings
@@ -111,8 +158,7 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
         Moment::Before => (pass.required, "before"),
         Moment::After => (pass.produced, "after"),
     };
-    let rules: Vec<Rule> =
-        Rule::ALL.iter().copied().filter(|r| props.iter().any(|p| p.verifier_rule() == Some(*r))).collect();
+    let rules = rules_for(props);
     if rules.is_empty() {
         return Ok(());
     }
@@ -171,6 +217,7 @@ mod tests {
             env: PassEnv { backend: Backend::Cce },
             print_after_all: false,
             verify_each: false,
+            auto_verify: false,
             emit_cpp: false,
             disabled_rules: &[],
             source_name: "p.pto",
@@ -212,5 +259,34 @@ mod tests {
         assert_eq!(d.code, codes::PASS_NOT_IMPLEMENTED);
         assert!(d.message.contains("`convert-to-ssa`"));
         assert!(d.notes[0].contains("allocate-memory-addr"));
+    }
+
+    /// A pass that claims SSAForm and TypeChecked but returns a program whose loop yields a
+    /// float into an INT64 iter arg.
+    static BREAKS_TYPES: PassInfo = PassInfo {
+        produced: &[Property::SsaForm, Property::TypeChecked],
+        ..fake("breaks-types", Some(|_, _| crate::driver::compile::frontend(ILL_TYPED)))
+    };
+    const ILL_TYPED: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        for i, (s,) in pl.range(0, 10, 1, init_values=(a,)):\n            r: pl.Scalar[pl.INT64] = pl.yield_(1.0)\n        return r\n";
+
+    #[test]
+    fn automatic_verification_checks_what_a_pass_produces_once() {
+        let mut verified = Vec::new();
+        let e = auto_verify(&frontend(ILL_TYPED).unwrap(), &BREAKS_TYPES, &mut verified).unwrap_err();
+        assert_eq!(e[0].code, codes::VERIFY_FAILED);
+        assert_eq!(e[0].message, "verification failed after 'breaks-types' for properties {SSAForm, TypeChecked}");
+        assert!(e[0].notes.iter().any(|n| n.starts_with("TypeCheck (102): Dtype mismatch in ForStmt")), "{:?}", e[0].notes);
+        // Already verified properties are not checked again.
+        let mut verified = vec![Property::SsaForm, Property::TypeChecked];
+        assert!(auto_verify(&frontend(ILL_TYPED).unwrap(), &BREAKS_TYPES, &mut verified).is_ok());
+    }
+
+    #[test]
+    fn verify_level_comes_from_the_flag_then_the_environment() {
+        use crate::driver::cli::VerifyLevel;
+        assert_eq!(VerifyLevel::resolve(None, None), VerifyLevel::Basic);
+        assert_eq!(VerifyLevel::resolve(None, Some("NONE")), VerifyLevel::None);
+        assert_eq!(VerifyLevel::resolve(None, Some("basic")), VerifyLevel::Basic);
+        assert_eq!(VerifyLevel::resolve(Some(VerifyLevel::Basic), Some("none")), VerifyLevel::Basic);
     }
 }
