@@ -396,4 +396,19 @@ mod tests {
         });
         assert_eq!(init, Some(callee.params[0].var));
     }
+
+    #[test]
+    fn output_reads_back_as_the_same_program() {
+        let src = header(
+            "    @pl.function\n    def main(self, x_0: pl.Tensor[[64], pl.FP32], n_0: pl.Scalar[pl.INT64]) -> pl.Tensor[[64], pl.FP32]:\n        a_0: pl.Tensor[[64], pl.FP32] = pl.tensor.add(x_0, x_0)\n        with pl.incore():\n            for i_0, (acc_0,) in pl.range(0, n_0, 1, init_values=(a_0,)):\n                b_0: pl.Tensor[[64], pl.FP32] = pl.tensor.add(acc_0, x_0)\n                r_0: pl.Tensor[[64], pl.FP32] = pl.yield_(b_0)\n            with pl.incore():\n                c_0: pl.Tensor[[64], pl.FP32] = pl.tensor.mul(r_0, a_0)\n                d_0: pl.Tensor[[64], pl.FP32] = pl.tensor.mul(c_0, c_0)\n        for j_0, (acc2_0,) in pl.range(0, 2, 1, init_values=(d_0,)):\n            with pl.incore():\n                e_0: pl.Tensor[[64], pl.FP32] = pl.tensor.mul(acc2_0, r_0)\n            s_0: pl.Tensor[[64], pl.FP32] = pl.yield_(e_0)\n        return s_0\n",
+        );
+        let out = outline(&src);
+        let text = crate::printer::print_program(&out);
+        let back = crate::driver::frontend(&text).expect("output reads back");
+        if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
+            panic!("{diff}\n{text}");
+        }
+        let rules = [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
+        assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
+    }
 }
