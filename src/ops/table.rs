@@ -57,6 +57,10 @@ pub struct OpDef {
     pub kwargs: &'static [KwSpec],
     /// Result-type rule (§4 "result" and "checks" columns).
     pub rule: Rule,
+    /// The block op a tensor op becomes inside InCore functions (`passes-and-codegen.md` §2.7
+    /// table), args and kwargs passed through unchanged. Read by ConvertTensorToBlockOps and
+    /// by the IncoreBlockOps verifier, so the conversion table exists once.
+    pub block_form: Option<&'static str>,
 }
 
 impl OpDef {
@@ -290,7 +294,18 @@ impl KwSpec {
 }
 
 const fn op(name: &'static str, category: Category, params: &'static [Param], rule: Rule) -> OpDef {
-    OpDef { name, printed: name, category, aliases: &[], unified: &[], scalar_rhs: None, params, kwargs: &[], rule }
+    OpDef {
+        name,
+        printed: name,
+        category,
+        aliases: &[],
+        unified: &[],
+        scalar_rhs: None,
+        params,
+        kwargs: &[],
+        rule,
+        block_form: None,
+    }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
     op(name, Category::Tensor, params, rule)
@@ -316,6 +331,9 @@ impl OpDef {
     }
     const fn kwargs(self, kwargs: &'static [KwSpec]) -> OpDef {
         OpDef { kwargs, ..self }
+    }
+    const fn block_form(self, op: &'static str) -> OpDef {
+        OpDef { block_form: Some(op), ..self }
     }
 }
 
@@ -387,24 +405,37 @@ pub static OPS: &[OpDef] = &[
         Rule::TensorAssemble,
     )
     .unified(&["assemble"]),
-    tensor("tensor.reshape", &[arg("tensor", Tensor), arg("shape", IntTuple)], Rule::Reshape(Shaped::Tensor)),
+    tensor("tensor.reshape", &[arg("tensor", Tensor), arg("shape", IntTuple)], Rule::Reshape(Shaped::Tensor))
+        .block_form("block.reshape"),
     tensor(
         "tensor.transpose",
         &[arg("tensor", Tensor), arg("axis1", ConstInt), arg("axis2", ConstInt)],
         Rule::Transpose(Shaped::Tensor),
-    ),
-    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar"),
-    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar"),
-    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.mul_scalar"),
-    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.div_scalar"),
-    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)),
-    tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.add").unified(&["add_scalar"]),
-    tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.sub").unified(&["sub_scalar"]),
-    tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.mul").unified(&["mul_scalar"]),
-    tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.div").unified(&["div_scalar"]),
-    tensor("tensor.exp", TENSOR_INPUT, Rule::TensorExp),
+    )
+    .block_form("block.transpose"),
+    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar")
+        .block_form("block.add"),
+    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar")
+        .block_form("block.sub"),
+    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.mul_scalar")
+        .block_form("block.mul"),
+    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.div_scalar")
+        .block_form("block.div"),
+    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor))
+        .block_form("block.maximum"),
+    tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.add").unified(&["add_scalar"])
+        .block_form("block.adds"),
+    tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.sub").unified(&["sub_scalar"])
+        .block_form("block.subs"),
+    tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.mul").unified(&["mul_scalar"])
+        .block_form("block.muls"),
+    tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.div").unified(&["div_scalar"])
+        .block_form("block.divs"),
+    tensor("tensor.exp", TENSOR_INPUT, Rule::TensorExp)
+        .block_form("block.exp"),
     tensor("tensor.cast", &[arg("input", Tensor), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tensor))
-        .kwargs(CAST_KW),
+        .kwargs(CAST_KW)
+        .block_form("block.cast"),
     tensor(
         "tensor.matmul",
         &[arg("lhs", Tensor), arg("rhs", Tensor), kw("out_dtype"), kw("a_trans"), kw("b_trans"), kw("c_matrix_nz")],

@@ -131,7 +131,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SsaForm],
         produced: &[SplitIncoreOrch],
         invalidated: &[],
-        run: None,
+        run: Some(outline_incore_scopes::run),
     },
     PassInfo {
         name: "flatten-call-expr",
@@ -221,7 +221,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[SplitIncoreOrch],
         produced: &[IncoreBlockOps],
         invalidated: &[],
-        run: None,
+        run: Some(convert_tensor_to_block_ops::run),
     },
 ];
 
@@ -331,3 +331,6 @@ mod tests {
         assert_eq!(PASSES.len(), 11);
     }
 }
+
+pub mod convert_tensor_to_block_ops;
+pub mod outline_incore_scopes;

@@ -1,0 +1,439 @@
+//! ConvertTensorToBlockOps (spec `passes-and-codegen.md` §2.7): inside InCore functions,
+//! tensor ops become block ops on tiles loaded from the tensor parameters, and tile results are
+//! stored into new `Out` parameters that the callers allocate with `tensor.create`.
+//!
+//! The tensor→block table is the operator table's [`OpDef::block_form`] column, shared with the
+//! IncoreBlockOps verifier ([`block_form`]).
+//!
+//! Reproduced reference behaviour (spec §6 Q4): calls from one InCore function to another are
+//! not updated (their arguments are substituted with tiles), and the `out_<i>` names restart at
+//! 0 for every call site.
+//!
+//! [`OpDef::block_form`]: crate::ops::OpDef::block_form
+
+use std::collections::BTreeMap;
+
+use super::outline_incore_scopes::rename_expr;
+use super::PassEnv;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::visit::last_stmt;
+use crate::ir::{
+    Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param,
+    ParamDirection, Program, Stmt, Type, VarId, VarKind,
+};
+use crate::ops::{self, Category};
+
+/// The block op that tensor op `op` becomes in an InCore function, if it has one (§2.7 table).
+pub fn block_form(op: OpId) -> Option<OpId> {
+    let def = ops::OPS.get(op.0 as usize)?;
+    if def.category != Category::Tensor {
+        return None;
+    }
+    def.block_form.and_then(ops::lookup)
+}
+
+/// The pass entry point (registered as `convert-tensor-to-block-ops`).
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog.clone();
+    let mut functions = std::mem::take(&mut out.functions);
+    let mut gained = BTreeMap::new();
+    for f in functions.iter_mut().filter(|f| f.kind == FunctionType::InCore) {
+        if let Some(sig) = convert_incore(&mut out, f).map_err(|d| vec![d])? {
+            gained.insert(f.name.clone(), sig);
+        }
+    }
+    for f in functions.iter_mut().filter(|f| f.kind != FunctionType::InCore) {
+        let mut rw = Rewriter { prog: &mut out, mode: Mode::Caller(&gained), map: BTreeMap::new() };
+        f.body = Stmt::block(rw.stmt_list(&f.body).map_err(|d| vec![d])?, f.body.span());
+    }
+    out.functions = functions;
+    Ok(out)
+}
+
+/// What callers of a converted InCore function must now pass and expect.
+struct Gained {
+    /// Types of the added `Out` parameters, in order.
+    out_types: Vec<Type>,
+    /// The function's new return types.
+    return_types: Vec<Type>,
+}
+
+/// Phase 1 on one InCore function; returns its new signature when it gained `Out` params.
+fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
+    let span = f.span;
+    let mut stmts = match &f.body {
+        Stmt::Seq { stmts, .. } => stmts.clone(),
+        other => vec![other.clone()],
+    };
+    let Some(Stmt::Return { values, span: ret_span }) = stmts.pop() else {
+        return Err(Diagnostic::error(
+            codes::UNSUPPORTED,
+            span,
+            format!("InCore function '{}' does not end with a return statement", f.name),
+        ));
+    };
+
+    let mut rw = Rewriter { prog, mode: Mode::InCore, map: BTreeMap::new() };
+    let mut body = Vec::new();
+    for p in &f.params {
+        let Type::Tensor(t) = rw.prog.var_type(p.var).clone() else { continue };
+        let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
+        let kwargs = vec![("target_memory".to_string(), KwValue::Space(MemorySpace::Vec))];
+        let load = rw.op_call("block.load", args, kwargs, span)?;
+        let name = format!("{}_tile", rw.prog.var_name(p.var));
+        let tile = rw.define(p.var, name, load, span, &mut body);
+        rw.map.insert(p.var, tile);
+    }
+    for s in &stmts {
+        rw.stmt(s, &mut body)?;
+    }
+
+    let mut return_values = Vec::new();
+    let mut return_types = Vec::new();
+    let mut out_types = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let value = rw.subst(v);
+        let Type::Tile(tile) = rw.prog.type_of(&value).clone() else {
+            return_types.push(f.return_types.get(i).cloned().unwrap_or_else(|| rw.prog.type_of(&value).clone()));
+            return_values.push(value);
+            continue;
+        };
+        let Some(out_ty) = f.return_types.get(i).cloned() else {
+            return Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                ret_span,
+                format!("InCore function '{}' returns more values than its return types", f.name),
+            ));
+        };
+        let name = format!("out_{}", out_types.len());
+        let param = rw.prog.new_var(name.clone(), out_ty.clone(), VarKind::Plain, ret_span);
+        f.params.push(Param { var: param, direction: ParamDirection::Out });
+        out_types.push(out_ty);
+        let args = vec![value, zeros(tile.shape.len(), ret_span), rw.dims(&tile.shape, ret_span), Expr::var(param, ret_span)];
+        let store = rw.op_call("block.store", args, Vec::new(), ret_span)?;
+        let ty = store.ty.clone();
+        let stored = rw.prog.new_var(name, ty.clone(), VarKind::Plain, ret_span);
+        body.push(Stmt::Assign { var: stored, value: store, span: ret_span });
+        return_values.push(Expr::var(stored, ret_span));
+        return_types.push(ty);
+    }
+    body.push(Stmt::Return { values: return_values, span: ret_span });
+    f.body = Stmt::block(body, f.body.span());
+    f.return_types = return_types.clone();
+    Ok((!out_types.is_empty()).then_some(Gained { out_types, return_types }))
+}
+
+/// `n` integer zeros as a list (offsets of a whole-tensor load or store).
+fn zeros(n: usize, span: Span) -> Expr {
+    let items: Vec<Expr> = (0..n).map(|_| Expr::int(0, DataType::Int64, span)).collect();
+    let ty = Type::Tuple(vec![Type::Scalar(DataType::Int64); n]);
+    Expr::new(ExprKind::MakeTuple(items), ty, span)
+}
+
+/// Which functions are being rewritten.
+#[derive(Clone, Copy)]
+enum Mode<'g> {
+    /// Phase 1: convertible tensor ops become block ops.
+    InCore,
+    /// Phase 2: calls of InCore functions that gained `Out` params get them allocated.
+    Caller(&'g BTreeMap<String, Gained>),
+}
+
+/// Rewrites statements, substituting variables that were converted or re-typed.
+struct Rewriter<'p, 'g> {
+    prog: &'p mut Program,
+    mode: Mode<'g>,
+    /// Old variable → the variable that now holds its value.
+    map: BTreeMap<VarId, VarId>,
+}
+
+impl Rewriter<'_, '_> {
+    fn subst(&self, e: &Expr) -> Expr {
+        rename_expr(e, &self.map)
+    }
+
+    /// The rewritten statements of `s` (a sequence is flattened one level).
+    fn stmt_list(&mut self, s: &Stmt) -> Result<Vec<Stmt>, Diagnostic> {
+        let mut out = Vec::new();
+        match s {
+            Stmt::Seq { stmts, .. } => {
+                for c in stmts {
+                    self.stmt(c, &mut out)?;
+                }
+            }
+            _ => self.stmt(s, &mut out)?,
+        }
+        Ok(out)
+    }
+
+    /// A rewritten body: one statement, or a sequence.
+    fn body(&mut self, s: &Stmt) -> Result<Box<Stmt>, Diagnostic> {
+        Ok(Box::new(Stmt::block(self.stmt_list(s)?, s.span())))
+    }
+
+    fn stmt(&mut self, s: &Stmt, out: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
+        match s {
+            Stmt::Assign { var, value, span } => self.assign(*var, value, *span, out)?,
+            Stmt::Eval { expr, span } => out.push(Stmt::Eval { expr: self.subst(expr), span: *span }),
+            Stmt::Yield { values, span } => {
+                out.push(Stmt::Yield { values: values.iter().map(|v| self.subst(v)).collect(), span: *span })
+            }
+            Stmt::Return { values, span } => {
+                out.push(Stmt::Return { values: values.iter().map(|v| self.subst(v)).collect(), span: *span })
+            }
+            Stmt::Seq { stmts, span } => {
+                let mut inner = Vec::new();
+                for c in stmts {
+                    self.stmt(c, &mut inner)?;
+                }
+                out.push(Stmt::Seq { stmts: inner, span: *span });
+            }
+            Stmt::Ops { stmts, span } => {
+                let mut inner = Vec::new();
+                for c in stmts {
+                    self.stmt(c, &mut inner)?;
+                }
+                out.push(Stmt::Ops { stmts: inner, span: *span });
+            }
+            Stmt::Scope { kind, body, span } => {
+                out.push(Stmt::Scope { kind: *kind, body: self.body(body)?, span: *span })
+            }
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
+                let cond = self.subst(cond);
+                let saved = self.map.clone();
+                let then_body = self.body(then_body)?;
+                self.map = saved.clone();
+                let else_body = match else_body {
+                    Some(e) => Some(self.body(e)?),
+                    None => None,
+                };
+                self.map = saved;
+                // Return vars take the then-branch yield types (else-branch if then has none).
+                let yielded = |b: &Stmt| match last_stmt(b) {
+                    Stmt::Yield { values, .. } => Some(values.clone()),
+                    _ => None,
+                };
+                let types: Vec<Type> = yielded(&then_body)
+                    .or_else(|| else_body.as_deref().and_then(yielded))
+                    .map(|vs| vs.iter().map(|v| self.prog.type_of(v).clone()).collect())
+                    .unwrap_or_default();
+                let return_vars = self.retype_all(return_vars, &types);
+                out.push(Stmt::If { cond, then_body, else_body, return_vars, span: *span });
+            }
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => {
+                let (start, stop, step) = (self.subst(start), self.subst(stop), self.subst(step));
+                let saved = self.map.clone();
+                let iter_args = self.iter_args(iter_args, &saved);
+                let body = self.body(body)?;
+                self.map = saved;
+                let types: Vec<Type> = iter_args.iter().map(|v| self.prog.var_type(*v).clone()).collect();
+                let return_vars = self.retype_all(return_vars, &types);
+                out.push(Stmt::For {
+                    loop_var: *loop_var,
+                    start,
+                    stop,
+                    step,
+                    iter_args,
+                    body,
+                    return_vars,
+                    kind: *kind,
+                    span: *span,
+                });
+            }
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                let saved = self.map.clone();
+                let iter_args = self.iter_args(iter_args, &saved);
+                let cond = self.subst(cond);
+                let body = self.body(body)?;
+                self.map = saved;
+                let types: Vec<Type> = iter_args.iter().map(|v| self.prog.var_type(*v).clone()).collect();
+                let return_vars = self.retype_all(return_vars, &types);
+                out.push(Stmt::While { cond, iter_args, body, return_vars, span: *span });
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => out.push(s.clone()),
+        }
+        Ok(())
+    }
+
+    /// The loop's iter args with their inits substituted (evaluated in the `outer` map); one
+    /// whose init changed is re-created with the init's type and mapped inside the loop.
+    fn iter_args(&mut self, iter_args: &[VarId], outer: &BTreeMap<VarId, VarId>) -> Vec<VarId> {
+        let mut result = Vec::with_capacity(iter_args.len());
+        for &ia in iter_args {
+            let d = self.prog.var(ia).clone();
+            let VarKind::IterArg { init } = &d.kind else {
+                result.push(ia);
+                continue;
+            };
+            let new_init = rename_expr(init, outer);
+            if new_init == *init {
+                // An unchanged iter arg shadows any outer mapping.
+                self.map.remove(&ia);
+                result.push(ia);
+                continue;
+            }
+            let ty = self.prog.type_of(&new_init).clone();
+            let v = self.prog.new_var(d.name, ty, VarKind::IterArg { init: new_init }, d.span);
+            self.map.insert(ia, v);
+            result.push(v);
+        }
+        result
+    }
+
+    /// Return vars re-typed to `types` (index-wise); changed ones are re-created and mapped.
+    fn retype_all(&mut self, vars: &[VarId], types: &[Type]) -> Vec<VarId> {
+        vars.iter()
+            .enumerate()
+            .map(|(i, &v)| match types.get(i) {
+                Some(t) if t != self.prog.var_type(v) => {
+                    let d = self.prog.var(v).clone();
+                    let nv = self.prog.new_var(d.name, t.clone(), d.kind, d.span);
+                    self.map.insert(v, nv);
+                    nv
+                }
+                _ => v,
+            })
+            .collect()
+    }
+
+    fn assign(&mut self, var: VarId, value: &Expr, span: Span, out: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
+        let call = value.as_call();
+        match (self.mode, call.map(|c| &c.callee)) {
+            (Mode::InCore, Some(Callee::Op(op))) => {
+                if let Some(block_op) = block_form(*op) {
+                    let c = call.expect("matched a call");
+                    let args: Vec<Expr> = c.args.iter().map(|a| self.subst(a)).collect();
+                    let converted = self.typed_call(block_op, args, c.kwargs.clone(), value.span)?;
+                    let name = format!("{}_tile", self.prog.var_name(var));
+                    let tile = self.define(var, name, converted, span, out);
+                    self.map.insert(var, tile);
+                    return Ok(());
+                }
+            }
+            (Mode::Caller(gained), Some(Callee::Function(g))) => {
+                if let Some(sig) = gained.get(g) {
+                    let c = call.expect("matched a call");
+                    let mut args: Vec<Expr> = c.args.iter().map(|a| self.subst(a)).collect();
+                    for (i, ty) in sig.out_types.iter().enumerate() {
+                        let created = self.create_like(ty, value.span)?;
+                        let v = self.define(var, format!("out_{i}"), created, span, out);
+                        args.push(Expr::var(v, span));
+                    }
+                    let ty = match sig.return_types.as_slice() {
+                        [] => Type::Unknown,
+                        [t] => t.clone(),
+                        ts => Type::Tuple(ts.to_vec()),
+                    };
+                    let call = Call { callee: c.callee.clone(), args, kwargs: Vec::new() };
+                    let new_value = Expr::new(ExprKind::Call(call), ty, value.span);
+                    self.assign_retyped(var, new_value, span, out);
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        let new_value = self.subst(value);
+        if new_value == *value {
+            out.push(Stmt::Assign { var, value: new_value, span });
+        } else {
+            self.assign_retyped(var, new_value, span, out);
+        }
+        Ok(())
+    }
+
+    /// `var = value`, with `var` re-created under the same name when the value's type differs.
+    fn assign_retyped(&mut self, var: VarId, value: Expr, span: Span, out: &mut Vec<Stmt>) {
+        if self.prog.type_of(&value) == self.prog.var_type(var) {
+            out.push(Stmt::Assign { var, value, span });
+        } else {
+            let name = self.prog.var_name(var).to_string();
+            let v = self.define(var, name, value, span, out);
+            self.map.insert(var, v);
+        }
+    }
+
+    /// Emits `name = value` with a new variable of the value's type (span and kind from `like`).
+    fn define(&mut self, like: VarId, name: String, value: Expr, span: Span, out: &mut Vec<Stmt>) -> VarId {
+        let ty = self.prog.type_of(&value).clone();
+        let vspan = self.prog.var(like).span;
+        let v = self.prog.new_var(name, ty, VarKind::Plain, vspan);
+        out.push(Stmt::Assign { var: v, value, span });
+        v
+    }
+
+    /// `tensor.create([dims], dtype=D)` for a tensor type.
+    fn create_like(&mut self, ty: &Type, span: Span) -> Result<Expr, Diagnostic> {
+        let Type::Tensor(t) = ty else {
+            return Err(Diagnostic::error(codes::UNSUPPORTED, span, "an Out parameter is not a tensor"));
+        };
+        let args = vec![self.dims(&t.shape, span)];
+        let kwargs = vec![("dtype".to_string(), KwValue::DType(t.dtype))];
+        self.op_call("tensor.create", args, kwargs, span)
+    }
+
+    /// A shape as a list expression.
+    fn dims(&self, shape: &[Expr], span: Span) -> Expr {
+        let ty = Type::Tuple(shape.iter().map(|d| self.prog.type_of(d).clone()).collect());
+        Expr::new(ExprKind::MakeTuple(shape.to_vec()), ty, span)
+    }
+
+    fn op_call(
+        &self,
+        name: &str,
+        args: Vec<Expr>,
+        kwargs: Vec<(String, KwValue)>,
+        span: Span,
+    ) -> Result<Expr, Diagnostic> {
+        let op = ops::lookup(name)
+            .ok_or_else(|| Diagnostic::error(codes::UNKNOWN_OP, span, format!("operator '{name}' is not registered")))?;
+        self.typed_call(op, args, kwargs, span)
+    }
+
+    /// A call of `op` with its deduced result type.
+    fn typed_call(&self, op: OpId, args: Vec<Expr>, kwargs: Vec<(String, KwValue)>, span: Span) -> Result<Expr, Diagnostic> {
+        let ty = ops::deduce_type(self.prog, op, &args, &kwargs).map_err(|m| {
+            Diagnostic::error(codes::OP_CHECK, span, format!("cannot convert to '{}': {m}", ops::name(op)))
+        })?;
+        let call = Call { callee: Callee::Op(op), args, kwargs };
+        Ok(Expr::new(ExprKind::Call(call), ty, span))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversion_table_names_block_ops() {
+        let mut n = 0;
+        for (id, def) in ops::table::entries() {
+            if let Some(b) = def.block_form {
+                assert_eq!(def.category, Category::Tensor, "{}", def.name);
+                let target = ops::lookup(b).unwrap_or_else(|| panic!("{b} is not registered"));
+                assert_eq!(ops::def(target).category, Category::Block, "{b}");
+                assert_eq!(block_form(id), Some(target));
+                n += 1;
+            }
+        }
+        assert_eq!(n, 13, "the §2.7 table has 13 rows");
+        let add_scalar = ops::lookup("tensor.add_scalar").unwrap();
+        assert_eq!(block_form(add_scalar).map(ops::name), Some("block.adds"));
+        assert_eq!(block_form(ops::lookup("tensor.matmul").unwrap()), None);
+        assert_eq!(block_form(ops::lookup("block.add").unwrap()), None);
+    }
+
+    #[test]
+    fn output_reads_back_as_the_same_program() {
+        let src = "# pypto.program: C\nimport pypto.language as pl\n\n@pl.program\nclass C:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, x: pl.Tensor[[16, 32], pl.FP16], n: pl.Scalar[pl.INT64]) -> pl.Tensor[[16, 32], pl.FP32]:\n        c: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.cast(x, target_type=pl.FP32)\n        for i, (acc,) in pl.range(0, n, 1, init_values=(c,)):\n            d: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.mul(acc, 2.0)\n            r: pl.Tensor[[16, 32], pl.FP32] = pl.yield_(d)\n        return r\n    @pl.function\n    def main(self, x: pl.Tensor[[16, 32], pl.FP16], n: pl.Scalar[pl.INT64]) -> pl.Tensor[[16, 32], pl.FP32]:\n        y: pl.Tensor[[16, 32], pl.FP32] = self.k(x, n)\n        return y\n";
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        let out = run(&prog, &PassEnv { backend: crate::passes::Backend::Cce }).expect("pass succeeds");
+        let text = crate::printer::print_program(&out);
+        let back = crate::driver::frontend(&text).expect("output reads back");
+        if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
+            panic!("{diff}\n{text}");
+        }
+        let rules = [crate::verify::Rule::IncoreBlockOps, crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck];
+        assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
+    }
+}
+
