@@ -156,9 +156,11 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
             "--emit cpp supports only --backend cce",
         ));
     }
+    // A pass name that names no pass (or none of this run) is an error of the request, exit
+    // status 1 (issue 3), reported before the input is read.
     let plan = match plan::resolve(Pipeline::from(cli.pipeline), cli.passes.as_deref(), cli.stop_after.as_deref()) {
         Ok(p) => p,
-        Err(d) => return usage_error(d),
+        Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
     };
     let Some(arg) = cli.input.as_deref() else {
         // clap requires FILE unless --list-passes, handled above.
@@ -313,13 +315,13 @@ mod tests {
     }
 
     #[test]
-    fn unknown_pass_is_usage_error_before_reading_input() {
+    fn unknown_pass_is_an_error_before_reading_input() {
         let out = run(&args(&["--passes", "convert-to-ssa,nope", "/does/not/exist.pto"]), b"");
-        assert_eq!(out.code, exit::USAGE);
+        assert_eq!(out.code, exit::INPUT_ERROR);
         let err = text(&out.stderr);
         assert!(err.contains("E0902") && err.contains("`nope`") && err.contains("insert-sync"), "{err}");
         let out = run(&args(&["--pipeline", "ptoas", "--stop-after", "insert-sync", "-"]), b"");
-        assert_eq!(out.code, exit::USAGE);
+        assert_eq!(out.code, exit::INPUT_ERROR);
     }
 
     #[test]

@@ -11,9 +11,10 @@ use crate::passes::{Backend, Pipeline};
 const AFTER_HELP: &str = "\
 Exit status:
   0    success
-  1    error in the input, or a pass / output kind that is not implemented yet
-       (diagnostics on stderr; nothing is written to the -o path)
-  2    usage error: bad flags, unknown pass name, --stop-after a pass not in the run
+  1    error in the input, an unknown pass name (or --stop-after a pass not in the
+       run), or a pass / output kind that is not implemented yet (diagnostics on
+       stderr; nothing is written to the -o path)
+  2    usage error: bad or malformed flags
   101  internal compiler error (a bug in ptoc)
 
 Environment:

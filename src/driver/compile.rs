@@ -61,7 +61,7 @@ fn run_passes(mut prog: Program, source: &str, req: &Request, dumps: &mut String
         if req.verify_each {
             check_properties(&prog, pass, Moment::Before)?;
         }
-        prog = run(&prog, &req.env)?;
+        prog = run(&prog, &req.env).map_err(|diags| with_missing_preconditions(diags, &prog, pass))?;
         report_verifier_findings(&prog, pass, source, req, dumps);
         if req.print_after_all {
             dumps.push_str(&dump_header(k + 1, pass.name));
@@ -148,6 +148,25 @@ fn not_implemented(pass: &PassInfo, run: &[&'static PassInfo]) -> Diagnostic {
 enum Moment {
     Before,
     After,
+}
+
+/// When a pass rejects its input, says which of the properties it requires the input lacks
+/// (a pass may assume them: spec §1.2, they are only checked with `--verify-each`).
+fn with_missing_preconditions(mut diags: Vec<Diagnostic>, input: &Program, pass: &PassInfo) -> Vec<Diagnostic> {
+    let missing: Vec<&str> = pass
+        .required
+        .iter()
+        .filter(|p| p.verifier_rule().is_some_and(|r| !verify::verify(input, &[r]).is_empty()))
+        .map(|p| p.name())
+        .collect();
+    if let (Some(first), false) = (diags.first_mut(), missing.is_empty()) {
+        first.notes.push(format!(
+            "the input lacks {} required by `{}` (run with --verify-each to see where)",
+            missing.join(", "),
+            pass.name
+        ));
+    }
+    diags
 }
 
 /// `--verify-each`: before a pass, checks the properties it requires; after it, the properties
@@ -289,4 +308,24 @@ mod tests {
         assert_eq!(VerifyLevel::resolve(None, Some("basic")), VerifyLevel::Basic);
         assert_eq!(VerifyLevel::resolve(Some(VerifyLevel::Basic), Some("none")), VerifyLevel::Basic);
     }
+
+    /// Requires SSAForm and always fails, as a pass whose precondition does not hold might.
+    static NEEDS_SSA: PassInfo = PassInfo {
+        required: &[Property::SsaForm],
+        ..fake("needs-ssa", Some(|_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "cannot handle this")])))
+    };
+
+    #[test]
+    fn a_rejected_input_names_the_missing_precondition() {
+        let e = with_missing_preconditions(
+            vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "cannot handle this")],
+            &frontend(NOT_SSA).unwrap(),
+            &NEEDS_SSA,
+        );
+        assert_eq!(e[0].notes, ["the input lacks SSAForm required by `needs-ssa` (run with --verify-each to see where)"]);
+        let fine = with_missing_preconditions(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "x")], &Program::new("p"), &NEEDS_SSA);
+        assert!(fine[0].notes.is_empty());
+    }
+    /// An if with return vars but no else: not in SSA form (SSAVerify code 3).
+    const NOT_SSA: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        if a > 0:\n            r: pl.Scalar[pl.INT64] = pl.yield_(a)\n        return r\n";
 }
