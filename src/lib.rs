@@ -6,6 +6,7 @@
 //! or C++ codegen. Every error is a [`diag::Diagnostic`] with a source span.
 
 pub mod ast;
+pub mod backend;
 pub mod diag;
 pub mod driver;
 pub mod ir;

@@ -8,7 +8,7 @@
 //! the constructor default that the reference inserts) and which result-type rule applies.
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
-use crate::ir::{DataType, MemorySpace, OpId};
+use crate::ir::{DataType, MemorySpace, OpId, PipeType};
 use Expect::*;
 
 /// The reference's op category (§4.1–4.3).
@@ -61,6 +61,11 @@ pub struct OpDef {
     /// table), args and kwargs passed through unchanged. Read by ConvertTensorToBlockOps and
     /// by the IncoreBlockOps verifier, so the conversion table exists once.
     pub block_form: Option<&'static str>,
+    /// The hardware pipe that executes the op on the 910B CCE backend (`passes-and-codegen.md`
+    /// §3.3); `None`: no backend entry (InsertSync treats it as the scalar pipe S).
+    pub pipe_cce: Option<PipeType>,
+    /// The same on the PTO backend.
+    pub pipe_pto: Option<PipeType>,
 }
 
 impl OpDef {
@@ -305,6 +310,8 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         kwargs: &[],
         rule,
         block_form: None,
+        pipe_cce: None,
+        pipe_pto: None,
     }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
@@ -334,6 +341,10 @@ impl OpDef {
     }
     const fn block_form(self, op: &'static str) -> OpDef {
         OpDef { block_form: Some(op), ..self }
+    }
+    /// The pipes on the CCE and the PTO backend (§3.3).
+    const fn pipes(self, cce: Option<PipeType>, pto: Option<PipeType>) -> OpDef {
+        OpDef { pipe_cce: cce, pipe_pto: pto, ..self }
     }
 }
 
@@ -393,7 +404,7 @@ pub static OPS: &[OpDef] = &[
         .aliases(&["create_tensor"])
         .unified(&["create_tensor"]),
     tensor("tensor.read", &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
-    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).unified(&["dim"]),
+    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), None).unified(&["dim"]),
     tensor(
         "tensor.view",
         &[arg("tensor", Tensor), arg("shape", IntTuple), arg("offset", IntTuple)],
@@ -450,32 +461,32 @@ pub static OPS: &[OpDef] = &[
     tensor("tensor.row_max", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     tensor("tensor.row_sum", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     // ---- §4.2 block.* (80): memory / creation
-    block("block.get_block_idx", &[], Rule::GetBlockIdx),
-    block("block.create_tile", &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile)
+    block("block.get_block_idx", &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), None),
+    block("block.create_tile", &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
         .kwargs(&[
             req("dtype", KwKind::DType),
             opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
         ])
         .unified(&["create_tile"]),
-    block("block.full", &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full)
+    block("block.full", &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(&[req("dtype", KwKind::DType)]),
     block(
         "block.load",
         &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
         Rule::Load,
-    )
+    ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
     .kwargs(&[req("target_memory", KwKind::Space(&[MemorySpace::Vec, MemorySpace::Mat]))
         .default(KwDefault::Space(MemorySpace::Vec))])
     .unified(&["load"]),
-    block("block.store", STORE, Rule::Store).unified(&["store"]),
-    block("block.l0c_store", STORE, Rule::Store).unified(&["l0c_store"]),
-    block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move)
+    block("block.store", STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"]),
+    block("block.l0c_store", STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"]),
+    block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
         .kwargs(&[
             req("target_memory", KwKind::Space(&[])),
             opt("transpose", KwKind::Bool).default(KwDefault::Bool(false)),
         ])
         .unified(&["move"]),
-    block("block.vec_move", TILE, SAME),
+    block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), None),
     block(
         "block.alloc",
         &[
@@ -485,103 +496,103 @@ pub static OPS: &[OpDef] = &[
             arg("id", ConstInt),
         ],
         Rule::Alloc,
-    ),
-    block("block.fillpad", TILE, SAME),
+    ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2)),
+    block("block.fillpad", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)),
     // element-wise tile ⊕ tile
-    block("block.add", TILE_TILE, TILE_BCAST).scalar_rhs("block.adds"),
-    block("block.sub", TILE_TILE, TILE_BCAST).scalar_rhs("block.subs"),
-    block("block.mul", TILE_TILE, TILE_BCAST).scalar_rhs("block.muls"),
-    block("block.div", TILE_TILE, TILE_BCAST).scalar_rhs("block.divs"),
-    block("block.maximum", TILE_TILE, TILE_BCAST),
-    block("block.minimum", TILE_TILE, TILE_BCAST).unified(&["minimum"]),
-    block("block.rem", TILE_TILE, TILE_BCAST),
-    block("block.and", TILE_TILE, TILE_BCAST_INT).aliases(&["and_"]),
-    block("block.or", TILE_TILE, TILE_BCAST_INT).aliases(&["or_"]),
-    block("block.shl", TILE_TILE, TILE_SHIFT),
-    block("block.shr", TILE_TILE, TILE_SHIFT),
+    block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds"),
+    block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs"),
+    block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls"),
+    block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs"),
+    block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)),
+    block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"]),
+    block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V)),
+    block("block.and", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["and_"]),
+    block("block.or", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["or_"]),
+    block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)),
+    block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)),
     // tile ⊕ scalar
-    block("block.adds", TILE_SCALAR, TILE_KEEP).unified(&["adds"]),
-    block("block.subs", TILE_SCALAR, TILE_KEEP).unified(&["subs"]),
-    block("block.muls", TILE_SCALAR, TILE_KEEP).unified(&["muls"]),
-    block("block.divs", TILE_SCALAR, TILE_KEEP).unified(&["divs"]),
-    block("block.rems", TILE_SCALAR, TILE_KEEP),
-    block("block.maxs", TILE_SCALAR, TILE_KEEP),
-    block("block.mins", TILE_SCALAR, TILE_KEEP),
-    block("block.lrelu", &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP),
-    block("block.shls", TILE_SCALAR, TILE_KEEP_INT),
-    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT),
-    block("block.ands", TILE_SCALAR, TILE_KEEP_INT),
-    block("block.ors", TILE_SCALAR, TILE_KEEP_INT),
+    block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"]),
+    block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"]),
+    block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"]),
+    block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"]),
+    block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
+    block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
+    block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
+    block("block.lrelu", &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(None, Some(PipeType::V)),
+    block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
+    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
+    block("block.ands", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
+    block("block.ors", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
     // three-operand element-wise
-    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile)], TILE_BCAST_INT),
-    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile)], TILE_KEEP_INT),
-    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile)], TILE_BCAST),
-    block("block.addc", TILE_TILE_TILE, Rule::AddC),
-    block("block.subc", TILE_TILE_TILE, Rule::AddC),
-    block("block.addsc", TILE_SCALAR_TILE, Rule::AddSC),
-    block("block.subsc", TILE_SCALAR_TILE, Rule::AddSC),
-    block("block.sel", &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select),
+    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile)], TILE_BCAST_INT).pipes(None, Some(PipeType::V)),
+    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile)], TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
+    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile)], TILE_BCAST).pipes(None, Some(PipeType::V)),
+    block("block.addc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V)),
+    block("block.subc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V)),
+    block("block.addsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V)),
+    block("block.subsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V)),
+    block("block.sel", &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V)),
     block("block.sels", &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
-    block("block.cmp", &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST)
+    block("block.cmp", &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmp"]),
-    block("block.cmps", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP)
+    block("block.cmps", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmps"]),
     // unary
-    block("block.neg", TILE, SAME).unified(&["neg"]),
-    block("block.exp", TILE, SAME),
-    block("block.recip", TILE, SAME).unified(&["recip"]),
-    block("block.sqrt", TILE, SAME).unified(&["sqrt"]),
-    block("block.rsqrt", TILE, SAME).unified(&["rsqrt"]),
-    block("block.log", TILE, SAME).unified(&["log"]),
-    block("block.abs", TILE, SAME).unified(&["abs"]),
-    block("block.relu", TILE, SAME).unified(&["relu"]),
-    block("block.not", TILE, Rule::NotTile).aliases(&["not_"]),
-    block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).kwargs(CAST_KW),
+    block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"]),
+    block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)),
+    block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"]),
+    block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"]),
+    block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"]),
+    block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"]),
+    block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"]),
+    block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"]),
+    block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"]),
+    block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW),
     // matrix
-    block("block.matmul", MATMUL, Rule::Matmul),
-    block("block.gemv", MATMUL, Rule::Matmul).unified(&["gemv"]),
-    block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).unified(&["matmul_acc"]),
-    block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).unified(&["gemv_acc"]),
-    block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).unified(&["matmul_bias"]),
-    block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).unified(&["gemv_bias"]),
+    block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)),
+    block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]),
+    block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"]),
+    block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"]),
+    block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"]),
+    block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"]),
     block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
-    block("block.sum", REDUCE, Rule::Reduce).kwargs(REDUCE_KW).unified(&["sum"]),
-    block("block.max", REDUCE, Rule::Reduce).kwargs(REDUCE_KW),
-    block("block.min", REDUCE, Rule::Reduce).kwargs(REDUCE_KW),
-    block("block.row_sum", ROW_REDUCE, Rule::RowReduce),
-    block("block.row_max", ROW_REDUCE, Rule::RowReduce),
-    block("block.row_min", ROW_REDUCE, Rule::RowReduce).unified(&["row_min"]),
-    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).unified(&["row_expand"]),
-    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_add"]),
-    block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_sub"]),
-    block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_mul"]),
-    block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).unified(&["row_expand_div"]),
-    block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).unified(&["col_expand"]),
-    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).unified(&["col_expand_mul"]),
-    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).unified(&["col_expand_div"]),
-    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).unified(&["col_expand_sub"]),
-    block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP)
+    block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW).unified(&["sum"]),
+    block("block.max", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW),
+    block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW),
+    block("block.row_sum", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)),
+    block("block.row_max", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)),
+    block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"]),
+    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(None, Some(PipeType::V)).unified(&["row_expand"]),
+    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), None).unified(&["row_expand_add"]),
+    block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"]),
+    block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"]),
+    block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"]),
+    block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"]),
+    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_mul"]),
+    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_div"]),
+    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_sub"]),
+    block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), None)
         .unified(&["expands"]),
     block(
         "block.view",
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
-    ),
-    block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)),
+    ).pipes(Some(PipeType::V), None),
+    block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)),
     block(
         "block.transpose",
         &[arg("tile", Tile), arg("axis1", ConstInt), arg("axis2", ConstInt)],
         Rule::Transpose(Shaped::Tile),
-    ),
+    ).pipes(Some(PipeType::V), Some(PipeType::V)),
     // ---- §4.3 system.* (5)
-    system("system.sync_src", SYNC, SYNC_KW),
-    system("system.sync_dst", SYNC, SYNC_KW),
-    system("system.bar_v", &[], &[]),
-    system("system.bar_m", &[], &[]),
-    system("system.bar_all", &[], &[]),
+    system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), None),
+    system("system.sync_dst", SYNC, SYNC_KW).pipes(Some(PipeType::S), None),
+    system("system.bar_v", &[], &[]).pipes(Some(PipeType::S), None),
+    system("system.bar_m", &[], &[]).pipes(Some(PipeType::S), None),
+    system("system.bar_all", &[], &[]).pipes(Some(PipeType::S), None),
     // ---- test.op
     op(
         "test.op",
