@@ -7,8 +7,12 @@
 use crate::diag::Diagnostic;
 use crate::ir::Program;
 
+pub mod allocate_memory_addr;
+pub mod basic_memory_reuse;
 pub mod convert_to_ssa;
 pub mod flatten_call_expr;
+pub mod init_mem_ref;
+pub mod insert_sync;
 pub mod run_verifier;
 pub mod stmt_structure;
 
@@ -70,7 +74,8 @@ impl Property {
             Property::FlattenedSingleStmt => Some(Rule::FlattenedSingleStmt),
             Property::SplitIncoreOrch => Some(Rule::SplitIncoreOrch),
             Property::IncoreBlockOps => Some(Rule::IncoreBlockOps),
-            _ => None,
+            Property::HasMemRefs => Some(Rule::HasMemRefs),
+            Property::AllocatedMemoryAddr => Some(Rule::AllocatedMemoryAddr),
         }
     }
 }

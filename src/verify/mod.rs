@@ -7,6 +7,8 @@
 //! functions in program order (the reference's `IRVerifier::Verify` loops rules outside and
 //! functions inside). Within a function, findings come in the reference visitor's order.
 
+mod allocated_addr;
+mod has_memrefs;
 mod incore_block_ops;
 mod nested_call;
 mod report;
@@ -31,6 +33,8 @@ pub enum Rule {
     FlattenedSingleStmt,
     SplitIncoreOrch,
     IncoreBlockOps,
+    HasMemRefs,
+    AllocatedMemoryAddr,
 }
 
 impl Rule {
@@ -43,6 +47,8 @@ impl Rule {
         Rule::FlattenedSingleStmt,
         Rule::SplitIncoreOrch,
         Rule::IncoreBlockOps,
+        Rule::HasMemRefs,
+        Rule::AllocatedMemoryAddr,
     ];
     /// The reference's rule name (`SSAVerify`, `TypeCheck`, `NoNestedCall`, …).
     pub fn name(self) -> &'static str {
@@ -54,6 +60,8 @@ impl Rule {
             Rule::FlattenedSingleStmt => "FlattenedSingleStmt",
             Rule::SplitIncoreOrch => "SplitIncoreOrch",
             Rule::IncoreBlockOps => "IncoreBlockOps",
+            Rule::HasMemRefs => "HasMemRefs",
+            Rule::AllocatedMemoryAddr => "AllocatedMemoryAddr",
         }
     }
     pub fn from_name(s: &str) -> Option<Rule> {
@@ -129,6 +137,8 @@ pub fn check_function(prog: &Program, f: &Function, rule: Rule, out: &mut Vec<Ve
         Rule::FlattenedSingleStmt => structure::check_flattened(prog, f, out),
         Rule::SplitIncoreOrch => split_incore::check(prog, f, out),
         Rule::IncoreBlockOps => incore_block_ops::check(prog, f, out),
+        Rule::HasMemRefs => has_memrefs::check(prog, f, out),
+        Rule::AllocatedMemoryAddr => allocated_addr::check(prog, f, out),
     }
 }
 

@@ -1,0 +1,3 @@
+//! InsertSync (`passes-and-codegen.md` §2.10): set/wait flags and barriers between pipes.
+//!
+//! (Not implemented yet: the registry entry has `run: None`.)
