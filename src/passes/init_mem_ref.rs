@@ -278,10 +278,11 @@ fn buffer_size(ty: &Type) -> u64 {
 /// targets before values).
 fn alloc_stmts(prog: &Program, f: &Function, alloc_op: OpId) -> Vec<Stmt> {
     let mut order = Vec::new();
+    let mut listed = BTreeSet::new();
     let mut note = |v: VarId| {
         if let Type::Tile(t) = prog.var_type(v) {
             if let Some(m) = t.memref {
-                if matches!(&prog.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) && !order.contains(&m) {
+                if matches!(&prog.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) && listed.insert(m) {
                     order.push(m);
                 }
             }
