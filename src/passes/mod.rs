@@ -186,7 +186,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
         produced: &[HasMemRefs, NormalizedStmtStructure],
         invalidated: &[SsaForm],
-        run: None,
+        run: Some(init_mem_ref::run),
     },
     PassInfo {
         name: "basic-memory-reuse",
