@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use super::PassEnv;
 use crate::backend::capacity;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::visit::{defined_vars, walk_all_exprs, walk_stmts};
+use crate::ir::visit::{walk_expr, walk_stmts};
 use crate::ir::{Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 
 /// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
@@ -96,27 +96,84 @@ fn address(addr: u64) -> Expr {
     Expr::int(i64::try_from(addr).unwrap_or(i64::MAX), DataType::Int64, Span::NONE)
 }
 
-/// The distinct MemRef variables carried by tile-typed variables of `body` (§2.11 step 1):
-/// variables it defines (assignment targets, loop vars, iter args, return vars) and variables
-/// its expressions use, in first-seen order. Parameters count only where the body uses them.
+/// The distinct MemRef variables carried by tile-typed variables of `body` (§2.11 step 1).
 pub(crate) fn body_tile_memrefs(prog: &Program, body: &Stmt) -> Vec<VarId> {
     let mut seen = Vec::new();
-    let mut note = |v: VarId| {
-        if let Type::Tile(t) = prog.var_type(v) {
-            if let Some(m) = t.memref {
-                if !seen.contains(&m) {
-                    seen.push(m);
-                }
+    for v in tile_vars_in_visit_order(prog, body) {
+        if let Some(m) = prog.var_type(v).memref() {
+            if !seen.contains(&m) {
+                seen.push(m);
             }
         }
-    };
-    walk_stmts(body, &mut |s| defined_vars(s).for_each(&mut note));
-    walk_all_exprs(body, &mut |e| {
-        if let ExprKind::Var(v) = e.kind {
-            note(v);
+    }
+    seen
+}
+
+/// The distinct tile-typed variables with a MemRef that `body` mentions, in the reference
+/// visitor's order: statements in order; an assignment's target before its value; a loop's
+/// loop var, range, iter args (each followed by its init value), body, then return vars; an
+/// if's condition, branches, then return vars. Parameters appear only where the body uses them.
+pub(crate) fn tile_vars_in_visit_order(prog: &Program, body: &Stmt) -> Vec<VarId> {
+    let mut seen = Vec::new();
+    visit_vars(prog, body, &mut |v| {
+        if matches!(prog.var_type(v), Type::Tile(t) if t.memref.is_some()) && !seen.contains(&v) {
+            seen.push(v);
         }
     });
     seen
+}
+
+/// Calls `f` on every variable mentioned by `s`, in the order of [`tile_vars_in_visit_order`].
+fn visit_vars(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+    let exprs = |e: &Expr, f: &mut dyn FnMut(VarId)| {
+        walk_expr(e, &mut |x| {
+            if let ExprKind::Var(v) = x.kind {
+                f(v);
+            }
+        })
+    };
+    let iter_args = |args: &[VarId], f: &mut dyn FnMut(VarId)| {
+        for &a in args {
+            f(a);
+            if let VarKind::IterArg { init } = &prog.var(a).kind {
+                exprs(init, f);
+            }
+        }
+    };
+    match s {
+        Stmt::Assign { var, value, .. } => {
+            f(*var);
+            exprs(value, f);
+        }
+        Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+            exprs(cond, f);
+            visit_vars(prog, then_body, f);
+            if let Some(e) = else_body {
+                visit_vars(prog, e, f);
+            }
+            return_vars.iter().for_each(|&v| f(v));
+        }
+        Stmt::For { loop_var, start, stop, step, iter_args: args, body, return_vars, .. } => {
+            f(*loop_var);
+            for e in [start, stop, step] {
+                exprs(e, f);
+            }
+            iter_args(args, f);
+            visit_vars(prog, body, f);
+            return_vars.iter().for_each(|&v| f(v));
+        }
+        Stmt::While { cond, iter_args: args, body, return_vars, .. } => {
+            iter_args(args, f);
+            exprs(cond, f);
+            visit_vars(prog, body, f);
+            return_vars.iter().for_each(|&v| f(v));
+        }
+        Stmt::Yield { values, .. } | Stmt::Return { values, .. } => values.iter().for_each(|e| exprs(e, f)),
+        Stmt::Eval { expr, .. } => exprs(expr, f),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| visit_vars(prog, c, f)),
+        Stmt::Scope { body, .. } => visit_vars(prog, body, f),
+        Stmt::Break { .. } | Stmt::Continue { .. } => {}
+    }
 }
 
 /// Sets the address argument (index 1) of each `m = block.alloc(space, addr, size, id)` whose
