@@ -234,7 +234,6 @@ fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed]) -> Vec<Diagn
                 limit,
                 space.name()
             ))
-            .with_secondary(f.span, format!("in function '{}'", f.name))
             .with_note(format!(
                 "help: the {} buffers of '{}' are laid out one after another; use smaller tiles or fewer live tiles",
                 space.name(),
