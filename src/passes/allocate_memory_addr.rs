@@ -251,6 +251,9 @@ fn defining_stmt_span(prog: &Program, body: &Stmt, m: VarId) -> Option<Span> {
     let mut tile_def = None;
     walk_stmts(body, &mut |s| {
         if let Stmt::Assign { var, span, .. } = s {
+            if span.is_none() {
+                return;
+            }
             if *var == m && alloc.is_none() {
                 alloc = Some(*span);
             } else if tile_def.is_none() && prog.var_type(*var).memref() == Some(m) {
@@ -258,7 +261,7 @@ fn defining_stmt_span(prog: &Program, body: &Stmt, m: VarId) -> Option<Span> {
             }
         }
     });
-    alloc.or(tile_def).filter(|s| !s.is_none())
+    alloc.or(tile_def)
 }
 
 #[cfg(test)]
