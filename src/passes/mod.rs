@@ -216,7 +216,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[AllocatedMemoryAddr],
         invalidated: &[],
-        run: None,
+        run: Some(allocate_memory_addr::run),
     },
     PassInfo {
         name: "convert-tensor-to-block-ops",
