@@ -269,11 +269,11 @@ mod tests {
 
     #[test]
     fn not_implemented_names_the_pass_and_the_rest() {
-        let run = crate::passes::Pipeline::Ptoas.passes();
-        let d = not_implemented(run[0], &run);
+        static LATER: PassInfo = fake("later", None);
+        let d = not_implemented(&TODO, &[&MARK, &TODO, &LATER]);
         assert_eq!(d.code, codes::PASS_NOT_IMPLEMENTED);
-        assert!(d.message.contains("`convert-to-ssa`"));
-        assert!(d.notes[0].contains("allocate-memory-addr"));
+        assert!(d.message.contains("`todo`"));
+        assert!(d.notes[0].ends_with(": todo, later"), "{:?}", d.notes);
     }
 
     /// A pass that claims SSAForm and TypeChecked but returns a program whose loop yields a
