@@ -111,3 +111,33 @@ fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &BTreeSet<VarId>) {
         stmts.retain(|c| !matches!(c, Stmt::Ops { stmts, .. } if stmts.is_empty()));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::MemorySpace;
+
+    fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
+        Interval { members: Vec::new(), memref: VarId(0), space, size, def, last }
+    }
+
+    #[test]
+    fn touching_intervals_overlap() {
+        let a = iv(MemorySpace::Vec, 64, 0, 3);
+        assert!(a.overlaps(&iv(MemorySpace::Vec, 64, 3, 5)));
+        assert!(!a.overlaps(&iv(MemorySpace::Vec, 64, 4, 5)));
+    }
+
+    #[test]
+    fn decisions_respect_space_size_and_other_users() {
+        use MemorySpace::{Mat, Vec as V};
+        let ivs = [
+            iv(V, 64, 0, 1),   // 0
+            iv(Mat, 64, 2, 2), // 1: other space, takes nothing
+            iv(V, 128, 2, 2),  // 2: larger than 0's buffer
+            iv(V, 64, 2, 4),   // 3: reuses 0
+            iv(V, 32, 4, 6),   // 4: 0's user 3 overlaps; 2 is free and large enough
+        ];
+        assert_eq!(decide(&ivs), vec![(3, 0), (4, 2)]);
+    }
+}
