@@ -196,7 +196,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: None,
+        run: Some(basic_memory_reuse::run),
     },
     PassInfo {
         name: "insert-sync",
