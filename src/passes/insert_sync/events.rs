@@ -103,3 +103,48 @@ impl EventIds {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PipeType::{Mte1, Mte2};
+
+    fn at(i: usize) -> Pos {
+        vec![Elem::seq(0), Elem::op(i)]
+    }
+
+    #[test]
+    fn an_id_is_reused_once_its_wait_is_before_the_next_set() {
+        let mut ids = EventIds::default();
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(0)), Some(0));
+        ids.free(Mte2, Mte1, &at(1), 0);
+        // Set at the wait itself: not strictly after it, so a new id.
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(1)), Some(1));
+        ids.free(Mte2, Mte1, &at(3), 1);
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(2)), Some(0));
+        // The same set position of the same pipe pair keeps its id.
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(2)), Some(0));
+        // Other pipe pairs have their own ids.
+        assert_eq!(ids.alloc(Mte1, Mte2, &at(1)), Some(0));
+    }
+
+    #[test]
+    fn free_keeps_the_latest_wait() {
+        let mut ids = EventIds::default();
+        ids.free(Mte2, Mte1, &at(5), 0);
+        ids.free(Mte2, Mte1, &at(2), 0);
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(4)), Some(1));
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(6)), Some(0));
+    }
+
+    #[test]
+    fn eight_outstanding_events_exhaust_a_pipe_pair() {
+        let mut ids = EventIds::default();
+        for i in 0..8 {
+            let id = ids.alloc(Mte2, Mte1, &at(i)).unwrap();
+            assert_eq!(id, i as u8);
+            ids.free(Mte2, Mte1, &at(100), id);
+        }
+        assert_eq!(ids.alloc(Mte2, Mte1, &at(8)), None);
+    }
+}

@@ -5,13 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::collect::{as_seq, Pair};
-use super::position::{split_parent, Elem, Kind, Pos};
+use super::position::{split_parent, Elem, Kind, Pos, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
-/// Where in a `SeqStmts` an insertion goes: child `i`, and statement `j` of it if it is an
-/// `OpStmts` (`None` for the child itself).
-type Key = (usize, Option<usize>);
+/// Where in a `SeqStmts` an insertion goes.
+type Key = SeqKey;
 
 /// The insertions into one `SeqStmts`.
 #[derive(Default)]

@@ -25,7 +25,7 @@ mod position;
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{Function, PipeType, Program, Stmt};
+use crate::ir::{Function, Program, Stmt};
 
 /// The pass: every function, in program order.
 pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
@@ -34,7 +34,7 @@ pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     for f in &mut out.functions {
         match sync_function(prog, env, f) {
             Ok(body) => f.body = body,
-            Err(d) => errors.push(d),
+            Err(d) => errors.extend(d),
         }
     }
     if errors.is_empty() {
@@ -45,12 +45,12 @@ pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 }
 
 /// The synchronised body of one function.
-fn sync_function(prog: &Program, env: &PassEnv, f: &Function) -> Result<Stmt, Diagnostic> {
+fn sync_function(prog: &Program, env: &PassEnv, f: &Function) -> Result<Stmt, Vec<Diagnostic>> {
     let body = normalize_scopes(normalize_body(f.body.clone()));
     let mut analysis = collect::collect(prog, env.backend, &body);
     events::adjust_scopes(&mut analysis);
     if let Err(e) = events::assign_event_ids(&mut analysis) {
-        return Err(out_of_event_ids(&analysis, e.pair));
+        return Err(vec![out_of_event_ids(&analysis, e.pair)]);
     }
     Ok(insert::Plan::build(prog, &analysis.pairs).apply(&body))
 }
@@ -90,12 +90,8 @@ fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
     .with_label(format!("this needs a ninth {pipes} event while eight are still waiting"))
     .with_note(format!(
         "each {} -> {} dependence holds one of {} event ids from its sync_src until its sync_dst",
-        pipe_name(p.src),
-        pipe_name(p.dst),
+        p.src.name(),
+        p.dst.name(),
         events::MAX_EVENT_IDS
     ))
-}
-
-fn pipe_name(p: PipeType) -> &'static str {
-    p.name()
 }

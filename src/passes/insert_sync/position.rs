@@ -65,9 +65,13 @@ pub fn same_scope(a: &[Elem], b: &[Elem]) -> bool {
     }
 }
 
+/// Where a position sits in its `SeqStmts`: child `i`, and statement `j` of it if it is an
+/// `OpStmts` (`None` for the child itself).
+pub type SeqKey = (usize, Option<usize>);
+
 /// The `SeqStmts` holding a position and the key of the position in it: `(i, Some(j))` for
 /// `…, Seq(i), Op(j)`, `(i, None)` for `…, Seq(i)`; `None` for anything else.
-pub fn split_parent(p: &[Elem]) -> Option<(&[Elem], (usize, Option<usize>))> {
+pub fn split_parent(p: &[Elem]) -> Option<(&[Elem], SeqKey)> {
     match p {
         [parent @ .., s, o] if o.kind == Kind::Op => Some((parent, (s.index, Some(o.index)))),
         [parent @ .., s] if s.kind == Kind::Seq => Some((parent, (s.index, None))),
