@@ -159,7 +159,6 @@ pub mod codes {
     pub const OP_ARG_TYPE: &str = "E0503";
     pub const OP_KWARG: &str = "E0504";
     pub const OP_CHECK: &str = "E0505";
-    // Passes (E06xx).
     pub const EVENT_IDS_EXHAUSTED: &str = "E0601";
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
