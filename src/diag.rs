@@ -159,6 +159,8 @@ pub mod codes {
     pub const OP_ARG_TYPE: &str = "E0503";
     pub const OP_KWARG: &str = "E0504";
     pub const OP_CHECK: &str = "E0505";
+    // Hardware resources (E06xx).
+    pub const EVENT_IDS_EXHAUSTED: &str = "E0601";
     pub const MEMORY_CAPACITY: &str = "E0602";
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
