@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod backend;
+pub mod codegen;
 pub mod diag;
 pub mod driver;
 pub mod ir;

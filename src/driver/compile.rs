@@ -130,10 +130,9 @@ pub fn dump_header(position: usize, pass: &str) -> String {
     format!("# ==== after-{position:02}-{pass} ====")
 }
 
-/// C++ emission. The CCE code generator does not exist yet; this is where it plugs in.
-fn emit_cpp(_prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
-    Err(vec![Diagnostic::error(codes::PASS_NOT_IMPLEMENTED, Span::NONE, "C++ emission is not implemented yet")
-        .with_note("use --emit ir")])
+/// C++ emission (spec §4): the CCE code generator.
+fn emit_cpp(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    crate::codegen::generate(prog)
 }
 
 fn not_implemented(pass: &PassInfo, run: &[&'static PassInfo]) -> Diagnostic {

@@ -1,0 +1,1 @@
+//! (to be written: spec passes-and-codegen.md §4)
