@@ -74,6 +74,16 @@ pub struct Leaf {
     /// The op's IR name (`block.load`), or the statement kind for non-calls.
     pub op: String,
     pub effect: Effect,
+    /// The `if` arms around the leaf, outermost first: (number of the `if` in program order,
+    /// else arm). Two leaves on different arms of one `if` never run in the same iteration.
+    pub arms: Vec<(usize, bool)>,
+}
+
+impl Leaf {
+    /// Whether `self` and `other` lie on different arms of one `if`.
+    pub fn exclusive(&self, other: &Leaf) -> bool {
+        self.arms.iter().any(|(i, arm)| other.arms.iter().any(|(j, arm2)| i == j && arm != arm2))
+    }
 }
 
 /// Everything one analysis of one function found.
@@ -95,6 +105,8 @@ pub fn analyse(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel,
         skip,
         out: Analysis::default(),
         next: 0,
+        next_if: 0,
+        arms: Vec::new(),
         reporting: true,
         loops: Vec::new(),
     };
@@ -170,6 +182,9 @@ struct Analyzer<'a> {
     out: Analysis,
     /// Id of the next leaf in program order.
     next: usize,
+    /// Number of the next `if` in program order, and the arms entered (see [`Leaf::arms`]).
+    next_if: usize,
+    arms: Vec<(usize, bool)>,
     /// False while iterating a loop to its fixpoint: findings are recorded on the final pass.
     reporting: bool,
     loops: Vec<LoopExits>,
@@ -185,11 +200,17 @@ impl Analyzer<'_> {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().fold(st, |st, c| self.stmt(c, st)),
             Stmt::Assign { .. } | Stmt::Eval { .. } => self.leaf(s, st),
             Stmt::If { then_body, else_body, .. } => {
+                let n = self.next_if;
+                self.next_if += 1;
+                self.arms.push((n, false));
                 let then_out = self.stmt(then_body, st.clone());
+                self.arms.pop();
+                self.arms.push((n, true));
                 let else_out = match else_body {
                     Some(e) => self.stmt(e, st),
                     None => st,
                 };
+                self.arms.pop();
                 join(then_out, else_out)
             }
             Stmt::For { start, stop, step, body, .. } => {
@@ -223,7 +244,7 @@ impl Analyzer<'_> {
     /// state at the loop head to a fixpoint (the back edge), then walk the body once more to
     /// record findings.
     fn repeat(&mut self, body: &Stmt, entry: Option<State>, at_least_once: bool) -> Option<State> {
-        let first = self.next;
+        let first = (self.next, self.next_if);
         let reporting = std::mem::replace(&mut self.reporting, false);
         let mut head = entry.clone();
         for _ in 0..MAX_ROUNDS {
@@ -241,8 +262,8 @@ impl Analyzer<'_> {
     }
 
     /// One walk of a loop body from `head`: the state at the back edge and at breaks.
-    fn body_once(&mut self, body: &Stmt, head: Option<State>, first: usize) -> (Option<State>, Option<State>) {
-        self.next = first;
+    fn body_once(&mut self, body: &Stmt, head: Option<State>, first: (usize, usize)) -> (Option<State>, Option<State>) {
+        (self.next, self.next_if) = first;
         self.loops.push(LoopExits::default());
         let end = self.stmt(body, head);
         let exits = self.loops.pop().unwrap_or_default();
@@ -262,7 +283,7 @@ impl Analyzer<'_> {
                 _ => s.node_name().to_string(),
             };
             let effect = leaf_effect(self.prog, s, self.backend);
-            self.out.leaves.push(Leaf { span: s.span(), op, effect });
+            self.out.leaves.push(Leaf { span: s.span(), op, effect, arms: self.arms.clone() });
         }
         let mut st = st?;
         if self.skip.contains(&id) {

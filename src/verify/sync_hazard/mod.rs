@@ -162,7 +162,8 @@ fn hazard(f: &Function, a: &Analysis, x: Finding) -> Hazard {
             memref: mem,
             first: site(a, first),
             second: site(a, second),
-            loop_carried: first >= second,
+            // Only the back edge leads from a later leaf, or from another arm of an `if`.
+            loop_carried: first >= second || a.leaves[first].exclusive(&a.leaves[second]),
         },
         Finding::UnmatchedWait { wait, somewhere } => {
             let event = match a.leaves[wait].effect {
