@@ -18,7 +18,8 @@ Exit status:
   101  internal compiler error (a bug in ptoc)
 
 Environment:
-  NO_COLOR    when set and not empty, --color=auto does not colour diagnostics
+  NO_COLOR           when set and not empty, --color=auto does not colour diagnostics
+  PTOC_VERIFY_LEVEL  `none` turns off the pipelines' automatic verification (see --verify-level)
 
 Passes run in the order of --passes if given, else of --pipeline. Use --list-passes for the names;
 the reference's CamelCase names (ConvertToSSA, MemoryReuse, ...) are accepted too.";
@@ -56,7 +57,8 @@ pub struct Cli {
     pub print_after_all: bool,
 
     /// Before every pass verify the IR properties it requires, after it those it produces
-    /// (SSAForm, TypeChecked, NoNestedCalls: rules SSAVerify, TypeCheck, NoNestedCall);
+    /// (every property that has a verifier rule: SSAForm, TypeChecked, NoNestedCalls,
+    /// NormalizedStmtStructure, FlattenedSingleStmt, SplitIncoreOrch, IncoreBlockOps, …);
     /// a violation is an error (exit 1).
     #[arg(long)]
     pub verify_each: bool,

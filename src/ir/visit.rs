@@ -149,3 +149,45 @@ mod tests {
         assert_eq!(defined_vars(&s).collect::<Vec<_>>(), vec![VarId(0), VarId(1), VarId(2)]);
     }
 }
+
+/// Which kind of body [`map_bodies`] hands to its function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// An if's then or else branch.
+    Branch,
+    /// A for or while body.
+    Loop,
+    /// A scope's body.
+    Scope,
+}
+
+/// Rebuilds an if/for/while/scope with each body replaced by `f(body, kind)` (then before
+/// else); any other statement is returned unchanged. The rewriting passes use it so that each
+/// says only what it does to bodies.
+pub fn map_bodies(s: Stmt, mut f: impl FnMut(Stmt, BodyKind) -> Stmt) -> Stmt {
+    match s {
+        Stmt::If { cond, then_body, else_body, return_vars, span } => Stmt::If {
+            cond,
+            then_body: Box::new(f(*then_body, BodyKind::Branch)),
+            else_body: else_body.map(|e| Box::new(f(*e, BodyKind::Branch))),
+            return_vars,
+            span,
+        },
+        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
+            loop_var,
+            start,
+            stop,
+            step,
+            iter_args,
+            body: Box::new(f(*body, BodyKind::Loop)),
+            return_vars,
+            kind,
+            span,
+        },
+        Stmt::While { cond, iter_args, body, return_vars, span } => {
+            Stmt::While { cond, iter_args, body: Box::new(f(*body, BodyKind::Loop)), return_vars, span }
+        }
+        Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(f(*body, BodyKind::Scope)), span },
+        other => other,
+    }
+}

@@ -329,6 +329,10 @@ impl Lowerer {
 
     /// The dotted path of `e` with the module prefix removed: `pl.block.add` → `["block", "add"]`.
     fn prefixed_path<'e>(&self, e: &'e ast::Expr) -> Option<Vec<&'e str>> {
+        // Only an attribute chain can be `prefix.name`; most expressions asked about are not.
+        if !matches!(e.kind, ast::ExprKind::Attr(..)) {
+            return None;
+        }
         let mut path = e.dotted()?;
         let n = self.prefix.split('.').count();
         if path.len() > n && path.iter().zip(self.prefix.split('.')).all(|(a, b)| *a == b) {

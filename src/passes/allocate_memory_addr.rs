@@ -1,3 +1,327 @@
 //! AllocateMemoryAddr (`passes-and-codegen.md` §2.11): addresses of on-chip MemRefs.
 //!
-//! (Not implemented yet: the registry entry has `run: None`.)
+//! Per function, the distinct MemRefs of the tile-typed variables and iter args of the body
+//! are laid out per memory space, one after the other from address 0, each start rounded up
+//! to 32 bytes. The order is the MemRef **id** (creation order), never an object address: the
+//! reference sometimes orders by heap address and so is not deterministic (§6 Q7, Q24).
+//!
+//! A MemRef is a variable of the program's table (`VarKind::MemRef`) shared by every type
+//! that mentions it, so giving it an address is rewriting its `addr` there once, plus the
+//! address argument of its `block.alloc` statement. DDR MemRefs, and MemRefs no tile of the
+//! body uses, keep their address.
+//!
+//! Unlike the reference (which leaves overflow to the AllocatedMemoryAddr verifier), the pass
+//! itself reports a space whose buffers do not fit the 910B capacity ([`codes::MEMORY_CAPACITY`]),
+//! pointing at the allocation that crosses the limit: an unaddressable program is an error of
+//! the input, whatever verification level is chosen.
+
+use std::collections::BTreeMap;
+
+use super::PassEnv;
+use crate::backend::capacity;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::visit::{walk_expr, walk_stmts};
+use crate::ir::{Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+
+/// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
+const ALIGN: u64 = 32;
+
+/// `allocate-memory-addr`: lays out the on-chip MemRefs of every function.
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog.clone();
+    let mut diags = Vec::new();
+    for fi in 0..out.functions.len() {
+        let placed = layout(&out, &out.functions[fi]);
+        diags.extend(capacity_errors(&out, &out.functions[fi], &placed));
+        for p in &placed {
+            if let VarKind::MemRef(info) = &mut out.var_mut(p.memref).kind {
+                info.addr = address(p.addr);
+            }
+        }
+        let addrs: BTreeMap<VarId, u64> = placed.iter().map(|p| (p.memref, p.addr)).collect();
+        rewrite_allocs(&mut out.functions[fi].body, &addrs);
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
+/// One MemRef with the address it gets.
+#[derive(Clone, Debug, PartialEq)]
+struct Placed {
+    memref: VarId,
+    space: MemorySpace,
+    id: u64,
+    size: u64,
+    addr: u64,
+}
+
+/// The address layout of `f` (§2.11 steps 1–2): each non-DDR space from 0, MemRefs by
+/// ascending id, `next = align32(addr + size)`. Returned in (space, id) order.
+fn layout(prog: &Program, f: &Function) -> Vec<Placed> {
+    let mut placed: Vec<Placed> = body_tile_memrefs(prog, &f.body)
+        .into_iter()
+        .filter_map(|m| match &prog.var(m).kind {
+            VarKind::MemRef(info) if info.space != MemorySpace::Ddr => {
+                Some(Placed { memref: m, space: info.space, id: info.id, size: info.size, addr: 0 })
+            }
+            _ => None,
+        })
+        .collect();
+    // Stable: two MemRef variables with one id (malformed input) keep first-seen order.
+    placed.sort_by_key(|p| (p.space, p.id));
+    let mut next = 0u64;
+    let mut space = None;
+    for p in &mut placed {
+        if space != Some(p.space) {
+            space = Some(p.space);
+            next = 0;
+        }
+        p.addr = next;
+        next = align_up(next.saturating_add(p.size));
+    }
+    placed
+}
+
+/// `(x + 31) & !31`, saturating instead of wrapping on absurd sizes.
+fn align_up(x: u64) -> u64 {
+    x.saturating_add(ALIGN - 1) & !(ALIGN - 1)
+}
+
+/// The address constant stored in a MemRef and in its `block.alloc` call (INT64, like the
+/// `-1` it replaces).
+fn address(addr: u64) -> Expr {
+    Expr::int(i64::try_from(addr).unwrap_or(i64::MAX), DataType::Int64, Span::NONE)
+}
+
+/// The distinct MemRef variables carried by tile-typed variables of `body` (§2.11 step 1).
+pub(crate) fn body_tile_memrefs(prog: &Program, body: &Stmt) -> Vec<VarId> {
+    let mut seen = Vec::new();
+    for v in tile_vars_in_visit_order(prog, body) {
+        if let Some(m) = prog.var_type(v).memref() {
+            if !seen.contains(&m) {
+                seen.push(m);
+            }
+        }
+    }
+    seen
+}
+
+/// The distinct tile-typed variables with a MemRef that `body` mentions, in the reference
+/// visitor's order: statements in order; an assignment's target before its value; a loop's
+/// loop var, range, iter args (each followed by its init value), body, then return vars; an
+/// if's condition, branches, then return vars. Parameters appear only where the body uses them.
+pub(crate) fn tile_vars_in_visit_order(prog: &Program, body: &Stmt) -> Vec<VarId> {
+    let mut seen = Vec::new();
+    visit_vars(prog, body, &mut |v| {
+        if matches!(prog.var_type(v), Type::Tile(t) if t.memref.is_some()) && !seen.contains(&v) {
+            seen.push(v);
+        }
+    });
+    seen
+}
+
+/// Calls `f` on every variable mentioned by `s`, in the order of [`tile_vars_in_visit_order`].
+fn visit_vars(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+    let exprs = |e: &Expr, f: &mut dyn FnMut(VarId)| {
+        walk_expr(e, &mut |x| {
+            if let ExprKind::Var(v) = x.kind {
+                f(v);
+            }
+        })
+    };
+    let iter_args = |args: &[VarId], f: &mut dyn FnMut(VarId)| {
+        for &a in args {
+            f(a);
+            if let VarKind::IterArg { init } = &prog.var(a).kind {
+                exprs(init, f);
+            }
+        }
+    };
+    match s {
+        Stmt::Assign { var, value, .. } => {
+            f(*var);
+            exprs(value, f);
+        }
+        Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+            exprs(cond, f);
+            visit_vars(prog, then_body, f);
+            if let Some(e) = else_body {
+                visit_vars(prog, e, f);
+            }
+            return_vars.iter().for_each(|&v| f(v));
+        }
+        Stmt::For { loop_var, start, stop, step, iter_args: args, body, return_vars, .. } => {
+            f(*loop_var);
+            for e in [start, stop, step] {
+                exprs(e, f);
+            }
+            iter_args(args, f);
+            visit_vars(prog, body, f);
+            return_vars.iter().for_each(|&v| f(v));
+        }
+        Stmt::While { cond, iter_args: args, body, return_vars, .. } => {
+            iter_args(args, f);
+            exprs(cond, f);
+            visit_vars(prog, body, f);
+            return_vars.iter().for_each(|&v| f(v));
+        }
+        Stmt::Yield { values, .. } | Stmt::Return { values, .. } => values.iter().for_each(|e| exprs(e, f)),
+        Stmt::Eval { expr, .. } => exprs(expr, f),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| visit_vars(prog, c, f)),
+        Stmt::Scope { body, .. } => visit_vars(prog, body, f),
+        Stmt::Break { .. } | Stmt::Continue { .. } => {}
+    }
+}
+
+/// Sets the address argument (index 1) of each `m = block.alloc(space, addr, size, id)` whose
+/// MemRef `m` got an address.
+fn rewrite_allocs(s: &mut Stmt, addrs: &BTreeMap<VarId, u64>) {
+    match s {
+        Stmt::Assign { var, value, .. } => {
+            if let (Some(&a), ExprKind::Call(call)) = (addrs.get(var), &mut value.kind) {
+                let is_alloc = matches!(call.callee, Callee::Op(op) if crate::ops::name(op) == "block.alloc");
+                if is_alloc && call.args.len() == 4 {
+                    let span = call.args[1].span;
+                    call.args[1] = Expr { span, ..address(a) };
+                }
+            }
+        }
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter_mut().for_each(|c| rewrite_allocs(c, addrs)),
+        Stmt::If { then_body, else_body, .. } => {
+            rewrite_allocs(then_body, addrs);
+            if let Some(e) = else_body {
+                rewrite_allocs(e, addrs);
+            }
+        }
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Scope { body, .. } => rewrite_allocs(body, addrs),
+        Stmt::Yield { .. } | Stmt::Return { .. } | Stmt::Eval { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {}
+    }
+}
+
+/// One error per memory space whose layout ends beyond the 910B capacity (§3.2), naming the
+/// bytes needed and the capacity, at the first buffer that does not fit.
+fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for space in MemorySpace::ALL.iter().copied() {
+        let limit = capacity(space);
+        let in_space: Vec<&Placed> = placed.iter().filter(|p| p.space == space).collect();
+        let needed = in_space.iter().map(|p| p.addr.saturating_add(p.size)).max().unwrap_or(0);
+        if limit == 0 || needed <= limit {
+            continue;
+        }
+        let Some(first) = in_space.iter().find(|p| p.addr.saturating_add(p.size) > limit) else { continue };
+        let name = prog.var_name(first.memref);
+        let span = defining_stmt_span(prog, &f.body, first.memref).unwrap_or(f.span);
+        diags.push(
+            Diagnostic::error(
+                codes::MEMORY_CAPACITY,
+                span,
+                format!(
+                    "function '{}' needs {} bytes of {} memory, but the platform has {} bytes",
+                    f.name,
+                    needed,
+                    space.name(),
+                    limit
+                ),
+            )
+            .with_label(format!(
+                "buffer `{name}` ({} bytes at address {}) ends beyond the {} bytes of {}",
+                first.size,
+                first.addr,
+                limit,
+                space.name()
+            ))
+            .with_note(format!(
+                "help: the {} buffers of '{}' are laid out one after another; use smaller tiles or fewer live tiles",
+                space.name(),
+                f.name
+            )),
+        );
+    }
+    diags
+}
+
+/// The statement that introduces MemRef `m`: its `block.alloc` assignment, else the first
+/// assignment of a tile variable carrying it.
+fn defining_stmt_span(prog: &Program, body: &Stmt, m: VarId) -> Option<Span> {
+    let mut alloc = None;
+    let mut tile_def = None;
+    walk_stmts(body, &mut |s| {
+        if let Stmt::Assign { var, span, .. } = s {
+            if span.is_none() {
+                return;
+            }
+            if *var == m && alloc.is_none() {
+                alloc = Some(*span);
+            } else if tile_def.is_none() && prog.var_type(*var).memref() == Some(m) {
+                tile_def = Some(*span);
+            }
+        }
+    });
+    alloc.or(tile_def)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::Backend;
+
+    fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        run(&prog, &PassEnv { backend: Backend::Cce }).map(|p| crate::printer::print_program(&p))
+    }
+
+    /// A function with one Vec tile per entry of `sizes` (as `[n]` FP32 → 4n bytes), allocated
+    /// in reverse id order so that statement order and id order differ.
+    fn program(tiles: &[(u64, u64)]) -> String {
+        let mut s = String::from(
+            "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 256, 0)]) -> pl.Tensor[[64], pl.FP32]:\n",
+        );
+        for (id, n) in tiles {
+            s += &format!("        mem_vec_{id}: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, {}, {id})\n", n * 4);
+        }
+        for (id, n) in tiles {
+            s += &format!(
+                "        t{id}: pl.Tile[[{n}], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, {}, {id})] = pl.block.load(x, [0], [{n}], target_memory=pl.MemorySpace.Vec)\n",
+                n * 4
+            );
+        }
+        s + "        return x\n"
+    }
+
+    #[test]
+    fn addresses_follow_ids_and_align_to_32() {
+        // ids 3 (100 B... as 25 floats), 1 (4096 B), 2 (100 B): id order 1, 2, 3.
+        let out = run_src(&program(&[(3, 25), (1, 1024), (2, 25)])).unwrap();
+        assert!(out.contains("mem_vec_1: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, 0, 4096, 1)"), "{out}");
+        assert!(out.contains("mem_vec_2: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, 4096, 100, 2)"), "{out}");
+        assert!(out.contains("mem_vec_3: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, 4224, 100, 3)"), "{out}");
+        assert!(out.contains("t3: pl.Tile[[25], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, 4224, 100, 3)]"), "{out}");
+        assert!(out.contains("pl.MemRef(pl.MemorySpace.DDR, -1, 256, 0)"), "{out}");
+    }
+
+    #[test]
+    fn overflow_is_an_error_at_the_buffer_that_does_not_fit() {
+        // 3 × 64 KiB fits exactly (196608); a fourth buffer does not.
+        let fits = program(&[(1, 16384), (2, 16384), (3, 16384)]);
+        assert!(run_src(&fits).is_ok());
+        let src = program(&[(1, 16384), (2, 16384), (3, 16384), (4, 8)]);
+        let diags = run_src(&src).unwrap_err();
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].code, codes::MEMORY_CAPACITY);
+        assert_eq!(diags[0].message, "function 'f' needs 196640 bytes of Vec memory, but the platform has 196608 bytes");
+        let at = &src[diags[0].span.range()];
+        assert!(at.starts_with("mem_vec_4: pl.MemRefType"), "{at}");
+    }
+
+    #[test]
+    fn empty_functions_and_ddr_only_functions_are_unchanged() {
+        let src = program(&[]);
+        let prog = crate::driver::frontend(&src).unwrap();
+        let out = run(&prog, &PassEnv { backend: Backend::Cce }).unwrap();
+        assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
+    }
+}

@@ -1,3 +1,335 @@
-//! InitMemRef (`passes-and-codegen.md` §2.8): memory space per op, MemRefs, `block.alloc` statements.
+//! InitMemRef (`passes-and-codegen.md` §2.8): every tensor and tile variable gets a MemRef in the
+//! memory space its producing op writes to, and each on-chip buffer gets a `block.alloc`
+//! statement at the top of the function.
 //!
-//! (Not implemented yet: the registry entry has `run: None`.)
+//! Types live in the variable table, so "re-creating a variable with a MemRef" is re-typing its
+//! table entry: every use sees the new type at once. MemRefs are [`VarKind::MemRef`] variables;
+//! two variables share a buffer exactly when their types name the same MemRef variable.
+//!
+//! Reproduced reference behaviour: a tensor re-typed with a MemRef loses its tensor view
+//! (§6 Q5); if/for/while return vars are never in the space map, so tile-typed ones get fresh
+//! DDR MemRefs (§6 Q6); the allocs go into the first top-level `OpStmts`, even one after a loop
+//! that uses them (§6 Q15).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::stmt_structure::normalize_function;
+use super::PassEnv;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::visit::{child_stmts, stmt_exprs, walk_expr};
+use crate::ir::{
+    Call, Callee, DataType, Expr, ExprKind, Function, KwValue, MemRefInfo, MemorySpace, OpId, Program, Stmt, Type,
+    VarId, VarKind,
+};
+use crate::ops;
+
+/// The pass entry point (registered as `init-mem-ref`): a function pass over every function.
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let alloc_op = ops::lookup("block.alloc").ok_or_else(|| {
+        vec![Diagnostic::error(codes::UNKNOWN_OP, Span::NONE, "the operator table has no `block.alloc`")]
+    })?;
+    let mut out = prog.clone();
+    let functions = std::mem::take(&mut out.functions);
+    out.functions = functions.iter().map(|f| init_function(&mut out, f, alloc_op)).collect();
+    Ok(out)
+}
+
+/// Normalises `f` (§2.8 step 1), gives its variables MemRefs (steps 2–3) and inserts the allocs
+/// (step 4).
+fn init_function(prog: &mut Program, f: &Function, alloc_op: OpId) -> Function {
+    let mut f = normalize_function(f);
+    let spaces = memory_spaces(&f.body);
+    let mut assigner = Assigner { prog, spaces, seen: BTreeSet::new(), next_id: 0 };
+    for p in &f.params {
+        assigner.visit_var(p.var);
+    }
+    walk_vars(&f.body, false, &mut |occ| assigner.visit(occ));
+    let allocs = alloc_stmts(prog, &f, alloc_op);
+    insert_allocs(&mut f.body, allocs);
+    f
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 2: memory spaces
+
+/// The memory space each `x = block.*(…)` writes to (§2.8 step 2). Variables not in the map
+/// (parameters, non-block assignments, loop and return vars) live in DDR.
+fn memory_spaces(body: &Stmt) -> BTreeMap<VarId, MemorySpace> {
+    let mut spaces = BTreeMap::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        if let Stmt::Assign { var, value, .. } = s {
+            if let Some((name, call)) = op_call(value) {
+                if name.starts_with("block.") {
+                    spaces.insert(*var, space_written_by(name, call));
+                }
+            }
+        }
+    });
+    spaces
+}
+
+/// The space table of §2.8 step 2.
+fn space_written_by(op: &str, call: &Call) -> MemorySpace {
+    match op {
+        "block.load" | "block.move" | "block.create_tile" => target_memory(call).unwrap_or(MemorySpace::Vec),
+        "block.store" => MemorySpace::Ddr,
+        "block.matmul" | "block.matmul_acc" => MemorySpace::Acc,
+        _ => MemorySpace::Vec,
+    }
+}
+
+/// The `target_memory` kwarg (stored as a space; hand-built IR may hold its integer code).
+fn target_memory(call: &Call) -> Option<MemorySpace> {
+    call.kwargs.iter().find(|(k, _)| k == "target_memory").and_then(|(_, v)| match v {
+        KwValue::Space(s) => Some(*s),
+        KwValue::Int(i) => MemorySpace::from_index(*i),
+        _ => None,
+    })
+}
+
+/// The op name and call of an operator call (not a function call).
+fn op_call(e: &Expr) -> Option<(&'static str, &Call)> {
+    let call = e.as_call()?;
+    match call.callee {
+        Callee::Op(op) => Some((ops::name(op), call)),
+        Callee::Function(_) => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variable occurrences in the reference's visit order
+
+/// One variable occurrence met by [`walk_vars`].
+enum Occurrence<'a> {
+    /// Any occurrence other than an assignment's target: a use, a param, a loop/iter/return var.
+    Var(VarId),
+    /// The target of `var = value`.
+    Assigned { var: VarId, value: &'a Expr },
+}
+
+/// Calls `f` on every variable occurrence of `s` in the reference mutator's order: an
+/// assignment's value before its target (or the target first when `lhs_first`); a `for`'s loop
+/// var, `start`/`stop`/`step`, iter args, body, return vars; an `if`'s condition, branches,
+/// return vars; a `while`'s condition, iter args, body, return vars. Iter-arg init values live
+/// in the variable table and are left to the caller.
+fn walk_vars<'a>(s: &'a Stmt, lhs_first: bool, f: &mut impl FnMut(Occurrence<'a>)) {
+    match s {
+        Stmt::Assign { var, value, .. } => {
+            if lhs_first {
+                f(Occurrence::Assigned { var: *var, value });
+                expr_uses(value, f);
+            } else {
+                expr_uses(value, f);
+                f(Occurrence::Assigned { var: *var, value });
+            }
+        }
+        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, .. } => {
+            f(Occurrence::Var(*loop_var));
+            for e in [start, stop, step] {
+                expr_uses(e, f);
+            }
+            iter_args.iter().for_each(|v| f(Occurrence::Var(*v)));
+            walk_vars(body, lhs_first, f);
+            return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
+        }
+        Stmt::While { cond, iter_args, body, return_vars, .. } => {
+            expr_uses(cond, f);
+            iter_args.iter().for_each(|v| f(Occurrence::Var(*v)));
+            walk_vars(body, lhs_first, f);
+            return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
+        }
+        Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+            expr_uses(cond, f);
+            walk_vars(then_body, lhs_first, f);
+            if let Some(e) = else_body {
+                walk_vars(e, lhs_first, f);
+            }
+            return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
+        }
+        _ => {
+            for e in stmt_exprs(s) {
+                expr_uses(e, f);
+            }
+            for c in child_stmts(s) {
+                walk_vars(c, lhs_first, f);
+            }
+        }
+    }
+}
+
+/// Calls `f` on every variable used in `e`, in pre-order.
+fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
+    walk_expr(e, &mut |x| {
+        if let ExprKind::Var(v) = x.kind {
+            f(Occurrence::Var(v));
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 3: MemRef creation
+
+/// Gives each tensor/tile variable of one function a MemRef at its first occurrence.
+struct Assigner<'p> {
+    prog: &'p mut Program,
+    spaces: BTreeMap<VarId, MemorySpace>,
+    /// Variables already given their final type in this function.
+    seen: BTreeSet<VarId>,
+    /// The next MemRef id (per function, from 0).
+    next_id: u64,
+}
+
+impl Assigner<'_> {
+    fn visit(&mut self, occ: Occurrence<'_>) {
+        match occ {
+            Occurrence::Var(v) => self.visit_var(v),
+            Occurrence::Assigned { var, value } => {
+                if self.seen.contains(&var) {
+                    return;
+                }
+                match self.shared_memref(value) {
+                    Some(m) if is_buffer(self.prog.var_type(var)) => {
+                        self.seen.insert(var);
+                        self.retype(var, m);
+                    }
+                    _ => self.visit_var(var),
+                }
+            }
+        }
+    }
+
+    /// The MemRef an assignment's target shares instead of getting its own (§2.8 step 3):
+    /// a store's result is its destination tensor; a reshape's result is its input tile.
+    fn shared_memref(&self, value: &Expr) -> Option<VarId> {
+        let (name, call) = op_call(value)?;
+        let source = match name {
+            "block.store" => call.args.get(3)?,
+            "block.reshape" => call.args.first()?,
+            _ => return None,
+        };
+        self.prog.var_type(source.as_var()?).memref()
+    }
+
+    /// First occurrence of `v`: an iter arg takes its init value's MemRef; any other
+    /// tensor/tile variable gets a new one; scalars stay as they are.
+    fn visit_var(&mut self, v: VarId) {
+        if !self.seen.insert(v) {
+            return;
+        }
+        if !is_buffer(self.prog.var_type(v)) {
+            return;
+        }
+        if let VarKind::IterArg { init } = &self.prog.var(v).kind {
+            let init = init.clone();
+            walk_expr(&init, &mut |x| {
+                if let ExprKind::Var(u) = x.kind {
+                    self.visit_var(u);
+                }
+            });
+            if let Some(m) = self.prog.type_of(&init).memref() {
+                self.retype(v, m);
+            }
+            return;
+        }
+        let space = self.spaces.get(&v).copied().unwrap_or(MemorySpace::Ddr);
+        let data = self.prog.var(v);
+        let size = buffer_size(&data.ty);
+        let span = data.span;
+        let info = MemRefInfo { space, addr: Expr::int(-1, DataType::Int64, Span::NONE), size, id: self.next_id };
+        self.next_id += 1;
+        let m = self.prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(info), span);
+        self.retype(v, m);
+    }
+
+    /// Gives `v` MemRef `m`: a tile keeps its tile view, a tensor loses its tensor view (§6 Q5).
+    fn retype(&mut self, v: VarId, m: VarId) {
+        match &mut self.prog.var_mut(v).ty {
+            Type::Tensor(t) => {
+                t.memref = Some(m);
+                t.view = None;
+            }
+            Type::Tile(t) => t.memref = Some(m),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a variable of this type lives in a buffer (tensor or tile).
+fn is_buffer(ty: &Type) -> bool {
+    matches!(ty, Type::Tensor(_) | Type::Tile(_))
+}
+
+/// Bytes of a tensor/tile: product of the dims × whole bytes per element, or 0 when a dim is
+/// not an integer constant (or the product does not fit).
+fn buffer_size(ty: &Type) -> u64 {
+    let (Some(shape), Some(dtype)) = (ty.shape(), ty.dtype()) else { return 0 };
+    let elem_bytes = u64::from(dtype.bits().div_ceil(8));
+    shape
+        .iter()
+        .try_fold(elem_bytes, |acc, d| acc.checked_mul(u64::try_from(d.as_const_int()?).ok()?))
+        .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 4: alloc statements
+
+/// One `mem_<s>_<id>: pl.MemRefType = pl.block.alloc(<S>, addr, size, id)` per distinct
+/// on-chip MemRef of a tile variable, in first-appearance order (params, then the body with
+/// targets before values).
+fn alloc_stmts(prog: &Program, f: &Function, alloc_op: OpId) -> Vec<Stmt> {
+    let mut order = Vec::new();
+    let mut listed = BTreeSet::new();
+    let mut note = |v: VarId| {
+        if let Type::Tile(t) = prog.var_type(v) {
+            if let Some(m) = t.memref {
+                if matches!(&prog.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) && listed.insert(m) {
+                    order.push(m);
+                }
+            }
+        }
+    };
+    f.params.iter().for_each(|p| note(p.var));
+    walk_vars(&f.body, true, &mut |occ| match occ {
+        Occurrence::Var(v) | Occurrence::Assigned { var: v, .. } => note(v),
+    });
+    order
+        .into_iter()
+        .filter_map(|m| {
+            let VarKind::MemRef(info) = &prog.var(m).kind else { return None };
+            let span = prog.var(m).span;
+            let int = |v: i64| Expr::int(v, DataType::Int64, span);
+            let args = vec![
+                int(info.space.index() as i64),
+                info.addr.clone(),
+                int(i64::try_from(info.size).unwrap_or(i64::MAX)),
+                int(i64::try_from(info.id).unwrap_or(i64::MAX)),
+            ];
+            let call = Call { callee: Callee::Op(alloc_op), args, kwargs: Vec::new() };
+            let value = Expr::new(ExprKind::Call(call), Type::MemRef, span);
+            Some(Stmt::Assign { var: m, value, span })
+        })
+        .collect()
+}
+
+/// Puts the allocs at the start of the first `OpStmts` child of the (normalised) top-level
+/// sequence, or in a new leading `OpStmts` when there is none (§2.8 step 4, §6 Q15).
+fn insert_allocs(body: &mut Stmt, allocs: Vec<Stmt>) {
+    if allocs.is_empty() {
+        return;
+    }
+    let span = body.span();
+    if !matches!(body, Stmt::Seq { .. }) {
+        let old = std::mem::replace(body, Stmt::empty());
+        *body = Stmt::Seq { stmts: vec![old], span };
+    }
+    let Stmt::Seq { stmts, .. } = body else { return };
+    match stmts.iter_mut().find_map(|s| match s {
+        Stmt::Ops { stmts, .. } => Some(stmts),
+        _ => None,
+    }) {
+        Some(ops) => {
+            ops.splice(0..0, allocs);
+        }
+        None => stmts.insert(0, Stmt::Ops { stmts: allocs, span }),
+    }
+}

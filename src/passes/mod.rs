@@ -186,7 +186,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
         produced: &[HasMemRefs, NormalizedStmtStructure],
         invalidated: &[SsaForm],
-        run: None,
+        run: Some(init_mem_ref::run),
     },
     PassInfo {
         name: "basic-memory-reuse",
@@ -196,7 +196,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: None,
+        run: Some(basic_memory_reuse::run),
     },
     PassInfo {
         name: "insert-sync",
@@ -216,7 +216,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[AllocatedMemoryAddr],
         invalidated: &[],
-        run: None,
+        run: Some(allocate_memory_addr::run),
     },
     PassInfo {
         name: "convert-tensor-to-block-ops",

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::visit::{defined_vars, walk_all_exprs, walk_expr, walk_stmts};
+use crate::ir::visit::{defined_vars, map_bodies, walk_all_exprs, walk_expr, walk_stmts};
 use crate::ir::{
     Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type,
     VarId, VarKind,
@@ -111,33 +111,9 @@ impl Outliner<'_> {
             Stmt::Scope { kind: ScopeKind::InCore, span, .. } => {
                 Stmt::block(self.outline(s, Outputs::AllDefs, level), *span)
             }
-            Stmt::If { cond, then_body, else_body, return_vars, span } => Stmt::If {
-                cond: cond.clone(),
-                then_body: Box::new(self.walk(then_body, level)),
-                else_body: else_body.as_ref().map(|e| Box::new(self.walk(e, level))),
-                return_vars: return_vars.clone(),
-                span: *span,
-            },
-            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
-                loop_var: *loop_var,
-                start: start.clone(),
-                stop: stop.clone(),
-                step: step.clone(),
-                iter_args: iter_args.clone(),
-                body: Box::new(self.walk(body, level)),
-                return_vars: return_vars.clone(),
-                kind: *kind,
-                span: *span,
-            },
-            Stmt::While { cond, iter_args, body, return_vars, span } => Stmt::While {
-                cond: cond.clone(),
-                iter_args: iter_args.clone(),
-                body: Box::new(self.walk(body, level)),
-                return_vars: return_vars.clone(),
-                span: *span,
-            },
-            // Ops runs hold only assignments and evals; leaves have no scopes.
-            _ => s.clone(),
+            // If/for/while bodies may hold scopes; Ops runs hold only assignments and evals, and
+            // leaves have no scopes.
+            _ => map_bodies(s.clone(), |body, _| self.walk(&body, level)),
         }
     }
 

@@ -9,20 +9,21 @@
 
 use super::PassEnv;
 use crate::diag::Diagnostic;
+use crate::ir::visit::{map_bodies, BodyKind};
 use crate::ir::{Function, Program, Stmt};
 
 /// `normalize-stmt-structure`: [`normalize_function`] on every function.
 pub fn run_normalize(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(map_bodies(prog, normalize_body))
+    Ok(map_function_bodies(prog, normalize_body))
 }
 
 /// `flatten-single-stmt`: [`flatten_single`] on every function body.
 pub fn run_flatten_single(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(map_bodies(prog, flatten_single))
+    Ok(map_function_bodies(prog, flatten_single))
 }
 
 /// A copy of `prog` with `f` applied to each function body.
-fn map_bodies(prog: &Program, f: fn(Stmt) -> Stmt) -> Program {
+fn map_function_bodies(prog: &Program, f: fn(Stmt) -> Stmt) -> Program {
     let mut out = prog.clone();
     for func in &mut out.functions {
         let body = std::mem::replace(&mut func.body, Stmt::empty());
@@ -55,29 +56,10 @@ pub fn normalize_body(body: Stmt) -> Stmt {
 pub fn normalize_stmt(s: Stmt) -> Stmt {
     match s {
         Stmt::Seq { stmts, span } => Stmt::Seq { stmts: wrap_op_runs(stmts.into_iter().map(normalize_stmt)), span },
-        Stmt::If { cond, then_body, else_body, return_vars, span } => Stmt::If {
-            cond,
-            then_body: Box::new(normalize_body(*then_body)),
-            else_body: else_body.map(|e| Box::new(normalize_body(*e))),
-            return_vars,
-            span,
-        },
-        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
-            loop_var,
-            start,
-            stop,
-            step,
-            iter_args,
-            body: Box::new(normalize_body(*body)),
-            return_vars,
-            kind,
-            span,
-        },
-        Stmt::While { cond, iter_args, body, return_vars, span } => {
-            Stmt::While { cond, iter_args, body: Box::new(normalize_body(*body)), return_vars, span }
-        }
-        Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(normalize_stmt(*body)), span },
-        other => other,
+        other => map_bodies(other, |body, kind| match kind {
+            BodyKind::Scope => normalize_stmt(body),
+            BodyKind::Branch | BodyKind::Loop => normalize_body(body),
+        }),
     }
 }
 
@@ -121,29 +103,7 @@ pub fn flatten_single(s: Stmt) -> Stmt {
     match s {
         Stmt::Seq { stmts, span } => single_or(stmts, |stmts| Stmt::Seq { stmts, span }),
         Stmt::Ops { stmts, span } => single_or(stmts, |stmts| Stmt::Ops { stmts, span }),
-        Stmt::If { cond, then_body, else_body, return_vars, span } => Stmt::If {
-            cond,
-            then_body: Box::new(flatten_single(*then_body)),
-            else_body: else_body.map(|e| Box::new(flatten_single(*e))),
-            return_vars,
-            span,
-        },
-        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
-            loop_var,
-            start,
-            stop,
-            step,
-            iter_args,
-            body: Box::new(flatten_single(*body)),
-            return_vars,
-            kind,
-            span,
-        },
-        Stmt::While { cond, iter_args, body, return_vars, span } => {
-            Stmt::While { cond, iter_args, body: Box::new(flatten_single(*body)), return_vars, span }
-        }
-        Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(flatten_single(*body)), span },
-        leaf => leaf,
+        other => map_bodies(other, |body, _| flatten_single(body)),
     }
 }
 

@@ -1,0 +1,123 @@
+//! Step 2 of BasicMemoryReuse (spec §2.9): the lifetime interval of every tile definition (or
+//! group of definitions sharing one MemRef) over the numbered statements of [`super::blocks`].
+
+use std::collections::BTreeMap;
+
+use crate::ir::visit::{walk_all_exprs, walk_expr, walk_stmts};
+use crate::ir::{Expr, ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+
+/// One lifetime: a tile definition, or all definitions sharing one MemRef (reshape chains).
+#[derive(Clone, Debug)]
+pub struct Interval {
+    /// The tile variables of the group, in definition order; the first is the representative.
+    pub members: Vec<VarId>,
+    /// The MemRef variable the group holds before the pass.
+    pub memref: VarId,
+    pub space: MemorySpace,
+    pub size: u64,
+    /// First definition index.
+    pub def: usize,
+    /// Last definition or use index.
+    pub last: usize,
+}
+
+impl Interval {
+    /// Touching at one index counts as overlapping (a statement may read one and write the
+    /// other).
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        !(self.last < other.def || other.last < self.def)
+    }
+}
+
+/// The intervals of the tile definitions among `stmts`, in definition order of their
+/// representatives.
+pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
+    // Definitions: (tile var, its MemRef, index), in statement order.
+    let mut defs: Vec<(VarId, VarId, usize)> = Vec::new();
+    let mut last_use: BTreeMap<VarId, usize> = BTreeMap::new();
+    for (i, s) in stmts.iter().enumerate() {
+        if let Stmt::Assign { var, .. } = s {
+            if let Type::Tile(t) = prog.var_type(*var) {
+                if let Some(m) = t.memref.filter(|m| matches!(prog.var(*m).kind, VarKind::MemRef(_))) {
+                    defs.push((*var, m, i));
+                }
+            }
+        }
+        for v in used_vars(prog, s) {
+            last_use.insert(v, i);
+        }
+    }
+    let mut covered = vec![false; defs.len()];
+    let mut out = Vec::new();
+    for k in 0..defs.len() {
+        if covered[k] {
+            continue;
+        }
+        let memref = defs[k].1;
+        let VarKind::MemRef(info) = &prog.var(memref).kind else { continue };
+        let mut iv = Interval { members: Vec::new(), memref, space: info.space, size: info.size, def: usize::MAX, last: 0 };
+        for (j, &(var, m, idx)) in defs.iter().enumerate().skip(k) {
+            if m == memref {
+                covered[j] = true;
+                iv.members.push(var);
+                iv.def = iv.def.min(idx);
+                iv.last = iv.last.max(idx).max(last_use.get(&var).copied().unwrap_or(0));
+            }
+        }
+        out.push(iv);
+    }
+    out
+}
+
+/// The variables statement `s` uses. The reference records the variables of assignment values
+/// and evaluated expressions only (yields, returns and loop bounds record none), with an
+/// iter-arg reference standing for its init value's variables.
+///
+/// Deviation (spec §6.1 Q20): a `with pl.incore():` scope kept as one opaque statement uses
+/// every variable referenced anywhere inside it, so a tile the scope reads stays live until the
+/// scope; the reference saw no use there and handed the tile's buffer to a later tile.
+///
+/// (The reference's walk also visits the shape dims of tensor types; those are scalars and
+/// never tile variables, so they cannot change an interval and are not visited here.)
+fn used_vars(prog: &Program, s: &Stmt) -> Vec<VarId> {
+    let mut raw = Vec::new();
+    let mut collect = |e: &Expr| {
+        if let ExprKind::Var(v) = e.kind {
+            raw.push(v);
+        }
+    };
+    match s {
+        Stmt::Assign { value, .. } => walk_expr(value, &mut collect),
+        Stmt::Eval { expr, .. } => walk_expr(expr, &mut collect),
+        Stmt::Scope { body, .. } => {
+            walk_all_exprs(body, &mut collect);
+            // Loops inside the scope read their iter-args' init values on entry.
+            walk_stmts(body, &mut |st| {
+                if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = st {
+                    for a in iter_args {
+                        if let VarKind::IterArg { init } = &prog.var(*a).kind {
+                            walk_expr(init, &mut |e| {
+                                if let ExprKind::Var(v) = e.kind {
+                                    raw.push(v);
+                                }
+                            });
+                        }
+                    }
+                }
+            });
+        }
+        _ => {}
+    }
+    let mut out = Vec::new();
+    for v in raw {
+        match &prog.var(v).kind {
+            VarKind::IterArg { init } => walk_expr(init, &mut |e| {
+                if let ExprKind::Var(x) = e.kind {
+                    out.push(x);
+                }
+            }),
+            _ => out.push(v),
+        }
+    }
+    out
+}

@@ -1,0 +1,143 @@
+//! BasicMemoryReuse (spec `passes-and-codegen.md` §2.9): tiles whose lifetimes do not overlap
+//! share a buffer. Reuse means re-pointing a tile variable's type at another tile's MemRef
+//! variable; `block.alloc` statements of MemRefs no tile refers to any more are then removed.
+//!
+//! The reference's analysis is reproduced with its documented limits (§6 Q14: linear
+//! lifetimes, tiles in an `if`/`for` nested in a loop ignored, yields not uses, chains pick the
+//! source's pre-pass MemRef), with one fix: uses inside `with pl.incore():` scopes count
+//! (§6.1 Q20, see [`lifetime`]). All orders come from statement order and MemRef variables
+//! (creation order), never from addresses (§6 Q7, §6.1 Q24).
+
+mod blocks;
+mod lifetime;
+
+use std::collections::BTreeSet;
+
+use super::PassEnv;
+use crate::diag::Diagnostic;
+use crate::ops;
+use crate::ir::visit::{defined_vars, walk_stmts};
+use crate::ir::{Callee, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
+use lifetime::Interval;
+
+/// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
+/// independently.
+pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog.clone();
+    let mut functions = std::mem::take(&mut out.functions);
+    for f in &mut functions {
+        reuse_in_function(&mut out, f);
+    }
+    out.functions = functions;
+    Ok(out)
+}
+
+/// Steps 1–5 on one function; `prog`'s variable table is updated in place (it is the pass's
+/// own copy), which re-types every use of a re-pointed tile at once.
+fn reuse_in_function(prog: &mut Program, f: &mut Function) {
+    let intervals = {
+        let stmts = blocks::linear_statements(&f.body);
+        lifetime::intervals(prog, &stmts)
+    };
+    let decisions = decide(&intervals);
+    if decisions.is_empty() {
+        return;
+    }
+    for (c, p) in decisions {
+        let target = intervals[p].memref;
+        for &v in &intervals[c].members {
+            if let Type::Tile(t) = &mut prog.var_mut(v).ty {
+                t.memref = Some(target);
+            }
+        }
+    }
+    let live = referenced_memrefs(prog, f);
+    remove_dead_allocs(prog, &mut f.body, &live);
+}
+
+/// Step 3: which interval reuses which (pairs of indices into `intervals`, current first).
+/// Per memory space, in definition order, each interval takes the first earlier one of the
+/// same space that does not overlap it, is at least as large, and whose other users it does
+/// not overlap either.
+fn decide(intervals: &[Interval]) -> Vec<(usize, usize)> {
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); intervals.len()];
+    let mut decisions = Vec::new();
+    for (c, cur) in intervals.iter().enumerate() {
+        let candidate = (0..c).find(|&p| {
+            let prev = &intervals[p];
+            prev.space == cur.space
+                && !prev.overlaps(cur)
+                && prev.size >= cur.size
+                && users[p].iter().all(|&u| !intervals[u].overlaps(cur))
+        });
+        if let Some(p) = candidate {
+            users[p].push(c);
+            decisions.push((c, p));
+        }
+    }
+    decisions
+}
+
+/// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
+/// or an iter-arg after re-pointing.
+fn referenced_memrefs(prog: &Program, f: &Function) -> BTreeSet<VarId> {
+    let mut vars: Vec<VarId> = f.params.iter().map(|p| p.var).collect();
+    walk_stmts(&f.body, &mut |s| vars.extend(defined_vars(s)));
+    vars.into_iter()
+        .filter(|&v| matches!(prog.var_type(v), Type::Tile(_)) || matches!(prog.var(v).kind, VarKind::IterArg { .. }))
+        .filter_map(|v| prog.var_type(v).memref())
+        .collect()
+}
+
+/// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
+/// the function's top level (through `SeqStmts`/`OpStmts`, not into control flow or scopes),
+/// and `OpStmts` left empty.
+fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &BTreeSet<VarId>) {
+    let is_dead_alloc = |st: &Stmt| match st {
+        Stmt::Assign { var, value, .. } => {
+            matches!(prog.var(*var).kind, VarKind::MemRef(_))
+                && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == "block.alloc"))
+                && !live.contains(var)
+        }
+        _ => false,
+    };
+    if let Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } = s {
+        stmts.retain(|c| !is_dead_alloc(c));
+        for c in stmts.iter_mut() {
+            if matches!(c, Stmt::Seq { .. } | Stmt::Ops { .. }) {
+                remove_dead_allocs(prog, c, live);
+            }
+        }
+        stmts.retain(|c| !matches!(c, Stmt::Ops { stmts, .. } if stmts.is_empty()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::MemorySpace;
+
+    fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
+        Interval { members: Vec::new(), memref: VarId(0), space, size, def, last }
+    }
+
+    #[test]
+    fn touching_intervals_overlap() {
+        let a = iv(MemorySpace::Vec, 64, 0, 3);
+        assert!(a.overlaps(&iv(MemorySpace::Vec, 64, 3, 5)));
+        assert!(!a.overlaps(&iv(MemorySpace::Vec, 64, 4, 5)));
+    }
+
+    #[test]
+    fn decisions_respect_space_size_and_other_users() {
+        use MemorySpace::{Mat, Vec as V};
+        let ivs = [
+            iv(V, 64, 0, 1),   // 0
+            iv(Mat, 64, 2, 2), // 1: other space, takes nothing
+            iv(V, 128, 2, 2),  // 2: larger than 0's buffer
+            iv(V, 64, 2, 4),   // 3: reuses 0
+            iv(V, 32, 4, 6),   // 4: 0's user 3 overlaps; 2 is free and large enough
+        ];
+        assert_eq!(decide(&ivs), vec![(3, 0), (4, 2)]);
+    }
+}
