@@ -159,7 +159,8 @@ pub mod codes {
     pub const OP_ARG_TYPE: &str = "E0503";
     pub const OP_KWARG: &str = "E0504";
     pub const OP_CHECK: &str = "E0505";
-    // Memory and sync (E06xx).
+    // Hardware resources and sync (E06xx).
+    pub const EVENT_IDS_EXHAUSTED: &str = "E0601";
     pub const MEMORY_CAPACITY: &str = "E0602";
     pub const SYNC_HAZARD: &str = "E0603";
     pub const UNMATCHED_WAIT: &str = "E0604";

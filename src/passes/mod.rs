@@ -206,7 +206,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: None,
+        run: Some(insert_sync::run),
     },
     PassInfo {
         name: "allocate-memory-addr",

@@ -1,0 +1,317 @@
+//! Phase 1 of InsertSync (spec §2.10): walk the body, pair every leaf with the earlier
+//! leaves it depends on through a MemRef (RAW, WAW, WAR), and prune redundant pairs.
+//!
+//! The state is "who wrote / read each MemRef last" per control-flow path; an `if` merges its
+//! branches' states by concatenation and a loop body is walked twice in a row so that the
+//! second copy sees the first copy's accesses (cross-iteration dependences), after which
+//! positions of the copy are mapped back onto the original statements.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::effects::{leaf_effects, MemKey};
+use super::position::{before, Elem, Kind, Pos};
+use crate::diag::Span;
+use crate::ir::{PipeType, Program, Stmt};
+use crate::passes::Backend;
+
+/// A dependence to synchronise: `src` pipe at `set` must finish before `dst` pipe at `wait`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    pub src: PipeType,
+    pub dst: PipeType,
+    pub set: Pos,
+    pub wait: Pos,
+    /// Insert the `sync_src` before the statement at `set` instead of after it.
+    pub set_before: bool,
+    /// Insert the `sync_dst` / barrier after the statement at `wait` instead of before it.
+    pub wait_after: bool,
+    /// Hardware event id (cross-pipe pairs only, phase 3).
+    pub event_id: Option<u8>,
+}
+
+impl Pair {
+    pub fn same_pipe(&self) -> bool {
+        self.src == self.dst
+    }
+    /// Identity for de-duplication (the flags are not part of it).
+    fn key(&self) -> (Pos, Pos, PipeType, PipeType) {
+        (self.set.clone(), self.wait.clone(), self.src, self.dst)
+    }
+}
+
+/// What phase 1 hands to the later phases.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    pub pairs: Vec<Pair>,
+    /// Number of statements of each `OpStmts`, keyed by the path of its `Seq(i)`.
+    pub op_counts: BTreeMap<Pos, usize>,
+    /// Source span of every leaf visited, for diagnostics.
+    pub spans: BTreeMap<Pos, Span>,
+}
+
+/// Last writers and readers of each MemRef (keyed in MemRef-id order, §6 Q7).
+#[derive(Clone, Debug, Default)]
+struct State {
+    writers: BTreeMap<MemKey, Vec<Pos>>,
+    readers: BTreeMap<MemKey, Vec<Pos>>,
+}
+
+impl State {
+    /// The state after an `if`: each MemRef's lists are the then lists followed by the else lists.
+    fn merge(a: State, b: State) -> State {
+        fn cat(mut x: BTreeMap<MemKey, Vec<Pos>>, y: BTreeMap<MemKey, Vec<Pos>>) -> BTreeMap<MemKey, Vec<Pos>> {
+            for (k, mut v) in y {
+                x.entry(k).or_default().append(&mut v);
+            }
+            x
+        }
+        State { writers: cat(a.writers, b.writers), readers: cat(a.readers, b.readers) }
+    }
+}
+
+/// Runs phase 1 on a function body.
+pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
+    let mut c = Collector { prog, backend, path: Vec::new(), pipes: BTreeMap::new(), out: Analysis::default() };
+    let mut state = State::default();
+    c.stmt(body, &mut state);
+    c.out
+}
+
+struct Collector<'a> {
+    prog: &'a Program,
+    backend: Backend,
+    /// Path of the statement being visited.
+    path: Pos,
+    /// Pipe of every leaf with memory effects (the reference's `pos_to_stmt`).
+    pipes: BTreeMap<Pos, PipeType>,
+    out: Analysis,
+}
+
+impl Collector<'_> {
+    /// Only sequences, ifs and loops are entered; anything else at this level is opaque.
+    fn stmt(&mut self, s: &Stmt, state: &mut State) {
+        match s {
+            Stmt::Seq { stmts, .. } => self.seq(stmts, state),
+            Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
+            Stmt::For { body, .. } => self.for_body(body, state),
+            _ => {}
+        }
+    }
+
+    fn seq(&mut self, stmts: &[Stmt], state: &mut State) {
+        let start = self.out.pairs.len();
+        for (i, s) in stmts.iter().enumerate() {
+            self.path.push(Elem::seq(i));
+            match s {
+                Stmt::Ops { stmts: ops, .. } => {
+                    self.out.op_counts.insert(self.path.clone(), ops.len());
+                    for (j, op) in ops.iter().enumerate() {
+                        self.path.push(Elem::op(j));
+                        self.leaf(op, state);
+                        self.path.pop();
+                    }
+                }
+                Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
+                Stmt::For { body, .. } => self.for_body(body, state),
+                // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
+                Stmt::Scope { body, .. } => {
+                    self.path.push(Elem::marker(Kind::ScopeBody));
+                    self.seq(as_seq(body), state);
+                    self.path.pop();
+                }
+                other => self.leaf(other, state),
+            }
+            self.path.pop();
+        }
+        self.dedup(start);
+        self.remove_transitive(start);
+        self.remove_linear(start);
+    }
+
+    fn if_stmt(&mut self, then_body: &Stmt, else_body: Option<&Stmt>, state: &mut State) {
+        let saved = state.clone();
+        self.path.push(Elem::marker(Kind::IfThen));
+        self.stmt(then_body, state);
+        self.path.pop();
+        let after_then = std::mem::replace(state, saved);
+        if let Some(e) = else_body {
+            self.path.push(Elem::marker(Kind::IfElse));
+            self.stmt(e, state);
+            self.path.pop();
+        }
+        let after_else = std::mem::take(state);
+        *state = State::merge(after_then, after_else);
+    }
+
+    /// The body twice in a row (indices n..2n−1 for the copy), then the copy's positions are
+    /// mapped back (every `ForBody, Seq(i ≥ n)` of a path, as the reference does: §6 Q8).
+    fn for_body(&mut self, body: &Stmt, state: &mut State) {
+        let stmts = as_seq(body);
+        if stmts.is_empty() {
+            return;
+        }
+        self.path.push(Elem::marker(Kind::ForBody));
+        let n = stmts.len();
+        let start = self.out.pairs.len();
+        let twice: Vec<Stmt> = stmts.iter().chain(stmts).cloned().collect();
+        self.seq(&twice, state);
+        for p in &mut self.out.pairs[start..] {
+            fold_copy(&mut p.set, n);
+            fold_copy(&mut p.wait, n);
+        }
+        for lists in [&mut state.writers, &mut state.readers] {
+            for positions in lists.values_mut() {
+                let mut seen = BTreeSet::new();
+                positions.iter_mut().for_each(|p| fold_copy(p, n));
+                positions.retain(|p| seen.insert(p.clone()));
+            }
+        }
+        self.dedup(start);
+        self.path.pop();
+    }
+
+    fn leaf(&mut self, s: &Stmt, state: &mut State) {
+        let here = self.path.clone();
+        self.out.spans.entry(here.clone()).or_insert_with(|| s.span());
+        let Some(fx) = leaf_effects(self.prog, self.backend, s) else { return };
+        self.pipes.insert(here.clone(), fx.pipe);
+        for m in &fx.reads {
+            for w in state.writers.get(m).cloned().unwrap_or_default() {
+                self.pair(&w, &here);
+            }
+        }
+        for m in &fx.writes {
+            for w in state.writers.get(m).cloned().unwrap_or_default() {
+                self.pair(&w, &here);
+            }
+        }
+        for m in &fx.writes {
+            for r in state.readers.get(m).cloned().unwrap_or_default() {
+                self.pair(&r, &here);
+            }
+        }
+        for m in &fx.writes {
+            state.writers.insert(*m, vec![here.clone()]);
+            state.readers.insert(*m, Vec::new());
+        }
+        for m in &fx.reads {
+            state.readers.entry(*m).or_default().push(here.clone());
+        }
+    }
+
+    /// Records `producer → consumer` unless either end runs on the scalar pipe.
+    fn pair(&mut self, producer: &Pos, consumer: &Pos) {
+        let (Some(&src), Some(&dst)) = (self.pipes.get(producer), self.pipes.get(consumer)) else { return };
+        if src == PipeType::S || dst == PipeType::S {
+            return;
+        }
+        self.out.pairs.push(Pair {
+            src,
+            dst,
+            set: producer.clone(),
+            wait: consumer.clone(),
+            set_before: false,
+            wait_after: false,
+            event_id: None,
+        });
+    }
+
+    fn dedup(&mut self, start: usize) {
+        dedup_from(&mut self.out.pairs, start);
+    }
+
+    /// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
+    /// Decided on the list as it is, then removed all at once.
+    fn remove_transitive(&mut self, start: usize) {
+        let pairs = &self.out.pairs;
+        let redundant: Vec<bool> = (0..pairs.len())
+            .map(|i| {
+                let ac = &pairs[i];
+                i >= start
+                    && pairs.iter().enumerate().any(|(j, ab)| {
+                        j != i
+                            && ab.set == ac.set
+                            && before(&ac.set, &ab.wait)
+                            && before(&ab.wait, &ac.wait)
+                            && pairs
+                                .iter()
+                                .enumerate()
+                                .any(|(k, bc)| k != i && k != j && bc.set == ab.wait && bc.wait == ac.wait)
+                    })
+            })
+            .collect();
+        retain_marked(&mut self.out.pairs, &redundant);
+    }
+
+    /// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
+    /// with the same set keep the earliest wait. Decided in order, skipping dropped pairs.
+    fn remove_linear(&mut self, start: usize) {
+        let pairs = &self.out.pairs;
+        let mut redundant = vec![false; pairs.len()];
+        for i in start..pairs.len() {
+            if redundant[i] {
+                continue;
+            }
+            let p1 = &pairs[i];
+            for j in i + 1..pairs.len() {
+                let p2 = &pairs[j];
+                if redundant[j] || p1.src != p2.src || p1.dst != p2.dst {
+                    continue;
+                }
+                if p1.wait == p2.wait {
+                    if before(&p1.set, &p2.set) {
+                        redundant[i] = true;
+                        break;
+                    } else if before(&p2.set, &p1.set) {
+                        redundant[j] = true;
+                    }
+                } else if p1.set == p2.set {
+                    if before(&p1.wait, &p2.wait) {
+                        redundant[j] = true;
+                    } else if before(&p2.wait, &p1.wait) {
+                        redundant[i] = true;
+                        break;
+                    }
+                }
+            }
+        }
+        retain_marked(&mut self.out.pairs, &redundant);
+    }
+}
+
+/// Keeps the first pair per (set, wait, pipes) among those at index ≥ start, in order.
+pub fn dedup_from(pairs: &mut Vec<Pair>, start: usize) {
+    let mut seen = BTreeSet::new();
+    let mut i = 0;
+    pairs.retain(|p| {
+        let keep = i < start || seen.insert(p.key());
+        i += 1;
+        keep
+    });
+}
+
+fn retain_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
+    let mut i = 0;
+    pairs.retain(|_| {
+        let keep = !redundant[i];
+        i += 1;
+        keep
+    });
+}
+
+/// Maps a position in the second copy of an unrolled body back onto the original.
+fn fold_copy(p: &mut Pos, n: usize) {
+    for k in 1..p.len() {
+        if p[k - 1].kind == Kind::ForBody && p[k].kind == Kind::Seq && p[k].index >= n {
+            p[k].index -= n;
+        }
+    }
+}
+
+/// The children of a body: a sequence's, or the body itself as a one-child sequence.
+pub fn as_seq(body: &Stmt) -> &[Stmt] {
+    match body {
+        Stmt::Seq { stmts, .. } => stmts,
+        other => std::slice::from_ref(other),
+    }
+}

@@ -1,0 +1,83 @@
+//! What a leaf statement does to memory, and on which pipe (spec §2.10 "Leaf effects").
+
+use std::collections::BTreeSet;
+
+use crate::backend;
+use crate::ir::visit::walk_expr;
+use crate::ir::{Callee, Expr, ExprKind, PipeType, Program, Stmt, VarId, VarKind};
+use crate::passes::Backend;
+
+/// A MemRef, ordered by its id (creation order) and then its variable: never by address
+/// (§6 Q7, §6.1 Q24).
+pub type MemKey = (u64, VarId);
+
+/// The MemRefs a leaf reads and writes (each ascending) and the pipe it runs on.
+#[derive(Debug)]
+pub struct Effects {
+    pub pipe: PipeType,
+    pub reads: Vec<MemKey>,
+    pub writes: Vec<MemKey>,
+}
+
+/// Effects of an assignment or eval; `None` for other statements and for leaves touching no
+/// MemRef (e.g. `block.alloc`, whose target is the MemRef itself, or scalar code).
+pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt) -> Option<Effects> {
+    let (value, target) = match s {
+        Stmt::Assign { var, value, .. } => (value, Some(*var)),
+        Stmt::Eval { expr, .. } => (expr, None),
+        _ => return None,
+    };
+    // `block.store` writes its destination through the assigned var; of its operands only
+    // the stored tile is read.
+    let read_root = match value.as_call() {
+        Some(c) if is_op(&c.callee, "block.store") => c.args.first(),
+        _ => Some(value),
+    };
+    let mut reads = BTreeSet::new();
+    if let Some(root) = read_root {
+        walk_expr(root, &mut |e| {
+            if let Some(m) = e.as_var().and_then(|v| var_memref(prog, v)) {
+                reads.insert(m);
+            }
+        });
+    }
+    let writes: BTreeSet<MemKey> = target.and_then(|v| memref_of(prog, v)).into_iter().collect();
+    if reads.is_empty() && writes.is_empty() {
+        return None;
+    }
+    Some(Effects { pipe: pipe_of(value, backend), reads: reads.into_iter().collect(), writes: writes.into_iter().collect() })
+}
+
+/// The pipe of a leaf's call in the backend table; S for anything else.
+fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
+    match &value.kind {
+        ExprKind::Call(c) => match c.callee {
+            Callee::Op(op) => backend::pipe(op, backend).unwrap_or(PipeType::S),
+            Callee::Function(_) => PipeType::S,
+        },
+        _ => PipeType::S,
+    }
+}
+
+fn is_op(callee: &Callee, name: &str) -> bool {
+    matches!(callee, Callee::Op(op) if crate::ops::name(*op) == name)
+}
+
+/// The MemRef a variable use refers to: an iter arg stands for its init value's MemRef.
+fn var_memref(prog: &Program, v: VarId) -> Option<MemKey> {
+    if let VarKind::IterArg { init } = &prog.var(v).kind {
+        if let Some(m) = init.as_var().and_then(|i| memref_of(prog, i)) {
+            return Some(m);
+        }
+    }
+    memref_of(prog, v)
+}
+
+/// The MemRef in a tensor or tile variable's type.
+fn memref_of(prog: &Program, v: VarId) -> Option<MemKey> {
+    let m = prog.var_type(v).memref()?;
+    match &prog.var(m).kind {
+        VarKind::MemRef(info) => Some((info.id, m)),
+        _ => None,
+    }
+}

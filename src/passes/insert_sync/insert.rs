@@ -1,0 +1,193 @@
+//! Phase 4 of InsertSync (spec §2.10): turn the pairs into `sync_src` / `sync_dst` /
+//! `bar_v` / `bar_m` evals and splice them into the body, merged into the neighbouring
+//! `OpStmts` so that sync ops never form blocks of their own when a run of ops is adjacent.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::collect::{as_seq, Pair};
+use super::position::{split_parent, Elem, Kind, Pos, SeqKey};
+use crate::diag::Span;
+use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
+
+/// Where in a `SeqStmts` an insertion goes.
+type Key = SeqKey;
+
+/// The insertions into one `SeqStmts`.
+#[derive(Default)]
+struct SeqPlan {
+    before: BTreeMap<Key, Vec<Stmt>>,
+    after: BTreeMap<Key, Vec<Stmt>>,
+}
+
+/// All insertions, by the path of the `SeqStmts` they go into.
+pub struct Plan {
+    seqs: BTreeMap<Pos, SeqPlan>,
+}
+
+/// Which sync statement an insertion is, for de-duplication per `SeqStmts`.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Tag {
+    Src(PipeType, PipeType, u8),
+    Dst(PipeType, PipeType, u8),
+    Bar(PipeType),
+}
+
+impl Plan {
+    /// Builds the insertions of all pairs, in order; an identical sync at the same place is
+    /// added once.
+    pub fn build(prog: &Program, pairs: &[Pair]) -> Plan {
+        let mut plan = Plan { seqs: BTreeMap::new() };
+        let mut seen: BTreeSet<(Pos, Key, Tag)> = BTreeSet::new();
+        let mut add = |plan: &mut Plan, at: &Pos, after: bool, tag: Tag, stmt: Option<Stmt>| {
+            let Some((parent, key)) = split_parent(at) else { return };
+            if !seen.insert((parent.to_vec(), key, tag)) {
+                return;
+            }
+            if let Some(stmt) = stmt {
+                let sp = plan.seqs.entry(parent.to_vec()).or_default();
+                let side = if after { &mut sp.after } else { &mut sp.before };
+                side.entry(key).or_default().push(stmt);
+            }
+        };
+        for p in pairs {
+            match p.event_id {
+                Some(id) if !p.same_pipe() => {
+                    let src = sync_call(prog, "system.sync_src", p.src, p.dst, id);
+                    add(&mut plan, &p.set, !p.set_before, Tag::Src(p.src, p.dst, id), Some(src));
+                    let dst = sync_call(prog, "system.sync_dst", p.src, p.dst, id);
+                    add(&mut plan, &p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id), Some(dst));
+                }
+                _ if p.same_pipe() => {
+                    let bar = match p.src {
+                        PipeType::V => Some(bar_call(prog, "system.bar_v")),
+                        PipeType::M => Some(bar_call(prog, "system.bar_m")),
+                        _ => None,
+                    };
+                    add(&mut plan, &p.wait, p.wait_after, Tag::Bar(p.src), bar);
+                }
+                _ => {}
+            }
+        }
+        plan
+    }
+
+    /// The body with the insertions applied.
+    pub fn apply(&self, body: &Stmt) -> Stmt {
+        self.stmt(body, &mut Vec::new())
+    }
+
+    fn stmt(&self, s: &Stmt, path: &mut Pos) -> Stmt {
+        match s {
+            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span: *span },
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
+                path.push(Elem::marker(Kind::IfThen));
+                let then_body = Box::new(self.stmt(then_body, path));
+                path.pop();
+                let else_body = else_body.as_ref().map(|e| {
+                    path.push(Elem::marker(Kind::IfElse));
+                    let e = Box::new(self.stmt(e, path));
+                    path.pop();
+                    e
+                });
+                Stmt::If { cond: cond.clone(), then_body, else_body, return_vars: return_vars.clone(), span: *span }
+            }
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
+                loop_var: *loop_var,
+                start: start.clone(),
+                stop: stop.clone(),
+                step: step.clone(),
+                iter_args: iter_args.clone(),
+                body: Box::new(self.body(body, Kind::ForBody, path)),
+                return_vars: return_vars.clone(),
+                kind: *kind,
+                span: *span,
+            },
+            Stmt::Scope { kind, body, span } => {
+                Stmt::Scope { kind: *kind, body: Box::new(self.body(body, Kind::ScopeBody, path)), span: *span }
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// A loop or scope body, as a `SeqStmts` (as phase 1 saw it).
+    fn body(&self, body: &Stmt, marker: Kind, path: &mut Pos) -> Stmt {
+        path.push(Elem::marker(marker));
+        let stmts = self.seq(as_seq(body), path);
+        path.pop();
+        Stmt::Seq { stmts, span: body.span() }
+    }
+
+    fn seq(&self, stmts: &[Stmt], path: &mut Pos) -> Vec<Stmt> {
+        let plan = self.seqs.get(path.as_slice());
+        const BEFORE: bool = false;
+        const AFTER: bool = true;
+        let at = |after: bool, key: Key| -> &[Stmt] {
+            plan.and_then(|p| if after { &p.after } else { &p.before }.get(&key)).map_or(&[], Vec::as_slice)
+        };
+        let mut out: Vec<Stmt> = Vec::new();
+        let mut pending: Vec<Stmt> = Vec::new();
+        for (i, child) in stmts.iter().enumerate() {
+            pending.extend_from_slice(at(BEFORE, (i, None)));
+            match child {
+                Stmt::Ops { stmts: ops, span } => {
+                    let mut run = std::mem::take(&mut pending);
+                    for (j, op) in ops.iter().enumerate() {
+                        run.extend_from_slice(at(BEFORE, (i, Some(j))));
+                        run.push(op.clone());
+                        run.extend_from_slice(at(AFTER, (i, Some(j))));
+                    }
+                    out.push(Stmt::Ops { stmts: run, span: *span });
+                }
+                Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. } => {
+                    flush(&mut pending, &mut out);
+                    path.push(Elem::seq(i));
+                    out.push(self.stmt(child, path));
+                    path.pop();
+                }
+                other => {
+                    flush(&mut pending, &mut out);
+                    out.push(other.clone());
+                }
+            }
+            pending.extend_from_slice(at(AFTER, (i, None)));
+        }
+        pending.extend_from_slice(at(BEFORE, (stmts.len(), None)));
+        flush(&mut pending, &mut out);
+        out
+    }
+}
+
+/// Appends pending sync ops to the previous `OpStmts` if the last emitted child is one, else
+/// emits them as a new `OpStmts`.
+fn flush(pending: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
+    if pending.is_empty() {
+        return;
+    }
+    if let Some(Stmt::Ops { stmts, .. }) = out.last_mut() {
+        stmts.append(pending);
+    } else {
+        let span = pending[0].span();
+        out.push(Stmt::Ops { stmts: std::mem::take(pending), span });
+    }
+}
+
+/// `pl.system.sync_src(set_pipe=…, wait_pipe=…, event_id=…)` (or `sync_dst`) as an eval.
+fn sync_call(prog: &Program, op: &str, src: PipeType, dst: PipeType, id: u8) -> Stmt {
+    let kwargs = vec![
+        ("set_pipe".to_string(), KwValue::Int(src.index() as i64)),
+        ("wait_pipe".to_string(), KwValue::Int(dst.index() as i64)),
+        ("event_id".to_string(), KwValue::Int(i64::from(id))),
+    ];
+    eval_op(prog, op, kwargs)
+}
+
+fn bar_call(prog: &Program, op: &str) -> Stmt {
+    eval_op(prog, op, Vec::new())
+}
+
+fn eval_op(prog: &Program, name: &str, kwargs: Vec<(String, KwValue)>) -> Stmt {
+    let op = crate::ops::lookup(name).expect("system sync ops are in the operator table");
+    let ty = crate::ops::deduce_type(prog, op, &[], &kwargs).unwrap_or(Type::Unknown);
+    let call = Call { callee: Callee::Op(op), args: Vec::new(), kwargs };
+    Stmt::Eval { expr: Expr::new(ExprKind::Call(call), ty, Span::NONE), span: Span::NONE }
+}

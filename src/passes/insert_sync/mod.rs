@@ -1,0 +1,97 @@
+//! `insert-sync` (spec `passes-and-codegen.md` §2.10): inserts `sync_src`/`sync_dst` event
+//! pairs between dependent statements on different hardware pipes, and `bar_v`/`bar_m`
+//! barriers between dependent statements on the same vector/cube pipe.
+//!
+//! Per function, in four phases (one module each):
+//! 1. [`collect`]: dependences through MemRefs between leaves, loops unrolled once, redundant
+//!    pairs pruned per sequence;
+//! 2. [`events::adjust_scopes`]: pairs crossing an if/for/scope boundary are moved to the
+//!    outer side;
+//! 3. [`events::assign_event_ids`]: event ids 0–7 per pipe pair, reused when free;
+//! 4. [`insert`]: the sync statements spliced into the neighbouring `OpStmts`.
+//!
+//! Everything that reaches the output is ordered by positions and MemRef ids, never by
+//! addresses (§6 Q7, §6.1 Q24). Fixed reference bug §6.1 Q21: the bodies of
+//! `with pl.incore():` scopes are analysed and synchronised like any other nested sequence
+//! (the reference skipped them). The body is normalised first (§2.3, scope bodies made
+//! sequences too), which is invisible in the printed IR.
+
+mod collect;
+mod effects;
+mod events;
+mod insert;
+mod position;
+
+use super::stmt_structure::normalize_body;
+use super::PassEnv;
+use crate::diag::{codes, Diagnostic};
+use crate::ir::{Function, Program, Stmt};
+
+/// The pass: every function, in program order.
+pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog.clone();
+    let mut errors = Vec::new();
+    for f in &mut out.functions {
+        match sync_function(prog, env, f) {
+            Ok(body) => f.body = body,
+            Err(d) => errors.extend(d),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The synchronised body of one function.
+fn sync_function(prog: &Program, env: &PassEnv, f: &Function) -> Result<Stmt, Vec<Diagnostic>> {
+    let body = normalize_scopes(normalize_body(f.body.clone()));
+    let mut analysis = collect::collect(prog, env.backend, &body);
+    events::adjust_scopes(&mut analysis);
+    if let Err(e) = events::assign_event_ids(&mut analysis) {
+        return Err(vec![out_of_event_ids(&analysis, e.pair)]);
+    }
+    Ok(insert::Plan::build(prog, &analysis.pairs).apply(&body))
+}
+
+/// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in
+/// an `OpStmts` like those of loop bodies.
+fn normalize_scopes(s: Stmt) -> Stmt {
+    let rec = |b: Box<Stmt>| Box::new(normalize_scopes(*b));
+    match s {
+        Stmt::Seq { stmts, span } => Stmt::Seq { stmts: stmts.into_iter().map(normalize_scopes).collect(), span },
+        Stmt::If { cond, then_body, else_body, return_vars, span } => {
+            Stmt::If { cond, then_body: rec(then_body), else_body: else_body.map(rec), return_vars, span }
+        }
+        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => {
+            Stmt::For { loop_var, start, stop, step, iter_args, body: rec(body), return_vars, kind, span }
+        }
+        Stmt::While { cond, iter_args, body, return_vars, span } => {
+            Stmt::While { cond, iter_args, body: rec(body), return_vars, span }
+        }
+        Stmt::Scope { kind, body, span } => {
+            Stmt::Scope { kind, body: Box::new(normalize_scopes(normalize_body(*body))), span }
+        }
+        other => other,
+    }
+}
+
+/// The error for a ninth outstanding event of one pipe pair, at the statement that sets it.
+fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
+    let p = &a.pairs[pair];
+    let span = a.spans.get(&p.set).copied().unwrap_or(crate::diag::Span::NONE);
+    let pipes = format!("{}->{}", p.src.name(), p.dst.name());
+    Diagnostic::error(
+        codes::EVENT_IDS_EXHAUSTED,
+        span,
+        format!("Out of hardware event IDs (max {}) for pipe pair {pipes}", events::MAX_EVENT_IDS),
+    )
+    .with_label(format!("this needs a ninth {pipes} event while eight are still waiting"))
+    .with_note(format!(
+        "each {} -> {} dependence holds one of {} event ids from its sync_src until its sync_dst",
+        p.src.name(),
+        p.dst.name(),
+        events::MAX_EVENT_IDS
+    ))
+}

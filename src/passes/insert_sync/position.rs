@@ -1,0 +1,120 @@
+//! Positions of leaf statements in a function body (spec §2.10 "Positions").
+//!
+//! A position is the path from the body to a leaf: `Seq(i)` for the i-th child of a
+//! `SeqStmts`, `Op(j)` for the j-th statement of an `OpStmts`, and markers for if branches,
+//! loop bodies and (ptoc's fix of §6.1 Q21) `with pl.incore():` bodies. Paths compare
+//! lexicographically (kind first, then index), which is the order the reference's maps and
+//! event-id sort use; [`before`] is the weaker "executes earlier in the same straight-line
+//! code" relation that the reductions and event-id reuse rely on.
+
+/// The kind of one path element, in the reference's order (`Seq < Op < IfThen < IfElse <
+/// ForBody`); `ScopeBody` (Q21) sorts last so that paths without scopes keep their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Seq,
+    Op,
+    IfThen,
+    IfElse,
+    ForBody,
+    ScopeBody,
+}
+
+/// One path element; markers (branches, bodies) have index 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Elem {
+    pub kind: Kind,
+    pub index: usize,
+}
+
+impl Elem {
+    pub fn seq(index: usize) -> Elem {
+        Elem { kind: Kind::Seq, index }
+    }
+    pub fn op(index: usize) -> Elem {
+        Elem { kind: Kind::Op, index }
+    }
+    pub fn marker(kind: Kind) -> Elem {
+        Elem { kind, index: 0 }
+    }
+}
+
+/// A path from the function body to a statement.
+pub type Pos = Vec<Elem>;
+
+/// True iff `a` certainly executes before `b` in the same straight-line code: at the first
+/// element where they differ both are `Seq` or both `Op` indices and `a`'s is smaller.
+/// Prefixes, different branches and different kinds are unordered.
+pub fn before(a: &[Elem], b: &[Elem]) -> bool {
+    match a.iter().zip(b).find(|(x, y)| x != y) {
+        Some((x, y)) => x.kind == y.kind && matches!(x.kind, Kind::Seq | Kind::Op) && x.index < y.index,
+        None => false,
+    }
+}
+
+/// Index of the innermost `Seq` element (the scope anchor), if any.
+pub fn depth(p: &[Elem]) -> Option<usize> {
+    p.iter().rposition(|e| e.kind == Kind::Seq)
+}
+
+/// True iff both positions have their innermost `Seq` at the same depth and agree on every
+/// element before it (the same `SeqStmts`).
+pub fn same_scope(a: &[Elem], b: &[Elem]) -> bool {
+    match (depth(a), depth(b)) {
+        (Some(k), Some(l)) if k == l => a[..k] == b[..k],
+        _ => false,
+    }
+}
+
+/// Where a position sits in its `SeqStmts`: child `i`, and statement `j` of it if it is an
+/// `OpStmts` (`None` for the child itself).
+pub type SeqKey = (usize, Option<usize>);
+
+/// The `SeqStmts` holding a position and the key of the position in it: `(i, Some(j))` for
+/// `…, Seq(i), Op(j)`, `(i, None)` for `…, Seq(i)`; `None` for anything else.
+pub fn split_parent(p: &[Elem]) -> Option<(&[Elem], SeqKey)> {
+    match p {
+        [parent @ .., s, o] if o.kind == Kind::Op => Some((parent, (s.index, Some(o.index)))),
+        [parent @ .., s] if s.kind == Kind::Seq => Some((parent, (s.index, None))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seq(i: usize) -> Elem {
+        Elem::seq(i)
+    }
+
+    #[test]
+    fn before_needs_the_same_kind_at_the_first_difference() {
+        assert!(before(&[seq(0), Elem::op(1)], &[seq(0), Elem::op(2)]));
+        assert!(before(&[seq(0), Elem::op(5)], &[seq(1)]));
+        assert!(!before(&[seq(1)], &[seq(0), Elem::op(0)]));
+        assert!(!before(&[seq(0)], &[seq(0), Elem::op(0)]), "prefixes are unordered");
+        let then_leaf = [seq(1), Elem::marker(Kind::IfThen), seq(0)];
+        let else_leaf = [seq(1), Elem::marker(Kind::IfElse), seq(0)];
+        assert!(!before(&then_leaf, &else_leaf));
+        assert!(!before(&else_leaf, &then_leaf));
+    }
+
+    #[test]
+    fn scopes_are_anchored_at_the_innermost_seq() {
+        let body = [seq(1), Elem::marker(Kind::ForBody), seq(0), Elem::op(2)];
+        let body2 = [seq(1), Elem::marker(Kind::ForBody), seq(3)];
+        assert!(same_scope(&body, &body2));
+        assert!(!same_scope(&body, &[seq(0), Elem::op(0)]));
+        assert_eq!(depth(&body), Some(2));
+        assert_eq!(depth(&[Elem::marker(Kind::ForBody)]), None);
+        assert!(!same_scope(&[Elem::marker(Kind::ForBody)], &[Elem::marker(Kind::ForBody)]));
+    }
+
+    #[test]
+    fn parents_strip_op_and_seq() {
+        let p = [seq(1), Elem::marker(Kind::ForBody), seq(0), Elem::op(2)];
+        assert_eq!(split_parent(&p), Some((&p[..2], (0, Some(2)))));
+        assert_eq!(split_parent(&p[..3]), Some((&p[..2], (0, None))));
+        assert_eq!(split_parent(&p[..2]), None);
+    }
+}
