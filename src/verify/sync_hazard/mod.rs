@@ -35,8 +35,12 @@ pub struct OpSite {
     pub op: String,
     /// The pipe it runs on (for sync ops: the pipe that sets or waits).
     pub pipe: PipeType,
-    /// The statement.
+    /// The statement; for a statement without a position (made by a pass), the position of
+    /// the next statement that has one (else the previous).
     pub span: Span,
+    /// The op with its event for set/wait ops (`sync_src(set_pipe=MTE2, wait_pipe=V,
+    /// event_id=0)`), else the op name.
+    pub detail: String,
 }
 
 /// A hazard in a function.
@@ -142,6 +146,18 @@ fn deletion_candidates(a: &Analysis) -> Vec<BTreeSet<usize>> {
 
 fn site(a: &Analysis, leaf: usize) -> OpSite {
     let l = &a.leaves[leaf];
+    let located = |x: &&analysis::Leaf| !x.span.is_none();
+    let span = if l.span.is_none() {
+        let next = a.leaves[leaf..].iter().find(located);
+        next.or_else(|| a.leaves[..leaf].iter().rev().find(located)).map_or(l.span, |x| x.span)
+    } else {
+        l.span
+    };
+    let detail = match &l.effect {
+        Effect::Set(e) => event_text("sync_src", e),
+        Effect::Wait(e) => event_text("sync_dst", e),
+        _ => l.op.clone(),
+    };
     let pipe = match l.effect {
         Effect::Access { pipe, .. } => pipe,
         Effect::Set(e) => e.set_pipe,
@@ -150,7 +166,7 @@ fn site(a: &Analysis, leaf: usize) -> OpSite {
         Effect::BarrierAll => PipeType::All,
         Effect::Nothing => PipeType::S,
     };
-    OpSite { op: l.op.clone(), pipe, span: l.span }
+    OpSite { op: l.op.clone(), pipe, span, detail }
 }
 
 fn hazard(f: &Function, a: &Analysis, x: Finding) -> Hazard {
@@ -263,7 +279,7 @@ impl RedundantSync {
         let mut d = Diagnostic::error(codes::REDUNDANT_SYNC, span, self.to_string());
         d.severity = Severity::Warning;
         for o in &self.ops[..self.ops.len().saturating_sub(1)] {
-            d = d.with_secondary(o.span, format!("deleted together with `{}`", o.op));
+            d = d.with_secondary(o.span, format!("deleted together with `{}`", o.detail));
         }
         d
     }
@@ -271,7 +287,7 @@ impl RedundantSync {
 
 impl fmt::Display for RedundantSync {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.ops.iter().map(|o| o.op.as_str()).collect();
+        let names: Vec<&str> = self.ops.iter().map(|o| o.detail.as_str()).collect();
         write!(f, "redundant sync: deleting `{}` creates no hazard", names.join("` + `"))
     }
 }
