@@ -159,9 +159,13 @@ pub mod codes {
     pub const OP_ARG_TYPE: &str = "E0503";
     pub const OP_KWARG: &str = "E0504";
     pub const OP_CHECK: &str = "E0505";
-    // Hardware resources (E06xx).
+    // Hardware resources and sync (E06xx).
     pub const EVENT_IDS_EXHAUSTED: &str = "E0601";
     pub const MEMORY_CAPACITY: &str = "E0602";
+    pub const SYNC_HAZARD: &str = "E0603";
+    pub const UNMATCHED_WAIT: &str = "E0604";
+    /// A warning: a sync op whose deletion creates no hazard (`--report-redundant-sync`).
+    pub const REDUNDANT_SYNC: &str = "E0605";
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
     pub const UNKNOWN_PASS: &str = "E0902";

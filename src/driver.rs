@@ -182,6 +182,8 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         emit_cpp: cli.emit == Emit::Cpp,
         disabled_rules: &cli.disable_rule,
         source_name: &file.name,
+        verify_sync: cli.verify_sync,
+        report_redundant_sync: cli.report_redundant_sync,
     };
     let mut dumps = String::new();
     match compile::compile(&file.text, &request, &mut dumps) {

@@ -75,6 +75,17 @@ pub struct Cli {
     #[arg(long, value_name = "RULE")]
     pub disable_rule: Vec<String>,
 
+    /// After the passes, check the sync ops of the final program (spec: issue 4): every
+    /// cross-pipe RAW/WAR/WAW dependency on a MemRef not ordered by a set/wait pair or a
+    /// barrier, and every wait without a matching set, is an error (exit 1).
+    #[arg(long)]
+    pub verify_sync: bool,
+
+    /// After the passes, list on stderr the sync ops whose deletion would create no hazard
+    /// (warnings; not an error).
+    #[arg(long)]
+    pub report_redundant_sync: bool,
+
     /// List the registered passes with their descriptions and exit.
     #[arg(long)]
     pub list_passes: bool,

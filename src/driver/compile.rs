@@ -3,7 +3,7 @@
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::Program;
 use crate::passes::{run_verifier, PassEnv, PassInfo, Property};
-use crate::verify::{self, Rule};
+use crate::verify::{self, sync_hazard, Rule};
 use crate::{lower, parser, printer};
 
 /// What a successful compilation produced.
@@ -30,6 +30,10 @@ pub struct Request<'a> {
     pub disabled_rules: &'a [String],
     /// The input's name, for the locations in `run-verifier`'s report.
     pub source_name: &'a str,
+    /// `--verify-sync`: sync hazards of the final program are errors.
+    pub verify_sync: bool,
+    /// `--report-redundant-sync`: list removable sync ops on stderr.
+    pub report_redundant_sync: bool,
 }
 
 /// The front end: parse and lower.
@@ -42,6 +46,7 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
 /// they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
     let prog = run_passes(frontend(source)?, source, req, dumps)?;
+    check_sync(&prog, source, req, dumps)?;
     if req.emit_cpp {
         emit_cpp(&prog).map(Emitted::Files)
     } else {
@@ -123,6 +128,25 @@ fn report_verifier_findings(prog: &Program, pass: &PassInfo, source: &str, req: 
     if pass.name == run_verifier::NAME {
         stderr.push_str(&run_verifier::report(prog, req.disabled_rules, req.source_name, source));
     }
+}
+
+/// `--report-redundant-sync` (one short line per finding, appended to stderr) and
+/// `--verify-sync` (hazards are errors) on the final program.
+fn check_sync(prog: &Program, source: &str, req: &Request, stderr: &mut String) -> Result<(), Vec<Diagnostic>> {
+    let backend = req.env.backend;
+    if req.report_redundant_sync {
+        for d in sync_hazard::redundant_diagnostics(prog, backend) {
+            stderr.push_str(&crate::diag::short(&d, req.source_name, source));
+            stderr.push('\n');
+        }
+    }
+    if req.verify_sync {
+        let hazards = sync_hazard::hazard_diagnostics(prog, backend);
+        if !hazards.is_empty() {
+            return Err(hazards);
+        }
+    }
+    Ok(())
 }
 
 /// The line before each `--print-after-all` dump (`position` is 1-based).
@@ -235,6 +259,8 @@ mod tests {
             emit_cpp: false,
             disabled_rules: &[],
             source_name: "p.pto",
+            verify_sync: false,
+            report_redundant_sync: false,
         };
         run_passes(Program::new("p"), "", &req, &mut String::new())
     }

@@ -15,6 +15,7 @@ mod report;
 mod split_incore;
 mod ssa;
 mod structure;
+pub mod sync_hazard;
 mod type_check;
 
 pub use report::full_report;

@@ -1,0 +1,155 @@
+//! What one leaf statement does, as the hazard checker sees it: a memory access on a pipe
+//! (MemRefs read and written), a sync op (set flag, wait flag, barrier), or nothing.
+//!
+//! The access rules are those of InsertSync (spec `passes-and-codegen.md` §2.10 "Leaf
+//! effects"), so that the checker and the pass agree on what a dependency is: the MemRefs of the
+//! tile/tensor variables an op's arguments mention are read (an iter arg also reads its init
+//! value's MemRef), the assigned variable's MemRef is written, and an op's `output_tensor`
+//! argument (`block.store`, `block.l0c_store`) is written, not read. Ops without a pipe on the
+//! backend (the scalar pipe S: function calls, unknown ops, plain copies) are not memory
+//! accesses of any hardware pipe and are left out.
+
+use crate::backend;
+use crate::ir::visit::walk_expr;
+use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Program, Stmt, VarId, VarKind};
+use crate::passes::Backend;
+
+/// A set/wait flag: `set_pipe` signals `wait_pipe` on hardware event `id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Event {
+    pub set_pipe: PipeType,
+    pub wait_pipe: PipeType,
+    pub id: i64,
+}
+
+/// A MemRef as a memory location: its id (the MemRef's identity) and, when known, the byte
+/// range it occupies (to see overlaps between different MemRefs after address allocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MemLoc {
+    pub id: u64,
+    pub space: MemorySpace,
+    /// Start address, when allocated (a constant ≥ 0).
+    pub addr: Option<u64>,
+    pub size: u64,
+}
+
+impl MemLoc {
+    /// Whether two locations may share bytes: the same MemRef, or overlapping allocated ranges
+    /// in the same on-chip memory. DDR addresses in the IR do not place tensors (each parameter
+    /// is its own buffer), so DDR MemRefs alias only by id.
+    pub fn aliases(&self, other: &MemLoc) -> bool {
+        if self.id == other.id {
+            return true;
+        }
+        match (self.addr, other.addr) {
+            (Some(a), Some(b)) if self.space == other.space && self.space != MemorySpace::Ddr => {
+                a < b.saturating_add(other.size.max(1)) && b < a.saturating_add(self.size.max(1))
+            }
+            _ => false,
+        }
+    }
+    /// The MemRef's derived name (`mem_vec_3`).
+    pub fn name(&self) -> String {
+        format!("mem_{}_{}", self.space.lower_name(), self.id)
+    }
+}
+
+/// The effect of one leaf statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// An op executed by `pipe` that reads and writes these MemRefs (sorted, deduplicated).
+    Access { pipe: PipeType, reads: Vec<MemLoc>, writes: Vec<MemLoc> },
+    /// `pl.system.sync_src`: set_flag on the event's set pipe.
+    Set(Event),
+    /// `pl.system.sync_dst`: wait_flag on the event's wait pipe.
+    Wait(Event),
+    /// `pl.system.bar_v` / `bar_m`: a barrier of one pipe.
+    PipeBarrier(PipeType),
+    /// `pl.system.bar_all`: every pipe drains.
+    BarrierAll,
+    /// No memory access and no synchronisation (scalar work, yields, allocs, …).
+    Nothing,
+}
+
+/// The effect of a leaf (`Assign` or `Eval`) statement; other statements have none.
+pub fn leaf_effect(prog: &Program, s: &Stmt, backend: Backend) -> Effect {
+    let (lhs, value) = match s {
+        Stmt::Assign { var, value, .. } => (Some(*var), value),
+        Stmt::Eval { expr, .. } => (None, expr),
+        _ => return Effect::Nothing,
+    };
+    let Some(call) = value.as_call() else { return Effect::Nothing };
+    let Callee::Op(op) = call.callee else { return Effect::Nothing };
+    match crate::ops::name(op) {
+        "system.sync_src" => return event(call).map_or(Effect::Nothing, Effect::Set),
+        "system.sync_dst" => return event(call).map_or(Effect::Nothing, Effect::Wait),
+        "system.bar_v" => return Effect::PipeBarrier(PipeType::V),
+        "system.bar_m" => return Effect::PipeBarrier(PipeType::M),
+        "system.bar_all" => return Effect::BarrierAll,
+        _ => {}
+    }
+    let pipe = match backend::pipe(op, backend) {
+        Some(p) if p != PipeType::S => p,
+        _ => return Effect::Nothing,
+    };
+    // Arguments named `output_tensor` are destinations of the op.
+    let outputs: Vec<usize> = crate::ops::def(op)
+        .arg_params()
+        .enumerate()
+        .filter(|(_, p)| p.name == "output_tensor")
+        .map(|(i, _)| i)
+        .collect();
+    let mut reads = Vec::new();
+    let mut writes = Vec::new();
+    for (i, arg) in call.args.iter().enumerate() {
+        let dest = if outputs.contains(&i) { &mut writes } else { &mut reads };
+        memlocs_of(prog, arg, dest);
+    }
+    if let Some(v) = lhs {
+        writes.extend(var_memloc(prog, v));
+    }
+    reads.sort();
+    reads.dedup();
+    writes.sort();
+    writes.dedup();
+    Effect::Access { pipe, reads, writes }
+}
+
+/// The event of a sync op from its `set_pipe` / `wait_pipe` / `event_id` kwargs (ints in the
+/// IR); `None` if one is missing or out of range.
+fn event(call: &Call) -> Option<Event> {
+    let int = |name: &str| {
+        call.kwargs.iter().find(|(k, _)| k == name).and_then(|(_, v)| match v {
+            KwValue::Int(i) => Some(*i),
+            _ => None,
+        })
+    };
+    Some(Event {
+        set_pipe: PipeType::from_index(int("set_pipe")?)?,
+        wait_pipe: PipeType::from_index(int("wait_pipe")?)?,
+        id: int("event_id")?,
+    })
+}
+
+/// The MemRefs of every tile/tensor variable mentioned in `e` (an iter arg also contributes
+/// its init value's).
+fn memlocs_of(prog: &Program, e: &Expr, out: &mut Vec<MemLoc>) {
+    walk_expr(e, &mut |x| {
+        if let ExprKind::Var(v) = x.kind {
+            out.extend(var_memloc(prog, v));
+            if let VarKind::IterArg { init } = &prog.var(v).kind {
+                if let Some(iv) = init.as_var() {
+                    out.extend(var_memloc(prog, iv));
+                }
+            }
+        }
+    });
+}
+
+/// The location of a tile/tensor variable's MemRef, if it has one.
+fn var_memloc(prog: &Program, v: VarId) -> Option<MemLoc> {
+    let m = prog.var_type(v).memref()?;
+    let VarKind::MemRef(info) = &prog.vars.get(m.index())?.kind else { return None };
+    let addr = info.addr.as_const_int().and_then(|a| u64::try_from(a).ok());
+    Some(MemLoc { id: info.id, space: info.space, addr, size: info.size })
+}
