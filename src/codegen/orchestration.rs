@@ -301,7 +301,7 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Stmt::For { loop_var, start, stop, step, iter_args, body, span, .. } => {
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. } => {
                 let mut names = Vec::new();
                 for &a in iter_args {
                     let r = self.name(a);
@@ -323,6 +323,20 @@ impl Emitter<'_> {
                 self.stmt(body, indent + 8, &names);
                 self.line(indent + 4, "}");
                 self.line(indent, "}");
+                // A result named differently from its iter arg (no SSA versions) gets the final
+                // value; the reference leaves it undeclared.
+                for (&r, a) in return_vars.iter().zip(&names) {
+                    let n = self.name(r);
+                    if n != *a {
+                        if self.declared.contains(&n) {
+                            self.line(indent, &format!("{n} = {a};"));
+                        } else {
+                            let ty = self.decl_type(r, *span);
+                            self.line(indent, &format!("{ty} {n} = {a};"));
+                            self.declared.insert(n);
+                        }
+                    }
+                }
             }
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 let mut names = Vec::new();

@@ -72,3 +72,62 @@ fn base_names() {
     assert_eq!(base_name("_0"), "_0");
     assert_eq!(base_name("n"), "n");
 }
+
+/// A vector kernel plus the orchestration function `body` (parameters `a`, `b`, `s`).
+fn orch_program(body: &str) -> String {
+    format!(
+        r#"# pypto.program: P
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t: pl.Tile[[16], pl.FP32] = pl.block.load(a, [0], [16], target_memory=pl.MemorySpace.Vec)
+        u: pl.Tile[[16], pl.FP32] = pl.block.adds(t, s)
+        r: pl.Tensor[[16], pl.FP32] = pl.block.store(u, [0], [16], o)
+        return r
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def orch(self, a: pl.Tensor[[16], pl.FP32], b: pl.Tensor[[16], pl.FP32], s: pl.Scalar[pl.FP32]) -> pl.Tensor[[16], pl.FP32]:
+{body}"#
+    )
+}
+
+fn emit_source(source: &str) -> Result<String, Vec<crate::diag::Diagnostic>> {
+    let prog = frontend(source).unwrap_or_else(|d| panic!("program lowers: {d:?}"));
+    let orch = prog.function("orch").expect("orch");
+    super::emit(&prog, orch)
+}
+
+#[test]
+fn if_yielding_a_tensor_is_reported_with_its_span() {
+    let body = "        if True:\n            c: pl.Tensor[[16], pl.FP32] = pl.yield_(a)\n        else:\n            c: pl.Tensor[[16], pl.FP32] = pl.yield_(b)\n        return c\n";
+    let source = orch_program(body);
+    let errs = emit_source(&source).expect_err("tensor if result");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].message.contains("an `if` yielding a Tensor ('c')"), "{}", errs[0].message);
+    assert!(source[errs[0].span.range()].starts_with("if True:"));
+}
+
+#[test]
+fn scalar_parameter_passed_to_a_kernel_is_reported() {
+    let body = "        c: pl.Tensor[[16], pl.FP32] = self.k(a, s, b)\n        return c\n";
+    let errs = emit_source(&orch_program(body)).expect_err("scalar parameter");
+    assert!(errs[0].message.contains("scalar parameter 's'"), "{}", errs[0].message);
+}
+
+#[test]
+fn unused_scalar_parameter_and_float_constant_argument() {
+    let body = "        b: pl.Tensor[[16], pl.FP32] = self.k(a, 0.5, b)\n        return b\n";
+    let cpp = emit_source(&orch_program(body)).expect("compiles");
+    assert!(cpp.contains("        make_scalar_param(float_to_u64(0.500000f)),\n"), "{cpp}");
+    assert!(cpp.contains(".expected_arg_count = 2,"), "{cpp}");
+}
+
+#[test]
+fn scalar_loop_carried_value_and_differently_named_result() {
+    let body = "        for i, (x,) in pl.range(0, 4, 1, init_values=(0,)):\n            y: pl.Scalar[pl.INT64] = pl.yield_(x + i)\n        return a\n";
+    let cpp = emit_source(&orch_program(body)).expect("scalar loop-carried value");
+    assert!(cpp.contains("    int64_t x = 0;\n    for (int64_t i = 0; i < 4; i += 1) {\n"), "{cpp}");
+    assert!(cpp.contains("            x = (x + i);\n        }\n    }\n    int64_t y = x;\n"), "{cpp}");
+}
