@@ -1,1 +1,610 @@
-//! (to be written: spec passes-and-codegen.md §4)
+//! The orchestration file `orchestration/<name>.cpp` of a program's Orchestration function
+//! (spec `passes-and-codegen.md` §4.9, example §4.13).
+//!
+//! The file is host-side C++ for the PTO2 runtime: it wraps the function's tensor parameters
+//! (and the tensors it returns that are not parameters) as external tensors, creates the
+//! intermediate tensors, and submits one task per call of a kernel function. C++ names are the
+//! *base names* of IR variables ([`base_name`]): SSA versions `x_0`, `x_1`, `x_iter_2` all
+//! become `x`, so a kernel writing its `Out` argument in place and the SSA result of the call
+//! name the same C++ tensor.
+//!
+//! Where the reference emits C++ that uses an undeclared name (§6 Q13: scalar parameters get no
+//! argument slot; `auto r;` for a tensor returned by an `if`), ptoc reports a diagnostic naming
+//! the construct instead of writing a file that does not compile. Every error is collected and
+//! nothing is returned on failure, so a caller never sees a partial file.
+
+mod expr;
+mod header;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::codegen::{core_type, CoreType};
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::visit::{walk_all_exprs, walk_stmts};
+use crate::ir::{
+    Callee, DataType, Expr, ExprKind, Function, ParamDirection, Program, Stmt, Type, VarId,
+};
+use crate::ops;
+
+pub use expr::c_type;
+
+/// The text of `orchestration/<f.name>.cpp`.
+pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
+    check_callees(prog, f)?;
+    let sig = Signature::of(prog, f)?;
+    let funcs = func_ids(f);
+    let mut e = Emitter {
+        prog,
+        sig: &sig,
+        func_ids: &funcs,
+        declared: BTreeSet::new(),
+        task: 0,
+        out: String::new(),
+        errors: Vec::new(),
+    };
+    e.stmt(&f.body, 4, &[]);
+    if !e.errors.is_empty() {
+        return Err(e.errors);
+    }
+    Ok(header::file(f, &sig, &e.out))
+}
+
+/// Kernel functions called by `orch` with their func ids (ids in first-call order from 0), as
+/// `(name, id, core type)` sorted by name: the `KERNELS` table of `kernel_config.py`.
+pub fn kernels(prog: &Program, orch: &Function) -> Result<Vec<(String, usize, CoreType)>, Vec<Diagnostic>> {
+    check_callees(prog, orch)?;
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    let mut by_name: Vec<(String, usize)> = func_ids(orch).into_iter().collect();
+    by_name.sort();
+    for (name, id) in by_name {
+        // `check_callees` guarantees the function exists.
+        if let Some(callee) = prog.function(&name) {
+            match core_type(callee) {
+                Ok(c) => out.push((name, id, c)),
+                Err(d) => errors.push(d),
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Base name (§4.9): strip a trailing `_iter_<digits>`, else one trailing `_<digits>` (never
+/// down to an empty name).
+pub fn base_name(name: &str) -> &str {
+    fn strip_digits_suffix<'a>(s: &'a str, sep: &str) -> Option<&'a str> {
+        let pos = s.rfind(sep)?;
+        let digits = &s[pos + sep.len()..];
+        let ok = pos > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        ok.then_some(&s[..pos])
+    }
+    strip_digits_suffix(name, "_iter_").or_else(|| strip_digits_suffix(name, "_")).unwrap_or(name)
+}
+
+/// Every function called by the body must exist in the program (reference: ValueError listing
+/// the missing names, sorted).
+fn check_callees(prog: &Program, f: &Function) -> Result<(), Vec<Diagnostic>> {
+    let mut missing: BTreeMap<&str, Span> = BTreeMap::new();
+    walk_all_exprs(&f.body, &mut |e| {
+        if let ExprKind::Call(c) = &e.kind {
+            if let Callee::Function(name) = &c.callee {
+                if prog.function(name).is_none() {
+                    missing.entry(name.as_str()).or_insert(e.span);
+                }
+            }
+        }
+    });
+    let Some((_, &span)) = missing.iter().next() else { return Ok(()) };
+    let list: Vec<String> = missing.keys().map(|n| format!("'{n}'")).collect();
+    Err(vec![Diagnostic::error(
+        codes::UNKNOWN_FUNCTION,
+        span,
+        format!(
+            "Orchestration function '{}' references undefined functions. The Program must contain all functions referenced in orchestration calls.\nMissing functions: [{}]",
+            f.name,
+            list.join(", ")
+        ),
+    )
+    .with_label("not defined in the program")])
+}
+
+/// The function called by a task statement (an assignment or evaluation whose value is a call
+/// of a program function), with the call.
+fn task_call(s: &Stmt) -> Option<(&str, &crate::ir::Call, Span)> {
+    let (value, span) = match s {
+        Stmt::Assign { value, span, .. } => (value, *span),
+        Stmt::Eval { expr, span } => (expr, *span),
+        _ => return None,
+    };
+    match value.as_call() {
+        Some(c) => match &c.callee {
+            Callee::Function(name) => Some((name.as_str(), c, span)),
+            Callee::Op(_) => None,
+        },
+        None => None,
+    }
+}
+
+/// Func ids: called functions numbered in first-call order (statement order, then-branch
+/// before else-branch), the order in which the tasks are emitted.
+fn func_ids(f: &Function) -> BTreeMap<String, usize> {
+    let mut ids = BTreeMap::new();
+    walk_stmts(&f.body, &mut |s| {
+        if let Some((name, _, _)) = task_call(s) {
+            let next = ids.len();
+            ids.entry(name.to_string()).or_insert(next);
+        }
+    });
+    ids
+}
+
+/// One external tensor: a tensor parameter or a returned tensor that is not a parameter.
+pub(crate) struct External {
+    /// Base name.
+    pub name: String,
+    pub shape: Vec<String>,
+    pub dtype: DataType,
+}
+
+/// What the header needs and the body consults: the external tensors in ARG order and the
+/// names that are parameters or returned (`P ∪ returns`, emitted as `ext_<x>`).
+pub(crate) struct Signature {
+    pub externals: Vec<External>,
+    pub ext_names: BTreeSet<String>,
+    /// Scalar parameters: the reference gives them no argument slot (§6 Q13).
+    pub scalar_params: BTreeSet<VarId>,
+}
+
+impl Signature {
+    fn of(prog: &Program, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
+        let mut errors = Vec::new();
+        let mut externals = Vec::new();
+        let mut ext_names = BTreeSet::new();
+        let mut scalar_params = BTreeSet::new();
+        let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
+            let name = base_name(prog.var_name(v)).to_string();
+            match prog.var_type(v) {
+                Type::Tensor(t) => {
+                    let shape = t.shape.iter().map(|d| expr::dim_string(prog, d, errors)).collect();
+                    Some(External { name, shape, dtype: t.dtype })
+                }
+                _ => {
+                    errors.push(Diagnostic::error(
+                        codes::UNSUPPORTED,
+                        span,
+                        format!("Cannot resolve TensorType for return variable: {name}"),
+                    ));
+                    None
+                }
+            }
+        };
+        for p in &f.params {
+            ext_names.insert(base_name(prog.var_name(p.var)).to_string());
+            match prog.var_type(p.var) {
+                Type::Tensor(_) => externals.extend(external(p.var, prog.var(p.var).span, &mut errors)),
+                Type::Scalar(_) => {
+                    scalar_params.insert(p.var);
+                }
+                other => errors.push(Diagnostic::error(
+                    codes::UNSUPPORTED,
+                    prog.var(p.var).span,
+                    format!(
+                        "orchestration function '{}': parameter '{}' of type {} is not supported (only tensors and scalars)",
+                        f.name,
+                        prog.var_name(p.var),
+                        other.kind_name()
+                    ),
+                )),
+            }
+        }
+        let params = ext_names.clone();
+        let mut returned: Vec<(VarId, Span)> = Vec::new();
+        walk_stmts(&f.body, &mut |s| {
+            if let Stmt::Return { values, .. } = s {
+                returned.extend(values.iter().filter_map(|v| v.as_var().map(|id| (id, v.span))));
+            }
+        });
+        for (v, span) in returned {
+            let name = base_name(prog.var_name(v)).to_string();
+            if params.contains(&name) || !ext_names.insert(name) {
+                continue;
+            }
+            externals.extend(external(v, span, &mut errors));
+        }
+        if errors.is_empty() {
+            Ok(Signature { externals, ext_names, scalar_params })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// Emits the body statements into `out`, collecting every error.
+struct Emitter<'a> {
+    prog: &'a Program,
+    sig: &'a Signature,
+    func_ids: &'a BTreeMap<String, usize>,
+    /// C++ names declared so far (created tensors, assigned values, iter args, if results).
+    declared: BTreeSet<String>,
+    /// Next task number.
+    task: usize,
+    out: String,
+    errors: Vec<Diagnostic>,
+}
+
+impl Emitter<'_> {
+    fn line(&mut self, indent: usize, text: &str) {
+        if text.is_empty() {
+            self.out.push('\n');
+        } else {
+            self.out.push_str(&" ".repeat(indent));
+            self.out.push_str(text);
+            self.out.push('\n');
+        }
+    }
+
+    fn name(&self, v: VarId) -> String {
+        base_name(self.prog.var_name(v)).to_string()
+    }
+
+    /// `E(x)`: the C++ tensor value of a variable (`ext_x` for parameters and returns).
+    fn tensor_ref(&self, v: VarId) -> String {
+        let n = self.name(v);
+        if self.sig.ext_names.contains(&n) {
+            format!("ext_{n}")
+        } else {
+            n
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> String {
+        expr::render(self.prog, &self.sig.scalar_params, e, &mut self.errors)
+    }
+
+    fn unsupported(&mut self, span: Span, message: String) {
+        self.errors.push(Diagnostic::error(codes::UNSUPPORTED, span, message));
+    }
+
+    /// `targets`: base names assigned by a `yield` in this body (the enclosing loop's iter args
+    /// or the enclosing if's return vars).
+    fn stmt(&mut self, s: &Stmt, indent: usize, targets: &[String]) {
+        match s {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+                for c in stmts {
+                    self.stmt(c, indent, targets);
+                }
+            }
+            Stmt::Scope { body, .. } => self.stmt(body, indent, targets),
+            Stmt::Assign { var, value, span } => self.assign(*var, value, *span, indent),
+            Stmt::Eval { .. } => {
+                if let Some((callee, call, _)) = task_call(s) {
+                    self.task(callee, call, indent);
+                }
+            }
+            Stmt::Return { .. } => {}
+            Stmt::Yield { values, span } => {
+                if values.len() != targets.len() {
+                    self.unsupported(
+                        *span,
+                        format!("Yielded {} values but expected {}", values.len(), targets.len()),
+                    );
+                    return;
+                }
+                for (t, v) in targets.iter().zip(values) {
+                    let v = self.expr(v);
+                    if *t != v {
+                        self.line(indent, &format!("{t} = {v};"));
+                    }
+                }
+            }
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. } => {
+                let mut names = Vec::new();
+                for &a in iter_args {
+                    let r = self.name(a);
+                    let init = match &self.prog.var(a).kind {
+                        crate::ir::VarKind::IterArg { init } => self.expr(init),
+                        _ => String::new(),
+                    };
+                    if !self.declared.contains(&r) && r != init {
+                        let ty = self.decl_type(a, *span);
+                        self.line(indent, &format!("{ty} {r} = {init};"));
+                        self.declared.insert(r.clone());
+                    }
+                    names.push(r);
+                }
+                let i = self.name(*loop_var);
+                let (start, stop, step) = (self.expr(start), self.expr(stop), self.expr(step));
+                self.line(indent, &format!("for (int64_t {i} = {start}; {i} < {stop}; {i} += {step}) {{"));
+                self.line(indent + 4, "PTO2_SCOPE(rt) {");
+                self.stmt(body, indent + 8, &names);
+                self.line(indent + 4, "}");
+                self.line(indent, "}");
+                // A result named differently from its iter arg (no SSA versions) gets the final
+                // value; the reference leaves it undeclared.
+                for (&r, a) in return_vars.iter().zip(&names) {
+                    let n = self.name(r);
+                    if n != *a {
+                        if self.declared.contains(&n) {
+                            self.line(indent, &format!("{n} = {a};"));
+                        } else {
+                            let ty = self.decl_type(r, *span);
+                            self.line(indent, &format!("{ty} {n} = {a};"));
+                            self.declared.insert(n);
+                        }
+                    }
+                }
+            }
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
+                let mut names = Vec::new();
+                for &r in return_vars {
+                    let n = self.name(r);
+                    match self.prog.var_type(r) {
+                        Type::Scalar(d) => {
+                            if !self.declared.contains(&n) {
+                                self.line(indent, &format!("{} {n};", c_type(*d)));
+                                self.declared.insert(n.clone());
+                            }
+                        }
+                        other => {
+                            // §6 Q13: the reference emits `auto r;`, which does not compile.
+                            let kind = other.kind_name();
+                            self.unsupported(
+                                *span,
+                                format!(
+                                    "orchestration codegen: an `if` yielding a {kind} ('{}') is not supported; only scalar values can be yielded by an `if` in an orchestration function",
+                                    self.prog.var_name(r)
+                                ),
+                            );
+                        }
+                    }
+                    names.push(n);
+                }
+                let cond = self.expr(cond);
+                self.line(indent, &format!("if ({cond}) {{"));
+                self.line(indent + 4, "PTO2_SCOPE(rt) {");
+                self.stmt(then_body, indent + 8, &names);
+                self.line(indent + 4, "}");
+                if let Some(e) = else_body {
+                    self.line(indent, "} else {");
+                    self.line(indent + 4, "PTO2_SCOPE(rt) {");
+                    self.stmt(e, indent + 8, &names);
+                    self.line(indent + 4, "}");
+                }
+                self.line(indent, "}");
+            }
+            Stmt::While { span, .. } => {
+                self.unsupported(*span, "orchestration codegen: while loops are not supported".into())
+            }
+            Stmt::Break { span } | Stmt::Continue { span } => self.unsupported(
+                *span,
+                format!("orchestration codegen: `{}` is not supported", s.node_name()),
+            ),
+        }
+    }
+
+    /// C type of a declared value: the scalar's C type, `Tensor` for tensors.
+    fn decl_type(&mut self, v: VarId, span: Span) -> String {
+        match self.prog.var_type(v) {
+            Type::Scalar(d) => c_type(*d).to_string(),
+            Type::Tensor(_) => "Tensor".to_string(),
+            other => {
+                let kind = other.kind_name();
+                self.unsupported(
+                    span,
+                    format!(
+                        "orchestration codegen: loop-carried {kind} '{}' is not supported",
+                        self.prog.var_name(v)
+                    ),
+                );
+                String::new()
+            }
+        }
+    }
+
+    fn assign(&mut self, var: VarId, value: &Expr, span: Span, indent: usize) {
+        let x = self.name(var);
+        match &value.kind {
+            ExprKind::Call(call) => match &call.callee {
+                Callee::Function(callee) => self.task(callee, call, indent),
+                Callee::Op(op) => self.op_assign(&x, ops::name(*op), call, value, span, indent),
+            },
+            ExprKind::TupleGetItem(..) => {}
+            _ => {
+                let ty = match self.prog.var_type(var) {
+                    Type::Scalar(d) => c_type(*d).to_string(),
+                    _ => "auto".to_string(),
+                };
+                let v = self.expr(value);
+                self.line(indent, &format!("{ty} {x} = {v};"));
+                self.declared.insert(x);
+            }
+        }
+    }
+
+    fn op_assign(&mut self, x: &str, op: &str, call: &crate::ir::Call, value: &Expr, span: Span, indent: usize) {
+        let arg_var = |i: usize| call.args.get(i).and_then(Expr::as_var);
+        match op {
+            "tensor.create" => {
+                if self.declared.contains(x) || self.sig.ext_names.contains(x) {
+                    return;
+                }
+                let Type::Tensor(t) = self.prog.type_of(value) else { return };
+                let dims: Vec<String> =
+                    t.shape.iter().map(|d| expr::dim_string(self.prog, d, &mut self.errors)).collect();
+                let r = dims.len();
+                self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
+                self.line(
+                    indent,
+                    &format!("Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});", header::runtime_dtype(t.dtype)),
+                );
+                self.declared.insert(x.to_string());
+            }
+            "tensor.read" => {
+                let (Some(t), Some(idx)) = (arg_var(0), call.args.get(1)) else {
+                    return self.unsupported(span, "tensor.read requires a tensor variable and indices".into());
+                };
+                let Type::Tensor(tt) = self.prog.var_type(t) else {
+                    return self.unsupported(span, "tensor.read requires a tensor variable".into());
+                };
+                let ExprKind::MakeTuple(indices) = &idx.kind else {
+                    return self.unsupported(span, "tensor.read requires a literal index list".into());
+                };
+                let dims: Vec<String> =
+                    tt.shape.iter().map(|d| expr::dim_string(self.prog, d, &mut self.errors)).collect();
+                let mut terms = Vec::new();
+                for (k, i) in indices.iter().enumerate() {
+                    let mut term = self.expr(i);
+                    for d in dims.iter().skip(k + 1) {
+                        term.push_str(" * ");
+                        term.push_str(d);
+                    }
+                    terms.push(term);
+                }
+                let index = terms.join(" + ");
+                let ty = match self.prog.type_of(value) {
+                    Type::Scalar(d) => c_type(*d),
+                    _ => c_type(tt.dtype),
+                };
+                let tn = self.name(t);
+                let ptr = if self.sig.ext_names.contains(&tn) { format!("arg_{tn}_ptr") } else { format!("{tn}.data") };
+                if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) {
+                    self.line(indent, &format!("{ty} {x} = static_cast<{ty}*>({ptr})[{index}];"));
+                } else {
+                    self.line(indent, &format!("size_t idx_{x} = {index};"));
+                    self.line(indent, &format!("{ty} {x} = static_cast<{ty}*>({ptr})[idx_{x}];"));
+                }
+                self.declared.insert(x.to_string());
+            }
+            "tensor.view" => {
+                let Some(t) = arg_var(0) else {
+                    return self.unsupported(span, "tensor.view requires a tensor variable".into());
+                };
+                let mut lists = Vec::new();
+                for a in call.args.iter().skip(1).take(2) {
+                    let items = match &a.kind {
+                        ExprKind::MakeTuple(items) => items.iter().map(|i| self.expr(i)).collect::<Vec<_>>(),
+                        _ => vec![self.expr(a)],
+                    };
+                    lists.push(format!("{{{}}}", items.join(", ")));
+                }
+                let src = self.tensor_ref(t);
+                self.line(indent, &format!("Tensor {x} = {src}.view({});", lists.join(", ")));
+                self.declared.insert(x.to_string());
+            }
+            "tensor.dim" => {
+                let (Some(t), Some(axis)) = (arg_var(0), call.args.get(1).and_then(Expr::as_const_int)) else {
+                    return self.unsupported(span, "tensor.dim requires a tensor variable and a constant axis".into());
+                };
+                let shape = self.prog.var_type(t).shape().map(<[Expr]>::to_vec).unwrap_or_default();
+                let rank = shape.len() as i64;
+                let a = if axis < 0 { axis + rank } else { axis };
+                let Some(d) = usize::try_from(a).ok().and_then(|a| shape.get(a)) else {
+                    return self.unsupported(span, format!("tensor.dim: axis {axis} out of range for rank {rank}"));
+                };
+                let d = expr::dim_string(self.prog, d, &mut self.errors);
+                self.line(indent, &format!("int64_t {x} = {d};"));
+                self.declared.insert(x.to_string());
+            }
+            _ => {}
+        }
+    }
+
+    /// One task: a call of kernel `callee`.
+    fn task(&mut self, callee: &str, call: &crate::ir::Call, indent: usize) {
+        let Some(func) = self.prog.function(callee) else { return };
+        let worker = match core_type(func) {
+            Ok(CoreType::Cube) => "PTO2_WORKER_CUBE",
+            Ok(CoreType::Vector) => "PTO2_WORKER_VECTOR",
+            Err(d) => {
+                self.errors.push(d);
+                return;
+            }
+        };
+        let k = self.task;
+        self.task += 1;
+        let mut params = Vec::new();
+        for (i, a) in call.args.iter().enumerate() {
+            if let Some(p) = self.param(func, i, a) {
+                params.push(p);
+            }
+        }
+        let id = self.func_ids.get(callee).copied().unwrap_or_default();
+        self.line(indent, "");
+        self.line(indent, &format!("// Task {k}: {callee}"));
+        self.line(indent, &format!("PTOParam params_t{k}[] = {{"));
+        for p in &params {
+            self.line(indent + 4, &format!("{p},"));
+        }
+        self.line(indent, "};");
+        self.line(
+            indent,
+            &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()),
+        );
+    }
+
+    /// The `PTOParam` of argument `i` of a call of `func`.
+    fn param(&mut self, func: &Function, i: usize, a: &Expr) -> Option<String> {
+        match &a.kind {
+            ExprKind::Var(v) => match self.prog.var_type(*v) {
+                Type::Scalar(d) => {
+                    let x = self.expr(a);
+                    Some(if *d == DataType::Fp32 {
+                        format!("make_scalar_param(float_to_u64({x}))")
+                    } else {
+                        format!("make_scalar_param({x})")
+                    })
+                }
+                Type::Tensor(_) => {
+                    let Some(p) = func.params.get(i) else {
+                        self.unsupported(
+                            a.span,
+                            format!("call of '{}' passes more arguments than it has parameters", func.name),
+                        );
+                        return None;
+                    };
+                    let kind = match p.direction {
+                        ParamDirection::Out => "make_output_param",
+                        ParamDirection::InOut => "make_inout_param",
+                        ParamDirection::In => "make_input_param",
+                    };
+                    Some(format!("{kind}({})", self.tensor_ref(*v)))
+                }
+                other => {
+                    let kind = other.kind_name();
+                    self.unsupported(
+                        a.span,
+                        format!(
+                            "orchestration codegen: cannot pass {kind} '{}' to kernel '{}'",
+                            self.prog.var_name(*v),
+                            func.name
+                        ),
+                    );
+                    None
+                }
+            },
+            ExprKind::ConstInt(v, d) => Some(match d {
+                DataType::Int64 => format!("make_scalar_param((uint64_t){v})"),
+                d => format!("make_scalar_param((uint64_t)static_cast<{}>({v}))", c_type(*d)),
+            }),
+            ExprKind::ConstFloat(v, DataType::Fp32) => Some(format!("make_scalar_param(float_to_u64({v:.6}f))")),
+            ExprKind::ConstBool(b) => Some(format!("make_scalar_param((uint64_t){})", u8::from(*b))),
+            _ => {
+                self.unsupported(
+                    a.span,
+                    format!(
+                        "orchestration codegen: argument {} of the call of '{}' must be a variable or a constant",
+                        i, func.name
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

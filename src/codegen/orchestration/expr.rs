@@ -1,0 +1,101 @@
+//! Expression strings of the orchestration file (§4.9): variables by base name, constants as in
+//! §4.5, arithmetic and comparisons parenthesised, `std::min<T>`/`std::max<T>`, casts.
+
+use std::collections::BTreeSet;
+
+use super::base_name;
+use crate::diag::{codes, Diagnostic};
+use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, UnOp, VarId};
+
+/// C type of a scalar dtype (§4.5).
+pub fn c_type(d: DataType) -> &'static str {
+    match d {
+        DataType::Bool => "bool",
+        DataType::Int8 => "int8_t",
+        DataType::Int16 => "int16_t",
+        DataType::Int32 => "int32_t",
+        DataType::Int64 => "int64_t",
+        DataType::UInt8 => "uint8_t",
+        DataType::UInt16 => "uint16_t",
+        DataType::UInt32 => "uint32_t",
+        DataType::UInt64 => "uint64_t",
+        DataType::Fp16 => "half",
+        DataType::Fp32 => "float",
+        DataType::Bf16 => "bfloat16_t",
+        _ => "unknown",
+    }
+}
+
+/// The C++ text of `e`. Errors (unsupported node kinds, uses of scalar parameters, which have
+/// no C++ declaration — §6 Q13) are appended to `errors`; the returned text is then unusable.
+pub fn render(prog: &Program, scalar_params: &BTreeSet<VarId>, e: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render(prog, scalar_params, x, errors);
+    match &e.kind {
+        ExprKind::Var(v) => {
+            let name = prog.var_name(*v);
+            if scalar_params.contains(v) {
+                errors.push(
+                    Diagnostic::error(
+                        codes::UNSUPPORTED,
+                        e.span,
+                        format!(
+                            "orchestration codegen: scalar parameter '{name}' cannot be used: the orchestration entry receives only tensor arguments"
+                        ),
+                    )
+                    .with_label("scalar parameter used here")
+                    .with_note("pass the value in a tensor and read it with pl.tensor.read, or use a constant"),
+                );
+            }
+            base_name(name).to_string()
+        }
+        ExprKind::ConstInt(v, _) => v.to_string(),
+        ExprKind::ConstFloat(v, _) => format!("{v:.6}"),
+        ExprKind::ConstBool(b) => u8::from(*b).to_string(),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (r(a, errors), r(b, errors));
+            let sym = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::FloorDiv | BinOp::FloatDiv => "/",
+                BinOp::FloorMod => "%",
+                BinOp::Eq => "==",
+                BinOp::Ne => "!=",
+                BinOp::Lt => "<",
+                BinOp::Le => "<=",
+                BinOp::Gt => ">",
+                BinOp::Ge => ">=",
+                BinOp::Min | BinOp::Max => {
+                    let f = if *op == BinOp::Min { "min" } else { "max" };
+                    let t = prog.type_of(e).scalar_dtype().map_or("int64_t", c_type);
+                    return format!("std::{f}<{t}>({a}, {b})");
+                }
+                _ => return not_implemented(e, op.node_name(), errors),
+            };
+            format!("({a} {sym} {b})")
+        }
+        ExprKind::Unary(UnOp::Neg, x) => format!("(-{})", r(x, errors)),
+        ExprKind::Unary(UnOp::Cast, x) => {
+            let t = prog.type_of(e).scalar_dtype().map_or("unknown", c_type);
+            format!("static_cast<{t}>({})", r(x, errors))
+        }
+        ExprKind::Unary(op, _) => not_implemented(e, op.node_name(), errors),
+        ExprKind::TupleGetItem(t, k) => format!("{}_{k}", r(t, errors)),
+        ExprKind::Call(_) => not_implemented(e, "Call", errors),
+        ExprKind::MakeTuple(_) => not_implemented(e, "MakeTuple", errors),
+    }
+}
+
+/// A tensor dimension (constant or scalar expression).
+pub fn dim_string(prog: &Program, d: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+    render(prog, &BTreeSet::new(), d, errors)
+}
+
+fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {
+    errors.push(Diagnostic::error(
+        codes::UNSUPPORTED,
+        e.span,
+        format!("GenerateExprString not implemented for expression type: {kind}"),
+    ));
+    String::new()
+}
