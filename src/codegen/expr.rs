@@ -5,11 +5,11 @@
 
 use super::ctype::c_type;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{BinOp, Expr, ExprKind, Program, UnOp, VarId};
+use crate::ir::{BinOp, Expr, ExprKind, UnOp, VarId};
 
 /// Renders `e`; `name` gives the C++ name of a variable (or an error when it has none).
-pub fn value(prog: &Program, e: &Expr, name: &dyn Fn(VarId, &Expr) -> Result<String, Diagnostic>) -> Result<String, Diagnostic> {
-    let v = |x: &Expr| value(prog, x, name);
+pub fn value(e: &Expr, name: &dyn Fn(VarId, &Expr) -> Result<String, Diagnostic>) -> Result<String, Diagnostic> {
+    let v = |x: &Expr| value(x, name);
     Ok(match &e.kind {
         ExprKind::Var(id) => name(*id, e)?,
         ExprKind::ConstInt(i, _) => i.to_string(),

@@ -44,3 +44,17 @@ pub const BINARY: &str = "Binary elementwise op";
 pub const BINARY_SCALAR: &str = "Binary scalar op";
 pub const UNARY: &str = "Unary op";
 pub const TERNARY: &str = "Ternary op";
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::table::entries;
+
+    /// Every op the CCE backend executes on a pipe has an emitter, and vice versa (the sync
+    /// and allocation ops included), so the two columns of the table cannot drift apart.
+    #[test]
+    fn every_cce_op_has_an_emitter() {
+        for (_, def) in entries() {
+            assert_eq!(def.pipe_cce.is_some(), def.cce.is_some(), "{}: pipe and emitter columns disagree", def.name);
+        }
+    }
+}

@@ -112,7 +112,7 @@ impl<'p> Kernel<'p> {
 
     /// The C++ value string of a scalar expression.
     pub fn value(&self, e: &Expr) -> Result<String, Diagnostic> {
-        super::expr::value(self.prog, e, &|v, at| self.name_of(v, at.span))
+        super::expr::value(e, &|v, at| self.name_of(v, at.span))
     }
 
     pub fn type_of<'e>(&self, e: &'e Expr) -> &'e Type
@@ -199,7 +199,7 @@ impl<'p> Kernel<'p> {
     }
 
     /// `using tType = Tile<…>; tType t(rows, cols); TASSIGN(t, addr);`.
-    fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<(), Diagnostic> {
+    fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<String, Diagnostic> {
         let (ty, addr) = tile_type(self.prog, t, span)?;
         let (rows, cols) = super::ctype::tile_rows_cols(&t.shape, span)?;
         let n = self.name_var(var, &["", "Type"]);
@@ -209,7 +209,7 @@ impl<'p> Kernel<'p> {
             self.line(&format!("TASSIGN({n}, 0x{a:x});"));
         }
         self.declared.insert(var);
-        Ok(())
+        Ok(n)
     }
 
     // ---------------------------------------------------------------------------------------
@@ -374,13 +374,14 @@ impl<'p> Kernel<'p> {
         let mut results = Vec::new();
         for &r in return_vars {
             let data = self.prog.var(r);
-            match &data.ty {
+            let n = match &data.ty {
                 Type::Tile(t) => self.declare_tile(r, t, data.span)?,
                 Type::Scalar(dt) => {
                     let ct = c_type(*dt, data.span)?;
                     let n = self.name_var(r, &[""]);
                     self.line(&format!("{ct} {n};"));
                     self.declared.insert(r);
+                    n
                 }
                 other => {
                     return Err(unsupported(
@@ -389,8 +390,8 @@ impl<'p> Kernel<'p> {
                     )
                     .with_note("the reference declares it as `T x();`, a function declaration (spec §6.1 Q23)"))
                 }
-            }
-            results.push(self.names[&r].clone());
+            };
+            results.push(n);
         }
         if !return_vars.is_empty() {
             self.blank();
