@@ -2,14 +2,20 @@
 //! function, and for a program with an Orchestration function its orchestration file and
 //! `kernel_config.py`.
 
+mod ctype;
+mod expr;
+pub mod isa;
 pub mod kernel;
 pub mod kernel_config;
+pub mod namer;
+mod ops;
 pub mod orchestration;
+mod window;
 
 use crate::backend::{self, Backend};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::visit::walk_all_exprs;
-use crate::ir::{Callee, ExprKind, Function, PipeType, Program};
+use crate::ir::{Callee, ExprKind, Function, FunctionType, PipeType, Program};
 
 /// Which core a kernel runs on (§4.8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,13 +65,41 @@ pub fn core_type(f: &Function) -> Result<CoreType, Diagnostic> {
     }
 }
 
-/// Generates every file of `prog`: (relative path, text), sorted by path (§4.1).
+/// Generates every file of `prog`: (relative path, text), sorted by path (§4.1). Kernels are
+/// all non-Orchestration functions; a program with one Orchestration function also gets its
+/// orchestration file and `kernel_config.py`. Any error in any file fails the whole run, so
+/// no partial output is ever written.
 pub fn generate(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
-    let _ = prog;
-    Err(vec![Diagnostic::error(
-        crate::diag::codes::PASS_NOT_IMPLEMENTED,
-        crate::diag::Span::NONE,
-        "C++ emission is not implemented yet",
-    )
-    .with_note("use --emit ir")])
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    let orchs: Vec<&Function> = prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).collect();
+    for f in prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration) {
+        match core_type(f).and_then(|core| Ok((core, kernel::emit(prog, f)?))) {
+            Ok((core, text)) => files.push((format!("kernels/{}/{}.cpp", core.dir(), f.name), text)),
+            Err(d) => errors.push(d.with_note(format!("while generating the kernel of function {}", f.name))),
+        }
+    }
+    match orchs.as_slice() {
+        [] => {}
+        [orch] => {
+            match orchestration::emit(prog, orch) {
+                Ok(text) => files.push((format!("orchestration/{}.cpp", orch.name), text)),
+                Err(ds) => errors.extend(ds),
+            }
+            match kernel_config::emit(prog, orch) {
+                Ok(text) => files.push(("kernel_config.py".to_string(), text)),
+                Err(ds) => errors.extend(ds),
+            }
+        }
+        many => errors.push(Diagnostic::error(
+            codes::UNSUPPORTED,
+            many[1].span,
+            format!("Program should have exactly one orchestration function, got {}", many.len()),
+        )),
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
 }

@@ -8,6 +8,7 @@
 //! the constructor default that the reference inserts) and which result-type rule applies.
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
+use crate::codegen::isa::{CceEmit, BINARY, BINARY_SCALAR, TERNARY, UNARY};
 use crate::ir::{DataType, MemorySpace, OpId, PipeType};
 use Expect::*;
 
@@ -66,6 +67,9 @@ pub struct OpDef {
     pub pipe_cce: Option<PipeType>,
     /// The same on the PTO backend.
     pub pipe_pto: Option<PipeType>,
+    /// How the CCE code generator emits the op (`passes-and-codegen.md` §4.7); `None`: no
+    /// emitter (`No codegen registered for operation`).
+    pub cce: Option<CceEmit>,
 }
 
 impl OpDef {
@@ -312,6 +316,7 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         block_form: None,
         pipe_cce: None,
         pipe_pto: None,
+        cce: None,
     }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
@@ -346,6 +351,16 @@ impl OpDef {
     const fn pipes(self, cce: Option<PipeType>, pto: Option<PipeType>) -> OpDef {
         OpDef { pipe_cce: cce, pipe_pto: pto, ..self }
     }
+    /// The CCE emitter (§4.7).
+    const fn cce(self, emit: CceEmit) -> OpDef {
+        OpDef { cce: Some(emit), ..self }
+    }
+}
+const fn dst(instr: &'static str, arity: usize, family: &'static str) -> CceEmit {
+    CceEmit::Dst { instr, arity, family }
+}
+const fn dst_arg(instr: &'static str, arg: usize) -> CceEmit {
+    CceEmit::DstArg { instr, arg }
 }
 
 // Shared parameter lists.
@@ -404,7 +419,8 @@ pub static OPS: &[OpDef] = &[
         .aliases(&["create_tensor"])
         .unified(&["create_tensor"]),
     tensor("tensor.read", &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
-    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), None).unified(&["dim"]),
+    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), None).unified(&["dim"])
+        .cce(CceEmit::TensorDim),
     tensor(
         "tensor.view",
         &[arg("tensor", Tensor), arg("shape", IntTuple), arg("offset", IntTuple)],
@@ -461,15 +477,18 @@ pub static OPS: &[OpDef] = &[
     tensor("tensor.row_max", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     tensor("tensor.row_sum", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     // ---- §4.2 block.* (80): memory / creation
-    block("block.get_block_idx", &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), None),
+    block("block.get_block_idx", &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), None)
+        .cce(CceEmit::BlockIdx),
     block("block.create_tile", &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
         .kwargs(&[
             req("dtype", KwKind::DType),
             opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
         ])
-        .unified(&["create_tile"]),
+        .unified(&["create_tile"])
+        .cce(CceEmit::Nothing),
     block("block.full", &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
-        .kwargs(&[req("dtype", KwKind::DType)]),
+        .kwargs(&[req("dtype", KwKind::DType)])
+        .cce(dst_arg("TEXPANDS", 1)),
     block(
         "block.load",
         &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
@@ -477,16 +496,21 @@ pub static OPS: &[OpDef] = &[
     ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
     .kwargs(&[req("target_memory", KwKind::Space(&[MemorySpace::Vec, MemorySpace::Mat]))
         .default(KwDefault::Space(MemorySpace::Vec))])
-    .unified(&["load"]),
-    block("block.store", STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"]),
-    block("block.l0c_store", STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"]),
+    .unified(&["load"])
+        .cce(CceEmit::Load),
+    block("block.store", STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
+        .cce(CceEmit::Store),
+    block("block.l0c_store", STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
+        .cce(CceEmit::Store),
     block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
         .kwargs(&[
             req("target_memory", KwKind::Space(&[])),
             opt("transpose", KwKind::Bool).default(KwDefault::Bool(false)),
         ])
-        .unified(&["move"]),
-    block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), None),
+        .unified(&["move"])
+        .cce(CceEmit::Move),
+    block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), None)
+        .cce(CceEmit::VecMove),
     block(
         "block.alloc",
         &[
@@ -496,25 +520,37 @@ pub static OPS: &[OpDef] = &[
             arg("id", ConstInt),
         ],
         Rule::Alloc,
-    ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2)),
-    block("block.fillpad", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)),
+    ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
+        .cce(CceEmit::Nothing),
+    block("block.fillpad", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TFILLPAD", 1, UNARY)),
     // element-wise tile ⊕ tile
-    block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds"),
-    block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs"),
-    block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls"),
-    block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs"),
-    block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)),
-    block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"]),
+    block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds")
+        .cce(dst("TADD", 2, BINARY)),
+    block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs")
+        .cce(dst("TSUB", 2, BINARY)),
+    block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls")
+        .cce(dst("TMUL", 2, BINARY)),
+    block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs")
+        .cce(dst("TDIV", 2, BINARY)),
+    block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TMAX", 2, BINARY)),
+    block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"])
+        .cce(dst("TMIN", 2, BINARY)),
     block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V)),
     block("block.and", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["and_"]),
     block("block.or", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["or_"]),
     block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)),
     block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)),
     // tile ⊕ scalar
-    block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"]),
-    block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"]),
-    block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"]),
-    block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"]),
+    block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"])
+        .cce(dst("TADDS", 2, BINARY_SCALAR)),
+    block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"])
+        .cce(dst("TSUBS", 2, BINARY_SCALAR)),
+    block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"])
+        .cce(dst("TMULS", 2, BINARY_SCALAR)),
+    block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"])
+        .cce(dst("TDIVS", 2, BINARY_SCALAR)),
     block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
     block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
     block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
@@ -535,64 +571,100 @@ pub static OPS: &[OpDef] = &[
     block("block.sels", &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
     block("block.cmp", &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
-        .unified(&["cmp"]),
+        .unified(&["cmp"])
+        .cce(CceEmit::Cmp { instr: "TCMP" }),
     block("block.cmps", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
-        .unified(&["cmps"]),
+        .unified(&["cmps"])
+        .cce(CceEmit::Cmp { instr: "TCMPS" }),
     // unary
-    block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"]),
-    block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)),
-    block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"]),
-    block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"]),
-    block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"]),
-    block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"]),
-    block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"]),
-    block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"]),
+    block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"])
+        .cce(dst("TNEG", 1, UNARY)),
+    block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TEXP", 1, UNARY)),
+    block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"])
+        .cce(dst("TRECIP", 1, UNARY)),
+    block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"])
+        .cce(dst("TSQRT", 1, UNARY)),
+    block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"])
+        .cce(dst("TRSQRT", 1, UNARY)),
+    block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"])
+        .cce(dst("TLOG", 1, UNARY)),
+    block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"])
+        .cce(dst("TABS", 1, UNARY)),
+    block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"])
+        .cce(dst("TRELU", 1, UNARY)),
     block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"]),
-    block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW),
+    block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
+        .cce(CceEmit::Cast),
     // matrix
-    block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)),
+    block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M))
+        .cce(dst("TMATMUL", 2, BINARY)),
     block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]),
-    block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"]),
+    block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
+        .cce(dst("TMATMUL_ACC", 3, TERNARY)),
     block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"]),
     block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"]),
     block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"]),
     block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
-    block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW).unified(&["sum"]),
-    block("block.max", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW),
-    block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW),
-    block("block.row_sum", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)),
-    block("block.row_max", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)),
-    block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"]),
+    block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW).unified(&["sum"])
+        .cce(CceEmit::Reduce { col: "TCOLSUM", row: "TROWSUM" }),
+    block("block.max", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW)
+        .cce(CceEmit::Reduce { col: "TCOLMAX", row: "TROWMAX" }),
+    block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW)
+        .cce(CceEmit::Reduce { col: "TCOLMIN", row: "TROWMIN" }),
+    block("block.row_sum", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TROWSUM", 2, BINARY)),
+    block("block.row_max", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TROWMAX", 2, BINARY)),
+    block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
+        .cce(dst("TROWMIN", 2, BINARY)),
     block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(None, Some(PipeType::V)).unified(&["row_expand"]),
-    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), None).unified(&["row_expand_add"]),
-    block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"]),
-    block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"]),
-    block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"]),
-    block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"]),
-    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_mul"]),
-    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_div"]),
-    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_sub"]),
+    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), None).unified(&["row_expand_add"])
+        .cce(dst("TROWEXPANDADD", 2, BINARY)),
+    block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"])
+        .cce(dst("TROWEXPANDSUB", 2, BINARY)),
+    block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"])
+        .cce(dst("TROWEXPANDMUL", 2, BINARY)),
+    block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"])
+        .cce(dst("TROWEXPANDDIV", 2, BINARY)),
+    block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"])
+        .cce(dst_arg("TCOLEXPAND", 1)),
+    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_mul"])
+        .cce(dst("TCOLEXPANDMUL", 2, BINARY)),
+    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_div"])
+        .cce(dst("TCOLEXPANDDIV", 2, BINARY)),
+    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_sub"])
+        .cce(dst("TCOLEXPANDSUB", 2, BINARY)),
     block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), None)
-        .unified(&["expands"]),
+        .unified(&["expands"])
+        .cce(dst_arg("TEXPANDS", 1)),
     block(
         "block.view",
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
-    ).pipes(Some(PipeType::V), None),
-    block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)),
+    ).pipes(Some(PipeType::V), None)
+        .cce(dst_arg("TMOV", 0)),
+    block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst_arg("TRESHAPE", 0)),
     block(
         "block.transpose",
         &[arg("tile", Tile), arg("axis1", ConstInt), arg("axis2", ConstInt)],
         Rule::Transpose(Shaped::Tile),
-    ).pipes(Some(PipeType::V), Some(PipeType::V)),
+    ).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::Unsupported { why: "pto-isa TTRANS needs a scratch tile that block.transpose does not provide (the reference emits TRESHAPE, which does not transpose)" }),
     // ---- §4.3 system.* (5)
-    system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), None),
-    system("system.sync_dst", SYNC, SYNC_KW).pipes(Some(PipeType::S), None),
-    system("system.bar_v", &[], &[]).pipes(Some(PipeType::S), None),
-    system("system.bar_m", &[], &[]).pipes(Some(PipeType::S), None),
-    system("system.bar_all", &[], &[]).pipes(Some(PipeType::S), None),
+    system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), None)
+        .cce(CceEmit::Flag { instr: "set_flag" }),
+    system("system.sync_dst", SYNC, SYNC_KW).pipes(Some(PipeType::S), None)
+        .cce(CceEmit::Flag { instr: "wait_flag" }),
+    system("system.bar_v", &[], &[]).pipes(Some(PipeType::S), None)
+        .cce(CceEmit::Barrier { pipe: "PIPE_V" }),
+    system("system.bar_m", &[], &[]).pipes(Some(PipeType::S), None)
+        .cce(CceEmit::Barrier { pipe: "PIPE_M" }),
+    system("system.bar_all", &[], &[]).pipes(Some(PipeType::S), None)
+        .cce(CceEmit::Barrier { pipe: "PIPE_ALL" }),
     // ---- test.op
     op(
         "test.op",

@@ -1,0 +1,129 @@
+//! C++ identifiers for IR variables (spec `passes-and-codegen.md` §4.3, §4.6).
+//!
+//! One [`Namer`] per generated file hands out every identifier, so that two IR variables with
+//! the same name (non-SSA input, or names that sanitize to the same text), an IR name that is
+//! a C++ keyword or a pto-isa name, and the derived identifiers of a variable (`xGlobal`,
+//! `x_tensor`, `xType`, …) never collide. Modelled on naga's `proc::Namer`: the sanitized name
+//! is used when free, otherwise `_1`, `_2`, … is appended. Without collisions the result is
+//! the reference's `S(v)`, so reference-exact output is preserved.
+
+use std::collections::BTreeSet;
+
+/// Words a generated identifier must not be: C++ keywords and the names the kernel file itself
+/// uses (pto-isa types, instructions and macros, the entry point and its argument).
+const RESERVED: &[&str] = &[
+    // C++ keywords and literals
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+    "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default", "delete",
+    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+    // fixed names of the kernel file and of pto-isa / the runtime
+    "args", "kernel_entry", "pto", "Tensor", "Tile", "TileType", "Shape", "Stride", "GlobalTensor",
+    "GlobalTensorDim", "Layout", "BLayout", "SLayout", "RoundMode", "CmpMode", "half", "bfloat16_t", "int8_t",
+    "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "set_flag", "wait_flag",
+    "pipe_barrier", "abs", "pow", "min", "max", "GET_BLOCK_IDX", "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TCVT",
+    "TTRANS", "std",
+];
+
+/// Hands out unique C++ identifiers.
+#[derive(Debug)]
+pub struct Namer {
+    used: BTreeSet<String>,
+}
+
+impl Default for Namer {
+    fn default() -> Self {
+        Namer::new()
+    }
+}
+
+impl Namer {
+    pub fn new() -> Namer {
+        let mut used: BTreeSet<String> = RESERVED.iter().map(|s| s.to_string()).collect();
+        // Every instruction of the operator table is a pto-isa function name.
+        for (_, def) in crate::ops::table::entries() {
+            if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {
+                used.extend(instrs.into_iter().map(str::to_string));
+            }
+        }
+        Namer { used }
+    }
+
+    /// A fresh base name for IR name `ir_name` such that `base + s` is unused for every suffix
+    /// in `suffixes` (`""` is the base itself); all of them are then taken.
+    pub fn claim(&mut self, ir_name: &str, suffixes: &[&str]) -> String {
+        let base = sanitize(ir_name);
+        let free = |b: &str, used: &BTreeSet<String>| {
+            suffixes.iter().all(|s| !used.contains(&format!("{b}{s}")) && !is_reserved_form(&format!("{b}{s}")))
+        };
+        let mut candidate = base.clone();
+        let mut k = 1;
+        while !free(&candidate, &self.used) {
+            candidate = format!("{base}_{k}");
+            k += 1;
+        }
+        for s in suffixes {
+            self.used.insert(format!("{candidate}{s}"));
+        }
+        candidate
+    }
+}
+
+/// The reference's `S(v)`: the first character kept if a letter or `_`, later ones if
+/// alphanumeric or `_`, everything else replaced by `_`; empty → `var`.
+pub fn sanitize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for (i, c) in name.chars().enumerate() {
+        let ok = if i == 0 { c.is_ascii_alphabetic() || c == '_' } else { c.is_ascii_alphanumeric() || c == '_' };
+        out.push(if ok { c } else { '_' });
+    }
+    if out.is_empty() {
+        out.push_str("var");
+    }
+    out
+}
+
+/// Identifiers the C++ implementation reserves: `__x`, `_X`, and the `PIPE_*` / `EVENT_ID*`
+/// macros of the CCE headers.
+fn is_reserved_form(s: &str) -> bool {
+    let mut chars = s.chars();
+    let reserved_underscore = chars.next() == Some('_') && chars.next().is_some_and(|c| c == '_' || c.is_ascii_uppercase());
+    reserved_underscore || s.starts_with("PIPE_") || s.starts_with("EVENT_ID")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitizes_like_the_reference() {
+        assert_eq!(sanitize("a.b"), "a_b");
+        assert_eq!(sanitize("1x"), "_x");
+        assert_eq!(sanitize(""), "var");
+    }
+
+    #[test]
+    fn free_names_are_kept_and_collisions_numbered() {
+        let mut n = Namer::new();
+        assert_eq!(n.claim("x_0", &[""]), "x_0");
+        assert_eq!(n.claim("x_0", &[""]), "x_0_1");
+        assert_eq!(n.claim("int", &[""]), "int_1");
+        assert_eq!(n.claim("TADD", &[""]), "TADD_1");
+    }
+
+    #[test]
+    fn derived_names_are_reserved_together() {
+        let mut n = Namer::new();
+        assert_eq!(n.claim("a", &["_tensor", "", "Global"]), "a");
+        assert_eq!(n.claim("aGlobal", &[""]), "aGlobal_1");
+        assert_eq!(n.claim("a_tensor", &[""]), "a_tensor_1");
+        assert_eq!(n.claim("t", &["", "Type"]), "t");
+        // `a` is taken, and so would be `a_tensor` for a new tensor `a`.
+        assert_eq!(n.claim("a", &["_tensor", ""]), "a_1");
+    }
+}
