@@ -81,8 +81,8 @@ pub(super) struct PendingIf {
 
 #[derive(Debug)]
 pub(super) enum Construct {
-    For(PendingFor),
-    If(PendingIf),
+    For(Box<PendingFor>),
+    If(Box<PendingIf>),
 }
 
 /// A construct with the scope that created it (and must exit it); `None` once exited.

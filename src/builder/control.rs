@@ -71,7 +71,7 @@ impl Builder {
         }
         self.defined.insert(iv.0);
         let pending = PendingFor { loop_var: iv.0, start, stop, step, kind, explicit: Vec::new(), body: None, entered: false };
-        Ok(ForLoop { id: new_slot(ctx, owner, Construct::For(pending)), loop_var: iv })
+        Ok(ForLoop { id: new_slot(ctx, owner, Construct::For(Box::new(pending))), loop_var: iv })
     }
 
     /// Declares an explicit iter arg `name` with initial value `init`, before the body is
@@ -194,7 +194,7 @@ impl Builder {
             return Err(self.not_scalar("the condition", &cond));
         }
         let pending = PendingIf { cond, then_scope: None, else_scope: None, then_entered: false, else_entered: false };
-        Ok(IfStmt { id: new_slot(ctx, owner, Construct::If(pending)) })
+        Ok(IfStmt { id: new_slot(ctx, owner, Construct::If(Box::new(pending))) })
     }
 
     /// Opens the then branch (seed `EnterIfThen`).

@@ -42,7 +42,7 @@ pub enum BuildError {
     Unfinished(String),
     /// The operator table rejected a call: unknown operator, wrong argument count or type, bad
     /// keyword. The diagnostic is the one the text front end gives for the same call.
-    Op(Diagnostic),
+    Op(Box<Diagnostic>),
 }
 
 impl fmt::Display for BuildError {
@@ -80,6 +80,6 @@ impl std::error::Error for BuildError {}
 
 impl From<Diagnostic> for BuildError {
     fn from(d: Diagnostic) -> Self {
-        BuildError::Op(d)
+        BuildError::Op(Box::new(d))
     }
 }

@@ -139,10 +139,10 @@ impl Builder {
     /// Opens the body of function `name` (seed `EnterFunctionBody`): pushes its scope, with the
     /// parameters bound by name. Close it with [`Context::pop_scope`].
     pub fn enter_function_body(&mut self, ctx: &mut Context, name: &str) -> R<()> {
+        let f = self.prog.function(name).ok_or_else(|| BuildError::UnknownFunction(name.to_string()))?;
         if let Some(open) = ctx.current_function() {
             return Err(BuildError::NestedFunction { open: open.to_string(), entered: name.to_string() });
         }
-        let f = self.prog.function(name).ok_or_else(|| BuildError::UnknownFunction(name.to_string()))?;
         let params: Vec<VarId> = f.params.iter().map(|p| p.var).collect();
         ctx.push_scope(ScopeKind::Function(name.to_string()));
         for p in params {

@@ -80,11 +80,11 @@ impl Builder {
         let args =
             args.into_iter().map(|a| self.operand_expr(a, "call")).collect::<R<Vec<_>>>()?;
         if args.len() != f.params.len() {
-            return Err(BuildError::Op(Diagnostic::error(
+            return Err(BuildError::Op(Box::new(Diagnostic::error(
                 codes::OP_ARG_COUNT,
                 Span::NONE,
                 format!("function `{name}` takes {} argument(s), but {} were given", f.params.len(), args.len()),
-            )));
+            ))));
         }
         let ty = match f.return_types.len() {
             0 => Type::Unknown,
@@ -163,14 +163,14 @@ impl Builder {
         match self.operand_type(o) {
             Some(Type::Tile(_)) => Ok("block"),
             Some(Type::Tensor(_)) => Ok("tensor"),
-            other => Err(BuildError::Op(Diagnostic::error(
+            other => Err(BuildError::Op(Box::new(Diagnostic::error(
                 codes::OP_ARG_TYPE,
                 Span::NONE,
                 format!(
                     "the first operand must be a Tensor or a Tile, found {}",
                     other.map_or("an attribute", |t| t.kind_name())
                 ),
-            ))),
+            )))),
         }
     }
 }
