@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod backend;
+pub mod builder;
 pub mod codegen;
 pub mod diag;
 pub mod driver;
