@@ -221,22 +221,29 @@ impl Collector<'_> {
     }
 
     /// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
-    /// Decided on the list as it is, then removed all at once.
+    /// Decided on the list as it is, then removed all at once. The candidates `A→B` and `B→C`
+    /// are looked up in indexes by set and by (set, wait), which keeps this linear in the
+    /// number of pairs for straight-line code instead of cubic.
     fn remove_transitive(&mut self, start: usize) {
         let pairs = &self.out.pairs;
+        let mut by_set: BTreeMap<&Pos, Vec<usize>> = BTreeMap::new();
+        let mut by_ends: BTreeMap<(&Pos, &Pos), Vec<usize>> = BTreeMap::new();
+        for (k, p) in pairs.iter().enumerate() {
+            by_set.entry(&p.set).or_default().push(k);
+            by_ends.entry((&p.set, &p.wait)).or_default().push(k);
+        }
         let redundant: Vec<bool> = (0..pairs.len())
             .map(|i| {
                 let ac = &pairs[i];
                 i >= start
-                    && pairs.iter().enumerate().any(|(j, ab)| {
+                    && by_set[&ac.set].iter().any(|&j| {
+                        let ab = &pairs[j];
                         j != i
-                            && ab.set == ac.set
                             && before(&ac.set, &ab.wait)
                             && before(&ab.wait, &ac.wait)
-                            && pairs
-                                .iter()
-                                .enumerate()
-                                .any(|(k, bc)| k != i && k != j && bc.set == ab.wait && bc.wait == ac.wait)
+                            && by_ends
+                                .get(&(&ab.wait, &ac.wait))
+                                .is_some_and(|ks| ks.iter().any(|&k| k != i && k != j))
                     })
             })
             .collect();
@@ -245,17 +252,32 @@ impl Collector<'_> {
 
     /// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
     /// with the same set keep the earliest wait. Decided in order, skipping dropped pairs.
+    /// Only pairs sharing the pipes and the wait or the set can interact, so each pair is
+    /// compared with those (found through two indexes, visited in list order) and no others.
     fn remove_linear(&mut self, start: usize) {
         let pairs = &self.out.pairs;
+        let mut by_wait: BTreeMap<(PipeType, PipeType, &Pos), Vec<usize>> = BTreeMap::new();
+        let mut by_set: BTreeMap<(PipeType, PipeType, &Pos), Vec<usize>> = BTreeMap::new();
+        for (k, p) in pairs.iter().enumerate().skip(start) {
+            by_wait.entry((p.src, p.dst, &p.wait)).or_default().push(k);
+            by_set.entry((p.src, p.dst, &p.set)).or_default().push(k);
+        }
         let mut redundant = vec![false; pairs.len()];
+        let mut candidates = Vec::new();
         for i in start..pairs.len() {
             if redundant[i] {
                 continue;
             }
             let p1 = &pairs[i];
-            for j in i + 1..pairs.len() {
+            candidates.clear();
+            for index in [&by_wait[&(p1.src, p1.dst, &p1.wait)], &by_set[&(p1.src, p1.dst, &p1.set)]] {
+                candidates.extend(index.iter().copied().filter(|&j| j > i));
+            }
+            candidates.sort_unstable();
+            candidates.dedup();
+            for &j in &candidates {
                 let p2 = &pairs[j];
-                if redundant[j] || p1.src != p2.src || p1.dst != p2.dst {
+                if redundant[j] {
                     continue;
                 }
                 if p1.wait == p2.wait {

@@ -1,0 +1,172 @@
+//! Per-stage benchmark of the whole compiler (issue 7): lex, parse, lower, each pass of the
+//! default pipeline, the automatic verification, print and C++ codegen, plus the in-process
+//! driver end to end (`ptoc --emit=cpp -o DIR -`, everything but writing the files).
+//!
+//! `cargo bench --bench stages` runs the sizes 1k, 10k, 50k, 100k lines (`genpto.py` shape,
+//! 500 ops per kernel) and the long-kernel shape (2 kernels × 5,000 ops), each several times,
+//! and prints the best and median time per stage, then a summary table and the scaling ratios.
+//! Arguments (after `--`): size names to run a subset (`cargo bench --bench stages -- 10k long`);
+//! `--write DIR` writes the generated inputs as `DIR/<size>.pto` (for `/usr/bin/time -v` and
+//! `perf`) and exits. `PTOC_BENCH_RUNS=N` fixes the number of runs per size. Times are
+//! reported, never asserted.
+
+mod common {
+    pub mod gen;
+}
+
+use common::gen::{generate, Shape};
+use ptoc::passes::{Backend, PassEnv, Pipeline};
+use ptoc::verify::{self, Rule};
+use std::time::{Duration, Instant};
+
+/// The benchmark inputs: name and shape.
+const SIZES: &[(&str, Shape)] = &[
+    ("1k", Shape::new(2, 500)),
+    ("10k", Shape::new(20, 500)),
+    ("50k", Shape::new(100, 500)),
+    ("100k", Shape::new(200, 500)),
+    ("long", Shape::new(2, 5000)),
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    if let Some(i) = args.iter().position(|a| a == "--write") {
+        let dir = args.get(i + 1).expect("--write DIR");
+        std::fs::create_dir_all(dir).expect("create the output directory");
+        for (name, shape) in SIZES {
+            let path = format!("{dir}/{name}.pto");
+            std::fs::write(&path, generate(*shape)).expect("write an input");
+            println!("wrote {path}");
+        }
+        return;
+    }
+    let chosen: Vec<&(&str, Shape)> =
+        SIZES.iter().filter(|(n, _)| args.is_empty() || args.iter().any(|a| a == n)).collect();
+    // Run on a big stack like the CLI (deep inputs are not part of the benchmark, but passes
+    // may recurse per statement).
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || {
+            let results: Vec<(&str, Table)> = chosen.iter().map(|(n, s)| (*n, bench_size(n, *s))).collect();
+            summary(&results);
+        })
+        .expect("spawn the benchmark thread")
+        .join()
+        .expect("benchmark thread panicked");
+}
+
+/// Stage name → the times of each run, in stage order.
+type Table = Vec<(String, Vec<Duration>)>;
+
+fn record(table: &mut Table, stage: &str, d: Duration) {
+    match table.iter_mut().find(|(s, _)| s == stage) {
+        Some((_, v)) => v.push(d),
+        None => table.push((stage.to_string(), vec![d])),
+    }
+}
+
+/// Times `f` and records it under `stage`.
+fn timed<T>(table: &mut Table, stage: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let r = f();
+    record(table, stage, t.elapsed());
+    r
+}
+
+fn bench_size(name: &str, shape: Shape) -> Table {
+    let source = generate(shape);
+    let lines = source.lines().count();
+    println!(
+        "== {name}: {} kernels x {} ops, {lines} lines, {:.2} MB",
+        shape.funcs,
+        shape.ops,
+        source.len() as f64 / 1e6
+    );
+    let fixed: Option<usize> = std::env::var("PTOC_BENCH_RUNS").ok().and_then(|v| v.parse().ok());
+    let (min_runs, max_runs) = fixed.map_or((3, 10), |n| (n, n));
+    let env = PassEnv { backend: Backend::Cce };
+    let passes = Pipeline::Default.passes();
+    let out_dir = std::env::temp_dir().join(format!("ptoc-bench-{}", std::process::id()));
+    let args: Vec<String> =
+        ["ptoc", "--emit=cpp", "-o", out_dir.to_str().expect("UTF-8 temp dir"), "-"].map(String::from).to_vec();
+    let mut table = Table::new();
+    let started = Instant::now();
+    let mut runs = 0;
+    while runs < min_runs || (runs < max_runs && started.elapsed() < Duration::from_secs(10)) {
+        runs += 1;
+        let t_all = Instant::now();
+        timed(&mut table, "lex", || ptoc::lexer::tokens(&source).expect("lexes").len());
+        let module = timed(&mut table, "parse (incl. lex)", || ptoc::parser::parse(&source).expect("parses"));
+        let mut prog = timed(&mut table, "lower", || ptoc::lower::lower(&module, &source).expect("lowers"));
+        drop(module);
+        for pass in &passes {
+            let run = pass.run.expect("default pipeline passes are implemented");
+            prog = timed(&mut table, pass.name, || run(&prog, &env).expect("pass succeeds"));
+            if pass.name == ptoc::passes::run_verifier::NAME {
+                timed(&mut table, "run-verifier report", || {
+                    ptoc::passes::run_verifier::report(&prog, &[] as &[&str], "big.pto", &source)
+                });
+            }
+            // The driver's automatic verification (§1.6) at verification level `basic`.
+            let rules: &[Rule] = match pass.name {
+                "convert-to-ssa" => &[Rule::SsaVerify, Rule::TypeCheck],
+                "allocate-memory-addr" => &[Rule::AllocatedMemoryAddr],
+                _ => &[],
+            };
+            if !rules.is_empty() {
+                let found = timed(&mut table, "auto-verify", || verify::verify(&prog, rules));
+                assert!(found.is_empty(), "benchmark program fails verification after {}", pass.name);
+            }
+        }
+        timed(&mut table, "print (final IR)", || ptoc::printer::print_program(&prog).len());
+        timed(&mut table, "codegen (C++)", || ptoc::codegen::generate(&prog).expect("codegen").len());
+        drop(prog);
+        record(&mut table, "sum of stages", t_all.elapsed());
+        let out = timed(&mut table, "driver end to end", || ptoc::driver::run(&args, source.as_bytes()));
+        assert_eq!(out.code, 0, "ptoc failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    println!("{runs} runs; best / median in ms");
+    for (stage, times) in &mut table {
+        times.sort();
+        println!("  {stage:>22}: {:>10.2} {:>10.2}", ms(times[0]), ms(times[times.len() / 2]));
+    }
+    let best = table.iter().find(|(s, _)| s == "driver end to end").map(|(_, t)| t[0]).unwrap_or_default();
+    println!("  throughput (driver, best): {:.2} MB/s", source.len() as f64 / 1e6 / best.as_secs_f64());
+    table
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The summary: one row per stage, one column per size (best ms), then the scaling ratios.
+fn summary(results: &[(&str, Table)]) {
+    println!("\n== summary: best (median) ms per stage");
+    print!("{:>22}", "stage");
+    for (name, _) in results {
+        print!(" | {name:>19}");
+    }
+    println!();
+    let Some((_, first)) = results.first() else { return };
+    for (stage, _) in first {
+        print!("{stage:>22}");
+        for (_, table) in results {
+            let t = &table.iter().find(|(s, _)| s == stage).expect("same stages for every size").1;
+            print!(" | {:>9.2} ({:>7.2})", ms(t[0]), ms(t[t.len() / 2]));
+        }
+        println!();
+    }
+    let best = |size: &str| {
+        let table = &results.iter().find(|(n, _)| *n == size)?.1;
+        Some(table.iter().find(|(s, _)| s == "driver end to end")?.1[0])
+    };
+    if let (Some(a), Some(b)) = (best("10k"), best("100k")) {
+        println!("scaling 10k -> 100k lines (driver, best): {:.2}x time (target <= 11x)", b.as_secs_f64() / a.as_secs_f64());
+    }
+    if let (Some(a), Some(b)) = (best("10k"), best("long")) {
+        println!(
+            "2 x 5000 ops vs 20 x 500 ops (driver, best): {:.2}x time (target <= 2x)",
+            b.as_secs_f64() / a.as_secs_f64()
+        );
+    }
+}
