@@ -5,6 +5,10 @@
 //! (IR, [`ir`], checked against the operator table [`ops`]) → [`verify`] → passes → [`printer`]
 //! or C++ codegen. Every error is a [`diag::Diagnostic`] with a source span.
 
+// Errors are `Diagnostic` values (about 128 bytes, several owned strings): returning them by
+// value is deliberate — they are rare, and boxing every one would cost an allocation for nothing.
+#![allow(clippy::result_large_err)]
+
 pub mod ast;
 pub mod backend;
 pub mod builder;

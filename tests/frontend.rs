@@ -49,7 +49,7 @@ fn memrefs_are_interned_per_function_by_id() {
     };
     let p = compile(&format!("{HEAD}{}{}", f("f"), f("g")));
     let memref_of = |func: &str, i: usize| match &body_stmts(&p, func)[i] {
-        Stmt::Assign { var, .. } => p.var_type(*var).memref().or(Some(*var)).unwrap(),
+        Stmt::Assign { var, .. } => p.var_type(*var).memref().unwrap_or(*var),
         s => panic!("{s:?}"),
     };
     let (alloc_f, t_f, u_f) = (memref_of("f", 0), memref_of("f", 1), memref_of("f", 2));

@@ -6,11 +6,12 @@
 //!   printing that again gives the same text;
 //! - running the rest of the pipeline on the re-read text gives the same final text as one
 //!   uninterrupted run.
+//!
 //! Each pass is also applied alone to the inputs of its own corpus folder and checked the same
 //! way. (Inputs that already carry MemRefs only get their own folder's pass: the pipeline starts
 //! before memory planning, and e.g. ConvertToSSA renames `block.alloc` targets into plain
-//! variables, which re-read as the MemRefs themselves.) The corpus is `../shared/conformance` (or `PTOC_CONFORMANCE_DIR`); without it the test
-//! says so and checks nothing.
+//! variables, which re-read as the MemRefs themselves.) The corpus is `../shared/conformance`
+//! (or `PTOC_CONFORMANCE_DIR`); without it the test says so and checks nothing.
 
 use ptoc::ir::{Program, VarKind};
 use ptoc::passes::{Backend, PassEnv, PassInfo, Pipeline};
