@@ -34,3 +34,14 @@ fn rendered_diagnostics() {
         insta::assert_snapshot!(case, rendered);
     }
 }
+
+#[test]
+fn examples_compile_to_cpp() {
+    insta::glob!("../examples", "*.pto", |path| {
+        let source = std::fs::read(path).unwrap();
+        let args: Vec<String> = ["ptoc", "--emit", "cpp", "-"].iter().map(|s| s.to_string()).collect();
+        let out = ptoc::driver::run(&args, &source);
+        assert_eq!(out.code, 0, "{}", String::from_utf8_lossy(&out.stderr));
+        insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+    });
+}
