@@ -91,16 +91,18 @@ impl Collector<'_> {
     /// Only sequences, ifs and loops are entered; anything else at this level is opaque.
     fn stmt(&mut self, s: &Stmt, state: &mut State) {
         match s {
-            Stmt::Seq { stmts, .. } => self.seq(stmts, state),
+            Stmt::Seq { stmts, .. } => self.seq(stmts, 1, state),
             Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
             Stmt::For { body, .. } => self.for_body(body, state),
             _ => {}
         }
     }
 
-    fn seq(&mut self, stmts: &[Stmt], state: &mut State) {
+    /// The statements `reps` times in a row (2 for an unrolled loop body: the copy has
+    /// indices n..2n−1), without materialising the copy.
+    fn seq(&mut self, stmts: &[Stmt], reps: usize, state: &mut State) {
         let start = self.out.pairs.len();
-        for (i, s) in stmts.iter().enumerate() {
+        for (i, s) in stmts.iter().cycle().take(stmts.len() * reps).enumerate() {
             self.path.push(Elem::seq(i));
             match s {
                 Stmt::Ops { stmts: ops, .. } => {
@@ -116,7 +118,7 @@ impl Collector<'_> {
                 // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
                 Stmt::Scope { body, .. } => {
                     self.path.push(Elem::marker(Kind::ScopeBody));
-                    self.seq(as_seq(body), state);
+                    self.seq(as_seq(body), 1, state);
                     self.path.pop();
                 }
                 other => self.leaf(other, state),
@@ -153,8 +155,7 @@ impl Collector<'_> {
         self.path.push(Elem::marker(Kind::ForBody));
         let n = stmts.len();
         let start = self.out.pairs.len();
-        let twice: Vec<Stmt> = stmts.iter().chain(stmts).cloned().collect();
-        self.seq(&twice, state);
+        self.seq(stmts, 2, state);
         for p in &mut self.out.pairs[start..] {
             fold_copy(&mut p.set, n);
             fold_copy(&mut p.wait, n);
@@ -175,19 +176,15 @@ impl Collector<'_> {
         self.out.spans.entry(here.clone()).or_insert_with(|| s.span());
         let Some(fx) = leaf_effects(self.prog, self.backend, s) else { return };
         self.pipes.insert(here.clone(), fx.pipe);
-        for m in &fx.reads {
-            for w in state.writers.get(m).cloned().unwrap_or_default() {
-                self.pair(&w, &here);
+        // `state` is not part of `self`, so the lists are read in place.
+        for m in fx.reads.iter().chain(&fx.writes) {
+            for w in state.writers.get(m).into_iter().flatten() {
+                self.pair(w, &here);
             }
         }
         for m in &fx.writes {
-            for w in state.writers.get(m).cloned().unwrap_or_default() {
-                self.pair(&w, &here);
-            }
-        }
-        for m in &fx.writes {
-            for r in state.readers.get(m).cloned().unwrap_or_default() {
-                self.pair(&r, &here);
+            for r in state.readers.get(m).into_iter().flatten() {
+                self.pair(r, &here);
             }
         }
         for m in &fx.writes {
