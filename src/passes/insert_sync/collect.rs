@@ -6,7 +6,7 @@
 //! second copy sees the first copy's accesses (cross-iteration dependences), after which
 //! positions of the copy are mapped back onto the original statements.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::effects::{leaf_effects, MemKey};
 use super::position::{before, Elem, Kind, Pos};
@@ -34,8 +34,8 @@ impl Pair {
         self.src == self.dst
     }
     /// Identity for de-duplication (the flags are not part of it).
-    fn key(&self) -> (Pos, Pos, PipeType, PipeType) {
-        (self.set.clone(), self.wait.clone(), self.src, self.dst)
+    fn key(&self) -> (&Pos, &Pos, PipeType, PipeType) {
+        (&self.set, &self.wait, self.src, self.dst)
     }
 }
 
@@ -44,9 +44,10 @@ impl Pair {
 pub struct Analysis {
     pub pairs: Vec<Pair>,
     /// Number of statements of each `OpStmts`, keyed by the path of its `Seq(i)`.
-    pub op_counts: BTreeMap<Pos, usize>,
+    /// (Hash maps here and below are only looked up, never iterated: output order is unaffected.)
+    pub op_counts: HashMap<Pos, usize>,
     /// Source span of every leaf visited, for diagnostics.
-    pub spans: BTreeMap<Pos, Span>,
+    pub spans: HashMap<Pos, Span>,
 }
 
 /// Last writers and readers of each MemRef (keyed in MemRef-id order, §6 Q7).
@@ -71,7 +72,7 @@ impl State {
 
 /// Runs phase 1 on a function body.
 pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
-    let mut c = Collector { prog, backend, path: Vec::new(), pipes: BTreeMap::new(), out: Analysis::default() };
+    let mut c = Collector { prog, backend, path: Vec::new(), pipes: HashMap::new(), out: Analysis::default() };
     let mut state = State::default();
     c.stmt(body, &mut state);
     c.out
@@ -83,7 +84,7 @@ struct Collector<'a> {
     /// Path of the statement being visited.
     path: Pos,
     /// Pipe of every leaf with memory effects (the reference's `pos_to_stmt`).
-    pipes: BTreeMap<Pos, PipeType>,
+    pipes: HashMap<Pos, PipeType>,
     out: Analysis,
 }
 
@@ -173,7 +174,9 @@ impl Collector<'_> {
 
     fn leaf(&mut self, s: &Stmt, state: &mut State) {
         let here = self.path.clone();
-        self.out.spans.entry(here.clone()).or_insert_with(|| s.span());
+        if !self.out.spans.contains_key(&here) {
+            self.out.spans.insert(here.clone(), s.span());
+        }
         let Some(fx) = leaf_effects(self.prog, self.backend, s) else { return };
         self.pipes.insert(here.clone(), fx.pipe);
         // `state` is not part of `self`, so the lists are read in place.
@@ -223,8 +226,8 @@ impl Collector<'_> {
     /// number of pairs for straight-line code instead of cubic.
     fn remove_transitive(&mut self, start: usize) {
         let pairs = &self.out.pairs;
-        let mut by_set: BTreeMap<&Pos, Vec<usize>> = BTreeMap::new();
-        let mut by_ends: BTreeMap<(&Pos, &Pos), Vec<usize>> = BTreeMap::new();
+        let mut by_set: HashMap<&Pos, Vec<usize>> = HashMap::new();
+        let mut by_ends: HashMap<(&Pos, &Pos), Vec<usize>> = HashMap::new();
         for (k, p) in pairs.iter().enumerate() {
             by_set.entry(&p.set).or_default().push(k);
             by_ends.entry((&p.set, &p.wait)).or_default().push(k);
@@ -244,7 +247,7 @@ impl Collector<'_> {
                     })
             })
             .collect();
-        retain_marked(&mut self.out.pairs, &redundant);
+        drop_marked(&mut self.out.pairs, &redundant);
     }
 
     /// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
@@ -253,8 +256,8 @@ impl Collector<'_> {
     /// compared with those (found through two indexes, visited in list order) and no others.
     fn remove_linear(&mut self, start: usize) {
         let pairs = &self.out.pairs;
-        let mut by_wait: BTreeMap<(PipeType, PipeType, &Pos), Vec<usize>> = BTreeMap::new();
-        let mut by_set: BTreeMap<(PipeType, PipeType, &Pos), Vec<usize>> = BTreeMap::new();
+        let mut by_wait: HashMap<(PipeType, PipeType, &Pos), Vec<usize>> = HashMap::new();
+        let mut by_set: HashMap<(PipeType, PipeType, &Pos), Vec<usize>> = HashMap::new();
         for (k, p) in pairs.iter().enumerate().skip(start) {
             by_wait.entry((p.src, p.dst, &p.wait)).or_default().push(k);
             by_set.entry((p.src, p.dst, &p.set)).or_default().push(k);
@@ -294,22 +297,18 @@ impl Collector<'_> {
                 }
             }
         }
-        retain_marked(&mut self.out.pairs, &redundant);
+        drop_marked(&mut self.out.pairs, &redundant);
     }
 }
 
 /// Keeps the first pair per (set, wait, pipes) among those at index ≥ start, in order.
 pub fn dedup_from(pairs: &mut Vec<Pair>, start: usize) {
-    let mut seen = BTreeSet::new();
-    let mut i = 0;
-    pairs.retain(|p| {
-        let keep = i < start || seen.insert(p.key());
-        i += 1;
-        keep
-    });
+    let mut seen = HashSet::new();
+    let drop: Vec<bool> = pairs.iter().enumerate().map(|(i, p)| i >= start && !seen.insert(p.key())).collect();
+    drop_marked(pairs, &drop);
 }
 
-fn retain_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
+fn drop_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
     let mut i = 0;
     pairs.retain(|_| {
         let keep = !redundant[i];

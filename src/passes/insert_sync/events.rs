@@ -2,7 +2,7 @@
 //! boundary to the edge of the `OpStmts` on the outer side, then give each cross-pipe pair a
 //! hardware event id (0–7 per pipe pair), reusing an id once its previous wait is behind.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::collect::{dedup_from, Analysis};
 use super::position::{before, depth, same_scope, Elem, Kind, Pos};
@@ -35,7 +35,7 @@ pub fn adjust_scopes(a: &mut Analysis) {
 }
 
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
-fn end_of_ops(p: &Pos, op_counts: &BTreeMap<Pos, usize>) -> Pos {
+fn end_of_ops(p: &Pos, op_counts: &HashMap<Pos, usize>) -> Pos {
     match p.split_last() {
         Some((last, run)) if last.kind == Kind::Op && !run.is_empty() => match op_counts.get(run) {
             Some(&n) => {
