@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::effects::{leaf_effects, MemKey};
-use super::position::{before, Elem, Kind, Pos};
+use super::position::{before, Elem, Kind, Path, Pos};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -82,7 +82,7 @@ struct Collector<'a> {
     prog: &'a Program,
     backend: Backend,
     /// Path of the statement being visited.
-    path: Pos,
+    path: Path,
     /// Pipe of every leaf with memory effects (the reference's `pos_to_stmt`).
     pipes: HashMap<Pos, PipeType>,
     out: Analysis,
@@ -107,7 +107,7 @@ impl Collector<'_> {
             self.path.push(Elem::seq(i));
             match s {
                 Stmt::Ops { stmts: ops, .. } => {
-                    self.out.op_counts.insert(self.path.clone(), ops.len());
+                    self.out.op_counts.insert(Pos::from(self.path.as_slice()), ops.len());
                     for (j, op) in ops.iter().enumerate() {
                         self.path.push(Elem::op(j));
                         self.leaf(op, state);
@@ -173,7 +173,7 @@ impl Collector<'_> {
     }
 
     fn leaf(&mut self, s: &Stmt, state: &mut State) {
-        let here = self.path.clone();
+        let here = Pos::from(self.path.as_slice());
         if !self.out.spans.contains_key(&here) {
             self.out.spans.insert(here.clone(), s.span());
         }
@@ -317,13 +317,20 @@ fn drop_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
     });
 }
 
-/// Maps a position in the second copy of an unrolled body back onto the original.
+/// Maps a position in the second copy of an unrolled body back onto the original (a new
+/// position only when something changes).
 fn fold_copy(p: &mut Pos, n: usize) {
-    for k in 1..p.len() {
-        if p[k - 1].kind == Kind::ForBody && p[k].kind == Kind::Seq && p[k].index >= n {
-            p[k].index -= n;
+    let hit = |k: usize, p: &[Elem]| p[k - 1].kind == Kind::ForBody && p[k].kind == Kind::Seq && p[k].index >= n;
+    if !(1..p.len()).any(|k| hit(k, p)) {
+        return;
+    }
+    let mut v = p.to_vec();
+    for k in 1..v.len() {
+        if hit(k, &v) {
+            v[k].index -= n;
         }
     }
+    *p = Pos::from(v);
 }
 
 /// The children of a body: a sequence's, or the body itself as a one-child sequence.

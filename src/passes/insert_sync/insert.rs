@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::collect::Pair;
-use super::position::{split_parent, Elem, Kind, Pos, SeqKey};
+use super::position::{split_parent, Elem, Kind, Path, Pos, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
@@ -40,11 +40,11 @@ impl Plan {
         let mut seen: BTreeSet<(Pos, Key, Tag)> = BTreeSet::new();
         let mut add = |plan: &mut Plan, at: &Pos, after: bool, tag: Tag, stmt: Option<Stmt>| {
             let Some((parent, key)) = split_parent(at) else { return };
-            if !seen.insert((parent.to_vec(), key, tag)) {
+            if !seen.insert((Pos::from(parent), key, tag)) {
                 return;
             }
             if let Some(stmt) = stmt {
-                let sp = plan.seqs.entry(parent.to_vec()).or_default();
+                let sp = plan.seqs.entry(Pos::from(parent)).or_default();
                 let side = if after { &mut sp.after } else { &mut sp.before };
                 side.entry(key).or_default().push(stmt);
             }
@@ -77,7 +77,7 @@ impl Plan {
         self.stmt(body, &mut Vec::new())
     }
 
-    fn stmt(&self, s: Stmt, path: &mut Pos) -> Stmt {
+    fn stmt(&self, s: Stmt, path: &mut Path) -> Stmt {
         match s {
             Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
@@ -111,7 +111,7 @@ impl Plan {
     }
 
     /// A loop or scope body, as a `SeqStmts` (as phase 1 saw it).
-    fn body(&self, body: Stmt, marker: Kind, path: &mut Pos) -> Stmt {
+    fn body(&self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
         let span = body.span();
         path.push(Elem::marker(marker));
         let stmts = self.seq(into_seq(body), path);
@@ -119,7 +119,7 @@ impl Plan {
         Stmt::Seq { stmts, span }
     }
 
-    fn seq(&self, stmts: Vec<Stmt>, path: &mut Pos) -> Vec<Stmt> {
+    fn seq(&self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
         let plan = self.seqs.get(path.as_slice());
         if plan.is_none() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
             // Nothing to insert here or below: the sequence is unchanged.
