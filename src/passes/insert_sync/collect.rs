@@ -6,10 +6,10 @@
 //! second copy sees the first copy's accesses (cross-iteration dependences), after which
 //! positions of the copy are mapped back onto the original statements.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::effects::{leaf_effects, MemKey};
-use super::position::{before, Elem, Kind, Pos};
+use super::position::{before, Elem, Kind, Path, Pos};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -34,8 +34,8 @@ impl Pair {
         self.src == self.dst
     }
     /// Identity for de-duplication (the flags are not part of it).
-    fn key(&self) -> (Pos, Pos, PipeType, PipeType) {
-        (self.set.clone(), self.wait.clone(), self.src, self.dst)
+    fn key(&self) -> (&Pos, &Pos, PipeType, PipeType) {
+        (&self.set, &self.wait, self.src, self.dst)
     }
 }
 
@@ -44,9 +44,10 @@ impl Pair {
 pub struct Analysis {
     pub pairs: Vec<Pair>,
     /// Number of statements of each `OpStmts`, keyed by the path of its `Seq(i)`.
-    pub op_counts: BTreeMap<Pos, usize>,
+    /// (Hash maps here and below are only looked up, never iterated: output order is unaffected.)
+    pub op_counts: HashMap<Pos, usize>,
     /// Source span of every leaf visited, for diagnostics.
-    pub spans: BTreeMap<Pos, Span>,
+    pub spans: HashMap<Pos, Span>,
 }
 
 /// Last writers and readers of each MemRef (keyed in MemRef-id order, §6 Q7).
@@ -71,7 +72,7 @@ impl State {
 
 /// Runs phase 1 on a function body.
 pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
-    let mut c = Collector { prog, backend, path: Vec::new(), pipes: BTreeMap::new(), out: Analysis::default() };
+    let mut c = Collector { prog, backend, path: Vec::new(), pipes: HashMap::new(), out: Analysis::default() };
     let mut state = State::default();
     c.stmt(body, &mut state);
     c.out
@@ -81,9 +82,9 @@ struct Collector<'a> {
     prog: &'a Program,
     backend: Backend,
     /// Path of the statement being visited.
-    path: Pos,
+    path: Path,
     /// Pipe of every leaf with memory effects (the reference's `pos_to_stmt`).
-    pipes: BTreeMap<Pos, PipeType>,
+    pipes: HashMap<Pos, PipeType>,
     out: Analysis,
 }
 
@@ -91,20 +92,22 @@ impl Collector<'_> {
     /// Only sequences, ifs and loops are entered; anything else at this level is opaque.
     fn stmt(&mut self, s: &Stmt, state: &mut State) {
         match s {
-            Stmt::Seq { stmts, .. } => self.seq(stmts, state),
+            Stmt::Seq { stmts, .. } => self.seq(stmts, 1, state),
             Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
             Stmt::For { body, .. } => self.for_body(body, state),
             _ => {}
         }
     }
 
-    fn seq(&mut self, stmts: &[Stmt], state: &mut State) {
+    /// The statements `reps` times in a row (2 for an unrolled loop body: the copy has
+    /// indices n..2n−1), without materialising the copy.
+    fn seq(&mut self, stmts: &[Stmt], reps: usize, state: &mut State) {
         let start = self.out.pairs.len();
-        for (i, s) in stmts.iter().enumerate() {
+        for (i, s) in stmts.iter().cycle().take(stmts.len() * reps).enumerate() {
             self.path.push(Elem::seq(i));
             match s {
                 Stmt::Ops { stmts: ops, .. } => {
-                    self.out.op_counts.insert(self.path.clone(), ops.len());
+                    self.out.op_counts.insert(Pos::from(self.path.as_slice()), ops.len());
                     for (j, op) in ops.iter().enumerate() {
                         self.path.push(Elem::op(j));
                         self.leaf(op, state);
@@ -116,7 +119,7 @@ impl Collector<'_> {
                 // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
                 Stmt::Scope { body, .. } => {
                     self.path.push(Elem::marker(Kind::ScopeBody));
-                    self.seq(as_seq(body), state);
+                    self.seq(as_seq(body), 1, state);
                     self.path.pop();
                 }
                 other => self.leaf(other, state),
@@ -153,8 +156,7 @@ impl Collector<'_> {
         self.path.push(Elem::marker(Kind::ForBody));
         let n = stmts.len();
         let start = self.out.pairs.len();
-        let twice: Vec<Stmt> = stmts.iter().chain(stmts).cloned().collect();
-        self.seq(&twice, state);
+        self.seq(stmts, 2, state);
         for p in &mut self.out.pairs[start..] {
             fold_copy(&mut p.set, n);
             fold_copy(&mut p.wait, n);
@@ -171,23 +173,21 @@ impl Collector<'_> {
     }
 
     fn leaf(&mut self, s: &Stmt, state: &mut State) {
-        let here = self.path.clone();
-        self.out.spans.entry(here.clone()).or_insert_with(|| s.span());
+        let here = Pos::from(self.path.as_slice());
+        if !self.out.spans.contains_key(&here) {
+            self.out.spans.insert(here.clone(), s.span());
+        }
         let Some(fx) = leaf_effects(self.prog, self.backend, s) else { return };
         self.pipes.insert(here.clone(), fx.pipe);
-        for m in &fx.reads {
-            for w in state.writers.get(m).cloned().unwrap_or_default() {
-                self.pair(&w, &here);
+        // `state` is not part of `self`, so the lists are read in place.
+        for m in fx.reads.iter().chain(&fx.writes) {
+            for w in state.writers.get(m).into_iter().flatten() {
+                self.pair(w, &here);
             }
         }
         for m in &fx.writes {
-            for w in state.writers.get(m).cloned().unwrap_or_default() {
-                self.pair(&w, &here);
-            }
-        }
-        for m in &fx.writes {
-            for r in state.readers.get(m).cloned().unwrap_or_default() {
-                self.pair(&r, &here);
+            for r in state.readers.get(m).into_iter().flatten() {
+                self.pair(r, &here);
             }
         }
         for m in &fx.writes {
@@ -226,8 +226,8 @@ impl Collector<'_> {
     /// number of pairs for straight-line code instead of cubic.
     fn remove_transitive(&mut self, start: usize) {
         let pairs = &self.out.pairs;
-        let mut by_set: BTreeMap<&Pos, Vec<usize>> = BTreeMap::new();
-        let mut by_ends: BTreeMap<(&Pos, &Pos), Vec<usize>> = BTreeMap::new();
+        let mut by_set: HashMap<&Pos, Vec<usize>> = HashMap::new();
+        let mut by_ends: HashMap<(&Pos, &Pos), Vec<usize>> = HashMap::new();
         for (k, p) in pairs.iter().enumerate() {
             by_set.entry(&p.set).or_default().push(k);
             by_ends.entry((&p.set, &p.wait)).or_default().push(k);
@@ -247,7 +247,7 @@ impl Collector<'_> {
                     })
             })
             .collect();
-        retain_marked(&mut self.out.pairs, &redundant);
+        drop_marked(&mut self.out.pairs, &redundant);
     }
 
     /// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
@@ -256,8 +256,8 @@ impl Collector<'_> {
     /// compared with those (found through two indexes, visited in list order) and no others.
     fn remove_linear(&mut self, start: usize) {
         let pairs = &self.out.pairs;
-        let mut by_wait: BTreeMap<(PipeType, PipeType, &Pos), Vec<usize>> = BTreeMap::new();
-        let mut by_set: BTreeMap<(PipeType, PipeType, &Pos), Vec<usize>> = BTreeMap::new();
+        let mut by_wait: HashMap<(PipeType, PipeType, &Pos), Vec<usize>> = HashMap::new();
+        let mut by_set: HashMap<(PipeType, PipeType, &Pos), Vec<usize>> = HashMap::new();
         for (k, p) in pairs.iter().enumerate().skip(start) {
             by_wait.entry((p.src, p.dst, &p.wait)).or_default().push(k);
             by_set.entry((p.src, p.dst, &p.set)).or_default().push(k);
@@ -297,22 +297,18 @@ impl Collector<'_> {
                 }
             }
         }
-        retain_marked(&mut self.out.pairs, &redundant);
+        drop_marked(&mut self.out.pairs, &redundant);
     }
 }
 
 /// Keeps the first pair per (set, wait, pipes) among those at index ≥ start, in order.
 pub fn dedup_from(pairs: &mut Vec<Pair>, start: usize) {
-    let mut seen = BTreeSet::new();
-    let mut i = 0;
-    pairs.retain(|p| {
-        let keep = i < start || seen.insert(p.key());
-        i += 1;
-        keep
-    });
+    let mut seen = HashSet::new();
+    let drop: Vec<bool> = pairs.iter().enumerate().map(|(i, p)| i >= start && !seen.insert(p.key())).collect();
+    drop_marked(pairs, &drop);
 }
 
-fn retain_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
+fn drop_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
     let mut i = 0;
     pairs.retain(|_| {
         let keep = !redundant[i];
@@ -321,13 +317,20 @@ fn retain_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
     });
 }
 
-/// Maps a position in the second copy of an unrolled body back onto the original.
+/// Maps a position in the second copy of an unrolled body back onto the original (a new
+/// position only when something changes).
 fn fold_copy(p: &mut Pos, n: usize) {
-    for k in 1..p.len() {
-        if p[k - 1].kind == Kind::ForBody && p[k].kind == Kind::Seq && p[k].index >= n {
-            p[k].index -= n;
+    let hit = |k: usize, p: &[Elem]| p[k - 1].kind == Kind::ForBody && p[k].kind == Kind::Seq && p[k].index >= n;
+    if !(1..p.len()).any(|k| hit(k, p)) {
+        return;
+    }
+    let mut v = p.to_vec();
+    for k in 1..v.len() {
+        if hit(k, &v) {
+            v[k].index -= n;
         }
     }
+    *p = Pos::from(v);
 }
 
 /// The children of a body: a sequence's, or the body itself as a one-child sequence.

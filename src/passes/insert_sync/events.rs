@@ -2,7 +2,7 @@
 //! boundary to the edge of the `OpStmts` on the outer side, then give each cross-pipe pair a
 //! hardware event id (0–7 per pipe pair), reusing an id once its previous wait is behind.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::collect::{dedup_from, Analysis};
 use super::position::{before, depth, same_scope, Elem, Kind, Pos};
@@ -35,13 +35,13 @@ pub fn adjust_scopes(a: &mut Analysis) {
 }
 
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
-fn end_of_ops(p: &Pos, op_counts: &BTreeMap<Pos, usize>) -> Pos {
+fn end_of_ops(p: &Pos, op_counts: &HashMap<Pos, usize>) -> Pos {
     match p.split_last() {
         Some((last, run)) if last.kind == Kind::Op && !run.is_empty() => match op_counts.get(run) {
             Some(&n) => {
                 let mut q = run.to_vec();
                 q.push(Elem::op(n.saturating_sub(1)));
-                q
+                Pos::from(q)
             }
             None => p.clone(),
         },
@@ -51,11 +51,12 @@ fn end_of_ops(p: &Pos, op_counts: &BTreeMap<Pos, usize>) -> Pos {
 
 /// The first statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
 fn begin_of_ops(p: &Pos) -> Pos {
-    let mut q = p.clone();
-    if q.len() >= 2 && q.last().is_some_and(|e| e.kind == Kind::Op) {
+    if p.len() >= 2 && p.last().is_some_and(|e| e.kind == Kind::Op) {
+        let mut q = p.to_vec();
         *q.last_mut().unwrap() = Elem::op(0);
+        return Pos::from(q);
     }
-    q
+    p.clone()
 }
 
 /// Phase 3 failed: the pair at this index found all event ids of its pipe pair in use.
@@ -110,7 +111,7 @@ mod tests {
     use PipeType::{Mte1, Mte2};
 
     fn at(i: usize) -> Pos {
-        vec![Elem::seq(0), Elem::op(i)]
+        Pos::from([Elem::seq(0), Elem::op(i)])
     }
 
     #[test]

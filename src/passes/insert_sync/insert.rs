@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::collect::{as_seq, Pair};
-use super::position::{split_parent, Elem, Kind, Pos, SeqKey};
+use super::collect::Pair;
+use super::position::{split_parent, Elem, Kind, Path, Pos, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
@@ -40,11 +40,11 @@ impl Plan {
         let mut seen: BTreeSet<(Pos, Key, Tag)> = BTreeSet::new();
         let mut add = |plan: &mut Plan, at: &Pos, after: bool, tag: Tag, stmt: Option<Stmt>| {
             let Some((parent, key)) = split_parent(at) else { return };
-            if !seen.insert((parent.to_vec(), key, tag)) {
+            if !seen.insert((Pos::from(parent), key, tag)) {
                 return;
             }
             if let Some(stmt) = stmt {
-                let sp = plan.seqs.entry(parent.to_vec()).or_default();
+                let sp = plan.seqs.entry(Pos::from(parent)).or_default();
                 let side = if after { &mut sp.after } else { &mut sp.before };
                 side.entry(key).or_default().push(stmt);
             }
@@ -71,74 +71,82 @@ impl Plan {
         plan
     }
 
-    /// The body with the insertions applied.
-    pub fn apply(&self, body: &Stmt) -> Stmt {
+    /// The body with the insertions applied; takes the body by value so that untouched
+    /// statements are moved, not cloned.
+    pub fn apply(&self, body: Stmt) -> Stmt {
         self.stmt(body, &mut Vec::new())
     }
 
-    fn stmt(&self, s: &Stmt, path: &mut Pos) -> Stmt {
+    fn stmt(&self, s: Stmt, path: &mut Path) -> Stmt {
         match s {
-            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span: *span },
+            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 path.push(Elem::marker(Kind::IfThen));
-                let then_body = Box::new(self.stmt(then_body, path));
+                let then_body = Box::new(self.stmt(*then_body, path));
                 path.pop();
-                let else_body = else_body.as_ref().map(|e| {
+                let else_body = else_body.map(|e| {
                     path.push(Elem::marker(Kind::IfElse));
-                    let e = Box::new(self.stmt(e, path));
+                    let e = Box::new(self.stmt(*e, path));
                     path.pop();
                     e
                 });
-                Stmt::If { cond: cond.clone(), then_body, else_body, return_vars: return_vars.clone(), span: *span }
+                Stmt::If { cond, then_body, else_body, return_vars, span }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
-                loop_var: *loop_var,
-                start: start.clone(),
-                stop: stop.clone(),
-                step: step.clone(),
-                iter_args: iter_args.clone(),
-                body: Box::new(self.body(body, Kind::ForBody, path)),
-                return_vars: return_vars.clone(),
-                kind: *kind,
-                span: *span,
+                loop_var,
+                start,
+                stop,
+                step,
+                iter_args,
+                body: Box::new(self.body(*body, Kind::ForBody, path)),
+                return_vars,
+                kind,
+                span,
             },
             Stmt::Scope { kind, body, span } => {
-                Stmt::Scope { kind: *kind, body: Box::new(self.body(body, Kind::ScopeBody, path)), span: *span }
+                Stmt::Scope { kind, body: Box::new(self.body(*body, Kind::ScopeBody, path)), span }
             }
-            other => other.clone(),
+            other => other,
         }
     }
 
     /// A loop or scope body, as a `SeqStmts` (as phase 1 saw it).
-    fn body(&self, body: &Stmt, marker: Kind, path: &mut Pos) -> Stmt {
+    fn body(&self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
+        let span = body.span();
         path.push(Elem::marker(marker));
-        let stmts = self.seq(as_seq(body), path);
+        let stmts = self.seq(into_seq(body), path);
         path.pop();
-        Stmt::Seq { stmts, span: body.span() }
+        Stmt::Seq { stmts, span }
     }
 
-    fn seq(&self, stmts: &[Stmt], path: &mut Pos) -> Vec<Stmt> {
+    fn seq(&self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
         let plan = self.seqs.get(path.as_slice());
+        if plan.is_none() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
+            // Nothing to insert here or below: the sequence is unchanged.
+            return stmts;
+        }
         const BEFORE: bool = false;
         const AFTER: bool = true;
         let at = |after: bool, key: Key| -> &[Stmt] {
             plan.and_then(|p| if after { &p.after } else { &p.before }.get(&key)).map_or(&[], Vec::as_slice)
         };
-        let mut out: Vec<Stmt> = Vec::new();
+        let n = stmts.len();
+        let mut out: Vec<Stmt> = Vec::with_capacity(n);
         let mut pending: Vec<Stmt> = Vec::new();
-        for (i, child) in stmts.iter().enumerate() {
+        for (i, child) in stmts.into_iter().enumerate() {
             pending.extend_from_slice(at(BEFORE, (i, None)));
             match child {
                 Stmt::Ops { stmts: ops, span } => {
                     let mut run = std::mem::take(&mut pending);
-                    for (j, op) in ops.iter().enumerate() {
+                    run.reserve(ops.len());
+                    for (j, op) in ops.into_iter().enumerate() {
                         run.extend_from_slice(at(BEFORE, (i, Some(j))));
-                        run.push(op.clone());
+                        run.push(op);
                         run.extend_from_slice(at(AFTER, (i, Some(j))));
                     }
-                    out.push(Stmt::Ops { stmts: run, span: *span });
+                    out.push(Stmt::Ops { stmts: run, span });
                 }
-                Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. } => {
+                child @ (Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. }) => {
                     flush(&mut pending, &mut out);
                     path.push(Elem::seq(i));
                     out.push(self.stmt(child, path));
@@ -146,14 +154,22 @@ impl Plan {
                 }
                 other => {
                     flush(&mut pending, &mut out);
-                    out.push(other.clone());
+                    out.push(other);
                 }
             }
             pending.extend_from_slice(at(AFTER, (i, None)));
         }
-        pending.extend_from_slice(at(BEFORE, (stmts.len(), None)));
+        pending.extend_from_slice(at(BEFORE, (n, None)));
         flush(&mut pending, &mut out);
         out
+    }
+}
+
+/// The children of a body by value: a sequence's, or the body itself as a one-child sequence.
+fn into_seq(body: Stmt) -> Vec<Stmt> {
+    match body {
+        Stmt::Seq { stmts, .. } => stmts,
+        other => vec![other],
     }
 }
 

@@ -25,14 +25,16 @@ mod position;
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{Function, Program, Stmt};
+use crate::ir::{Program, Stmt};
 
 /// The pass: every function, in program order.
 pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog.clone();
     let mut errors = Vec::new();
     for f in &mut out.functions {
-        match sync_function(prog, env, f) {
+        // The copy's body is consumed: phase 4 moves untouched statements instead of cloning.
+        let body = std::mem::replace(&mut f.body, Stmt::empty());
+        match sync_function(prog, env, body) {
             Ok(body) => f.body = body,
             Err(d) => errors.extend(d),
         }
@@ -45,14 +47,14 @@ pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 }
 
 /// The synchronised body of one function.
-fn sync_function(prog: &Program, env: &PassEnv, f: &Function) -> Result<Stmt, Vec<Diagnostic>> {
-    let body = normalize_scopes(normalize_body(f.body.clone()));
+fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
+    let body = normalize_scopes(normalize_body(body));
     let mut analysis = collect::collect(prog, env.backend, &body);
     events::adjust_scopes(&mut analysis);
     if let Err(e) = events::assign_event_ids(&mut analysis) {
         return Err(vec![out_of_event_ids(&analysis, e.pair)]);
     }
-    Ok(insert::Plan::build(prog, &analysis.pairs).apply(&body))
+    Ok(insert::Plan::build(prog, &analysis.pairs).apply(body))
 }
 
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in

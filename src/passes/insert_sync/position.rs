@@ -38,8 +38,12 @@ impl Elem {
     }
 }
 
-/// A path from the function body to a statement.
-pub type Pos = Vec<Elem>;
+/// A path from the function body to a statement. Shared (`Rc`): a leaf's position is stored
+/// in several maps and in every pair it takes part in, so clones must not allocate.
+pub type Pos = std::rc::Rc<[Elem]>;
+
+/// The path being walked, pushed and popped; frozen into a [`Pos`] at each leaf.
+pub type Path = Vec<Elem>;
 
 /// True iff `a` certainly executes before `b` in the same straight-line code: at the first
 /// element where they differ both are `Seq` or both `Op` indices and `a`'s is smaller.
