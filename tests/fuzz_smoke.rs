@@ -249,3 +249,310 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
     eprintln!("fuzz smoke (b): {compiled} of {cases} mutants compiled");
     finish("(b) mutants", cases, start, findings);
 }
+
+// ---------------------------------------------------------------------------------------------
+// (c) generated valid programs
+
+const TILE_T: &str = "pl.Tile[[64, 64], pl.FP32]";
+const TENSOR_T: &str = "pl.Tensor[[64, 64], pl.FP32]";
+const SCALAR_T: &str = "pl.Scalar[pl.INT64]";
+
+/// The values in scope while generating: names by kind, innermost loop variable if any.
+#[derive(Clone, Default)]
+struct Scope {
+    tiles: Vec<String>,
+    scalars: Vec<String>,
+    /// The current version of the output tensor (stores thread it through).
+    tensor: String,
+    loop_var: Option<String>,
+}
+
+/// Writes a random valid InCore function as text: straight-line scalar and tile code, stores
+/// into the output tensor, `for` loops with iter args and `if`s that yield.
+struct Gen<'a> {
+    rng: &'a mut Rng,
+    out: String,
+    next_name: usize,
+}
+
+impl Gen<'_> {
+    fn name(&mut self, prefix: &str) -> String {
+        self.next_name += 1;
+        format!("{prefix}{}", self.next_name)
+    }
+
+    fn line(&mut self, depth: usize, text: &str) {
+        self.out.push_str(&"    ".repeat(depth));
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn block(&mut self, depth: usize, scope: &mut Scope, budget: usize) {
+        for _ in 0..1 + self.rng.below(budget.max(1)) {
+            self.stmt(depth, scope, budget / 2);
+        }
+    }
+
+    fn stmt(&mut self, depth: usize, s: &mut Scope, budget: usize) {
+        match self.rng.below(if budget > 0 { 9 } else { 6 }) {
+            0 => {
+                let v = self.name("s");
+                let a = self.rng.pick(&s.scalars).clone();
+                let op = *self.rng.pick(&["+", "-", "*"]);
+                let b = if self.rng.chance(50) { self.rng.pick(&s.scalars).clone() } else { self.rng.below(10).to_string() };
+                self.line(depth, &format!("{v}: {SCALAR_T} = {a} {op} {b}"));
+                s.scalars.push(v);
+            }
+            1 => {
+                let v = self.name("t");
+                let src = *self.rng.pick(&["x", "y"]);
+                self.line(depth, &format!("{v}: {TILE_T} = pl.block.load({src}, [0, 0], [64, 64], target_memory=pl.MemorySpace.Vec)"));
+                s.tiles.push(v);
+            }
+            2 | 3 => {
+                let v = self.name("t");
+                let a = self.rng.pick(&s.tiles).clone();
+                let b = self.rng.pick(&s.tiles).clone();
+                let op = *self.rng.pick(&["add", "sub", "mul", "maximum"]);
+                self.line(depth, &format!("{v}: {TILE_T} = pl.block.{op}({a}, {b})"));
+                s.tiles.push(v);
+            }
+            4 => {
+                let v = self.name("t");
+                let a = self.rng.pick(&s.tiles).clone();
+                let e = match self.rng.below(4) {
+                    0 => format!("pl.block.adds({a}, {}.0)", self.rng.below(9)),
+                    1 => format!("pl.block.muls({a}, {}.5)", self.rng.below(9)),
+                    2 => format!("pl.block.exp({a})"),
+                    _ => format!("pl.block.neg({a})"),
+                };
+                self.line(depth, &format!("{v}: {TILE_T} = {e}"));
+                s.tiles.push(v);
+            }
+            5 => {
+                let v = self.name("o");
+                let t = self.rng.pick(&s.tiles).clone();
+                self.line(depth, &format!("{v}: {TENSOR_T} = pl.block.store({t}, [0, 0], [64, 64], {})", s.tensor));
+                s.tensor = v;
+            }
+            6 | 7 => self.for_loop(depth, s, budget),
+            _ => self.if_stmt(depth, s, budget),
+        }
+    }
+
+    /// The values a compound statement carries out: the tensor sometimes, a tile, a scalar
+    /// sometimes. Returns (kind, current name) pairs.
+    fn carried(&mut self, s: &Scope) -> Vec<(char, String)> {
+        let mut out = vec![('t', self.rng.pick(&s.tiles).clone())];
+        if self.rng.chance(50) {
+            out.push(('o', s.tensor.clone()));
+        }
+        if self.rng.chance(30) {
+            out.push(('s', self.rng.pick(&s.scalars).clone()));
+        }
+        out
+    }
+
+    fn type_of(kind: char) -> &'static str {
+        match kind {
+            't' => TILE_T,
+            'o' => TENSOR_T,
+            _ => SCALAR_T,
+        }
+    }
+
+    /// Emits `names = pl.yield_(values)` (annotated when there is one value).
+    fn yield_line(&mut self, depth: usize, outs: &[(char, String)], values: &[String]) {
+        let vals = values.join(", ");
+        if outs.len() == 1 {
+            self.line(depth, &format!("{}: {} = pl.yield_({vals})", outs[0].1, Self::type_of(outs[0].0)));
+        } else {
+            let names: Vec<&str> = outs.iter().map(|(_, n)| n.as_str()).collect();
+            self.line(depth, &format!("{} = pl.yield_({vals})", names.join(", ")));
+        }
+    }
+
+    /// The current value in `scope` for a carried kind: the last one of that kind.
+    fn current(scope: &Scope, kind: char, fallback: &str) -> String {
+        match kind {
+            't' => scope.tiles.last().cloned(),
+            'o' => Some(scope.tensor.clone()),
+            _ => scope.scalars.last().cloned(),
+        }
+        .unwrap_or_else(|| fallback.to_string())
+    }
+
+    fn bind_outputs(s: &mut Scope, outs: &[(char, String)]) {
+        for (kind, name) in outs {
+            match kind {
+                't' => s.tiles.push(name.clone()),
+                'o' => s.tensor = name.clone(),
+                _ => s.scalars.push(name.clone()),
+            }
+        }
+    }
+
+    fn for_loop(&mut self, depth: usize, s: &mut Scope, budget: usize) {
+        let i = self.name("i");
+        if self.rng.chance(20) {
+            // A loop without iter args: its body's values stay inside.
+            let trips = 1 + self.rng.below(4);
+            self.line(depth, &format!("for {i} in pl.range(0, {trips}, 1):"));
+            let mut inner = Scope { loop_var: Some(i), ..s.clone() };
+            self.block(depth + 1, &mut inner, budget);
+            return;
+        }
+        let init = self.carried(s);
+        let iters: Vec<(char, String)> = init.iter().map(|(k, _)| (*k, self.name("acc"))).collect();
+        let outs: Vec<(char, String)> = init.iter().map(|(k, _)| (*k, self.name("r"))).collect();
+        let iter_names: Vec<&str> = iters.iter().map(|(_, n)| n.as_str()).collect();
+        let init_names: Vec<&str> = init.iter().map(|(_, n)| n.as_str()).collect();
+        let trips = 1 + self.rng.below(4);
+        let header = format!(
+            "for {i}, ({},) in pl.range(0, {trips}, 1, init_values=({},)):",
+            iter_names.join(", "),
+            init_names.join(", ")
+        );
+        self.line(depth, &header);
+        let mut inner = Scope { loop_var: Some(i), ..s.clone() };
+        Self::bind_outputs(&mut inner, &iters);
+        self.block(depth + 1, &mut inner, budget);
+        let values: Vec<String> = iters.iter().map(|(k, n)| Self::current(&inner, *k, n)).collect();
+        self.yield_line(depth + 1, &outs, &values);
+        Self::bind_outputs(s, &outs);
+    }
+
+    fn if_stmt(&mut self, depth: usize, s: &mut Scope, budget: usize) {
+        let cond = match &s.loop_var {
+            Some(i) if self.rng.chance(60) => format!("{i} {} {}", self.rng.pick(&["==", ">", "<"]), self.rng.below(4)),
+            _ => format!("{} > {}", self.rng.pick(&s.scalars).clone(), self.rng.below(10)),
+        };
+        let carried = self.carried(s);
+        let outs: Vec<(char, String)> = carried.iter().map(|(k, _)| (*k, self.name("y"))).collect();
+        self.line(depth, &format!("if {cond}:"));
+        for branch in 0..2 {
+            if branch == 1 {
+                self.line(depth, "else:");
+            }
+            let mut inner = s.clone();
+            if self.rng.chance(85) {
+                self.block(depth + 1, &mut inner, budget);
+            }
+            let values: Vec<String> = carried.iter().map(|(k, n)| Self::current(&inner, *k, n)).collect();
+            self.yield_line(depth + 1, &outs, &values);
+        }
+        Self::bind_outputs(s, &outs);
+    }
+}
+
+/// One random valid program.
+fn generate(rng: &mut Rng) -> String {
+    let mut g = Gen { rng, out: String::new(), next_name: 0 };
+    g.out.push_str("# pypto.program: Gen\nimport pypto.language as pl\n\n@pl.program\nclass Gen:\n");
+    g.line(1, "@pl.function(type=pl.FunctionType.InCore)");
+    g.line(
+        1,
+        &format!("def kernel(self, x: {TENSOR_T}, y: {TENSOR_T}, n: {SCALAR_T}, out: {TENSOR_T}) -> {TENSOR_T}:"),
+    );
+    g.line(2, &format!("t0: {TILE_T} = pl.block.load(x, [0, 0], [64, 64], target_memory=pl.MemorySpace.Vec)"));
+    let mut scope = Scope { tiles: vec!["t0".into()], scalars: vec!["n".into()], tensor: "out".into(), loop_var: None };
+    let budget = 2 + g.rng.below(6);
+    g.block(2, &mut scope, budget);
+    let last = scope.tiles.last().unwrap().clone();
+    g.line(2, &format!("result: {TENSOR_T} = pl.block.store({last}, [0, 0], [64, 64], {})", scope.tensor));
+    g.line(2, "return result");
+    g.out
+}
+
+/// The verifier rules for the properties a program holds after the passes so far.
+fn rules_for(props: &[Property]) -> Vec<Rule> {
+    Rule::ALL.iter().copied().filter(|r| props.iter().any(|p| p.verifier_rule() == Some(*r))).collect()
+}
+
+/// All checks of part (c) on one generated program; failures are pushed with the program.
+fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String>) {
+    let mut fail = |what: String| findings.push(format!("{what}\n--- program ---\n{text}"));
+    let prog = match compile(text) {
+        Ok(p) => p,
+        Err(e) => return fail(format!("a generated program does not compile: {e}")),
+    };
+    // parse(print(P)) == P
+    let printed = ptoc::printer::print_program(&prog);
+    match compile(&printed) {
+        Ok(again) => {
+            if let Some(d) = ptoc::ir::equiv::programs_diff(&prog, &again) {
+                fail(format!("parse(print(P)) != P: {d}"));
+            }
+        }
+        Err(e) => fail(format!("print(P) does not re-parse: {e}\n{printed}")),
+    }
+    // Every pass: stage invariance, the verifier, and no sync hazard after insert-sync.
+    let env = PassEnv { backend: Backend::Cce };
+    let mut p = prog;
+    let mut props: Vec<Property> = Vec::new();
+    for pass in Pipeline::Default.passes() {
+        let Some(run) = pass.run else { break };
+        p = match run(&p, &env) {
+            Ok(next) => next,
+            Err(d) => {
+                stats[1] += 1;
+                return fail(format!("{} rejects a valid program: {d:?}", pass.name));
+            }
+        };
+        props.retain(|q| !pass.invalidated.contains(q));
+        for q in pass.produced {
+            if !props.contains(q) {
+                props.push(*q);
+            }
+        }
+        let stage = ptoc::printer::print_program(&p);
+        match compile(&stage) {
+            Ok(reread) => {
+                if let Some(d) = ptoc::ir::equiv::programs_diff_as_text(&p, &reread) {
+                    fail(format!("after {}: the re-read output differs: {d}\n{stage}", pass.name));
+                }
+            }
+            Err(e) => fail(format!("after {}: the output does not re-parse: {e}\n{stage}", pass.name)),
+        }
+        let found = verify::verify(&p, &rules_for(&props));
+        if !found.is_empty() {
+            fail(format!("after {}: verifier: {:?}", pass.name, found));
+        }
+        if pass.name == "insert-sync" {
+            let hazards = ptoc::verify::sync_hazard::check_sync(&p, Backend::Cce);
+            if !hazards.is_empty() {
+                fail(format!("after insert-sync: {} sync hazard(s): {hazards:?}", hazards.len()));
+            }
+        }
+    }
+    stats[0] += 1;
+    // And the whole driver down to C++ with the sync check.
+    let out = ptoc::driver::run(&args(&["--emit", "cpp", "--verify-sync"]), text.as_bytes());
+    match out.code {
+        0 => stats[2] += 1,
+        1 => {}
+        c => fail(format!("--emit cpp --verify-sync: status {c}\n{}", String::from_utf8_lossy(&out.stderr))),
+    }
+}
+
+#[test]
+fn c_generated_programs_round_trip_and_verify() {
+    let start = std::time::Instant::now();
+    let mut rng = Rng::new(seed() ^ 0xc);
+    let mut findings = Vec::new();
+    let cases = 300 * scale();
+    // [through every pass, rejected by a pass, compiled to C++]
+    let mut stats = [0usize; 3];
+    for _ in 0..cases {
+        let text = generate(&mut rng);
+        check_generated(&text, &mut stats, &mut findings);
+        if findings.len() > 3 {
+            break;
+        }
+    }
+    eprintln!(
+        "fuzz smoke (c): {} of {cases} through every pass, {} rejected by a pass, {} compiled to C++",
+        stats[0], stats[1], stats[2]
+    );
+    finish("(c) generated", cases, start, findings);
+}
