@@ -11,7 +11,8 @@
 //!   with iter args, ifs with yields) checks parse(print(P)) == P, stage invariance after every
 //!   pass of the default pipeline, the verifier on every pass output (the properties produced so
 //!   far), and that the sync hazard checker finds nothing after insert-sync.
-//! Parts (b) needs the conformance corpus (`../shared/conformance` or `PTOC_CONFORMANCE_DIR`)
+//!
+//! Part (b) needs the conformance corpus (`../shared/conformance` or `PTOC_CONFORMANCE_DIR`)
 //! and is skipped with a message without it.
 //!
 //! No dependencies: the random numbers come from a xorshift generator defined here.
@@ -182,7 +183,8 @@ fn mutate(rng: &mut Rng, program: &str, pool: &[&str]) -> Vec<u8> {
                 let mine: Vec<String> = lines[i].split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.').filter(|w| !w.is_empty()).map(String::from).collect();
                 if let (false, false) = (words.is_empty(), mine.is_empty()) {
                     let from = rng.pick(&mine).clone();
-                    lines[i] = lines[i].replacen(&from, *rng.pick(&words), 1);
+                    let to: &str = rng.pick(&words);
+                    lines[i] = lines[i].replacen(&from, to, 1);
                 }
             }
         }
