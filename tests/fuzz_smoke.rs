@@ -183,8 +183,8 @@ fn mutate(rng: &mut Rng, program: &str, pool: &[&str]) -> Vec<u8> {
                 let mine: Vec<String> = lines[i].split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.').filter(|w| !w.is_empty()).map(String::from).collect();
                 if let (false, false) = (words.is_empty(), mine.is_empty()) {
                     let from = rng.pick(&mine).clone();
-                    let to: &str = rng.pick(&words);
-                    lines[i] = lines[i].replacen(&from, to, 1);
+                    let to = rng.pick(&words).to_string();
+                    lines[i] = lines[i].replacen(&from, &to, 1);
                 }
             }
         }
