@@ -65,6 +65,23 @@ impl Scopes {
         }
     }
 
+    /// The closed-scope bindings as they are now.
+    pub fn closed_snapshot(&self) -> HashMap<String, VarId> {
+        self.closed.clone()
+    }
+
+    /// Replaces the closed-scope bindings, returning the previous ones.
+    pub fn replace_closed(&mut self, closed: HashMap<String, VarId>) -> HashMap<String, VarId> {
+        std::mem::replace(&mut self.closed, closed)
+    }
+
+    /// Adds bindings closed elsewhere (another branch) where this side has none for the name.
+    pub fn merge_closed(&mut self, other: HashMap<String, VarId>) {
+        for (n, v) in other {
+            self.closed.entry(n).or_insert(v);
+        }
+    }
+
     pub fn lookup(&self, name: &str) -> Option<VarId> {
         self.frames.iter().rev().find_map(|f| f.names.get(name).copied()).or_else(|| self.closed.get(name).copied())
     }

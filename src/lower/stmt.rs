@@ -252,7 +252,11 @@ impl Lowerer {
 
     fn lower_if(&mut self, cond: &ast::Expr, then_body: &[ast::Stmt], else_body: Option<&[ast::Stmt]>, span: Span, out: &mut Vec<Stmt>) -> R<()> {
         let cond = self.lower_expr(cond)?;
+        // The else branch does not run after the then branch: its names must not resolve to the
+        // then branch's variables through the closed-scope fallback.
+        let closed_before = self.scopes.closed_snapshot();
         let (then_stmts, then_yields, then_scope) = self.lower_branch(then_body);
+        let closed_after_then = self.scopes.replace_closed(closed_before);
         let (else_stmts, else_yields, else_scope) = match else_body {
             Some(b) => {
                 let (s, y, sc) = self.lower_branch(b);
@@ -260,6 +264,19 @@ impl Lowerer {
             }
             None => (None, Vec::new(), Vec::new()),
         };
+        self.scopes.merge_closed(closed_after_then);
+        // Both branches must yield to the same names (the printer writes one list for both).
+        if let (Some(t), Some(e)) = (then_yields.first(), else_yields.first()) {
+            let names = |r: &YieldRecord| r.targets.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+            if names(t) != names(e) {
+                return Err(Diagnostic::error(
+                    codes::BAD_YIELD,
+                    e.targets[0].span.to(e.targets[e.targets.len() - 1].span),
+                    format!("the else branch yields to ({}) but the then branch to ({})", names(e).join(", "), names(t).join(", ")),
+                )
+                .with_secondary(t.targets[0].span, "the then branch's yield"));
+            }
+        }
         let mut return_vars = Vec::new();
         if then_yields.is_empty() && else_yields.is_empty() {
             self.scopes.leak(then_scope);
