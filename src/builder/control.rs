@@ -114,11 +114,11 @@ impl Builder {
     /// of the body's last value and a return variable, to which the name is rebound after the
     /// loop. Returns the return variables (explicit iter args first) with their names.
     pub fn exit_for(&mut self, ctx: &mut Context, lp: &ForLoop) -> R<Vec<(String, Value)>> {
-        pending_for(ctx, lp)?;
+        let entered = pending_for(ctx, lp)?.entered;
         if ctx.scopes.iter().any(|s| s.kind == ScopeKind::ForBody(lp.id)) {
             return Err(BuildError::ScopeStillOpen { construct: "exit_for" });
         }
-        if !pending_for(ctx, lp)?.entered {
+        if !entered {
             return Err(order(FOR, "exit_for before enter_for_body"));
         }
         check_owner(ctx, lp.id, FOR)?;
@@ -234,11 +234,11 @@ impl Builder {
     /// a return variable after the if. Explicit yields (both branches, same length) come first.
     /// Returns the return variables with their names.
     pub fn exit_if(&mut self, ctx: &mut Context, h: &IfStmt) -> R<Vec<(String, Value)>> {
-        pending_if(ctx, h)?;
+        let then_entered = pending_if(ctx, h)?.then_entered;
         if ctx.scopes.iter().any(|s| matches!(s.kind, ScopeKind::Then(c) | ScopeKind::Else(c) if c == h.id)) {
             return Err(BuildError::ScopeStillOpen { construct: "exit_if" });
         }
-        if !pending_if(ctx, h)?.then_entered {
+        if !then_entered {
             return Err(order(IF, "exit_if before enter_then"));
         }
         check_owner(ctx, h.id, IF)?;

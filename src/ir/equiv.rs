@@ -265,10 +265,7 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
                 self.tag(d.name());
             }
             Type::Tensor(t) => {
-                self.tag("TensorType");
-                self.tag(t.dtype.name());
-                self.exprs("shape", &t.shape);
-                self.memref(t.memref);
+                self.shaped("TensorType", t.dtype, &t.shape, t.memref);
                 match &t.view {
                     None => self.tag("none"),
                     Some(v) => {
@@ -279,10 +276,7 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
                 }
             }
             Type::Tile(t) => {
-                self.tag("TileType");
-                self.tag(t.dtype.name());
-                self.exprs("shape", &t.shape);
-                self.memref(t.memref);
+                self.shaped("TileType", t.dtype, &t.shape, t.memref);
                 match &t.view {
                     None => self.tag("none"),
                     Some(v) => {
@@ -305,6 +299,14 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
                 }
             }
         }
+    }
+
+    /// What Tensor and Tile types share: kind, dtype, shape and MemRef.
+    fn shaped(&mut self, kind: &'static str, dtype: crate::ir::DataType, shape: &'p [Expr], memref: Option<VarId>) {
+        self.tag(kind);
+        self.tag(dtype.name());
+        self.exprs("shape", shape);
+        self.memref(memref);
     }
 
     fn memref(&mut self, m: Option<VarId>) {
