@@ -501,7 +501,7 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
     let mut props: Vec<Property> = Vec::new();
     for pass in Pipeline::Default.passes() {
         let Some(run) = pass.run else { break };
-        p = match run(&p, &env) {
+        p = match run(p, &env) {
             Ok(next) => next,
             Err(d) => {
                 stats[1] += 1;

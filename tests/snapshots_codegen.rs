@@ -13,7 +13,7 @@ fn pipeline(src: &str) -> Program {
     let mut prog = ptoc::driver::frontend(src).expect("program lowers");
     for pass in Pipeline::Default.passes() {
         let run = pass.run.expect("implemented pass");
-        prog = run(&prog, &env).unwrap_or_else(|d| panic!("{} failed: {d:?}", pass.name));
+        prog = run(prog, &env).unwrap_or_else(|d| panic!("{} failed: {d:?}", pass.name));
     }
     prog
 }

@@ -38,7 +38,7 @@ fn run(names: &[&str]) -> String {
     for name in names {
         let pass = passes::lookup(name).expect("registered pass");
         let run = pass.run.expect("implemented pass");
-        prog = run(&prog, &env).unwrap_or_else(|d| panic!("{name} failed: {d:?}"));
+        prog = run(prog, &env).unwrap_or_else(|d| panic!("{name} failed: {d:?}"));
     }
     ptoc::printer::print_program(&prog)
 }

@@ -34,7 +34,7 @@ const ENV: PassEnv = PassEnv { backend: Backend::Cce };
 /// Runs the passes in order; `None` when one is not implemented or fails.
 fn run_all(mut p: Program, passes: &[&PassInfo]) -> Option<Program> {
     for pass in passes {
-        p = (pass.run?)(&p, &ENV).ok()?;
+        p = (pass.run?)(p, &ENV).ok()?;
     }
     Some(p)
 }
@@ -97,10 +97,10 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
             let mut stages = Vec::new();
             let mut p = prog.clone();
             for pass in pipeline_passes {
-                match (pass.run.unwrap())(&p, &ENV) {
+                match (pass.run.unwrap())(p, &ENV) {
                     Ok(next) => {
+                        stages.push(next.clone());
                         p = next;
-                        stages.push(p.clone());
                     }
                     Err(_) => break,
                 }
@@ -114,7 +114,7 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
             // The folder's own pass, alone.
             let folder_name = folder.file_name().unwrap().to_string_lossy().to_string();
             if let Some(pass) = ptoc::passes::lookup(&folder_name).filter(|p| p.is_implemented()) {
-                if let Ok(out) = (pass.run.unwrap())(&prog, &ENV) {
+                if let Ok(out) = (pass.run.unwrap())(prog.clone(), &ENV) {
                     check_stage(&format!("{case}: {} alone", pass.name), &out, &[], None, &mut failures);
                     stages_checked += 1;
                 }

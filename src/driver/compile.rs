@@ -45,7 +45,7 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
 /// Runs the request on `source`. IR dumps of `--print-after-all` are appended to `dumps` as
 /// they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
-    let prog = run_passes(frontend(source)?, source, req, dumps)?;
+    let prog = run_passes(&|| frontend(source), source, req, dumps)?;
     check_sync(&prog, source, req, dumps)?;
     if req.emit_cpp {
         emit_cpp(&prog).map(Emitted::Files)
@@ -54,9 +54,15 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     }
 }
 
-/// Runs the planned passes in order; the first pass that is not implemented or fails ends the run.
-/// `source` is the text `prog` was lowered from (for locations in reports).
-fn run_passes(mut prog: Program, source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+/// How a compilation gets its starting program: parse and lower the source. It is called again
+/// when a pass fails, to rebuild the failing pass's input (see [`replay`]).
+type Start<'s> = &'s dyn Fn() -> Result<Program, Vec<Diagnostic>>;
+
+/// Runs the planned passes in order on the program `start` gives; the first pass that is not
+/// implemented or fails ends the run. `source` is the text that program was lowered from (for
+/// locations in reports).
+fn run_passes(start: Start, source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+    let mut prog = start()?;
     // Properties verified so far by the pipeline's automatic verification (§1.6).
     let mut verified: Vec<Property> = Vec::new();
     for (k, pass) in req.passes.iter().enumerate() {
@@ -66,7 +72,15 @@ fn run_passes(mut prog: Program, source: &str, req: &Request, dumps: &mut String
         if req.verify_each {
             check_properties(&prog, pass, Moment::Before)?;
         }
-        prog = run(&prog, &req.env).map_err(|diags| with_missing_preconditions(diags, &prog, pass))?;
+        prog = match run(prog, &req.env) {
+            Ok(out) => out,
+            Err(diags) => {
+                return Err(match replay(start, &req.passes[..k], &req.env) {
+                    Some(input) => with_missing_preconditions(diags, &input, pass),
+                    None => diags,
+                })
+            }
+        };
         report_verifier_findings(&prog, pass, source, req, dumps);
         if req.print_after_all {
             dumps.push_str(&dump_header(k + 1, pass.name));
@@ -175,6 +189,13 @@ enum Moment {
 
 /// When a pass rejects its input, says which of the properties it requires the input lacks
 /// (a pass may assume them: spec §1.2, they are only checked with `--verify-each`).
+/// The input of pass number `passes.len()`: the start program through `passes` again. Passes
+/// consume their input (no pass copies the program), so the error path rebuilds it instead of
+/// every successful run keeping a copy; passes are deterministic, so this is the same program.
+fn replay(start: Start, passes: &[&'static PassInfo], env: &PassEnv) -> Option<Program> {
+    passes.iter().try_fold(start().ok()?, |prog, pass| (pass.run?)(prog, env).ok())
+}
+
 fn with_missing_preconditions(mut diags: Vec<Diagnostic>, input: &Program, pass: &PassInfo) -> Vec<Diagnostic> {
     let missing: Vec<&str> = pass
         .required
@@ -227,10 +248,9 @@ mod tests {
     /// A pass that appends `+` to the program name (so the order of runs is visible).
     static MARK: PassInfo = fake(
         "mark",
-        Some(|p, _| {
-            let mut q = p.clone();
-            q.name.push('+');
-            Ok(q)
+        Some(|mut p, _| {
+            p.name.push('+');
+            Ok(p)
         }),
     );
     static FAIL: PassInfo = fake("fail", Some(|_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "no")])));
@@ -262,7 +282,7 @@ mod tests {
             verify_sync: false,
             report_redundant_sync: false,
         };
-        run_passes(Program::new("p"), "", &req, &mut String::new())
+        run_passes(&|| Ok(Program::new("p")), "", &req, &mut String::new())
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! and `OpStmts` are different nodes, as in the reference.
 
 use super::{Call, Callee, Expr, ExprKind, Function, KwValue, Program, Stmt, Type, VarId, VarKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -148,7 +148,7 @@ struct Canon<'s, 'p, S: Sink<'p>> {
 
 impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
     fn new(sink: &'s mut S) -> Self {
-        Canon { sink, index: HashMap::new(), prog: None, as_text: false, hide_var_types: false }
+        Canon { sink, index: HashMap::default(), prog: None, as_text: false, hide_var_types: false }
     }
 
     fn tag(&mut self, t: &'static str) {

@@ -18,7 +18,7 @@ use crate::ast;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind};
 use scope::Scopes;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Lowers a parsed file to a program.
 pub fn lower(module: &ast::Module, source: &str) -> Result<Program, Vec<Diagnostic>> {
@@ -65,7 +65,7 @@ pub(crate) struct Lowerer {
     /// One frame per enclosing if-branch / for / while body, collecting its yield-assignments.
     yield_frames: Vec<Vec<YieldRecord>>,
     /// Variables standing in for the targets of statements that failed to lower.
-    poisoned: std::collections::HashSet<VarId>,
+    poisoned: rustc_hash::FxHashSet<VarId>,
     /// Set when the statement being lowered reads a poisoned variable: its errors are
     /// consequences of an earlier one and are not reported again.
     read_poison: bool,
@@ -86,10 +86,10 @@ impl Lowerer {
             diags: Vec::new(),
             prefix,
             in_class: false,
-            sigs: HashMap::new(),
+            sigs: HashMap::default(),
             scopes: Scopes::default(),
-            memrefs: HashMap::new(),
-            free_dims: HashMap::new(),
+            memrefs: HashMap::default(),
+            free_dims: HashMap::default(),
             yield_frames: Vec::new(),
             poisoned: Default::default(),
             read_poison: false,

@@ -12,7 +12,7 @@
 //! printed program read back.
 
 use crate::ir::VarId;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Default)]
 pub struct Scopes {

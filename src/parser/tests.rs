@@ -710,30 +710,3 @@ fn every_conformance_file_parses() {
     );
     assert!(files.len() >= 537, "only {} files found", files.len());
 }
-
-/// Timing on a big file: `PTOC_BENCH_FILE=/tmp/big.pto cargo test --release --lib parse_speed --
-/// --ignored --nocapture` (make the file with `genpto.py --funcs 100 --ops 500`).
-#[test]
-#[ignore]
-fn parse_speed() {
-    let Ok(path) = std::env::var("PTOC_BENCH_FILE") else {
-        eprintln!("set PTOC_BENCH_FILE");
-        return;
-    };
-    let text = std::fs::read_to_string(&path).unwrap();
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        let lexed = crate::lexer::tokens(&text).unwrap().len();
-        let lex_time = t.elapsed();
-        let t = std::time::Instant::now();
-        let m = parse(&text).unwrap();
-        let parse_time = t.elapsed();
-        let t = std::time::Instant::now();
-        drop(m);
-        eprintln!(
-            "{} lines, {lexed} tokens: lex {lex_time:?}, lex+parse {parse_time:?}, drop {:?}",
-            text.lines().count(),
-            t.elapsed()
-        );
-    }
-}

@@ -27,8 +27,8 @@ use crate::ir::{Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program
 const ALIGN: u64 = 32;
 
 /// `allocate-memory-addr`: lays out the on-chip MemRefs of every function.
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog.clone();
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog;
     let mut diags = Vec::new();
     for fi in 0..out.functions.len() {
         let placed = layout(&out, &out.functions[fi]);
@@ -271,7 +271,7 @@ mod tests {
 
     fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        run(&prog, &PassEnv { backend: Backend::Cce }).map(|p| crate::printer::print_program(&p))
+        run(prog.clone(), &PassEnv { backend: Backend::Cce }).map(|p| crate::printer::print_program(&p))
     }
 
     /// A function with one Vec tile per entry of `sizes` (as `[n]` FP32 → 4n bytes), allocated
@@ -321,7 +321,7 @@ mod tests {
     fn empty_functions_and_ddr_only_functions_are_unchanged() {
         let src = program(&[]);
         let prog = crate::driver::frontend(&src).unwrap();
-        let out = run(&prog, &PassEnv { backend: Backend::Cce }).unwrap();
+        let out = run(prog.clone(), &PassEnv { backend: Backend::Cce }).unwrap();
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
     }
 }

@@ -18,8 +18,8 @@ use crate::diag::Diagnostic;
 use crate::ir::{Expr, ExprKind, Program, Stmt, VarKind};
 
 /// The pass: every function, in program order, each with its own temporary counter.
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog.clone();
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog;
     for i in 0..out.functions.len() {
         let body = std::mem::replace(&mut out.functions[i].body, Stmt::empty());
         let mut flattener = Flattener { prog: &mut out, next_temp: 0, pending: Vec::new() };

@@ -24,11 +24,11 @@ use crate::ir::{
 use crate::ops;
 
 /// The pass entry point (registered as `init-mem-ref`): a function pass over every function.
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let alloc_op = ops::lookup("block.alloc").ok_or_else(|| {
         vec![Diagnostic::error(codes::UNKNOWN_OP, Span::NONE, "the operator table has no `block.alloc`")]
     })?;
-    let mut out = prog.clone();
+    let mut out = prog;
     let functions = std::mem::take(&mut out.functions);
     out.functions = functions.iter().map(|f| init_function(&mut out, f, alloc_op)).collect();
     Ok(out)

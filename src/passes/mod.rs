@@ -30,8 +30,10 @@ pub struct PassEnv {
     pub backend: Backend,
 }
 
-/// A pass transform. It never mutates its input; errors are diagnostics (never panics).
-pub type PassFn = fn(&Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
+/// A pass transform. It consumes its input and returns the transformed program, so that no pass
+/// copies the whole program; errors are diagnostics (never panics). A caller that needs the input
+/// afterwards clones it first.
+pub type PassFn = fn(Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
 
 /// IR properties (spec `passes-and-codegen.md` §1.1), in bit order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -27,8 +27,8 @@ use crate::ir::{
 };
 
 /// The pass entry point (registered as `outline-incore-scopes`).
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog.clone();
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     let mut outliner = Outliner { prog: &mut out, outlined: Vec::new() };
     for f in functions.iter_mut().filter(|f| f.kind == FunctionType::Opaque) {
@@ -307,7 +307,7 @@ mod tests {
 
     fn outline(src: &str) -> Program {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        run(&prog, &PassEnv { backend: Backend::Cce }).expect("pass succeeds")
+        run(prog.clone(), &PassEnv { backend: Backend::Cce }).expect("pass succeeds")
     }
 
     fn header(body: &str) -> String {
@@ -338,7 +338,7 @@ mod tests {
             "    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        with pl.incore():\n            y: pl.Tensor[[64], pl.FP32] = pl.tensor.add(x, x)\n        return y\n    @pl.function\n    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        y: pl.Tensor[[64], pl.FP32] = self.k(x)\n        return y\n",
         );
         let prog = crate::driver::frontend(&src).unwrap();
-        let out = run(&prog, &PassEnv { backend: Backend::Cce }).unwrap();
+        let out = run(prog.clone(), &PassEnv { backend: Backend::Cce }).unwrap();
         assert!(crate::ir::equiv::programs_equal(&prog, &out));
     }
 
@@ -348,7 +348,7 @@ mod tests {
             "    @pl.function\n    def main_incore_0(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        return x\n    @pl.function\n    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        with pl.incore():\n            y: pl.Tensor[[64], pl.FP32] = pl.tensor.add(x, x)\n        return y\n",
         );
         let prog = crate::driver::frontend(&src).unwrap();
-        let e = run(&prog, &PassEnv { backend: Backend::Cce }).unwrap_err();
+        let e = run(prog.clone(), &PassEnv { backend: Backend::Cce }).unwrap_err();
         assert_eq!(e[0].message, "Duplicate function name \"main_incore_0\"");
     }
 

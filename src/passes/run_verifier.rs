@@ -16,8 +16,8 @@ use crate::verify::{self, Rule, VerifyDiagnostic};
 pub const NAME: &str = "run-verifier";
 
 /// The transform: the program, unchanged.
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(prog.clone())
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    Ok(prog)
 }
 
 /// What the pass finds: the default rules minus `disabled` (unknown names are ignored, like
@@ -62,7 +62,7 @@ class P:
     fn returns_the_program_unchanged_and_reports_separately() {
         let prog = crate::driver::frontend(SRC).expect("valid input");
         let env = PassEnv { backend: Backend::Cce };
-        let out = run(&prog, &env).expect("never fails");
+        let out = run(prog.clone(), &env).expect("never fails");
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
         let found = diagnostics(&prog, &[] as &[&str]);
         assert_eq!(found.len(), 1);

@@ -13,23 +13,22 @@ use crate::ir::visit::{map_bodies, BodyKind};
 use crate::ir::{Function, Program, Stmt};
 
 /// `normalize-stmt-structure`: [`normalize_function`] on every function.
-pub fn run_normalize(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+pub fn run_normalize(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     Ok(map_function_bodies(prog, normalize_body))
 }
 
 /// `flatten-single-stmt`: [`flatten_single`] on every function body.
-pub fn run_flatten_single(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+pub fn run_flatten_single(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     Ok(map_function_bodies(prog, flatten_single))
 }
 
-/// A copy of `prog` with `f` applied to each function body.
-fn map_function_bodies(prog: &Program, f: fn(Stmt) -> Stmt) -> Program {
-    let mut out = prog.clone();
-    for func in &mut out.functions {
+/// `prog` with `f` applied to each function body.
+fn map_function_bodies(mut prog: Program, f: fn(Stmt) -> Stmt) -> Program {
+    for func in &mut prog.functions {
         let body = std::mem::replace(&mut func.body, Stmt::empty());
         func.body = f(body);
     }
-    out
+    prog
 }
 
 /// A normalised copy of `f` (§2.3): its body normalised with [`normalize_body`].

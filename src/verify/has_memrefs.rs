@@ -70,7 +70,7 @@ mod tests {
         );
         let prog = crate::driver::frontend(&src).expect("input lowers");
         let env = crate::passes::PassEnv { backend: crate::passes::Backend::Cce };
-        let after = crate::passes::init_mem_ref::run(&prog, &env).expect("pass runs");
+        let after = crate::passes::init_mem_ref::run(prog.clone(), &env).expect("pass runs");
         assert_eq!(verify(&prog, &[Rule::HasMemRefs]).len(), 1);
         assert!(verify(&after, &[Rule::HasMemRefs]).is_empty());
     }

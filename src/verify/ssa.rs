@@ -9,10 +9,10 @@
 use super::{codes, Rule, VerifyDiagnostic};
 use crate::ir::visit::{child_stmts, last_stmt};
 use crate::ir::{Function, Program, Span, Stmt, VarId};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
-    let mut v = SsaVerifier { prog, counts: HashMap::new(), out };
+    let mut v = SsaVerifier { prog, counts: HashMap::default(), out };
     v.stmt(&f.body);
 }
 

@@ -22,8 +22,8 @@ use lifetime::Interval;
 
 /// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
 /// independently.
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog.clone();
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     for f in &mut functions {
         reuse_in_function(&mut out, f);

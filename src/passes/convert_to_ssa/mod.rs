@@ -25,8 +25,8 @@ use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarI
 use crate::passes::PassEnv;
 
 /// The pass entry point: converts every function, in program order.
-pub fn run(prog: &Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog.clone();
+pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let mut out = prog;
     let functions = std::mem::take(&mut out.functions);
     out.functions = functions.into_iter().map(|f| Converter::new(&mut out).function(f)).collect();
     Ok(out)

@@ -28,19 +28,20 @@ use crate::diag::{codes, Diagnostic};
 use crate::ir::{Program, Stmt};
 
 /// The pass: every function, in program order.
-pub fn run(prog: &Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog.clone();
+pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut errors = Vec::new();
-    for f in &mut out.functions {
-        // The copy's body is consumed: phase 4 moves untouched statements instead of cloning.
+    let mut functions = std::mem::take(&mut prog.functions);
+    for f in &mut functions {
+        // The body is consumed: phase 4 moves untouched statements instead of cloning.
         let body = std::mem::replace(&mut f.body, Stmt::empty());
-        match sync_function(prog, env, body) {
+        match sync_function(&prog, env, body) {
             Ok(body) => f.body = body,
             Err(d) => errors.extend(d),
         }
     }
+    prog.functions = functions;
     if errors.is_empty() {
-        Ok(out)
+        Ok(prog)
     } else {
         Err(errors)
     }
