@@ -101,7 +101,7 @@ fn bench_size(name: &str, shape: Shape) -> Table {
         drop(module);
         for pass in &passes {
             let run = pass.run.expect("default pipeline passes are implemented");
-            prog = timed(&mut table, pass.name, || run(&prog, &env).expect("pass succeeds"));
+            prog = timed(&mut table, pass.name, || run(prog, &env).expect("pass succeeds"));
             if pass.name == ptoc::passes::run_verifier::NAME {
                 timed(&mut table, "run-verifier report", || {
                     ptoc::passes::run_verifier::report(&prog, &[] as &[&str], "big.pto", &source)

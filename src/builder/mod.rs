@@ -222,7 +222,7 @@ impl Builder {
 
 /// `Tensor[shape, dtype]`.
 pub fn tensor_type(shape: &[Dim], dtype: DataType) -> Type {
-    Type::Tensor(TensorType { dtype, shape: shape.iter().map(|d| d.to_expr()).collect(), memref: None, view: None })
+    Type::tensor(TensorType { dtype, shape: shape.iter().map(|d| d.to_expr()).collect(), memref: None, view: None })
 }
 
 /// A literal expression for use where an [`Expr`] is wanted: INT64 like the text's integers.

@@ -92,7 +92,7 @@ impl Builder {
             _ => Type::Tuple(f.return_types.clone()),
         };
         let call = Call { callee: Callee::Function(name.to_string()), args, kwargs: Vec::new() };
-        Ok(Expr::new(ExprKind::Call(call), ty, Span::NONE))
+        Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, Span::NONE))
     }
 
     /// Emits `name = value` into the active op run of the current scope (creating the run if

@@ -620,7 +620,7 @@ mod tests {
     }
     fn op_call(args: Vec<Expr>) -> Expr {
         let c = Call { callee: Callee::Op(OpId(0)), args, kwargs: Vec::new() };
-        Expr::new(ExprKind::Call(c), i64t(), Span::NONE)
+        Expr::new(ExprKind::Call(Box::new(c)), i64t(), Span::NONE)
     }
     fn assign(var: VarId, value: Expr) -> Stmt {
         Stmt::Assign { var, value, span: Span::NONE }
@@ -753,7 +753,7 @@ mod tests {
             let n = plain(&mut p, "n", i64t());
             let m = if shared { n } else { plain(&mut p, "n", i64t()) };
             let ty = |d: VarId| {
-                Type::Tensor(TensorType { dtype: DataType::Fp32, shape: vec![v(d)], memref: None, view: None })
+                Type::tensor(TensorType { dtype: DataType::Fp32, shape: vec![v(d)], memref: None, view: None })
             };
             let t = plain(&mut p, "t", ty(n));
             let u = plain(&mut p, "u", ty(m));
@@ -775,7 +775,7 @@ mod tests {
             let m0 = mem(&mut p, 0);
             let m1 = if shared { m0 } else { mem(&mut p, 1) };
             let tile =
-                |m| Type::Tile(TileType { dtype: DataType::Fp32, shape: vec![int(16)], memref: Some(m), view: None });
+                |m| Type::tile(TileType { dtype: DataType::Fp32, shape: vec![int(16)], memref: Some(m), view: None });
             let t = plain(&mut p, "t", tile(m0));
             let u = plain(&mut p, "u", tile(m1));
             program(func("f", vec![t, u], vec![ret(vec![])]), p)

@@ -12,6 +12,8 @@ pub mod visit;
 pub use crate::diag::Span;
 pub use dtype::*;
 
+use std::sync::Arc;
+
 /// Index of a variable in [`Program::vars`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
@@ -31,12 +33,16 @@ pub struct OpId(pub u16);
 
 /// A value's type (§2.2). `PartialEq` is plain structural equality (dims compared as
 /// expressions, spans ignored); type *inference* compares dims with [`dims_equal`] instead.
+///
+/// Tensor and tile types are shared (`Arc`): every expression and variable carries its type,
+/// and most of them are copies of a few distinct types, so a copy is a reference-count increment
+/// instead of a deep copy of shape expressions. Change one with [`Arc::make_mut`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
     Unknown,
     Scalar(DataType),
-    Tensor(TensorType),
-    Tile(TileType),
+    Tensor(Arc<TensorType>),
+    Tile(Arc<TileType>),
     Tuple(Vec<Type>),
     MemRef,
 }
@@ -92,6 +98,12 @@ impl Default for TileView {
 }
 
 impl Type {
+    pub fn tensor(t: TensorType) -> Type {
+        Type::Tensor(Arc::new(t))
+    }
+    pub fn tile(t: TileType) -> Type {
+        Type::Tile(Arc::new(t))
+    }
     pub fn scalar_dtype(&self) -> Option<DataType> {
         match self {
             Type::Scalar(d) => Some(*d),
@@ -167,7 +179,7 @@ pub enum ExprKind {
     ConstInt(i64, DataType),
     ConstFloat(f64, DataType),
     ConstBool(bool),
-    Call(Call),
+    Call(Box<Call>),
     /// A literal list `[a, b]` (shapes, offsets, …).
     MakeTuple(Vec<Expr>),
     TupleGetItem(Box<Expr>, usize),

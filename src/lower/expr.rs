@@ -303,7 +303,7 @@ impl Lowerer {
             ));
         }
         let call = Call { callee: Callee::Function(name.to_string()), args: vals, kwargs: Vec::new() };
-        Ok(Expr::new(ExprKind::Call(call), ty, span))
+        Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
     }
 }
 

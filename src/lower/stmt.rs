@@ -527,7 +527,7 @@ fn return_var_type(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -
             }
         }
     }
-    Type::Tensor(TensorType {
+    Type::tensor(TensorType {
         dtype: DataType::Int32,
         shape: vec![Expr::int(1, DataType::Int64, Span::NONE)],
         memref: None,

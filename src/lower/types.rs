@@ -204,9 +204,9 @@ impl Lowerer {
             memref = Some(self.resolve_named_memref(v, size)?);
         }
         Ok(if tensor {
-            Type::Tensor(TensorType { dtype, shape, memref, view: tensor_view })
+            Type::tensor(TensorType { dtype, shape, memref, view: tensor_view })
         } else {
-            Type::Tile(TileType { dtype, shape, memref, view: tile_view })
+            Type::tile(TileType { dtype, shape, memref, view: tile_view })
         })
     }
 

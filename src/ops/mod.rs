@@ -86,7 +86,7 @@ pub fn build_op_call(
         }
     })?;
     let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
-    Ok(Expr::new(ExprKind::Call(call), ty, span))
+    Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
 }
 
 /// `pl.min(a, b)` / `pl.max(a, b)` on scalars: exactly two expressions, no kwargs.

@@ -11,13 +11,13 @@ type R<T> = Result<T, DeduceError>;
 
 fn make(shaped: Shaped, shape: Vec<Expr>, dtype: DataType) -> Type {
     match shaped {
-        Shaped::Tensor => Type::Tensor(TensorType { dtype, shape, memref: None, view: None }),
+        Shaped::Tensor => Type::tensor(TensorType { dtype, shape, memref: None, view: None }),
         Shaped::Tile => tile_type(shape, dtype, None),
     }
 }
 
 fn tile_type(shape: Vec<Expr>, dtype: DataType, view: Option<TileView>) -> Type {
-    Type::Tile(TileType { dtype, shape, memref: None, view })
+    Type::tile(TileType { dtype, shape, memref: None, view })
 }
 
 fn one() -> Expr {

@@ -13,10 +13,10 @@ fn dims(v: &[i64]) -> Vec<Expr> {
     v.iter().map(|&d| Expr::int(d, INT64, SP)).collect()
 }
 fn tile_ty(shape: &[i64], dtype: DataType) -> Type {
-    Type::Tile(TileType { dtype, shape: dims(shape), memref: None, view: None })
+    Type::tile(TileType { dtype, shape: dims(shape), memref: None, view: None })
 }
 fn tensor_ty(shape: &[i64], dtype: DataType) -> Type {
-    Type::Tensor(TensorType { dtype, shape: dims(shape), memref: None, view: None })
+    Type::tensor(TensorType { dtype, shape: dims(shape), memref: None, view: None })
 }
 
 /// A program with variables and helpers to call operators on them.
@@ -198,9 +198,9 @@ fn symbolic_dims_unify_only_when_same_variable() {
     let n = p.prog.new_var("n", Type::Scalar(INT64), VarKind::Plain, SP);
     let m = p.prog.new_var("n", Type::Scalar(INT64), VarKind::Plain, SP);
     let shape = |v: VarId| vec![Expr::var(v, SP), int(64)];
-    let x = p.var("x", Type::Tile(TileType { dtype: FP32, shape: shape(n), memref: None, view: None }));
-    let y = p.var("y", Type::Tile(TileType { dtype: FP32, shape: shape(n), memref: None, view: None }));
-    let z = p.var("z", Type::Tile(TileType { dtype: FP32, shape: shape(m), memref: None, view: None }));
+    let x = p.var("x", Type::tile(TileType { dtype: FP32, shape: shape(n), memref: None, view: None }));
+    let y = p.var("y", Type::tile(TileType { dtype: FP32, shape: shape(n), memref: None, view: None }));
+    let z = p.var("z", Type::tile(TileType { dtype: FP32, shape: shape(m), memref: None, view: None }));
     let e = p.ok("block.mul", vec![a(0, x.clone()), a(1, y)], vec![]);
     assert_eq!(e.ty.shape().unwrap()[0].as_var(), Some(n));
     let d = p.err("block.mul", vec![a(0, x), a(1, z)], vec![]);
@@ -465,7 +465,7 @@ fn store_returns_the_output_tensor_type() {
         VarKind::MemRef(MemRefInfo { space: MemorySpace::Ddr, addr: int(-1), size: 16384, id: 0 }),
         SP,
     );
-    let out_ty = Type::Tensor(TensorType { dtype: FP32, shape: dims(&[64, 64]), memref: Some(mem), view: None });
+    let out_ty = Type::tensor(TensorType { dtype: FP32, shape: dims(&[64, 64]), memref: Some(mem), view: None });
     let out = p.var("out", out_ty.clone());
     let t = p.tile("t", &[64, 64], FP32);
     let e = p.ok("store", vec![a(0, t.clone()), a(1, list(&[0, 0])), a(2, list(&[64, 64])), a(3, out.clone())], vec![]);

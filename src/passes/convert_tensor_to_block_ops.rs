@@ -325,7 +325,7 @@ impl Rewriter<'_, '_> {
                         ts => Type::Tuple(ts.to_vec()),
                     };
                     let call = Call { callee: c.callee.clone(), args, kwargs: Vec::new() };
-                    let new_value = Expr::new(ExprKind::Call(call), ty, value.span);
+                    let new_value = Expr::new(ExprKind::Call(Box::new(call)), ty, value.span);
                     self.assign_retyped(var, new_value, span, out);
                     return Ok(());
                 }
@@ -395,7 +395,7 @@ impl Rewriter<'_, '_> {
             Diagnostic::error(codes::OP_CHECK, span, format!("cannot convert to '{}': {m}", ops::name(op)))
         })?;
         let call = Call { callee: Callee::Op(op), args, kwargs };
-        Ok(Expr::new(ExprKind::Call(call), ty, span))
+        Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
     }
 }
 

@@ -12,6 +12,7 @@
 //! that uses them (§6 Q15).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::stmt_structure::normalize_function;
 use super::PassEnv;
@@ -245,10 +246,11 @@ impl Assigner<'_> {
     fn retype(&mut self, v: VarId, m: VarId) {
         match &mut self.prog.var_mut(v).ty {
             Type::Tensor(t) => {
+                let t = Arc::make_mut(t);
                 t.memref = Some(m);
                 t.view = None;
             }
-            Type::Tile(t) => t.memref = Some(m),
+            Type::Tile(t) => Arc::make_mut(t).memref = Some(m),
             _ => {}
         }
     }
@@ -305,7 +307,7 @@ fn alloc_stmts(prog: &Program, f: &Function, alloc_op: OpId) -> Vec<Stmt> {
                 int(i64::try_from(info.id).unwrap_or(i64::MAX)),
             ];
             let call = Call { callee: Callee::Op(alloc_op), args, kwargs: Vec::new() };
-            let value = Expr::new(ExprKind::Call(call), Type::MemRef, span);
+            let value = Expr::new(ExprKind::Call(Box::new(call)), Type::MemRef, span);
             Some(Stmt::Assign { var: m, value, span })
         })
         .collect()

@@ -175,7 +175,7 @@ impl Outliner<'_> {
         };
         let args = inputs.iter().map(|&v| Expr::var(v, span)).collect();
         let call = Call { callee: Callee::Function(name), args, kwargs: Vec::new() };
-        let call = Expr::new(ExprKind::Call(call), call_ty.clone(), span);
+        let call = Expr::new(ExprKind::Call(Box::new(call)), call_ty.clone(), span);
         match outputs.as_slice() {
             [] => vec![Stmt::Eval { expr: call, span }],
             [o] => vec![Stmt::Assign { var: *o, value: call, span }],
@@ -240,11 +240,11 @@ fn rename_iter_inits(prog: &mut Program, s: &Stmt, map: &BTreeMap<VarId, VarId>)
 pub(crate) fn rename_expr(e: &Expr, map: &BTreeMap<VarId, VarId>) -> Expr {
     let kind = match &e.kind {
         ExprKind::Var(v) => ExprKind::Var(*map.get(v).unwrap_or(v)),
-        ExprKind::Call(c) => ExprKind::Call(Call {
+        ExprKind::Call(c) => ExprKind::Call(Box::new(Call {
             callee: c.callee.clone(),
             args: c.args.iter().map(|a| rename_expr(a, map)).collect(),
             kwargs: c.kwargs.clone(),
-        }),
+        })),
         ExprKind::MakeTuple(items) => ExprKind::MakeTuple(items.iter().map(|a| rename_expr(a, map)).collect()),
         ExprKind::TupleGetItem(t, i) => ExprKind::TupleGetItem(Box::new(rename_expr(t, map)), *i),
         ExprKind::Binary(op, l, r) => {

@@ -16,7 +16,7 @@ fn boolt() -> Type {
     Type::Scalar(DataType::Bool)
 }
 fn tensor(shape: &[i64], dtype: DataType) -> Type {
-    Type::Tensor(TensorType { dtype, shape: shape.iter().map(|&d| int(d)).collect(), memref: None, view: None })
+    Type::tensor(TensorType { dtype, shape: shape.iter().map(|&d| int(d)).collect(), memref: None, view: None })
 }
 fn t64() -> Type {
     tensor(&[64], DataType::Fp32)
@@ -45,11 +45,11 @@ fn un(op: UnOp, x: Expr) -> Expr {
 fn call(op: &str, args: Vec<Expr>, kwargs: Vec<(&str, KwValue)>, ty: Type) -> Expr {
     let op = ops::lookup(op).expect("op in table");
     let kwargs = kwargs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    Expr::new(ExprKind::Call(Call { callee: Callee::Op(op), args, kwargs }), ty, S)
+    Expr::new(ExprKind::Call(Box::new(Call { callee: Callee::Op(op), args, kwargs })), ty, S)
 }
 fn fcall(name: &str, args: Vec<Expr>, kwargs: Vec<(&str, KwValue)>, ty: Type) -> Expr {
     let kwargs = kwargs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    Expr::new(ExprKind::Call(Call { callee: Callee::Function(name.into()), args, kwargs }), ty, S)
+    Expr::new(ExprKind::Call(Box::new(Call { callee: Callee::Function(name.into()), args, kwargs })), ty, S)
 }
 fn assign(var: VarId, value: Expr) -> Stmt {
     Stmt::Assign { var, value, span: S }
@@ -702,7 +702,7 @@ fn types_with_memrefs_and_views() {
     let vec3 = p.new_var("mem_vec_3", Type::MemRef, mem(MemorySpace::Vec, 16384, 16384, 3), S);
     let not_a_memref = plain(&mut p, "m", Type::MemRef);
 
-    let tensor_t = Type::Tensor(TensorType {
+    let tensor_t = Type::tensor(TensorType {
         dtype: DataType::Fp32,
         shape: vec![int(64)],
         memref: Some(ddr),
@@ -712,7 +712,7 @@ fn types_with_memrefs_and_views() {
         print_type(&p, &tensor_t),
         "pl.Tensor[[64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 256, 0), pl.TensorView(stride=[], layout=pl.TensorLayout.ND)]"
     );
-    let nz = Type::Tensor(TensorType {
+    let nz = Type::tensor(TensorType {
         dtype: DataType::Bf16,
         shape: vec![Expr::int(64, DataType::Int32, S), int(-1)],
         memref: None,
@@ -724,7 +724,7 @@ fn types_with_memrefs_and_views() {
     );
 
     let tile =
-        |memref, view| Type::Tile(TileType { dtype: DataType::Fp16, shape: vec![int(64), int(64)], memref, view });
+        |memref, view| Type::tile(TileType { dtype: DataType::Fp16, shape: vec![int(64), int(64)], memref, view });
     assert_eq!(
         print_type(&p, &tile(Some(vec3), Some(TileView::default()))),
         "pl.Tile[[64, 64], pl.FP16, pl.MemRef(pl.MemorySpace.Vec, 16384, 16384, 3), pl.TileView(valid_shape=[], stride=[], blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.none_box, fractal=512, pad=pl.TilePad.null)]"
@@ -748,7 +748,7 @@ fn types_with_memrefs_and_views() {
     );
     assert_eq!(print_type(&p, &tile(Some(not_a_memref), None)), "pl.Tile[[64, 64], pl.FP16, m]");
 
-    let symbolic = Type::Tensor(TensorType {
+    let symbolic = Type::tensor(TensorType {
         dtype: DataType::Int8,
         shape: vec![v(n), bin(BinOp::Mul, v(n), int(2)), Expr::int(4, DataType::Fp32, S)],
         memref: None,

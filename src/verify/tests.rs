@@ -42,7 +42,7 @@ fn f32t() -> Type {
     Type::Scalar(DataType::Fp32)
 }
 fn tensor(dtype: DataType, dims: &[i64]) -> Type {
-    Type::Tensor(TensorType { dtype, shape: dims.iter().map(|&d| int(d)).collect(), memref: None, view: None })
+    Type::tensor(TensorType { dtype, shape: dims.iter().map(|&d| int(d)).collect(), memref: None, view: None })
 }
 fn int(v: i64) -> Expr {
     Expr::int(v, DataType::Int64, Span::NONE)
@@ -55,7 +55,7 @@ fn v(id: VarId) -> Expr {
 }
 fn call(args: Vec<Expr>) -> Expr {
     let c = Call { callee: Callee::Function("g".into()), args, kwargs: Vec::new() };
-    Expr::new(ExprKind::Call(c), i64t(), Span::NONE)
+    Expr::new(ExprKind::Call(Box::new(c)), i64t(), Span::NONE)
 }
 fn assign(var: VarId, value: Expr) -> Stmt {
     Stmt::Assign { var, value, span: Span::NONE }
@@ -361,7 +361,7 @@ fn code_104_symbolic_dims_are_not_compared() {
     let mut b = B::new();
     let c = b.var("c", i64t());
     let n = b.var("n", i64t());
-    let sym = Type::Tensor(TensorType { dtype: DataType::Fp32, shape: vec![v(n)], memref: None, view: None });
+    let sym = Type::tensor(TensorType { dtype: DataType::Fp32, shape: vec![v(n)], memref: None, view: None });
     let t1 = b.var("t1", sym);
     let t2 = b.var("t2", tensor(DataType::Fp32, &[8]));
     let r = b.var("r", tensor(DataType::Fp32, &[8]));
@@ -439,7 +439,7 @@ fn code_107_for_range_must_be_scalar() {
 fn type_check_runs_on_outer_statements_before_nested_ones() {
     let mut b = B::new();
     let t = b.var("t", tensor(DataType::Fp32, &[4]));
-    let u = b.var("u", Type::Tile(TileType { dtype: DataType::Fp32, shape: vec![], memref: None, view: None }));
+    let u = b.var("u", Type::tile(TileType { dtype: DataType::Fp32, shape: vec![], memref: None, view: None }));
     b.func("f", vec![if_(v(t), vec![if_(v(u), vec![], None, vec![])], None, vec![])]);
     assert_eq!(
         summary(&b.run()),

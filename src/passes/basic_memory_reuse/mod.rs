@@ -12,6 +12,7 @@ mod blocks;
 mod lifetime;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::PassEnv;
 use crate::diag::Diagnostic;
@@ -47,7 +48,7 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
         let target = intervals[p].memref;
         for &v in &intervals[c].members {
             if let Type::Tile(t) = &mut prog.var_mut(v).ty {
-                t.memref = Some(target);
+                Arc::make_mut(t).memref = Some(target);
             }
         }
     }

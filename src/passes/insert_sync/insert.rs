@@ -205,5 +205,5 @@ fn eval_op(prog: &Program, name: &str, kwargs: Vec<(String, KwValue)>) -> Stmt {
     let op = crate::ops::lookup(name).expect("system sync ops are in the operator table");
     let ty = crate::ops::deduce_type(prog, op, &[], &kwargs).unwrap_or(Type::Unknown);
     let call = Call { callee: Callee::Op(op), args: Vec::new(), kwargs };
-    Stmt::Eval { expr: Expr::new(ExprKind::Call(call), ty, Span::NONE), span: Span::NONE }
+    Stmt::Eval { expr: Expr::new(ExprKind::Call(Box::new(call)), ty, Span::NONE), span: Span::NONE }
 }
