@@ -114,13 +114,14 @@ pub(crate) fn body_tile_memrefs(prog: &Program, body: &Stmt) -> Vec<VarId> {
 /// loop var, range, iter args (each followed by its init value), body, then return vars; an
 /// if's condition, branches, then return vars. Parameters appear only where the body uses them.
 pub(crate) fn tile_vars_in_visit_order(prog: &Program, body: &Stmt) -> Vec<VarId> {
-    let mut seen = Vec::new();
+    let mut order = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     visit_vars(prog, body, &mut |v| {
-        if matches!(prog.var_type(v), Type::Tile(t) if t.memref.is_some()) && !seen.contains(&v) {
-            seen.push(v);
+        if matches!(prog.var_type(v), Type::Tile(t) if t.memref.is_some()) && seen.insert(v) {
+            order.push(v);
         }
     });
-    seen
+    order
 }
 
 /// Calls `f` on every variable mentioned by `s`, in the order of [`tile_vars_in_visit_order`].
