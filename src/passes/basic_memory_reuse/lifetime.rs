@@ -1,7 +1,7 @@
 //! Step 2 of BasicMemoryReuse (spec §2.9): the lifetime interval of every tile definition (or
 //! group of definitions sharing one MemRef) over the numbered statements of [`super::blocks`].
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
 use crate::ir::visit::{walk_all_exprs, walk_expr, walk_stmts};
 use crate::ir::{Expr, ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
@@ -21,9 +21,11 @@ pub struct Interval {
     pub last: usize,
 }
 
+#[cfg(test)]
 impl Interval {
     /// Touching at one index counts as overlapping (a statement may read one and write the
-    /// other).
+    /// other). The pass itself needs only the special case of intervals in definition order
+    /// (see `decide`); the tests' literal definition of step 3 uses this.
     pub fn overlaps(&self, other: &Interval) -> bool {
         !(self.last < other.def || other.last < self.def)
     }
@@ -34,7 +36,7 @@ impl Interval {
 pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
     // Definitions: (tile var, its MemRef, index), in statement order.
     let mut defs: Vec<(VarId, VarId, usize)> = Vec::new();
-    let mut last_use: BTreeMap<VarId, usize> = BTreeMap::new();
+    let mut last_use: FxHashMap<VarId, usize> = FxHashMap::default();
     for (i, s) in stmts.iter().enumerate() {
         if let Stmt::Assign { var, .. } = s {
             if let Type::Tile(t) = prog.var_type(*var) {
@@ -47,24 +49,23 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
             last_use.insert(v, i);
         }
     }
-    let mut covered = vec![false; defs.len()];
-    let mut out = Vec::new();
-    for k in 0..defs.len() {
-        if covered[k] {
-            continue;
-        }
-        let memref = defs[k].1;
-        let VarKind::MemRef(info) = &prog.var(memref).kind else { continue };
-        let mut iv = Interval { members: Vec::new(), memref, space: info.space, size: info.size, def: usize::MAX, last: 0 };
-        for (j, &(var, m, idx)) in defs.iter().enumerate().skip(k) {
-            if m == memref {
-                covered[j] = true;
-                iv.members.push(var);
-                iv.def = iv.def.min(idx);
-                iv.last = iv.last.max(idx).max(last_use.get(&var).copied().unwrap_or(0));
+    // One interval per MemRef, in order of its first definition; later definitions of the
+    // same MemRef (reshape chains) join it.
+    let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
+    let mut out: Vec<Interval> = Vec::new();
+    for &(var, memref, idx) in &defs {
+        let k = match index_of.get(&memref) {
+            Some(&k) => k,
+            None => {
+                let VarKind::MemRef(info) = &prog.var(memref).kind else { continue };
+                index_of.insert(memref, out.len());
+                out.push(Interval { members: Vec::new(), memref, space: info.space, size: info.size, def: idx, last: 0 });
+                out.len() - 1
             }
-        }
-        out.push(iv);
+        };
+        let iv = &mut out[k];
+        iv.members.push(var);
+        iv.last = iv.last.max(idx).max(last_use.get(&var).copied().unwrap_or(0));
     }
     out
 }

@@ -9,16 +9,19 @@
 //! (creation order), never from addresses (§6 Q7, §6.1 Q24).
 
 mod blocks;
+mod first_fit;
 mod lifetime;
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
 use std::sync::Arc;
 
 use super::PassEnv;
 use crate::diag::Diagnostic;
 use crate::ops;
 use crate::ir::visit::{defined_vars, walk_stmts};
-use crate::ir::{Callee, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use first_fit::FirstFit;
 use lifetime::Interval;
 
 /// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
@@ -60,23 +63,50 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
 /// Per memory space, in definition order, each interval takes the first earlier one of the
 /// same space that does not overlap it, is at least as large, and whose other users it does
 /// not overlap either.
+///
+/// Intervals come in definition order (see [`lifetime::intervals`]), so an earlier interval
+/// and its users overlap the current one exactly when one of them ends at or after the current
+/// start: an earlier interval is free while `busy` (its last index and its users') is before
+/// the current start. Free intervals wait in a [`FirstFit`] per space; a taken one comes back
+/// (from the `waking` heap) once the walk passes its new `busy`. The result is the same as the
+/// definition's scan over all earlier intervals (tested against it), in O(n log n).
 fn decide(intervals: &[Interval]) -> Vec<(usize, usize)> {
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); intervals.len()];
+    let n = intervals.len();
+    let mut free: Vec<(MemorySpace, FirstFit)> = Vec::new();
+    let mut busy: Vec<usize> = intervals.iter().map(|iv| iv.last).collect();
+    let mut waking: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
     let mut decisions = Vec::new();
     for (c, cur) in intervals.iter().enumerate() {
-        let candidate = (0..c).find(|&p| {
+        while let Some(&Reverse((until, p))) = waking.peek() {
+            if until >= cur.def {
+                break;
+            }
+            waking.pop();
             let prev = &intervals[p];
-            prev.space == cur.space
-                && !prev.overlaps(cur)
-                && prev.size >= cur.size
-                && users[p].iter().all(|&u| !intervals[u].overlaps(cur))
-        });
-        if let Some(p) = candidate {
-            users[p].push(c);
+            space_slot(&mut free, prev.space, n).set(p, Some(prev.size));
+        }
+        let candidates = space_slot(&mut free, cur.space, n);
+        if let Some(p) = candidates.first_at_least(cur.size) {
+            candidates.set(p, None);
+            busy[p] = busy[p].max(cur.last);
+            waking.push(Reverse((busy[p], p)));
             decisions.push((c, p));
         }
+        waking.push(Reverse((busy[c], c)));
     }
     decisions
+}
+
+/// The free intervals of `space` (created on first use).
+fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: usize) -> &mut FirstFit {
+    let k = match free.iter().position(|(s, _)| *s == space) {
+        Some(k) => k,
+        None => {
+            free.push((space, FirstFit::new(n)));
+            free.len() - 1
+        }
+    };
+    &mut free[k].1
 }
 
 /// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
@@ -116,7 +146,6 @@ fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &BTreeSet<VarId>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::MemorySpace;
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
         Interval { members: Vec::new(), memref: VarId(0), space, size, def, last }
@@ -140,5 +169,48 @@ mod tests {
             iv(V, 32, 4, 6),   // 4: 0's user 3 overlaps; 2 is free and large enough
         ];
         assert_eq!(decide(&ivs), vec![(3, 0), (4, 2)]);
+    }
+
+    /// The definition of step 3, literally: for each interval, scan every earlier one.
+    fn decide_by_definition(intervals: &[Interval]) -> Vec<(usize, usize)> {
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); intervals.len()];
+        let mut decisions = Vec::new();
+        for (c, cur) in intervals.iter().enumerate() {
+            let candidate = (0..c).find(|&p| {
+                let prev = &intervals[p];
+                prev.space == cur.space
+                    && !prev.overlaps(cur)
+                    && prev.size >= cur.size
+                    && users[p].iter().all(|&u| !intervals[u].overlaps(cur))
+            });
+            if let Some(p) = candidate {
+                users[p].push(c);
+                decisions.push((c, p));
+            }
+        }
+        decisions
+    }
+
+    #[test]
+    fn decisions_equal_the_definition_on_random_lifetimes() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for case in 0..2_000 {
+            let n = 1 + next(40) as usize;
+            let mut def = 0;
+            let ivs: Vec<Interval> = (0..n)
+                .map(|_| {
+                    def += next(2) as usize; // equal starts too
+                    let space = if next(3) == 0 { MemorySpace::Mat } else { MemorySpace::Vec };
+                    iv(space, 16 * (1 + next(4)), def, def + next(12) as usize)
+                })
+                .collect();
+            assert_eq!(decide(&ivs), decide_by_definition(&ivs), "case {case}: {ivs:?}");
+        }
     }
 }
