@@ -4,7 +4,9 @@
 //!
 //! Types live in the variable table, so "re-creating a variable with a MemRef" is re-typing its
 //! table entry: every use sees the new type at once. MemRefs are [`VarKind::MemRef`] variables;
-//! two variables share a buffer exactly when their types name the same MemRef variable.
+//! two variables share a buffer exactly when their types name the same MemRef variable. The
+//! MemRefs are planned first ([`plan_memrefs`]) and then created, so that lowering can ask the
+//! plan which MemRefs the variables whose types the text does not show were given.
 //!
 //! Reproduced reference behaviour: a tensor re-typed with a MemRef loses its tensor view
 //! (§6 Q5); if/for/while return vars are never in the space map, so tile-typed ones get fresh
@@ -235,8 +237,9 @@ impl Planner<'_> {
         self.plan.memref_of.get(&source.as_var()?).copied()
     }
 
-    /// First occurrence of `v`: an iter arg takes its init value's MemRef; any other
-    /// tensor/tile variable gets a new one; scalars get none.
+    /// First occurrence of `v`: an iter arg takes its init variable's MemRef (an init value
+    /// that is not a variable has none); any other tensor/tile variable gets a new one; scalars
+    /// get none.
     fn visit_var(&mut self, v: VarId) {
         if !self.seen.insert(v) {
             return;
