@@ -553,12 +553,6 @@ fn category(finding: &str) -> String {
 /// Finding categories known and reported (see docs/fuzzing.md, "Findings"): the smoke run prints
 /// them with a minimal program but does not fail on them. Anything else fails the test.
 const KNOWN: &[&str] = &[
-    // F1: after the memory passes, iter-arg and multi-yield return variables carry MemRefs
-    // that the text does not show, so the re-read program gets other MemRefs.
-    "after init-mem-ref: the re-read output differs",
-    "after basic-memory-reuse: the re-read output differs",
-    "after insert-sync: the re-read output differs",
-    "after allocate-memory-addr: the re-read output differs",
     // F2: insert-sync leaves same-pipe (V after V) dependencies between an op before a loop and
     // one inside it without a barrier; the sync hazard checker reports them.
     "after insert-sync: sync hazards",

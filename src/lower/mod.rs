@@ -3,13 +3,15 @@
 //! Names are resolved through [`scope::Scopes`]: every definition is a new variable. Operator
 //! calls go through the operator table ([`crate::ops`]), which checks them and deduces their
 //! types. A variable's type is its annotation when there is one (after memory passes only the
-//! annotation carries MemRefs and views), else the type of its value.
+//! annotation carries MemRefs and views), else the type of its value — except for the MemRefs
+//! of iter args and unannotated return vars, which [`memrefs`] restores.
 //!
 //! Errors do not stop lowering: a failing statement is reported and skipped (names it would
 //! have defined are bound to an `Unknown`-typed variable so that later uses don't cascade), and
 //! all diagnostics are returned together.
 
 mod expr;
+mod memrefs;
 mod scope;
 mod stmt;
 mod types;
@@ -64,6 +66,9 @@ pub(crate) struct Lowerer {
     free_dims: HashMap<String, VarId>,
     /// One frame per enclosing if-branch / for / while body, collecting its yield-assignments.
     yield_frames: Vec<Vec<YieldRecord>>,
+    /// Variables of the current function whose types the text does not show: iter args and
+    /// return vars without an annotation (see [`memrefs`]).
+    hidden_types: Vec<VarId>,
     /// Variables standing in for the targets of statements that failed to lower.
     poisoned: rustc_hash::FxHashSet<VarId>,
     /// Set when the statement being lowered reads a poisoned variable: its errors are
@@ -91,6 +96,7 @@ impl Lowerer {
             memrefs: HashMap::default(),
             free_dims: HashMap::default(),
             yield_frames: Vec::new(),
+            hidden_types: Vec::new(),
             poisoned: Default::default(),
             read_poison: false,
         }
@@ -174,7 +180,6 @@ impl Lowerer {
         for (f, state) in lowered_sigs {
             self.restore_function(state);
             let body = self.lower_body(&f.body, f.span);
-            self.end_function();
             let sig = &self.sigs[&f.name.name];
             let func = Function {
                 name: f.name.name.clone(),
@@ -184,6 +189,8 @@ impl Lowerer {
                 body,
                 span: f.span,
             };
+            self.restore_hidden_memrefs(&func);
+            self.end_function();
             // Duplicates were rejected above, so this cannot fail.
             let _ = self.prog.add_function(func);
         }
@@ -212,6 +219,7 @@ impl Lowerer {
         self.memrefs.clear();
         self.free_dims.clear();
         self.yield_frames.clear();
+        self.hidden_types.clear();
     }
 
     /// Takes the per-function state out (to lower the body later).
@@ -228,6 +236,7 @@ impl Lowerer {
         self.memrefs = s.memrefs;
         self.free_dims = s.free_dims;
         self.yield_frames.clear();
+        self.hidden_types.clear();
     }
 
     fn lower_signature(&mut self, f: &ast::FuncDef) -> Signature {

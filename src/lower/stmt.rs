@@ -292,8 +292,13 @@ impl Lowerer {
                 }
             }
             for n in names {
-                let ty = return_var_type(&n.name, &then_yields, &else_yields);
+                let annotation = yield_annotation(&n.name, &then_yields, &else_yields);
+                let shown = annotation.is_some();
+                let ty = annotation.unwrap_or_else(|| value_type(&n.name, &then_yields, &else_yields));
                 let v = self.prog.new_var(&n.name, ty, VarKind::Plain, n.span);
+                if !shown {
+                    self.hidden_types.push(v);
+                }
                 return_vars.push(v);
             }
             for (v, name) in return_vars.iter().map(|&v| (v, self.prog.var_name(v).to_string())).collect::<Vec<_>>() {
@@ -472,6 +477,7 @@ impl Lowerer {
                 let ty = self.prog.type_of(&init).clone();
                 let v = self.prog.new_var(&n.name, ty, VarKind::IterArg { init }, n.span);
                 self.scopes.bind(&n.name, v);
+                self.hidden_types.push(v);
                 v
             })
             .collect()
@@ -497,11 +503,13 @@ impl Lowerer {
                 Some(r) => (r.targets[i].name.clone(), r.targets[i].span),
                 None => (format!("{}_out", self.prog.var_name(it)), span),
             };
-            let ty = match rec.and_then(|r| r.annotation.clone()) {
-                Some(t) => t,
-                None => self.prog.var_type(it).clone(),
-            };
+            let annotation = rec.and_then(|r| r.annotation.clone());
+            let shown = annotation.is_some();
+            let ty = annotation.unwrap_or_else(|| self.prog.var_type(it).clone());
             let v = self.prog.new_var(&name, ty, VarKind::Plain, name_span);
+            if !shown {
+                self.hidden_types.push(v);
+            }
             out.push(v);
         }
         for &v in &out {
@@ -512,14 +520,15 @@ impl Lowerer {
     }
 }
 
-/// The type of an if's return var: the annotation of a single-target yield naming it, else the
-/// then-branch value's type, else the else-branch value's, else the reference's fallback
-/// `Tensor([1], INT32)`.
-fn return_var_type(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Type {
-    let all = || then_y.iter().chain(else_y);
-    if let Some(t) = all().find_map(|r| (r.targets.len() == 1 && r.targets[0].name == name).then(|| r.annotation.clone()).flatten()) {
-        return t;
-    }
+/// The type an if's return var is annotated with: the annotation of a single-target yield
+/// naming it.
+fn yield_annotation(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Option<Type> {
+    then_y.iter().chain(else_y).find_map(|r| (r.targets.len() == 1 && r.targets[0].name == name).then(|| r.annotation.clone()).flatten())
+}
+
+/// The type of an if's return var without an annotation: the then-branch value's type, else
+/// the else-branch value's, else the reference's fallback `Tensor([1], INT32)`.
+fn value_type(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Type {
     for r in then_y.iter().chain(else_y) {
         if let Some(i) = r.targets.iter().position(|t| t.name == name) {
             if let Some(t) = r.value_types.get(i) {

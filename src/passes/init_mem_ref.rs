@@ -4,7 +4,9 @@
 //!
 //! Types live in the variable table, so "re-creating a variable with a MemRef" is re-typing its
 //! table entry: every use sees the new type at once. MemRefs are [`VarKind::MemRef`] variables;
-//! two variables share a buffer exactly when their types name the same MemRef variable.
+//! two variables share a buffer exactly when their types name the same MemRef variable. The
+//! MemRefs are planned first ([`plan_memrefs`]) and then created, so that lowering can ask the
+//! plan which MemRefs the variables whose types the text does not show were given.
 //!
 //! Reproduced reference behaviour: a tensor re-typed with a MemRef loses its tensor view
 //! (§6 Q5); if/for/while return vars are never in the space map, so tile-typed ones get fresh
@@ -39,15 +41,41 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 /// (step 4).
 fn init_function(prog: &mut Program, f: &Function, alloc_op: OpId) -> Function {
     let mut f = normalize_function(f);
-    let spaces = memory_spaces(&f.body);
-    let mut assigner = Assigner { prog, spaces, seen: BTreeSet::new(), next_id: 0 };
-    for p in &f.params {
-        assigner.visit_var(p.var);
+    let plan = plan_memrefs(prog, &f);
+    let memrefs: Vec<VarId> = plan
+        .buffers
+        .into_iter()
+        .map(|(info, span)| prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(info), span))
+        .collect();
+    for (v, id) in plan.memref_of {
+        set_memref(&mut prog.var_mut(v).ty, memrefs[id]);
     }
-    walk_vars(&f.body, false, &mut |occ| assigner.visit(occ));
     let allocs = alloc_stmts(prog, &f, alloc_op);
     insert_allocs(&mut f.body, allocs);
     f
+}
+
+/// The MemRefs init-mem-ref gives the tensor and tile variables of one function (§2.8 steps
+/// 2–3), before any is created: MemRef `id` is `buffers[id]` (its description and the span of
+/// the variable it was made for), and `memref_of` maps each variable that gets a MemRef to its
+/// id. It depends only on the function's statements — which op writes each variable, and the
+/// order of the reference's visit — not on the MemRefs its types carry already, so lowering can
+/// ask it which MemRef a variable whose type the text does not show had (`lower::memrefs`).
+pub(crate) struct MemRefPlan {
+    pub buffers: Vec<(MemRefInfo, Span)>,
+    pub memref_of: BTreeMap<VarId, usize>,
+}
+
+/// The [`MemRefPlan`] of `f` (whose body need not be normalised: normalising only regroups
+/// statements, it does not reorder them).
+pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
+    let spaces = memory_spaces(&f.body);
+    let mut planner = Planner { prog, spaces, seen: BTreeSet::new(), plan: MemRefPlan { buffers: Vec::new(), memref_of: BTreeMap::new() } };
+    for p in &f.params {
+        planner.visit_var(p.var);
+    }
+    walk_vars(&f.body, false, &mut |occ| planner.visit(occ));
+    planner.plan
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,17 +198,16 @@ fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
 // ---------------------------------------------------------------------------------------------
 // Step 3: MemRef creation
 
-/// Gives each tensor/tile variable of one function a MemRef at its first occurrence.
-struct Assigner<'p> {
-    prog: &'p mut Program,
+/// Plans a MemRef for each tensor/tile variable of one function at its first occurrence.
+struct Planner<'p> {
+    prog: &'p Program,
     spaces: BTreeMap<VarId, MemorySpace>,
-    /// Variables already given their final type in this function.
+    /// Variables already visited in this function.
     seen: BTreeSet<VarId>,
-    /// The next MemRef id (per function, from 0).
-    next_id: u64,
+    plan: MemRefPlan,
 }
 
-impl Assigner<'_> {
+impl Planner<'_> {
     fn visit(&mut self, occ: Occurrence<'_>) {
         match occ {
             Occurrence::Var(v) => self.visit_var(v),
@@ -191,7 +218,7 @@ impl Assigner<'_> {
                 match self.shared_memref(value) {
                     Some(m) if is_buffer(self.prog.var_type(var)) => {
                         self.seen.insert(var);
-                        self.retype(var, m);
+                        self.plan.memref_of.insert(var, m);
                     }
                     _ => self.visit_var(var),
                 }
@@ -201,18 +228,19 @@ impl Assigner<'_> {
 
     /// The MemRef an assignment's target shares instead of getting its own (§2.8 step 3):
     /// a store's result is its destination tensor; a reshape's result is its input tile.
-    fn shared_memref(&self, value: &Expr) -> Option<VarId> {
+    fn shared_memref(&self, value: &Expr) -> Option<usize> {
         let (name, call) = op_call(value)?;
         let source = match name {
             "block.store" => call.args.get(3)?,
             "block.reshape" => call.args.first()?,
             _ => return None,
         };
-        self.prog.var_type(source.as_var()?).memref()
+        self.plan.memref_of.get(&source.as_var()?).copied()
     }
 
-    /// First occurrence of `v`: an iter arg takes its init value's MemRef; any other
-    /// tensor/tile variable gets a new one; scalars stay as they are.
+    /// First occurrence of `v`: an iter arg takes its init variable's MemRef (an init value
+    /// that is not a variable has none); any other tensor/tile variable gets a new one; scalars
+    /// get none.
     fn visit_var(&mut self, v: VarId) {
         if !self.seen.insert(v) {
             return;
@@ -221,38 +249,36 @@ impl Assigner<'_> {
             return;
         }
         if let VarKind::IterArg { init } = &self.prog.var(v).kind {
-            let init = init.clone();
-            walk_expr(&init, &mut |x| {
+            walk_expr(init, &mut |x| {
                 if let ExprKind::Var(u) = x.kind {
                     self.visit_var(u);
                 }
             });
-            if let Some(m) = self.prog.type_of(&init).memref() {
-                self.retype(v, m);
+            if let Some(&m) = init.as_var().and_then(|u| self.plan.memref_of.get(&u)) {
+                self.plan.memref_of.insert(v, m);
             }
             return;
         }
         let space = self.spaces.get(&v).copied().unwrap_or(MemorySpace::Ddr);
         let data = self.prog.var(v);
-        let size = buffer_size(&data.ty);
-        let span = data.span;
-        let info = MemRefInfo { space, addr: Expr::int(-1, DataType::Int64, Span::NONE), size, id: self.next_id };
-        self.next_id += 1;
-        let m = self.prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(info), span);
-        self.retype(v, m);
+        let id = self.plan.buffers.len();
+        let info = MemRefInfo { space, addr: Expr::int(-1, DataType::Int64, Span::NONE), size: buffer_size(&data.ty), id: id as u64 };
+        self.plan.buffers.push((info, data.span));
+        self.plan.memref_of.insert(v, id);
     }
+}
 
-    /// Gives `v` MemRef `m`: a tile keeps its tile view, a tensor loses its tensor view (§6 Q5).
-    fn retype(&mut self, v: VarId, m: VarId) {
-        match &mut self.prog.var_mut(v).ty {
-            Type::Tensor(t) => {
-                let t = Arc::make_mut(t);
-                t.memref = Some(m);
-                t.view = None;
-            }
-            Type::Tile(t) => Arc::make_mut(t).memref = Some(m),
-            _ => {}
+/// Gives a type MemRef `m`: a tile keeps its tile view, a tensor loses its tensor view (§6 Q5);
+/// other types have no MemRef.
+pub(crate) fn set_memref(ty: &mut Type, m: VarId) {
+    match ty {
+        Type::Tensor(t) => {
+            let t = Arc::make_mut(t);
+            t.memref = Some(m);
+            t.view = None;
         }
+        Type::Tile(t) => Arc::make_mut(t).memref = Some(m),
+        _ => {}
     }
 }
 
