@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::effects::{leaf_effects, MemKey};
-use super::position::{before, Elem, Kind, Path, Pos};
+use super::position::{before, dominates, Elem, Kind, Path, Pos};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -147,7 +147,12 @@ impl Collector<'_> {
     }
 
     /// The body twice in a row (indices n..2n−1 for the copy), then the copy's positions are
-    /// mapped back (every `ForBody, Seq(i ≥ n)` of a path, as the reference does: §6 Q8).
+    /// mapped back: the `Seq(i ≥ n)` right after this loop's `ForBody` becomes `Seq(i − n)`.
+    ///
+    /// Fixed reference bug §6 Q8 (fuzz finding F2): the reference rewrites every `ForBody,
+    /// Seq(i ≥ n)` of a path, so a loop nested at index ≥ n of an outer body moved the outer
+    /// positions of its pairs onto another statement, and the syncs of the outer loop were lost
+    /// or misplaced. No corpus case has such a nest.
     fn for_body(&mut self, body: &Stmt, state: &mut State) {
         let stmts = as_seq(body);
         if stmts.is_empty() {
@@ -157,14 +162,15 @@ impl Collector<'_> {
         let n = stmts.len();
         let start = self.out.pairs.len();
         self.seq(stmts, 2, state);
+        let body_path = self.path.as_slice();
         for p in &mut self.out.pairs[start..] {
-            fold_copy(&mut p.set, n);
-            fold_copy(&mut p.wait, n);
+            fold_copy(&mut p.set, body_path, n);
+            fold_copy(&mut p.wait, body_path, n);
         }
         for lists in [&mut state.writers, &mut state.readers] {
             for positions in lists.values_mut() {
                 let mut seen = BTreeSet::new();
-                positions.iter_mut().for_each(|p| fold_copy(p, n));
+                positions.iter_mut().for_each(|p| fold_copy(p, body_path, n));
                 positions.retain(|p| seen.insert(p.clone()));
             }
         }
@@ -254,6 +260,12 @@ impl Collector<'_> {
     /// with the same set keep the earliest wait. Decided in order, skipping dropped pairs.
     /// Only pairs sharing the pipes and the wait or the set can interact, so each pair is
     /// compared with those (found through two indexes, visited in list order) and no others.
+    ///
+    /// A loop-carried pair never stands in for a forward one or one carried by another loop
+    /// ([`covers`]): once a loop body's positions are folded, a loop-carried `B→C` can share its
+    /// wait with a forward `A→C` from before the loop, but phase 2 moves its wait to the end of
+    /// the iteration, so it does not order `A` before `C` in the first iteration (fuzz finding
+    /// F2; the spec's reduction, §2.10, has no such guard).
     fn remove_linear(&mut self, start: usize) {
         let pairs = &self.out.pairs;
         let mut by_wait: HashMap<(PipeType, PipeType, &Pos), Vec<usize>> = HashMap::new();
@@ -280,17 +292,23 @@ impl Collector<'_> {
                 if redundant[j] {
                     continue;
                 }
+                // A barrier stays where its pair is (phase 2 moves only loop-carried same-pipe
+                // pairs), so the kept barrier must run whenever the dropped one would: its set
+                // on every path to the shared wait, its wait on every path to the other's.
+                // (Cross-pipe pairs keep the spec's rule: their nested ends are moved out by
+                // phase 2, and one set must not get two waits.)
+                let runs = |b: &Pos, c: &Pos| !p1.same_pipe() || dominates(b, c);
                 if p1.wait == p2.wait {
-                    if before(&p1.set, &p2.set) {
+                    if before(&p1.set, &p2.set) && covers(p2, p1) && runs(&p2.set, &p2.wait) {
                         redundant[i] = true;
                         break;
-                    } else if before(&p2.set, &p1.set) {
+                    } else if before(&p2.set, &p1.set) && covers(p1, p2) && runs(&p1.set, &p1.wait) {
                         redundant[j] = true;
                     }
                 } else if p1.set == p2.set {
-                    if before(&p1.wait, &p2.wait) {
+                    if before(&p1.wait, &p2.wait) && covers(p1, p2) && runs(&p1.wait, &p2.wait) {
                         redundant[j] = true;
-                    } else if before(&p2.wait, &p1.wait) {
+                    } else if before(&p2.wait, &p1.wait) && covers(p2, p1) && runs(&p2.wait, &p1.wait) {
                         redundant[i] = true;
                         break;
                     }
@@ -299,6 +317,32 @@ impl Collector<'_> {
         }
         drop_marked(&mut self.out.pairs, &redundant);
     }
+}
+
+/// True if dropping `dropped` in favour of `kept` is sound as far as loops go: a loop-carried
+/// pair (its wait does not come after its set in folded positions: a dependence on an earlier
+/// iteration, synchronised at the end of an iteration or at the top of the next by phase 2)
+/// cannot replace one within an iteration, nor one carried by another loop (an outer loop's
+/// sync runs once per outer iteration, not between the inner iterations). Two forward pairs,
+/// or two pairs carried by the same loop, keep the reduction of the spec.
+fn covers(kept: &Pair, dropped: &Pair) -> bool {
+    match (carrier(kept), carrier(dropped)) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(k), Some(d)) => k == d,
+    }
+}
+
+/// The loop carrying a pair whose wait is not after its set: the depth of the innermost
+/// `ForBody` the two positions share (a leaf depending on itself is carried by its innermost
+/// loop). `None` for a forward pair (and for a backward one outside any loop, which phase 1
+/// does not create).
+fn carrier(p: &Pair) -> Option<usize> {
+    if before(&p.set, &p.wait) {
+        return None;
+    }
+    let common = p.set.iter().zip(p.wait.iter()).take_while(|(a, b)| a == b).count();
+    p.set[..common].iter().rposition(|e| e.kind == Kind::ForBody)
 }
 
 /// Keeps the first pair per (set, wait, pipes) among those at index ≥ start, in order.
@@ -317,20 +361,19 @@ fn drop_marked(pairs: &mut Vec<Pair>, redundant: &[bool]) {
     });
 }
 
-/// Maps a position in the second copy of an unrolled body back onto the original (a new
-/// position only when something changes).
-fn fold_copy(p: &mut Pos, n: usize) {
-    let hit = |k: usize, p: &[Elem]| p[k - 1].kind == Kind::ForBody && p[k].kind == Kind::Seq && p[k].index >= n;
-    if !(1..p.len()).any(|k| hit(k, p)) {
-        return;
-    }
-    let mut v = p.to_vec();
-    for k in 1..v.len() {
-        if hit(k, &v) {
+/// Maps a position in the second copy of an unrolled body (`body` is the path of the loop's
+/// `ForBody` marker, `n` the body's length) back onto the original: only the element right after
+/// `body` changes, and only for positions inside this loop (a new position only when it changes).
+fn fold_copy(p: &mut Pos, body: &[Elem], n: usize) {
+    let k = body.len();
+    match p.get(k) {
+        Some(e) if e.kind == Kind::Seq && e.index >= n && p.starts_with(body) => {
+            let mut v = p.to_vec();
             v[k].index -= n;
+            *p = Pos::from(v);
         }
+        _ => {}
     }
-    *p = Pos::from(v);
 }
 
 /// The children of a body: a sequence's, or the body itself as a one-child sequence.

@@ -29,7 +29,10 @@ pub struct Plan {
 enum Tag {
     Src(PipeType, PipeType, u8),
     Dst(PipeType, PipeType, u8),
-    Bar(PipeType),
+    /// A barrier before (`false`) or after (`true`) its statement: the two are different
+    /// barriers (fuzz finding F2: a loop-carried pair's barrier after the last op of a body
+    /// must not be dropped because a forward pair put one before that op).
+    Bar(PipeType, bool),
 }
 
 impl Plan {
@@ -63,7 +66,7 @@ impl Plan {
                         PipeType::M => Some(bar_call(prog, "system.bar_m")),
                         _ => None,
                     };
-                    add(&mut plan, &p.wait, p.wait_after, Tag::Bar(p.src), bar);
+                    add(&mut plan, &p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after), bar);
                 }
                 _ => {}
             }

@@ -13,7 +13,11 @@
 //! Everything that reaches the output is ordered by positions and MemRef ids, never by
 //! addresses (§6 Q7, §6.1 Q24). Fixed reference bug §6.1 Q21: the bodies of
 //! `with pl.incore():` scopes are analysed and synchronised like any other nested sequence
-//! (the reference skipped them). The body is normalised first (§2.3, scope bodies made
+//! (the reference skipped them). Fixed reference bug §6 Q8 and two more gaps found by fuzzing
+//! (F2, docs/fuzzing.md), all checked by the sync hazard checker: folding an unrolled loop body
+//! rewrites only that loop's index ([`collect`]), the linear reduction never lets a loop-carried
+//! pair replace a forward one, and a barrier after a statement is not merged with one before it
+//! ([`insert`]). The body is normalised first (§2.3, scope bodies made
 //! sequences too), which is invisible in the printed IR.
 
 mod collect;

@@ -55,6 +55,15 @@ pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     }
 }
 
+/// True iff every execution that reaches `c` has run `b` (for `b` [`before`] `c`): `b` is not
+/// inside an if branch or a loop body (which may run zero times) that does not also hold `c`.
+/// The linear reduction of phase 1 may only rely on a sync at `b` when this holds (fuzz finding
+/// F2: a barrier in an if branch was taken to cover a dependence around the `if`).
+pub fn dominates(b: &[Elem], c: &[Elem]) -> bool {
+    let common = b.iter().zip(c).take_while(|(x, y)| x == y).count();
+    !b[common..].iter().any(|e| matches!(e.kind, Kind::IfThen | Kind::IfElse | Kind::ForBody))
+}
+
 /// Index of the innermost `Seq` element (the scope anchor), if any.
 pub fn depth(p: &[Elem]) -> Option<usize> {
     p.iter().rposition(|e| e.kind == Kind::Seq)
@@ -101,6 +110,19 @@ mod tests {
         let else_leaf = [seq(1), Elem::marker(Kind::IfElse), seq(0)];
         assert!(!before(&then_leaf, &else_leaf));
         assert!(!before(&else_leaf, &then_leaf));
+    }
+
+    #[test]
+    fn only_unconditional_code_dominates() {
+        let then_leaf = [seq(1), Elem::marker(Kind::IfThen), seq(0), Elem::op(0)];
+        let body_leaf = [seq(1), Elem::marker(Kind::ForBody), seq(0), Elem::op(0)];
+        let after = [seq(2), Elem::op(0)];
+        assert!(dominates(&[seq(0), Elem::op(3)], &after));
+        assert!(!dominates(&then_leaf, &after), "the branch may not run");
+        assert!(!dominates(&body_leaf, &after), "the loop may run zero times");
+        assert!(dominates(&then_leaf, &[seq(1), Elem::marker(Kind::IfThen), seq(0), Elem::op(2)]));
+        let scope_leaf = [seq(1), Elem::marker(Kind::ScopeBody), seq(0), Elem::op(0)];
+        assert!(dominates(&scope_leaf, &after), "a scope body always runs");
     }
 
     #[test]
