@@ -2,7 +2,7 @@
 //! name after `pl.` and the arguments to a registered operator, or to a scalar `min`/`max`/`cast`
 //! node.
 
-use super::table::{entries, Category, OpDef, OPS};
+use super::table::{Category, OpDef, OPS};
 use super::{ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, KwValue, OpId, Program, Type};
@@ -28,7 +28,7 @@ type Entry = (OpId, &'static OpDef);
 
 /// The op of `category` spelled `name` (its IR short name or an alias).
 fn find_in(category: Category, name: &str) -> Option<Entry> {
-    entries().find(|(_, d)| d.category == category && (d.short_name() == name || d.aliases.contains(&name)))
+    super::index::by_spelling(category, name).map(|id| (id, super::def(id)))
 }
 
 /// Resolves `path` (the dotted name after `pl.`) for these arguments.
@@ -40,11 +40,10 @@ pub(crate) fn resolve(
     kwargs: &[KwIn],
     span: Span,
 ) -> Result<Target, Diagnostic> {
-    let dotted = path.join(".");
     match path {
         [ns, name] => {
             let Some(entry) = category_of(ns).and_then(|c| find_in(c, name)) else {
-                return Err(unknown_op(&dotted, path_span, namespaced_suggestion(ns, name)));
+                return Err(unknown_op(&path.join("."), path_span, namespaced_suggestion(ns, name)));
             };
             // The tensor constructors pick `*_scalar` themselves (§4.5 item 4).
             let entry =
@@ -52,7 +51,7 @@ pub(crate) fn resolve(
             Ok(Target::Op(entry.0, entry.1))
         }
         [name] => unified(prog, name, path_span, args, kwargs, span),
-        _ => Err(unknown_op(&dotted, path_span, None)),
+        _ => Err(unknown_op(&path.join("."), path_span, None)),
     }
 }
 
@@ -65,8 +64,8 @@ fn unified(
     kwargs: &[KwIn],
     span: Span,
 ) -> Result<Target, Diagnostic> {
-    if let Some((id, def)) = entries().find(|(_, d)| d.unified.contains(&name)) {
-        return Ok(Target::Op(id, def));
+    if let Some(id) = super::index::unified(name) {
+        return Ok(Target::Op(id, super::def(id)));
     }
     let in_tensor = find_in(Category::Tensor, name);
     let in_block = find_in(Category::Block, name);
@@ -123,7 +122,7 @@ fn scalar_variant(prog: &Program, entry: Entry, args: &[ArgIn], kwargs: &[KwIn])
         None => false,
     };
     if is_scalar {
-        entries().find(|(_, d)| d.name == variant).unwrap_or(entry)
+        super::index::by_name(variant).map_or(entry, |id| (id, super::def(id)))
     } else {
         entry
     }

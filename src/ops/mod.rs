@@ -7,6 +7,7 @@
 mod bind;
 mod deduce;
 mod dispatch;
+mod index;
 mod kwvalue;
 mod promote;
 mod rules;
@@ -70,7 +71,7 @@ pub fn build_op_call(
     // A call written in the printed spelling (`pl.block.load`) is kept as written, so printed
     // IR reads back unchanged even when it lacks a defaulted kwarg (hand-built IR); the DSL
     // spellings (`pl.load`, `pl.block.and_`) get the defaults the reference's constructors add.
-    let insert_defaults = path.join(".") != def.printed;
+    let insert_defaults = !is_dotted(path, def.printed);
     let bound = bind::bind(prog, def, args, kwargs, insert_defaults, span)?;
     let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
@@ -87,6 +88,20 @@ pub fn build_op_call(
     })?;
     let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
     Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
+}
+
+/// Whether the segments of `path` joined with dots spell `dotted` (without building the string).
+fn is_dotted(path: &[&str], dotted: &str) -> bool {
+    let mut rest = dotted;
+    for (k, seg) in path.iter().enumerate() {
+        if k > 0 {
+            let Some(r) = rest.strip_prefix('.') else { return false };
+            rest = r;
+        }
+        let Some(r) = rest.strip_prefix(seg) else { return false };
+        rest = r;
+    }
+    rest.is_empty()
 }
 
 /// `pl.min(a, b)` / `pl.max(a, b)` on scalars: exactly two expressions, no kwargs.
@@ -191,7 +206,7 @@ pub fn scalar_cast(prog: &Program, operand: Expr, dtype: DataType, span: Span) -
 
 /// Looks an operator up by its IR name (`block.add`, `tensor.add_scalar`).
 pub fn lookup(name: &str) -> Option<OpId> {
-    table::entries().find(|(_, d)| d.name == name).map(|(id, _)| id)
+    index::by_name(name)
 }
 
 /// The table entry of an operator.

@@ -13,7 +13,7 @@ use crate::ir::{DataType, MemorySpace, OpId, PipeType};
 use Expect::*;
 
 /// The reference's op category (§4.1–4.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Category {
     Tensor,
     Block,

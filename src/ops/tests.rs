@@ -924,3 +924,13 @@ fn scalar_unary_rules() {
     let t = p.tile("t", &[1], FP32);
     assert_eq!(scalar_cast(&p.prog, t, FP32, SP).unwrap_err().code, codes::BAD_SCALAR_OP);
 }
+
+#[test]
+fn dotted_paths_compare_segment_by_segment() {
+    assert!(super::is_dotted(&["block", "load"], "block.load"));
+    assert!(!super::is_dotted(&["block", "loa"], "block.load"));
+    assert!(!super::is_dotted(&["block"], "block.load"));
+    assert!(!super::is_dotted(&["block", "load", "x"], "block.load"));
+    assert!(!super::is_dotted(&["blockload"], "block.load"));
+    assert!(super::is_dotted(&["load"], "load"));
+}
