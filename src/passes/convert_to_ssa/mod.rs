@@ -20,6 +20,8 @@ mod loops;
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::diag::Diagnostic;
 use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarId, VarKind};
 use crate::passes::PassEnv;
@@ -39,13 +41,13 @@ type Versions = BTreeMap<String, VarId>;
 struct Converter<'p> {
     prog: &'p mut Program,
     /// Next version number per base name.
-    counter: BTreeMap<String, u32>,
+    counter: FxHashMap<String, u32>,
     current: Versions,
 }
 
 impl<'p> Converter<'p> {
     fn new(prog: &'p mut Program) -> Self {
-        Converter { prog, counter: BTreeMap::new(), current: Versions::new() }
+        Converter { prog, counter: FxHashMap::default(), current: Versions::new() }
     }
 
     fn function(mut self, f: Function) -> Function {
@@ -69,10 +71,12 @@ impl<'p> Converter<'p> {
 
     /// The next version number of `base` (0 first).
     fn next(&mut self, base: &str) -> u32 {
-        let slot = self.counter.entry(base.to_string()).or_insert(0);
-        let k = *slot;
-        *slot += 1;
-        k
+        if let Some(slot) = self.counter.get_mut(base) {
+            *slot += 1;
+            return *slot - 1;
+        }
+        self.counter.insert(base.to_string(), 1);
+        0
     }
 
     /// A new variable named `<base><infix><next(base)>` (infix `_` or `_iter_`).
@@ -115,24 +119,29 @@ impl<'p> Converter<'p> {
         }
     }
 
-    fn exprs(&self, es: &[Expr]) -> Vec<Expr> {
-        es.iter().map(|e| self.expr(e)).collect()
-    }
-
     /// Rewrites one statement. Scopes, sequences and leaves are structural; a scope is
     /// transparent (definitions inside it stay visible after it).
     fn stmt(&mut self, s: Stmt) -> Stmt {
         match s {
-            Stmt::Assign { var, value, span } => {
-                let value = self.expr(&value);
+            Stmt::Assign { var, mut value, span } => {
+                self.rename_in(&mut value);
                 let name = self.name(var);
                 let var = self.version_of(var, &name);
                 self.current.insert(name, var);
                 Stmt::Assign { var, value, span }
             }
-            Stmt::Eval { expr, span } => Stmt::Eval { expr: self.expr(&expr), span },
-            Stmt::Yield { values, span } => Stmt::Yield { values: self.exprs(&values), span },
-            Stmt::Return { values, span } => Stmt::Return { values: self.exprs(&values), span },
+            Stmt::Eval { mut expr, span } => {
+                self.rename_in(&mut expr);
+                Stmt::Eval { expr, span }
+            }
+            Stmt::Yield { mut values, span } => {
+                values.iter_mut().for_each(|e| self.rename_in(e));
+                Stmt::Yield { values, span }
+            }
+            Stmt::Return { mut values, span } => {
+                values.iter_mut().for_each(|e| self.rename_in(e));
+                Stmt::Return { values, span }
+            }
             Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.stmts(stmts), span },
             Stmt::Ops { stmts, span } => Stmt::Ops { stmts: self.stmts(stmts), span },
             Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(self.stmt(*body)), span },
