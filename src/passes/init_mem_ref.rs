@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::stmt_structure::normalize_function;
+use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{child_stmts, stmt_exprs, walk_expr};
@@ -33,14 +33,14 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     })?;
     let mut out = prog;
     let functions = std::mem::take(&mut out.functions);
-    out.functions = functions.iter().map(|f| init_function(&mut out, f, alloc_op)).collect();
+    out.functions = functions.into_iter().map(|f| init_function(&mut out, f, alloc_op)).collect();
     Ok(out)
 }
 
 /// Normalises `f` (§2.8 step 1), gives its variables MemRefs (steps 2–3) and inserts the allocs
 /// (step 4).
-fn init_function(prog: &mut Program, f: &Function, alloc_op: OpId) -> Function {
-    let mut f = normalize_function(f);
+fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Function {
+    f.body = normalize_body(std::mem::replace(&mut f.body, Stmt::empty()));
     let plan = plan_memrefs(prog, &f);
     let memrefs: Vec<VarId> = plan
         .buffers

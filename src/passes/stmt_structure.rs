@@ -31,11 +31,6 @@ fn map_function_bodies(mut prog: Program, f: fn(Stmt) -> Stmt) -> Program {
     prog
 }
 
-/// A normalised copy of `f` (§2.3): its body normalised with [`normalize_body`].
-pub fn normalize_function(f: &Function) -> Function {
-    Function { body: normalize_body(f.body.clone()), ..f.clone() }
-}
-
 /// Normalises a body (§2.3): normalises inside it, then makes it a `SeqStmts` — an
 /// assign/eval `s` becomes `SeqStmts[OpStmts[s]]`, any other non-sequence `s` `SeqStmts[s]`.
 pub fn normalize_body(body: Stmt) -> Stmt {
