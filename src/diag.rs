@@ -166,6 +166,8 @@ pub mod codes {
     pub const UNMATCHED_WAIT: &str = "E0604";
     /// A warning: a sync op whose deletion creates no hazard (`--report-redundant-sync`).
     pub const REDUNDANT_SYNC: &str = "E0605";
+    /// insert-sync: loops nested deeper than it analyses (its analysis is exponential in depth).
+    pub const LOOP_NEST_TOO_DEEP: &str = "E0606";
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
     pub const UNKNOWN_PASS: &str = "E0902";

@@ -21,6 +21,7 @@
 //! sequences too), which is invisible in the printed IR.
 
 mod collect;
+mod depth;
 mod effects;
 mod events;
 mod insert;
@@ -53,6 +54,7 @@ pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>>
 
 /// The synchronised body of one function.
 fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
+    depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
     let mut analysis = collect::collect(prog, env.backend, &body);
     events::adjust_scopes(&mut analysis);
