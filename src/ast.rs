@@ -115,6 +115,9 @@ pub struct ForTarget {
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
+    /// Height of the tree: 1 for a leaf. Set by [`Expr::new`] from the children, so the parser
+    /// can bound it ([`crate::parser::MAX_EXPR_DEPTH`]) without walking the tree.
+    depth: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -193,7 +196,27 @@ pub enum UnaryOp {
 
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
-        Expr { kind, span }
+        let arg = |a: &Arg| match a {
+            Arg::Positional(e) | Arg::Keyword(_, e) => e.depth,
+        };
+        let below = match &kind {
+            ExprKind::Attr(e, _) | ExprKind::Unary(_, e) => e.depth,
+            ExprKind::Call(f, args) | ExprKind::Subscript(f, args) => args.iter().map(arg).fold(f.depth, u32::max),
+            ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().map(|e| e.depth).max().unwrap_or(0),
+            ExprKind::Binary(_, a, b) => a.depth.max(b.depth),
+            ExprKind::Name(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::None
+            | ExprKind::Unsupported => 0,
+        };
+        Expr { kind, span, depth: below.saturating_add(1) }
+    }
+    /// Height of the expression tree (1 for a name or literal).
+    pub fn depth(&self) -> u32 {
+        self.depth
     }
     /// The dotted path of a name/attribute chain (`pl.block.add` → `["pl", "block", "add"]`).
     pub fn dotted(&self) -> Option<Vec<&str>> {

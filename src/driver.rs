@@ -104,9 +104,20 @@ pub fn compile_to_ir_text(source: &str) -> Result<String, Vec<Diagnostic>> {
     frontend(source).map(|p| crate::printer::print_program(&p))
 }
 
-/// Writes a finished run to the process: files first (atomically), then stdout and stderr.
-/// Returns the exit status, which becomes 1 if a file cannot be written.
-pub fn deliver(mut out: Output) -> i32 {
+/// Writes a finished run to the process: files first (atomically, [`write_files`]), then stdout
+/// and stderr. Returns the exit status, which becomes 1 if a file cannot be written.
+pub fn deliver(out: Output) -> i32 {
+    let out = write_files(out);
+    // A closed pipe (`ptoc f.pto | head`) is not worth a second error.
+    let _ = std::io::stdout().write_all(&out.stdout).and_then(|_| std::io::stdout().flush());
+    let _ = std::io::stderr().write_all(&out.stderr);
+    out.code
+}
+
+/// Writes the run's `-o` files, all or none (see `output::write_all`), and returns the run
+/// without them; when one cannot be written, the run becomes a `FILE_WRITE` error (exit status
+/// 1, nothing on stdout). `main` does this through [`deliver`]; the lit tests call it directly.
+pub fn write_files(mut out: Output) -> Output {
     if let Err((path, e)) = output::write_all(&out.files) {
         let d = Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot write `{}`: {e}", path.display()));
         let style = Style { format: cli::ErrorFormat::Human, color: Color::Never };
@@ -114,10 +125,8 @@ pub fn deliver(mut out: Output) -> i32 {
         out.stdout.clear();
         out.code = exit::INPUT_ERROR;
     }
-    // A closed pipe (`ptoc f.pto | head`) is not worth a second error.
-    let _ = std::io::stdout().write_all(&out.stdout).and_then(|_| std::io::stdout().flush());
-    let _ = std::io::stderr().write_all(&out.stderr);
-    out.code
+    out.files.clear();
+    out
 }
 
 fn internal_error(payload: Box<dyn Any + Send>) -> Output {

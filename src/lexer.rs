@@ -11,9 +11,9 @@
 //!
 //! Lexical errors never stop the lexer: each one is recorded as a [`Diagnostic`] and the token
 //! stream goes on (with [`Tok::Error`] in place of text that is no token, which the parser skips
-//! without reporting a second error). The only fatal error is a bracket nesting deeper than
-//! [`MAX_NESTING`], which ends the stream with `Err(LexFatal)` so that no later, recursive stage
-//! sees such input.
+//! without reporting a second error). The only fatal errors are a bracket nesting deeper than
+//! [`MAX_NESTING`] and more indentation levels than [`MAX_INDENT_LEVELS`], which end the stream
+//! with `Err(LexFatal)` so that no later, recursive stage sees such input.
 
 use std::collections::VecDeque;
 
@@ -25,6 +25,13 @@ use crate::diag::{codes, Diagnostic, Span};
 /// Deepest bracket nesting accepted; deeper input is rejected with `NESTING_TOO_DEEP` (later
 /// stages walk expressions recursively).
 pub const MAX_NESTING: usize = 100_000;
+
+/// Most indentation levels accepted (the class body and function bodies count), as in CPython's
+/// tokenizer (`MAXINDENT`, "too many levels of indentation"): the reference reads `.pto` text with
+/// Python, so no program it accepts is deeper. Deeper input is rejected with `NESTING_TOO_DEEP`;
+/// the limit also keeps every later stage's work on nested blocks small (some passes walk a
+/// loop body more than once per enclosing loop).
+pub const MAX_INDENT_LEVELS: usize = 100;
 
 /// Columns a tab advances to (only used to keep going after reporting `TAB_INDENT`).
 const TAB_WIDTH: usize = 8;
@@ -465,8 +472,9 @@ impl<'s> Layout<'s> {
         }
     }
 
-    /// Emits the layout tokens due before a token at `lo..hi` that starts a new line.
-    fn start_line(&mut self, brk: LineBreak<'s>, tok: Tok<'s>, lo: usize, hi: usize) {
+    /// Emits the layout tokens due before a token at `lo..hi` that starts a new line; `Err` when
+    /// the line opens an indentation level beyond [`MAX_INDENT_LEVELS`].
+    fn start_line(&mut self, brk: LineBreak<'s>, tok: Tok<'s>, lo: usize, hi: usize) -> Result<(), LexFatal> {
         if self.line_has_tokens {
             let nl = brk.newline.unwrap_or(lo);
             self.queue.push_back((nl, Tok::Newline, nl + 1));
@@ -478,6 +486,16 @@ impl<'s> Layout<'s> {
         if width > top {
             // Whether an indent is allowed here is the grammar's business (it reports an
             // unexpected one and skips the indented block).
+            if self.indents.len() >= MAX_INDENT_LEVELS {
+                let msg = format!("too many levels of indentation (more than {MAX_INDENT_LEVELS})");
+                let line_end = self.source[lo..].find('\n').map_or(self.source.len(), |i| lo + i);
+                self.report(
+                    error_at(codes::NESTING_TOO_DEEP, lo, line_end, msg)
+                        .with_label("this line opens a block too deep")
+                        .with_note("move the inner part into a function of its own"),
+                );
+                return Err(LexFatal);
+            }
             self.indents.push(Level { width, phantom: false });
             self.queue.push_back((brk.blanks_start, Tok::Indent, lo));
         } else if width < top {
@@ -498,6 +516,7 @@ impl<'s> Layout<'s> {
                 self.indents.push(Level { width, phantom: true });
             }
         }
+        Ok(())
     }
 
     /// Width of a line's indentation; reports the first tab used for indentation in the file.
@@ -624,11 +643,12 @@ impl<'s> Iterator for Layout<'s> {
                     None => continue,
                 },
             };
-            if let Some(brk) = self.pending_break.take() {
-                self.start_line(brk, tok, lo, hi);
-            }
+            let started = match self.pending_break.take() {
+                Some(brk) => self.start_line(brk, tok, lo, hi),
+                None => Ok(()),
+            };
             self.at_file_start = false;
-            let tok = match self.bracket(tok, lo, hi) {
+            let tok = match started.and_then(|()| self.bracket(tok, lo, hi)) {
                 Ok(tok) => tok,
                 Err(fatal) => {
                     self.done = true;
@@ -1070,5 +1090,32 @@ mod tests {
             (d[0].code, d[0].span.range()),
             (codes::NESTING_TOO_DEEP, MAX_NESTING..MAX_NESTING + 1)
         );
+    }
+
+    /// `depth` blocks, each line indented one column more than the one before.
+    fn nested_blocks(depth: usize) -> String {
+        (0..depth)
+            .map(|d| format!("{}if x:\n", " ".repeat(d)))
+            .collect::<String>()
+            + &" ".repeat(depth)
+            + "y\n"
+    }
+
+    #[test]
+    fn indentation_levels_are_limited() {
+        // `depth` nested blocks are depth + 1 levels with the top level.
+        let ok = nested_blocks(MAX_INDENT_LEVELS - 1);
+        let mut layout = Layout::new(&ok);
+        assert!(layout.by_ref().all(|t| t.is_ok()));
+        assert!(layout.finish().diags.is_empty());
+
+        let deep = nested_blocks(MAX_INDENT_LEVELS);
+        let mut layout = Layout::new(&deep);
+        assert_eq!(layout.by_ref().last(), Some(Err(LexFatal)));
+        let d = layout.finish().diags;
+        assert_eq!(d.len(), 1, "{d:?}");
+        let line = deep.lines().last().unwrap_or_default();
+        let lo = deep.len() - line.len() - 1 + MAX_INDENT_LEVELS;
+        assert_eq!((d[0].code, d[0].span.range()), (codes::NESTING_TOO_DEEP, lo..lo + 1));
     }
 }

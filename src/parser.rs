@@ -20,6 +20,14 @@ use crate::lexer::{Layout, LexOutcome};
 
 pub use crate::lexer::{tokens, Spanned, Tok};
 
+/// Deepest expression tree accepted (a name or literal is 1; `-x` and `x + y` are 2; a sum of
+/// n terms is n). Deeper expressions are rejected with `NESTING_TOO_DEEP`, because every stage
+/// after the parser walks expressions recursively. The reference walks the Python AST
+/// recursively (Python's default recursion limit is 1,000), so it accepts less; the compilation
+/// thread's 1 GiB stack holds ten times this depth through the whole pipeline even in a debug
+/// build (measured: 100,000 works, 200,000 overflows).
+pub const MAX_EXPR_DEPTH: u32 = 10_000;
+
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, unused_imports, dead_code)]
     grammar,

@@ -1,6 +1,10 @@
 //! Every program in `examples/` compiles through the default pipeline to C++ with the `ptoc`
-//! binary, and the files it writes are the kernels and orchestration its functions call for.
+//! binary, and the files it writes are the kernels and orchestration its functions call for; the
+//! output of examples and corpus inputs is the same on every run.
 
+mod common;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 #[test]
@@ -27,20 +31,47 @@ fn every_example_compiles_to_cpp() {
     }
 }
 
-/// The same input gives byte-identical IR and C++ on every run (each run of the binary gets a
-/// different hash seed, so no unordered map may reach the output).
+/// Inputs of the determinism test: every example, and one conformance input of every corpus
+/// folder (the first case with an `input.pto`; none when the corpus is absent).
+fn determinism_inputs() -> Vec<PathBuf> {
+    let root = common::manifest_dir();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(root.join("examples"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pto"))
+        .collect();
+    inputs.sort();
+    let mut folders_seen: Vec<String> = Vec::new();
+    for (_, folder, dir) in common::corpus::cases(&common::corpus::corpus_dir()) {
+        let input = dir.join("input.pto");
+        if input.is_file() && !folders_seen.contains(&folder) {
+            folders_seen.push(folder);
+            inputs.push(input);
+        }
+    }
+    inputs
+}
+
+/// The same input gives byte-identical results — stdout, stderr (with `--print-after-all`'s
+/// dumps after every pass) and exit status — on every run. Each run is a separate process, so
+/// each gets a different hash seed: no unordered map may reach the output.
 #[test]
 fn output_is_deterministic_across_runs() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for ex in ["vector_dag.pto", "tiled_loop.pto", "matmul.pto"] {
-        let path = root.join("examples").join(ex);
-        for emit in ["ir", "cpp"] {
-            let run = || Command::new(env!("CARGO_BIN_EXE_ptoc")).args(["--emit", emit]).arg(&path).output().unwrap().stdout;
+    let inputs = determinism_inputs();
+    assert!(inputs.len() >= 4);
+    let modes: [&[&str]; 2] = [&["--emit", "cpp"], &["--emit", "ir", "--print-after-all"]];
+    for path in &inputs {
+        for mode in modes {
+            let run = || {
+                let out = Command::new(env!("CARGO_BIN_EXE_ptoc")).args(mode).arg(path).output().unwrap();
+                (out.status.code(), out.stdout, out.stderr)
+            };
             let first = run();
-            assert!(!first.is_empty());
-            for _ in 0..3 {
-                assert!(run() == first, "{ex} --emit {emit} differs between runs");
+            assert!(!first.1.is_empty() || !first.2.is_empty(), "{} {mode:?}: no output", path.display());
+            for _ in 0..2 {
+                assert!(run() == first, "{} {mode:?} differs between runs", path.display());
             }
         }
     }
+    eprintln!("determinism: {} inputs x {} modes, 3 runs each", inputs.len(), modes.len());
 }

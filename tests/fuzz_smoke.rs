@@ -208,6 +208,20 @@ fn mutate(rng: &mut Rng, program: &str, pool: &[&str]) -> Vec<u8> {
     bytes
 }
 
+/// `PTOC_MUTANTS_DIR=<dir>` (what `scripts/mutants.sh` sets): instead of checking them, part (b)
+/// writes its first `PTOC_MUTANTS_COUNT` (default 600) mutants — the same ones it would check,
+/// from the same seed — to `<dir>/mutant-NNNN.pto`, for runs of the release binary.
+fn write_mutants(dir: &Path, rng: &mut Rng, programs: &[String], pool: &[&str]) {
+    let count: usize = std::env::var("PTOC_MUTANTS_COUNT").ok().and_then(|s| s.parse().ok()).unwrap_or(600);
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    for k in 0..count {
+        let program = rng.pick(programs).clone();
+        let path = dir.join(format!("mutant-{k:04}.pto"));
+        std::fs::write(&path, mutate(rng, &program, pool)).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    }
+    eprintln!("fuzz smoke (b): wrote {count} mutants to {}", dir.display());
+}
+
 #[test]
 fn b_mutated_corpus_programs_never_crash_and_round_trip() {
     let Some(root) = corpus_dir() else {
@@ -219,6 +233,10 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
     assert!(!programs.is_empty(), "no input.pto under {}", root.display());
     let pool: Vec<&str> = programs.iter().flat_map(|p| p.lines()).collect();
     let mut rng = Rng::new(seed() ^ 0xb);
+    if let Some(dir) = std::env::var_os("PTOC_MUTANTS_DIR") {
+        write_mutants(Path::new(&dir), &mut rng, &programs, &pool);
+        return;
+    }
     let mut findings = Vec::new();
     let cases = 3000 * scale();
     let mut compiled = 0;

@@ -71,7 +71,8 @@ fn execute(run: &RunLine, check_source: &str) -> Result<(), String> {
         None => Vec::new(),
     };
     let args: Vec<String> = std::iter::once("ptoc".to_string()).chain(run.args.iter().cloned()).collect();
-    let out = ptoc::driver::run(&args, &stdin);
+    // Like `main`: `-o` files are written (and a failure to write them is an error).
+    let out = ptoc::driver::write_files(ptoc::driver::run(&args, &stdin));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let context = || {

@@ -13,8 +13,17 @@ struct Run {
 
 /// Runs `ptoc --pipeline none --error-format short -` on `input` (given on stdin).
 fn ptoc(input: &[u8]) -> Run {
+    ptoc_with(&["--pipeline", "none"], input)
+}
+
+/// The ways a deep input is run: the front end alone, the default pipeline to IR, and to C++.
+const MODES: [&[&str]; 3] = [&["--pipeline", "none"], &[], &["--emit", "cpp"]];
+
+/// Runs `ptoc ARGS --error-format short -` on `input` (given on stdin).
+fn ptoc_with(args: &[&str], input: &[u8]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptoc"))
-        .args(["--pipeline", "none", "--error-format", "short", "--color", "never", "-"])
+        .args(args)
+        .args(["--error-format", "short", "--color", "never", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -56,21 +65,109 @@ fn assert_clean_outcome(what: &str, r: &Run) {
 
 const HEAD: &str = "# pypto.program: S\nimport pypto.language as pl\n\n@pl.program\nclass S:\n    @pl.function\n    def f(self, x: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n";
 
+/// Exit 1 with exactly one diagnostic, E0110 ("nesting too deep") at `line:col`, nothing on stdout.
+fn assert_too_deep(what: &str, r: &Run, line: usize, col: usize) {
+    assert_clean_outcome(what, r);
+    let errors: Vec<&str> = r.stderr.lines().filter(|l| l.contains("error[")).collect();
+    assert_eq!(errors.len(), 1, "{what}: {}", r.stderr);
+    assert!(errors[0].starts_with(&format!("<stdin>:{line}:{col}: error[E0110]: ")), "{what}: {}", r.stderr);
+}
+
+/// The line of the first statement after `HEAD` (in column 9).
+const BODY_LINE: usize = 8;
+
 #[test]
 fn twenty_thousand_nested_parentheses() {
+    // Parentheses make no node of their own: this is `y = x`, through the whole pipeline.
     let n = 20_000;
     let src = format!("{HEAD}        y = {}x{}\n        return y\n", "(".repeat(n), ")".repeat(n));
-    let r = ptoc(src.as_bytes());
-    assert_clean_outcome("nested parentheses", &r);
+    for mode in MODES {
+        let r = ptoc_with(mode, src.as_bytes());
+        assert_eq!(r.code, Some(0), "{mode:?}: {}", r.stderr);
+    }
+    // With an operator at every level the tree is 20,001 deep: past the expression depth limit
+    // (`ptoc::parser::MAX_EXPR_DEPTH`), reported once, at the innermost too-deep subexpression.
+    let src = format!("{HEAD}        y = {}x{}\n        return y\n", "-(".repeat(n), ")".repeat(n));
+    let limit = ptoc::parser::MAX_EXPR_DEPTH as usize;
+    let col = 13 + 2 * (n - limit);
+    for mode in MODES {
+        assert_too_deep(&format!("-( nested, {mode:?}"), &ptoc_with(mode, src.as_bytes()), BODY_LINE, col);
+    }
+}
+
+#[test]
+fn long_expressions_up_to_the_depth_limit_compile() {
+    // A sum of n terms is a tree n deep (left-associative); the deepest accepted one goes
+    // through the whole pipeline to C++.
+    let limit = ptoc::parser::MAX_EXPR_DEPTH as usize;
+    let terms = vec!["x"; limit].join(" + ");
+    let src = format!("{HEAD}        y = {terms}\n        return y\n");
+    for mode in MODES {
+        let r = ptoc_with(mode, src.as_bytes());
+        assert_eq!(r.code, Some(0), "{mode:?}: {}", r.stderr);
+    }
 }
 
 #[test]
 fn two_hundred_thousand_term_expression() {
+    // 200,000 terms: one "nesting too deep" error at the start of the sum, never an overflow.
     let terms = vec!["x"; 200_000].join(" + ");
     let src = format!("{HEAD}        y = {terms}\n        return y\n");
-    let r = ptoc(src.as_bytes());
-    assert_clean_outcome("long expression", &r);
-    assert_eq!(r.code, Some(0), "a long sum is valid: {}", r.stderr);
+    for mode in MODES {
+        assert_too_deep(&format!("long sum, {mode:?}"), &ptoc_with(mode, src.as_bytes()), BODY_LINE, 13);
+    }
+}
+
+/// `HEAD`'s function with `depth` nested blocks, `header(d)` opening the block at depth `d`, each
+/// block indented `indent` columns more than the one around it.
+fn nested(depth: usize, indent: usize, header: impl Fn(usize) -> String) -> String {
+    let mut src = String::from(HEAD);
+    for d in 0..depth {
+        src.push_str(&format!("{}{}\n", " ".repeat(8 + indent * d), header(d)));
+    }
+    src.push_str(&format!("{}y = x\n", " ".repeat(8 + indent * depth)));
+    src.push_str("        return x\n");
+    src
+}
+
+/// Nested blocks a function can hold: the top level, the class body and the function body take
+/// three of the indentation levels.
+const MAX_BLOCKS: usize = ptoc::lexer::MAX_INDENT_LEVELS - 3;
+
+#[test]
+fn three_thousand_nested_ifs() {
+    let src = nested(3000, 4, |d| format!("if x > {d}:"));
+    // The block that would be the 100th indentation level is reported, at its first token.
+    let (line, col) = (BODY_LINE + MAX_BLOCKS + 1, 9 + 4 * (MAX_BLOCKS + 1));
+    for mode in MODES {
+        assert_too_deep(&format!("3,000 ifs, {mode:?}"), &ptoc_with(mode, src.as_bytes()), line, col);
+    }
+    // The deepest accepted nesting compiles, to C++ too.
+    let src = nested(MAX_BLOCKS, 4, |d| format!("if x > {d}:"));
+    for mode in MODES {
+        let r = ptoc_with(mode, src.as_bytes());
+        assert_eq!(r.code, Some(0), "{MAX_BLOCKS} ifs, {mode:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn three_thousand_nested_fors() {
+    let src = nested(3000, 1, |d| format!("for i{d} in pl.range(0, 4, 1):"));
+    let (line, col) = (BODY_LINE + MAX_BLOCKS + 1, 9 + MAX_BLOCKS + 1);
+    for mode in MODES {
+        assert_too_deep(&format!("3,000 fors, {mode:?}"), &ptoc_with(mode, src.as_bytes()), line, col);
+    }
+    // The deepest accepted nesting goes through every pass before insert-sync; insert-sync
+    // (whose analysis is exponential in loop depth, docs/fuzzing.md F5) stops at once with
+    // E0606 at the thirteenth loop.
+    let src = nested(MAX_BLOCKS, 1, |d| format!("for i{d} in pl.range(0, 4, 1):"));
+    for mode in [&["--pipeline", "none"][..], &["--stop-after", "basic-memory-reuse"]] {
+        let r = ptoc_with(mode, src.as_bytes());
+        assert_eq!(r.code, Some(0), "{MAX_BLOCKS} fors, {mode:?}: {}", r.stderr);
+    }
+    let r = ptoc_with(&["--emit", "cpp"], src.as_bytes());
+    assert_clean_outcome("deepest loop nest, --emit cpp", &r);
+    assert!(r.stderr.contains("error[E0606]"), "{}", r.stderr);
 }
 
 #[test]
@@ -84,19 +181,6 @@ fn hundred_thousand_statements() {
     let r = ptoc(src.as_bytes());
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout.contains("y99999: pl.Scalar[pl.INT64] = y99998 + 1"));
-}
-
-#[test]
-fn deeply_nested_blocks() {
-    let mut src = String::from(HEAD);
-    let depth = 500;
-    for d in 0..depth {
-        src.push_str(&format!("{}if x > {d}:\n", " ".repeat(8 + 4 * d)));
-    }
-    src.push_str(&format!("{}y = x\n", " ".repeat(8 + 4 * depth)));
-    src.push_str("        return x\n");
-    let r = ptoc(src.as_bytes());
-    assert_clean_outcome("nested ifs", &r);
 }
 
 #[test]

@@ -10,6 +10,7 @@ use crate::ast::{
 };
 use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{LexFatal, Tok};
+use crate::parser::MAX_EXPR_DEPTH;
 
 /// Something the grammar actions report without stopping the parse.
 pub enum Problem<'s> {
@@ -173,6 +174,7 @@ fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, 
             Some(Expr {
                 kind: ExprKind::Name(name),
                 span,
+                ..
             }) => return Some((vec![Ident { name, span }], false)),
             Some(other) => {
                 problems.push(Problem::Diag(bad_target(&other)));
@@ -241,6 +243,7 @@ pub fn annotated(
         Some(Expr {
             kind: ExprKind::Name(name),
             span,
+            ..
         }) if single => Ident { name, span },
         other => {
             let at = other.map_or(span, |e| e.span);
@@ -266,21 +269,46 @@ pub fn annotated(
     stmt(kind, span)
 }
 
-pub fn binary(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+pub fn binary(problems: &mut Vec<Problem<'_>>, op: BinaryOp, a: Expr, b: Expr) -> Expr {
     let span = a.span.to(b.span);
-    Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+    bounded(
+        problems,
+        Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span),
+    )
 }
 
 /// A prefix operator at offset `lo` applied to `e`.
-pub fn unary(op: UnaryOp, lo: usize, e: Expr) -> Expr {
+pub fn unary(problems: &mut Vec<Problem<'_>>, op: UnaryOp, lo: usize, e: Expr) -> Expr {
     let span = Span::new(lo, lo).to(e.span);
-    Expr::new(ExprKind::Unary(op, Box::new(e)), span)
+    bounded(problems, Expr::new(ExprKind::Unary(op, Box::new(e)), span))
 }
 
 /// A call, subscript or attribute of `f`, ending at offset `hi`.
-pub fn postfix(f: Expr, hi: usize, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
+pub fn postfix(problems: &mut Vec<Problem<'_>>, f: Expr, hi: usize, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
     let span = f.span.to(Span::new(hi, hi));
-    Expr::new(make(Box::new(f)), span)
+    bounded(problems, Expr::new(make(Box::new(f)), span))
+}
+
+/// `e`, or — when it is deeper than [`MAX_EXPR_DEPTH`] — a leaf in its place and a
+/// `NESTING_TOO_DEEP` error. Every constructor that can make a tree deeper calls this, so no
+/// tree deeper than the limit is ever built, and the recursive stages after the parser (and
+/// dropping the tree) stay within the stack. One error per too-deep expression: a later,
+/// enclosing replacement of the same chain is not reported again.
+pub fn bounded(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
+    if e.depth() <= MAX_EXPR_DEPTH {
+        return e;
+    }
+    let span = e.span;
+    let reported = problems.iter().rev().any(|p| {
+        matches!(p, Problem::Diag(d) if d.code == codes::NESTING_TOO_DEEP && span.lo <= d.span.lo && d.span.hi <= span.hi)
+    });
+    if !reported {
+        let msg = format!("expression nested more than {MAX_EXPR_DEPTH} deep");
+        problems.push(Problem::Diag(
+            Diagnostic::error(codes::NESTING_TOO_DEEP, span, msg).with_note("split it into several assignments"),
+        ));
+    }
+    Expr::new(ExprKind::Unsupported, span)
 }
 
 /// `(e)` is `e` (its span widened to the parentheses); `(a, b)` and `(a,)` are tuples.

@@ -590,27 +590,54 @@ fn with_big_stack(f: impl FnOnce() + Send + 'static) {
 fn deep_nesting_parses_without_overflow() {
     with_big_stack(|| {
         let n = 20_000;
+        // Parentheses add no node: any bracket depth the lexer accepts is fine.
         let src = format!("def f():\n    x = {}a{}\n", "(".repeat(n), ")".repeat(n));
         assert_eq!(body(&src).len(), 1);
-        let src = format!("def f():\n    x = {}a{}\n", "[".repeat(n), "]".repeat(n));
+        // `[` and `-` each add a level: the deepest accepted tree, then one level more.
+        let m = MAX_EXPR_DEPTH as usize - 1;
+        let src = format!("def f():\n    x = {}a{}\n", "[".repeat(m), "]".repeat(m));
         assert_eq!(body(&src).len(), 1);
-        let src = format!("def f():\n    x = {}a\n", "-".repeat(n));
+        let src = format!("def f():\n    x = {}a\n", "-".repeat(m));
         assert_eq!(body(&src).len(), 1);
+        for src in [
+            format!("def f():\n    x = {}a{}\n", "[".repeat(m + 1), "]".repeat(m + 1)),
+            format!("def f():\n    x = {}a\n", "-".repeat(m + 1)),
+            format!("def f():\n    x = {}a\n", "-".repeat(n * 50)),
+        ] {
+            let d = parse(&src).unwrap_err();
+            assert_eq!(d.len(), 1, "one error per expression: {:?}", &d[..d.len().min(3)]);
+            assert_eq!(d[0].code, codes::NESTING_TOO_DEEP);
+            assert_eq!(
+                d[0].message,
+                format!("expression nested more than {MAX_EXPR_DEPTH} deep")
+            );
+        }
     });
 }
 
 #[test]
-fn long_expressions_parse_without_overflow() {
+fn long_expressions_parse_up_to_the_depth_limit() {
     with_big_stack(|| {
-        let terms = vec!["a"; 200_000].join(" + ");
+        let terms = vec!["a"; MAX_EXPR_DEPTH as usize].join(" + ");
         let src = format!("def f():\n    x = {terms}\n");
         let s = body(&src);
         let StmtKind::Assign { value, .. } = &s[0].kind else {
             panic!()
         };
         assert!(matches!(value.kind, ExprKind::Binary(crate::ast::BinaryOp::Add, _, _)));
-        let power = vec!["a"; 100_000].join(" ** ");
+        assert_eq!(value.depth(), MAX_EXPR_DEPTH);
+        let power = vec!["a"; MAX_EXPR_DEPTH as usize].join(" ** ");
         assert_eq!(body(&format!("def f():\n    x = {power}\n")).len(), 1);
+
+        // A sum of 200,000 terms: one error, at the first too-deep prefix `a + … + a`, and the
+        // next statement is still parsed (its error is reported too).
+        let terms = vec!["a"; 200_000].join(" + ");
+        let src = format!("def f():\n    x = {terms}\n    y = (\n");
+        let d = parse(&src).unwrap_err();
+        let codes_found: Vec<&str> = d.iter().map(|d| d.code).collect();
+        assert_eq!(codes_found, [codes::NESTING_TOO_DEEP, codes::UNCLOSED_BRACKET], "{d:?}");
+        let x = src.find("a +").unwrap();
+        assert_eq!(d[0].span.range(), x..x + 4 * MAX_EXPR_DEPTH as usize + 1);
     });
 }
 
