@@ -119,3 +119,20 @@ fn c_binop(op: BinOp) -> Option<&'static str> {
         Min | Max | Pow => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Span;
+    use crate::ir::{DataType, Type};
+
+    /// Float constants print like `{:.6}`, including the integral fast path and its edges.
+    #[test]
+    fn float_constants_print_like_fixed_six() {
+        let no_vars: &NameOf<'_> = &|_, e| Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "no variables"));
+        for f in [4.0, -4.0, 0.0, -0.0, 0.5, -2.25, 1e-7, 123456789.0, 1e15, -1e15, 999999999999999.0, 3e20, 0.1] {
+            let e = Expr::new(ExprKind::ConstFloat(f, DataType::Fp32), Type::Scalar(DataType::Fp32), Span::NONE);
+            assert_eq!(value(&e, no_vars).ok(), Some(format!("{f:.6}")), "{f:?}");
+        }
+    }
+}

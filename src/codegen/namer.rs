@@ -71,12 +71,18 @@ impl Namer {
         let candidate = if self.free(&base, suffixes) {
             base
         } else {
-            let mut candidate = base.clone();
-            let mut k: u64 = 1;
+            // Numbered variants `base_k`. When every one of them has a reserved form (`__x`,
+            // `_X`, `PIPE_x` for base `_`, `__x`, `_X`, `PIPE`, `PIPE_x`, `EVENT_IDx`), numbering
+            // would never end: start from `vbase` (itself, then numbered) instead.
+            let (stem, mut k): (String, u64) = if is_reserved_form(&format!("{base}_")) { (format!("v{base}"), 0) } else { (base, 1) };
+            let mut candidate = String::with_capacity(stem.len() + 4);
             loop {
-                candidate.truncate(base.len());
-                candidate.push('_');
-                cat!(&mut candidate; k);
+                candidate.clear();
+                candidate.push_str(&stem);
+                if k > 0 {
+                    candidate.push('_');
+                    cat!(&mut candidate; k);
+                }
                 if self.free(&candidate, suffixes) {
                     break candidate;
                 }
@@ -150,6 +156,23 @@ mod tests {
         assert_eq!(n.claim("x_0", &[""]), "x_0_1");
         assert_eq!(n.claim("int", &[""]), "int_1");
         assert_eq!(n.claim("TADD", &[""]), "TADD_1");
+    }
+
+    /// Names whose numbered variants would all be reserved forms (this used to loop forever)
+    /// get a `v` prefix; those whose base is free keep it.
+    #[test]
+    fn reserved_forms_terminate() {
+        let mut n = Namer::new();
+        assert_eq!(n.claim("PIPE", &[""]), "PIPE");
+        assert_eq!(n.claim("PIPE", &[""]), "vPIPE");
+        assert_eq!(n.claim("PIPE_a", &[""]), "vPIPE_a");
+        assert_eq!(n.claim("__x", &["", "Type"]), "v__x");
+        assert_eq!(n.claim("__x", &["", "Type"]), "v__x_1");
+        assert_eq!(n.claim("_", &["", "Type"]), "v_");
+        assert_eq!(n.claim("_X", &[""]), "v_X");
+        assert_eq!(n.claim("EVENT_ID0", &["_tensor", ""]), "vEVENT_ID0");
+        assert_eq!(n.claim("EVENT", &[""]), "EVENT");
+        assert_eq!(n.claim("EVENT", &[""]), "EVENT_1");
     }
 
     #[test]
