@@ -22,4 +22,5 @@ pub mod ops;
 pub mod parser;
 pub mod passes;
 pub mod printer;
+pub(crate) mod text;
 pub mod verify;

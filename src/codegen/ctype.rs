@@ -2,6 +2,7 @@
 //! `Tile<…>` type strings and the 5-D `Shape<…>`/`Stride<…>` of GlobalTensors.
 
 use crate::diag::{codes, Diagnostic, Span};
+use crate::text::{cat, Piece};
 use crate::ir::{DataType, Expr, MemorySpace, Program, TileLayout, TileType};
 
 /// The C type of a dtype; dtypes without one are an error at `span`.
@@ -62,12 +63,40 @@ fn layout(l: TileLayout) -> &'static str {
     }
 }
 
-/// The `Tile<…>` type of a tile (§4.3), and its address when it has a MemRef.
-pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<(String, Option<i64>), Diagnostic> {
-    let t = c_type(tt.dtype, span)?;
+/// The C++ type of a tile (§4.3) and its address: what a tile declaration needs. It
+/// appends the `Tile<…>` text ([`Piece`]).
+pub struct TileCType {
+    elem: &'static str,
+    pub rows: i64,
+    pub cols: i64,
+    /// Memory space, BLayout, SLayout and fractal of a tile with a MemRef; `None` for a tile
+    /// without one.
+    placed: Option<(&'static str, &'static str, &'static str, u64)>,
+    /// The allocated address (tiles with a MemRef).
+    pub addr: Option<i64>,
+}
+
+/// The `Tile<…>` text.
+impl Piece for &TileCType {
+    fn push_to(self, out: &mut String) {
+        let TileCType { elem, rows, cols, .. } = *self;
+        match self.placed {
+            // The reference's type for a tile without a MemRef carries a stray `;`.
+            None => cat!(out; "Tile<TileType::Vec, ", elem, ", ", rows, ", ", cols, ", BLayout::RowMajor, -1, -1>;"),
+            Some((space, b, s, fractal)) => cat!(out;
+                "Tile<TileType::", space, ", ", elem, ", ", rows, ", ", cols, ", BLayout::", b, ", -1, -1, SLayout::", s,
+                ", ", fractal, ">"
+            ),
+        }
+    }
+}
+
+/// The `Tile<…>` type of a tile (§4.3), with its address when it has a MemRef.
+pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<TileCType, Diagnostic> {
+    let elem = c_type(tt.dtype, span)?;
     let (rows, cols) = tile_rows_cols(&tt.shape, span)?;
     let Some(memref) = tt.memref else {
-        return Ok((format!("Tile<TileType::Vec, {t}, {rows}, {cols}, BLayout::RowMajor, -1, -1>;"), None));
+        return Ok(TileCType { elem, rows, cols, placed: None, addr: None });
     };
     let crate::ir::VarKind::MemRef(info) = &prog.var(memref).kind else {
         return Err(Diagnostic::error(codes::UNSUPPORTED, span, "CCE codegen: tile MemRef is not a MemRef variable"));
@@ -98,10 +127,7 @@ pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<(String, O
         s = layout(v.slayout);
         fractal = v.fractal;
     }
-    Ok((
-        format!("Tile<TileType::{space}, {t}, {rows}, {cols}, BLayout::{b}, -1, -1, SLayout::{s}, {fractal}>"),
-        Some(addr),
-    ))
+    Ok(TileCType { elem, rows, cols, placed: Some((space, b, s, fractal)), addr: Some(addr) })
 }
 
 /// `Shape<…>` and `Stride<…>` arguments of a GlobalTensor over `dims` padded to 5-D, and whether

@@ -3,47 +3,78 @@
 //! Differences from the reference, which emits code that does not compile (§6.1 Q23): scalar
 //! `min`/`max` become conditional expressions instead of undeclared `min(…)`/`max(…)` calls.
 
+use std::fmt::Write;
+
 use super::ctype::c_type;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{BinOp, Expr, ExprKind, UnOp, VarId};
+use crate::text::cat;
 
-/// Renders `e`; `name` gives the C++ name of a variable (or an error when it has none).
-pub fn value(e: &Expr, name: &dyn Fn(VarId, &Expr) -> Result<String, Diagnostic>) -> Result<String, Diagnostic> {
-    let v = |x: &Expr| value(x, name);
-    Ok(match &e.kind {
-        ExprKind::Var(id) => name(*id, e)?,
-        ExprKind::ConstInt(i, _) => i.to_string(),
+/// The C++ name of a variable used at an expression, or the error when it has none.
+pub type NameOf<'n> = dyn Fn(VarId, &Expr) -> Result<&'n str, Diagnostic> + 'n;
+
+/// Appends the C++ text of `e` to `out`; `name` gives the C++ name of a variable. On an error
+/// `out` holds a partial text (the caller discards the whole file).
+pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), Diagnostic> {
+    // `write!` into a String cannot fail.
+    match &e.kind {
+        ExprKind::Var(id) => out.push_str(name(*id, e)?),
+        ExprKind::ConstInt(i, _) => cat!(out; *i),
         ExprKind::ConstFloat(f, _) => {
             if !f.is_finite() {
                 return Err(Diagnostic::error(codes::UNSUPPORTED, e.span, format!("CCE codegen: float constant {f} has no C++ literal")));
             }
-            format!("{f:.6}")
-        }
-        ExprKind::ConstBool(b) => b.to_string(),
-        ExprKind::TupleGetItem(t, k) => format!("{}[{k}]", v(t)?),
-        ExprKind::Binary(op, l, r) => {
-            let (l, r) = (v(l)?, v(r)?);
-            match c_binop(*op) {
-                Some(sym) => format!("({l} {sym} {r})"),
-                None if *op == BinOp::Min => format!("({l} < {r} ? {l} : {r})"),
-                None if *op == BinOp::Max => format!("({l} > {r} ? {l} : {r})"),
-                None => format!("pow({l}, {r})"),
+            if f.fract() == 0.0 && f.abs() < 1e15 && !(*f == 0.0 && f.is_sign_negative()) {
+                // What `{f:.6}` writes for an integral value, without the float formatter.
+                cat!(out; *f as i64, ".000000");
+            } else {
+                let _ = write!(out, "{f:.6}");
             }
         }
+        ExprKind::ConstBool(b) => out.push_str(if *b { "true" } else { "false" }),
+        ExprKind::TupleGetItem(t, k) => {
+            write_value(t, name, out)?;
+            let _ = write!(out, "[{k}]");
+        }
+        ExprKind::Binary(op, l, r) => match c_binop(*op) {
+            Some(sym) => {
+                out.push('(');
+                write_value(l, name, out)?;
+                out.push(' ');
+                out.push_str(sym);
+                out.push(' ');
+                write_value(r, name, out)?;
+                out.push(')');
+            }
+            None => {
+                // Each operand appears twice (`min`/`max`) or as a call argument (`pow`).
+                let (l, r) = (value(l, name)?, value(r, name)?);
+                let _ = match op {
+                    BinOp::Min => write!(out, "({l} < {r} ? {l} : {r})"),
+                    BinOp::Max => write!(out, "({l} > {r} ? {l} : {r})"),
+                    _ => write!(out, "pow({l}, {r})"),
+                };
+            }
+        },
         ExprKind::Unary(op, x) => {
-            let x = v(x)?;
-            match op {
-                UnOp::Neg => format!("(-{x})"),
-                UnOp::Not => format!("(!{x})"),
-                UnOp::BitNot => format!("(~{x})"),
-                UnOp::Abs => format!("abs({x})"),
+            let (open, close) = match op {
+                UnOp::Neg => ("(-", ")"),
+                UnOp::Not => ("(!", ")"),
+                UnOp::BitNot => ("(~", ")"),
+                UnOp::Abs => ("abs(", ")"),
                 UnOp::Cast => {
+                    // The operand's errors come first, then the cast's own.
+                    let x = value(x, name)?;
                     let dt = e.ty.scalar_dtype().ok_or_else(|| {
                         Diagnostic::error(codes::UNSUPPORTED, e.span, "CCE codegen: cast to a non-scalar type")
                     })?;
-                    format!("(({}){x})", c_type(dt, e.span)?)
+                    let _ = write!(out, "(({}){x})", c_type(dt, e.span)?);
+                    return Ok(());
                 }
-            }
+            };
+            out.push_str(open);
+            write_value(x, name, out)?;
+            out.push_str(close);
         }
         ExprKind::Call(_) => {
             return Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "CCE codegen: a call nested in an expression")
@@ -52,7 +83,15 @@ pub fn value(e: &Expr, name: &dyn Fn(VarId, &Expr) -> Result<String, Diagnostic>
         ExprKind::MakeTuple(_) => {
             return Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "CCE codegen: a list literal used as a value"))
         }
-    })
+    }
+    Ok(())
+}
+
+/// The C++ text of `e` as a new string (see [`write_value`]).
+pub fn value(e: &Expr, name: &NameOf<'_>) -> Result<String, Diagnostic> {
+    let mut out = String::new();
+    write_value(e, name, &mut out)?;
+    Ok(out)
 }
 
 /// The C++ infix operator; `None` for `min`, `max` and `pow`.
@@ -79,4 +118,21 @@ fn c_binop(op: BinOp) -> Option<&'static str> {
         Shr => ">>",
         Min | Max | Pow => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Span;
+    use crate::ir::{DataType, Type};
+
+    /// Float constants print like `{:.6}`, including the integral fast path and its edges.
+    #[test]
+    fn float_constants_print_like_fixed_six() {
+        let no_vars: &NameOf<'_> = &|_, e| Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "no variables"));
+        for f in [4.0, -4.0, 0.0, -0.0, 0.5, -2.25, 1e-7, 123456789.0, 1e15, -1e15, 999999999999999.0, 3e20, 0.1] {
+            let e = Expr::new(ExprKind::ConstFloat(f, DataType::Fp32), Type::Scalar(DataType::Fp32), Span::NONE);
+            assert_eq!(value(&e, no_vars).ok(), Some(format!("{f:.6}")), "{f:?}");
+        }
+    }
 }

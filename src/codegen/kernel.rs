@@ -6,9 +6,14 @@
 //! Every construct is either emitted as C++ that compiles or reported with its span; a
 //! function with any error produces no file.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{self, Write};
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::ctype::{c_type, const_dim, global_shape, tile_type};
+use super::expr::write_value;
+use crate::text::{cat, Hex};
 use super::namer::Namer;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Expr, ExprKind, Function, Program, Stmt, TileType, Type, VarId, VarKind};
@@ -39,14 +44,16 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
     let mut k = Kernel {
         prog,
         namer: Namer::new(),
-        names: BTreeMap::new(),
-        globals: BTreeMap::new(),
-        declared: BTreeSet::new(),
+        names: FxHashMap::default(),
+        globals: FxHashMap::default(),
+        declared: FxHashSet::default(),
         out: String::new(),
         indent: 1,
         pending_yield: None,
     };
-    k.out.push_str(&format!("// Kernel Function: {}\n", f.name));
+    k.out.push_str("// Kernel Function: ");
+    k.out.push_str(&f.name);
+    k.out.push('\n');
     k.out.push_str(HEADER);
     k.prologue(f)?;
     k.line("// Function body");
@@ -65,12 +72,13 @@ pub(super) struct Global {
 pub(super) struct Kernel<'p> {
     pub prog: &'p Program,
     namer: Namer,
-    /// IR variable → C++ name.
-    names: BTreeMap<VarId, String>,
+    /// IR variable → C++ name (shared, so handing a name out is a reference-count increment).
+    /// The lookup-only maps are hashed: none is iterated, so no order reaches the output.
+    names: FxHashMap<VarId, Rc<str>>,
     /// Variables naming a GlobalTensor → its pointer and `Tensor*`.
-    pub globals: BTreeMap<VarId, Global>,
+    pub globals: FxHashMap<VarId, Global>,
     /// Variables whose C++ declaration has been emitted (later assignments drop `auto`).
-    declared: BTreeSet<VarId>,
+    declared: FxHashSet<VarId>,
     out: String,
     indent: usize,
     /// Values of the last `yield`, consumed by the enclosing `for`/`if`.
@@ -80,10 +88,39 @@ pub(super) struct Kernel<'p> {
 impl<'p> Kernel<'p> {
     /// One line at the current indentation.
     pub fn line(&mut self, s: &str) {
+        self.start_line();
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    /// One formatted line at the current indentation, written in place (no `String` per line).
+    pub fn linef(&mut self, args: fmt::Arguments<'_>) {
+        self.start_line();
+        // Writing into a String cannot fail.
+        let _ = self.out.write_fmt(args);
+        self.out.push('\n');
+    }
+
+    /// Starts a line piece by piece: the indentation; text appended to [`Kernel::out`] and
+    /// [`Kernel::push_value`] add to it, [`Kernel::end_line`] ends it.
+    pub fn start_line(&mut self) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
         }
-        self.out.push_str(s);
+    }
+
+    /// The text so far, to append to the current line.
+    pub fn out(&mut self) -> &mut String {
+        &mut self.out
+    }
+
+    /// Appends the C++ value of a scalar expression to the current line.
+    pub fn push_value(&mut self, e: &Expr) -> Result<(), Diagnostic> {
+        let (names, prog) = (&self.names, self.prog);
+        write_value(e, &|v, at| lookup(names, prog, v, at.span), &mut self.out)
+    }
+
+    pub fn end_line(&mut self) {
         self.out.push('\n');
     }
 
@@ -92,27 +129,20 @@ impl<'p> Kernel<'p> {
     }
 
     /// Gives `var` a C++ name with the derived identifiers `suffixes` reserved.
-    fn name_var(&mut self, var: VarId, suffixes: &[&str]) -> String {
-        let n = self.namer.claim(self.prog.var_name(var), suffixes);
+    fn name_var(&mut self, var: VarId, suffixes: &[&str]) -> Rc<str> {
+        let n: Rc<str> = self.namer.claim(self.prog.var_name(var), suffixes).into();
         self.names.insert(var, n.clone());
         n
     }
 
-    /// The C++ name of `var` (a use at `e`).
-    pub fn name_of(&self, var: VarId, span: Span) -> Result<String, Diagnostic> {
-        self.names.get(&var).cloned().ok_or_else(|| {
-            Diagnostic::error(
-                codes::UNSUPPORTED,
-                span,
-                format!("CCE codegen: Variable {} not found in context", self.prog.var_name(var)),
-            )
-            .with_note("the value is used outside the scope where the generated C++ declares it")
-        })
+    /// The C++ name of `var` (a use at `span`).
+    pub fn name_of(&self, var: VarId, span: Span) -> Result<Rc<str>, Diagnostic> {
+        self.names.get(&var).cloned().ok_or_else(|| not_in_context(self.prog, var, span))
     }
 
     /// The C++ value string of a scalar expression.
     pub fn value(&self, e: &Expr) -> Result<String, Diagnostic> {
-        super::expr::value(e, &|v, at| self.name_of(v, at.span))
+        super::expr::value(e, &|v, at| lookup(&self.names, self.prog, v, at.span))
     }
 
     pub fn type_of<'e>(&self, e: &'e Expr) -> &'e Type
@@ -142,28 +172,28 @@ impl<'p> Kernel<'p> {
                         &["_tensor", "", "GlobalShapeDim5", "GlobalStrideDim5", "GlobalType", "Global"],
                     );
                     let (shape, stride, dn) = global_shape(&dims, data.span)?;
-                    self.line(&format!("__gm__ Tensor* {n}_tensor = reinterpret_cast<__gm__ Tensor*>(args[{i}]);"));
-                    self.line(&format!("__gm__ {ct}* {n} = reinterpret_cast<__gm__ {ct}*>({n}_tensor->buffer.addr);"));
-                    self.line(&format!("using {n}GlobalShapeDim5 = Shape<{shape}>;"));
-                    self.line(&format!("using {n}GlobalStrideDim5 = Stride<{stride}>;"));
+                    self.linef(format_args!("__gm__ Tensor* {n}_tensor = reinterpret_cast<__gm__ Tensor*>(args[{i}]);"));
+                    self.linef(format_args!("__gm__ {ct}* {n} = reinterpret_cast<__gm__ {ct}*>({n}_tensor->buffer.addr);"));
+                    self.linef(format_args!("using {n}GlobalShapeDim5 = Shape<{shape}>;"));
+                    self.linef(format_args!("using {n}GlobalStrideDim5 = Stride<{stride}>;"));
                     let layout = if dn { ", Layout::DN" } else { "" };
-                    self.line(&format!(
+                    self.linef(format_args!(
                         "using {n}GlobalType = GlobalTensor<{ct}, {n}GlobalShapeDim5, {n}GlobalStrideDim5{layout}>;"
                     ));
                     let strides: Vec<String> = (0..dims.len())
                         .map(|k| format!("static_cast<int64_t>({n}_tensor->strides[{k}])"))
                         .collect();
-                    self.line(&format!("{n}GlobalType {n}Global({n}, {{}}, {{{}}});", strides.join(", ")));
-                    self.names.insert(p.var, format!("{n}Global"));
+                    self.linef(format_args!("{n}GlobalType {n}Global({n}, {{}}, {{{}}});", strides.join(", ")));
+                    self.names.insert(p.var, format!("{n}Global").into());
                     self.declared.insert(p.var);
-                    self.globals.insert(p.var, Global { ptr: n.clone(), tensor: format!("{n}_tensor") });
+                    self.globals.insert(p.var, Global { ptr: n.to_string(), tensor: format!("{n}_tensor") });
                 }
                 Type::Scalar(dt) => {
                     let ct = c_type(*dt, data.span)?;
                     let n = self.name_var(p.var, &["_conv", ""]);
-                    self.line(&format!("union {{ uint64_t u64; {ct} val; }} {n}_conv;"));
-                    self.line(&format!("{n}_conv.u64 = args[{i}];"));
-                    self.line(&format!("{ct} {n} = {n}_conv.val;"));
+                    self.linef(format_args!("union {{ uint64_t u64; {ct} val; }} {n}_conv;"));
+                    self.linef(format_args!("{n}_conv.u64 = args[{i}];"));
+                    self.linef(format_args!("{ct} {n} = {n}_conv.val;"));
                     self.declared.insert(p.var);
                 }
                 _ => {
@@ -178,13 +208,21 @@ impl<'p> Kernel<'p> {
             self.blank();
         }
         let mut tiles = Vec::new();
+        let mut stmts = 0;
         crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+            stmts += 1;
             if let Stmt::Assign { var, span, .. } = s {
                 if let Type::Tile(t) = self.prog.var_type(*var) {
                     tiles.push((*var, t, *span));
                 }
             }
         });
+        // A guess at the file's size (a tile declaration is about 200 bytes, a statement a
+        // line of 30–60), so the text is not copied over and over while it grows.
+        self.out.reserve(200 * tiles.len() + 48 * stmts);
+        self.names.reserve(tiles.len());
+        self.declared.reserve(tiles.len());
+        self.namer.reserve(2 * tiles.len());
         if !tiles.is_empty() {
             self.line("// Tile type definitions and allocations");
             for (var, t, span) in tiles {
@@ -199,14 +237,18 @@ impl<'p> Kernel<'p> {
     }
 
     /// `using tType = Tile<…>; tType t(rows, cols); TASSIGN(t, addr);`.
-    fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<String, Diagnostic> {
-        let (ty, addr) = tile_type(self.prog, t, span)?;
-        let (rows, cols) = super::ctype::tile_rows_cols(&t.shape, span)?;
+    fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<Rc<str>, Diagnostic> {
+        let ty = tile_type(self.prog, t, span)?;
         let n = self.name_var(var, &["", "Type"]);
-        self.line(&format!("using {n}Type = {ty};"));
-        self.line(&format!("{n}Type {n}({rows}, {cols});"));
-        if let Some(a) = addr {
-            self.line(&format!("TASSIGN({n}, 0x{a:x});"));
+        // The hottest lines of a kernel: appended piece by piece (see `crate::text`).
+        self.start_line();
+        cat!(&mut self.out; "using ", &n, "Type = ", &ty, ";\n");
+        self.start_line();
+        cat!(&mut self.out; &n, "Type ", &n, "(", ty.rows, ", ", ty.cols, ");\n");
+        if let Some(a) = ty.addr {
+            self.start_line();
+            // `tile_type` only gives non-negative addresses.
+            cat!(&mut self.out; "TASSIGN(", &n, ", 0x", Hex(a.unsigned_abs()), ");\n");
         }
         self.declared.insert(var);
         Ok(n)
@@ -244,7 +286,7 @@ impl<'p> Kernel<'p> {
     }
 
     /// The C++ target of an assignment to `var`: its name, given on first definition.
-    pub fn target(&mut self, var: VarId) -> String {
+    pub fn target(&mut self, var: VarId) -> Rc<str> {
         match self.names.get(&var) {
             Some(n) => n.clone(),
             None => self.name_var(var, &[""]),
@@ -272,7 +314,7 @@ impl<'p> Kernel<'p> {
         }
         let d = self.target(var);
         let decl = self.declare(var);
-        self.line(&format!("{decl}{d} = {v};"));
+        self.linef(format_args!("{decl}{d} = {v};"));
         Ok(())
     }
 
@@ -327,13 +369,13 @@ impl<'p> Kernel<'p> {
                 };
                 let n = self.name_var(a, &[""]);
                 self.declared.insert(a);
-                self.line(&format!("{decl} {n} = {v};"));
+                self.linef(format_args!("{decl} {n} = {v};"));
                 carried.push(n);
             }
             self.blank();
         }
         let (start, stop, step) = (self.value(start)?, self.value(stop)?, self.value(step)?);
-        self.line(&format!("for (uint64_t {i} = {start}; {i} < {stop}; {i} += {step}) {{"));
+        self.linef(format_args!("for (uint64_t {i} = {start}; {i} < {stop}; {i} += {step}) {{"));
         self.indent += 1;
         self.pending_yield = None;
         self.stmt(body)?;
@@ -346,7 +388,7 @@ impl<'p> Kernel<'p> {
                     ));
                 }
                 for (n, y) in carried.iter().zip(&ys) {
-                    self.line(&format!("{n} = {y};"));
+                    self.linef(format_args!("{n} = {y};"));
                 }
             }
         }
@@ -379,7 +421,7 @@ impl<'p> Kernel<'p> {
                 Type::Scalar(dt) => {
                     let ct = c_type(*dt, data.span)?;
                     let n = self.name_var(r, &[""]);
-                    self.line(&format!("{ct} {n};"));
+                    self.linef(format_args!("{ct} {n};"));
                     self.declared.insert(r);
                     n
                 }
@@ -397,7 +439,7 @@ impl<'p> Kernel<'p> {
             self.blank();
         }
         let c = self.value(cond)?;
-        self.line(&format!("if ({c}) {{"));
+        self.linef(format_args!("if ({c}) {{"));
         self.branch(then_body, &results, span)?;
         if let Some(e) = else_body {
             self.line("} else {");
@@ -409,7 +451,7 @@ impl<'p> Kernel<'p> {
     }
 
     /// One branch of an `if`, then the assignments of its yielded values to the results.
-    fn branch(&mut self, body: &Stmt, results: &[String], span: Span) -> Result<(), Diagnostic> {
+    fn branch(&mut self, body: &Stmt, results: &[Rc<str>], span: Span) -> Result<(), Diagnostic> {
         self.indent += 1;
         self.pending_yield = None;
         self.stmt(body)?;
@@ -419,13 +461,27 @@ impl<'p> Kernel<'p> {
                     return Err(unsupported(span, &format!("Yielded {} values but expected {}", ys.len(), results.len())));
                 }
                 for (n, y) in results.iter().zip(&ys) {
-                    self.line(&format!("{n} = {y};"));
+                    self.linef(format_args!("{n} = {y};"));
                 }
             }
         }
         self.indent -= 1;
         Ok(())
     }
+}
+
+/// The C++ name of `var` in `names` (a use at `span`).
+fn lookup<'n>(names: &'n FxHashMap<VarId, Rc<str>>, prog: &Program, var: VarId, span: Span) -> Result<&'n str, Diagnostic> {
+    names.get(&var).map(|n| &**n).ok_or_else(|| not_in_context(prog, var, span))
+}
+
+fn not_in_context(prog: &Program, var: VarId, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNSUPPORTED,
+        span,
+        format!("CCE codegen: Variable {} not found in context", prog.var_name(var)),
+    )
+    .with_note("the value is used outside the scope where the generated C++ declares it")
 }
 
 /// An error of code generation at `span`.

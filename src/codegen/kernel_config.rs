@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::CoreTypes;
 use crate::diag::Diagnostic;
 use crate::ir::{Function, Program};
 
@@ -25,7 +26,12 @@ RUNTIME_CONFIG = {
 
 /// The text of `kernel_config.py` for the orchestration function `orch`.
 pub fn emit(prog: &Program, orch: &Function) -> Result<String, Vec<Diagnostic>> {
-    let kernels = super::orchestration::kernels(prog, orch)?;
+    emit_with(prog, orch, &CoreTypes::default())
+}
+
+/// [`emit`] with the core types known so far.
+pub fn emit_with<'p>(prog: &'p Program, orch: &Function, cores: &CoreTypes<'p>) -> Result<String, Vec<Diagnostic>> {
+    let kernels = super::orchestration::kernels(prog, orch, cores)?;
     let mut s = String::from(PREFIX);
     // `write!` into a String cannot fail.
     let _ = write!(

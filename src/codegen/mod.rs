@@ -12,6 +12,10 @@ mod ops;
 pub mod orchestration;
 mod window;
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+
 use crate::backend::{self, Backend};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::visit::walk_all_exprs;
@@ -65,6 +69,26 @@ pub fn core_type(f: &Function) -> Result<CoreType, Diagnostic> {
     }
 }
 
+/// Memoized [`core_type`] of the functions of one program: the kernel files, the orchestration
+/// file (one task per call) and `kernel_config.py` all need a kernel's core type, and each
+/// computation walks the whole kernel body.
+#[derive(Default)]
+pub struct CoreTypes<'p> {
+    known: RefCell<FxHashMap<&'p str, Result<CoreType, Diagnostic>>>,
+}
+
+impl<'p> CoreTypes<'p> {
+    /// [`core_type`] of `f`, computed on the first request for its name.
+    pub fn of(&self, f: &'p Function) -> Result<CoreType, Diagnostic> {
+        if let Some(known) = self.known.borrow().get(f.name.as_str()) {
+            return known.clone();
+        }
+        let core = core_type(f);
+        self.known.borrow_mut().insert(f.name.as_str(), core.clone());
+        core
+    }
+}
+
 /// Generates every file of `prog`: (relative path, text), sorted by path (§4.1). Kernels are
 /// all non-Orchestration functions; a program with one Orchestration function also gets its
 /// orchestration file and `kernel_config.py`. Any error in any file fails the whole run, so
@@ -73,8 +97,9 @@ pub fn generate(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let orchs: Vec<&Function> = prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).collect();
+    let cores = CoreTypes::default();
     for f in prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration) {
-        match core_type(f).and_then(|core| Ok((core, kernel::emit(prog, f)?))) {
+        match cores.of(f).and_then(|core| Ok((core, kernel::emit(prog, f)?))) {
             Ok((core, text)) => files.push((format!("kernels/{}/{}.cpp", core.dir(), f.name), text)),
             Err(d) => errors.push(d.with_note(format!("while generating the kernel of function {}", f.name))),
         }
@@ -82,11 +107,11 @@ pub fn generate(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>
     match orchs.as_slice() {
         [] => {}
         [orch] => {
-            match orchestration::emit(prog, orch) {
+            match orchestration::emit_with(prog, orch, &cores) {
                 Ok(text) => files.push((format!("orchestration/{}.cpp", orch.name), text)),
                 Err(ds) => errors.extend(ds),
             }
-            match kernel_config::emit(prog, orch) {
+            match kernel_config::emit_with(prog, orch, &cores) {
                 Ok(text) => files.push(("kernel_config.py".to_string(), text)),
                 Err(ds) => errors.extend(ds),
             }

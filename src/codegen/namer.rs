@@ -7,7 +7,11 @@
 //! is used when free, otherwise `_1`, `_2`, … is appended. Without collisions the result is
 //! the reference's `S(v)`, so reference-exact output is preserved.
 
-use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashSet;
+
+use crate::text::cat;
 
 /// Words a generated identifier must not be: C++ keywords and the names the kernel file itself
 /// uses (pto-isa types, instructions and macros, the entry point and its argument).
@@ -30,47 +34,85 @@ const RESERVED: &[&str] = &[
     "TTRANS", "std",
 ];
 
-/// Hands out unique C++ identifiers.
-#[derive(Debug)]
-pub struct Namer {
-    used: BTreeSet<String>,
+/// Every reserved word: [`RESERVED`] and the instruction names of the operator table. Built
+/// once per process; each file's [`Namer`] only records the names it hands out.
+fn reserved() -> &'static FxHashSet<&'static str> {
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| {
+        let mut set: FxHashSet<&'static str> = RESERVED.iter().copied().collect();
+        // Every instruction of the operator table is a pto-isa function name.
+        for (_, def) in crate::ops::table::entries() {
+            if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {
+                set.extend(instrs);
+            }
+        }
+        set
+    })
 }
 
-impl Default for Namer {
-    fn default() -> Self {
-        Namer::new()
-    }
+/// Hands out unique C++ identifiers.
+#[derive(Debug, Default)]
+pub struct Namer {
+    /// Identifiers handed out in this file (the reserved words are checked separately).
+    used: FxHashSet<String>,
+    /// Scratch buffer for the `base + suffix` probes, so a probe allocates nothing.
+    probe: String,
 }
 
 impl Namer {
     pub fn new() -> Namer {
-        let mut used: BTreeSet<String> = RESERVED.iter().map(|s| s.to_string()).collect();
-        // Every instruction of the operator table is a pto-isa function name.
-        for (_, def) in crate::ops::table::entries() {
-            if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {
-                used.extend(instrs.into_iter().map(str::to_string));
-            }
-        }
-        Namer { used }
+        Namer::default()
     }
 
     /// A fresh base name for IR name `ir_name` such that `base + s` is unused for every suffix
     /// in `suffixes` (`""` is the base itself); all of them are then taken.
     pub fn claim(&mut self, ir_name: &str, suffixes: &[&str]) -> String {
         let base = sanitize(ir_name);
-        let free = |b: &str, used: &BTreeSet<String>| {
-            suffixes.iter().all(|s| !used.contains(&format!("{b}{s}")) && !is_reserved_form(&format!("{b}{s}")))
+        let candidate = if self.free(&base, suffixes) {
+            base
+        } else {
+            // Numbered variants `base_k`. When every one of them has a reserved form (`__x`,
+            // `_X`, `PIPE_x` for base `_`, `__x`, `_X`, `PIPE`, `PIPE_x`, `EVENT_IDx`), numbering
+            // would never end: start from `vbase` (itself, then numbered) instead.
+            let (stem, mut k): (String, u64) = if is_reserved_form(&format!("{base}_")) { (format!("v{base}"), 0) } else { (base, 1) };
+            let mut candidate = String::with_capacity(stem.len() + 4);
+            loop {
+                candidate.clear();
+                candidate.push_str(&stem);
+                if k > 0 {
+                    candidate.push('_');
+                    cat!(&mut candidate; k);
+                }
+                if self.free(&candidate, suffixes) {
+                    break candidate;
+                }
+                k += 1;
+            }
         };
-        let mut candidate = base.clone();
-        let mut k = 1;
-        while !free(&candidate, &self.used) {
-            candidate = format!("{base}_{k}");
-            k += 1;
-        }
         for s in suffixes {
-            self.used.insert(format!("{candidate}{s}"));
+            let mut name = String::with_capacity(candidate.len() + s.len());
+            name.push_str(&candidate);
+            name.push_str(s);
+            self.used.insert(name);
         }
         candidate
+    }
+
+    /// Room for `n` more identifiers.
+    pub fn reserve(&mut self, n: usize) {
+        self.used.reserve(n);
+    }
+
+    /// Whether `base + s` is neither reserved nor taken for every suffix `s`.
+    fn free(&mut self, base: &str, suffixes: &[&str]) -> bool {
+        let reserved = reserved();
+        suffixes.iter().all(|s| {
+            self.probe.clear();
+            self.probe.push_str(base);
+            self.probe.push_str(s);
+            let p = self.probe.as_str();
+            !self.used.contains(p) && !reserved.contains(p) && !is_reserved_form(p)
+        })
     }
 }
 
@@ -114,6 +156,23 @@ mod tests {
         assert_eq!(n.claim("x_0", &[""]), "x_0_1");
         assert_eq!(n.claim("int", &[""]), "int_1");
         assert_eq!(n.claim("TADD", &[""]), "TADD_1");
+    }
+
+    /// Names whose numbered variants would all be reserved forms (this used to loop forever)
+    /// get a `v` prefix; those whose base is free keep it.
+    #[test]
+    fn reserved_forms_terminate() {
+        let mut n = Namer::new();
+        assert_eq!(n.claim("PIPE", &[""]), "PIPE");
+        assert_eq!(n.claim("PIPE", &[""]), "vPIPE");
+        assert_eq!(n.claim("PIPE_a", &[""]), "vPIPE_a");
+        assert_eq!(n.claim("__x", &["", "Type"]), "v__x");
+        assert_eq!(n.claim("__x", &["", "Type"]), "v__x_1");
+        assert_eq!(n.claim("_", &["", "Type"]), "v_");
+        assert_eq!(n.claim("_X", &[""]), "v_X");
+        assert_eq!(n.claim("EVENT_ID0", &["_tensor", ""]), "vEVENT_ID0");
+        assert_eq!(n.claim("EVENT", &[""]), "EVENT");
+        assert_eq!(n.claim("EVENT", &[""]), "EVENT_1");
     }
 
     #[test]

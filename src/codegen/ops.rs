@@ -7,7 +7,10 @@
 //! `block.transpose` is reported instead of being emitted as `TRESHAPE`; a store whose result
 //! is not assigned is emitted without the alias declaration.
 
+use std::rc::Rc;
+
 use super::isa::CceEmit;
+use crate::text::cat;
 use super::kernel::{unsupported, Global, Kernel};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Type, VarId};
@@ -36,50 +39,49 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
     let name = def.name;
     let Some(form) = def.cce else { return Err(no_codegen(name, span)) };
     let args = &c.args;
-    let arity = |n: usize, msg: &str| -> Result<(), Diagnostic> {
+    // The message is only built on a mismatch.
+    let arity = |n: usize, msg: &dyn Fn() -> String| -> Result<(), Diagnostic> {
         if args.len() == n {
             Ok(())
         } else {
-            Err(unsupported(span, msg))
+            Err(unsupported(span, &msg()))
         }
     };
     match form {
         CceEmit::Dst { instr, arity: n, family } => {
-            arity(n, &format!("{family} requires {n} argument{}", if n == 1 { "" } else { "s" }))?;
+            arity(n, &|| format!("{family} requires {n} argument{}", if n == 1 { "" } else { "s" }))?;
             let d = tile_dst(k, target, name, span)?;
-            let ops = values(k, args)?;
-            k.line(&format!("{instr}({d}, {});", ops.join(", ")));
+            instruction(k, instr, &d, args, "")?;
         }
         CceEmit::DstArg { instr, arg } => {
             let x = args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
             let d = tile_dst(k, target, name, span)?;
-            let x = k.value(x)?;
-            k.line(&format!("{instr}({d}, {x});"));
+            instruction(k, instr, &d, std::slice::from_ref(x), "")?;
         }
         CceEmit::Load => {
-            arity(3, "block.load requires 3 arguments: tensor, offsets, shapes")?;
+            arity(3, &|| "block.load requires 3 arguments: tensor, offsets, shapes".to_string())?;
             let (g, assign) = global_at(k, &args[0], &args[1], span)?;
             let d = tile_dst(k, target, name, span)?;
             k.line(&assign);
-            k.line(&format!("TLOAD({d}, {g});"));
+            k.linef(format_args!("TLOAD({d}, {g});"));
         }
         CceEmit::Store => {
-            arity(4, &format!("{name} requires 4 arguments: tile, offsets, shapes, output_tensor"))?;
+            arity(4, &|| format!("{name} requires 4 arguments: tile, offsets, shapes, output_tensor"))?;
             let tile = k.value(&args[0])?;
             let (g, assign) = global_at(k, &args[3], &args[1], span)?;
             k.line(&assign);
-            k.line(&format!("TSTORE({g}, {tile});"));
+            k.linef(format_args!("TSTORE({g}, {tile});"));
             if let Some(var) = target {
                 if let Some(info) = args[3].as_var().and_then(|t| k.globals.get(&t).cloned()) {
                     k.globals.insert(var, info);
                 }
                 let d = k.target(var);
                 let decl = k.declare(var);
-                k.line(&format!("{decl}{d} = {g};"));
+                k.linef(format_args!("{decl}{d} = {g};"));
             }
         }
         CceEmit::Move | CceEmit::VecMove => {
-            arity(1, "Unary op requires 1 argument")?;
+            arity(1, &|| "Unary op requires 1 argument".to_string())?;
             let src_space = space_of(k, &args[0]);
             if form == CceEmit::Move {
                 let to = kw_space(c, "target_memory");
@@ -90,45 +92,41 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 return Err(unsupported(span, &format!("block.vec_move: source must be on Vec memory, got {}", s.name())));
             }
             let d = tile_dst(k, target, name, span)?;
-            let x = k.value(&args[0])?;
-            k.line(&format!("TMOV({d}, {x});"));
+            instruction(k, "TMOV", &d, &args[..1], "")?;
         }
         CceEmit::Cast => {
-            arity(1, "Unary op requires 1 argument")?;
+            arity(1, &|| "Unary op requires 1 argument".to_string())?;
             let mode = kw_int(c, "mode").unwrap_or(2);
             let m = usize::try_from(mode)
                 .ok()
                 .and_then(|m| ROUND_MODES.get(m))
                 .ok_or_else(|| unsupported(span, &format!("Cast round mode must be in range [0, 6], got {mode}")))?;
             let d = tile_dst(k, target, name, span)?;
-            let x = k.value(&args[0])?;
-            k.line(&format!("TCVT({d}, {x}, RoundMode::CAST_{m});"));
+            instruction(k, "TCVT", &d, &args[..1], &format!(", RoundMode::CAST_{m}"))?;
         }
         CceEmit::Cmp { instr } => {
-            arity(2, &format!("{name} requires 2 arguments"))?;
+            arity(2, &|| format!("{name} requires 2 arguments"))?;
             let t = kw_int(c, "cmp_type").unwrap_or(0);
             let m = usize::try_from(t)
                 .ok()
                 .and_then(|m| CMP_MODES.get(m))
                 .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}")))?;
             let d = tile_dst(k, target, name, span)?;
-            let ops = values(k, args)?;
-            k.line(&format!("{instr}({d}, {}, CmpMode::{m});", ops.join(", ")));
+            instruction(k, instr, &d, args, &format!(", CmpMode::{m}"))?;
         }
         CceEmit::Reduce { col, row } => {
             let axis = kw_int(c, "axis").unwrap_or(-1);
             let (instr, n) = if axis == 0 { (col, 1) } else { (row, 2) };
-            arity(n, &format!("{instr} requires {n} argument{}", if n == 1 { "" } else { "s" }))?;
+            arity(n, &|| format!("{instr} requires {n} argument{}", if n == 1 { "" } else { "s" }))?;
             let d = tile_dst(k, target, name, span)?;
-            let ops = values(k, args)?;
-            k.line(&format!("{instr}({d}, {});", ops.join(", ")));
+            instruction(k, instr, &d, args, "")?;
         }
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
             let axis = kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
-            k.line(&format!("{decl}GET_BLOCK_IDX({axis});"));
+            k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
         }
         CceEmit::Flag { instr } => {
             let pipe = |key: &str| -> Result<&'static str, Diagnostic> {
@@ -141,11 +139,17 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             let id = kw_int(c, "event_id")
                 .filter(|i| (0..8).contains(i))
                 .ok_or_else(|| unsupported(span, &format!("{name}: event_id must be in range [0, 7]")))?;
-            k.line(&format!("{instr}(PIPE_{set}, PIPE_{wait}, EVENT_ID{id});"));
+            k.start_line();
+            cat!(k.out(); instr, "(PIPE_", set, ", PIPE_", wait, ", EVENT_ID", id, ");");
+            k.end_line();
         }
-        CceEmit::Barrier { pipe } => k.line(&format!("pipe_barrier({pipe});")),
+        CceEmit::Barrier { pipe } => {
+            k.start_line();
+            cat!(k.out(); "pipe_barrier(", pipe, ");");
+            k.end_line();
+        }
         CceEmit::TensorDim => {
-            arity(2, "tensor.dim requires 2 arguments: tensor, axis")?;
+            arity(2, &|| "tensor.dim requires 2 arguments: tensor, axis".to_string())?;
             let Type::Tensor(t) = k.type_of(&args[0]) else {
                 return Err(unsupported(span, "tensor.dim: first argument must be a tensor"));
             };
@@ -159,7 +163,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             let dim = super::ctype::const_dim(dim, span)?;
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
-            k.line(&format!("{decl}{dim};"));
+            k.linef(format_args!("{decl}{dim};"));
         }
         CceEmit::Unsupported { why } => {
             return Err(unsupported(span, &format!("CCE codegen: {name} is not supported")).with_note(why));
@@ -172,13 +176,22 @@ fn no_codegen(name: &str, span: Span) -> Diagnostic {
     unsupported(span, &format!("No codegen registered for operation: {name}"))
 }
 
-fn values(k: &Kernel, args: &[Expr]) -> Result<Vec<String>, Diagnostic> {
-    args.iter().map(|a| k.value(a)).collect()
+/// `INSTR(d, a0, …, a{n-1}<tail>);`, written straight into the kernel's text.
+fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) -> Result<(), Diagnostic> {
+    k.start_line();
+    cat!(k.out(); instr, "(", d);
+    for a in args {
+        k.out().push_str(", ");
+        k.push_value(a)?;
+    }
+    cat!(k.out(); tail, ");");
+    k.end_line();
+    Ok(())
 }
 
 /// The destination of a tile-producing instruction: the assigned variable, a tile declared by
 /// the prologue.
-fn tile_dst(k: &mut Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<String, Diagnostic> {
+fn tile_dst(k: &mut Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<Rc<str>, Diagnostic> {
     let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
     if !matches!(k.prog.var_type(var), Type::Tile(_)) {
         return Err(unsupported(span, &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name())));
@@ -198,7 +211,7 @@ fn scalar_decl(k: &mut Kernel, var: VarId, span: Span) -> Result<String, Diagnos
 
 /// For an access to tensor `t` at `offsets`: its GlobalTensor's name and the `TASSIGN` line
 /// pointing it at the window's first element.
-fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(String, String), Diagnostic> {
+fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str>, String), Diagnostic> {
     let var = t.as_var().ok_or_else(|| unsupported(t.span, "CCE codegen: the accessed tensor must be a variable"))?;
     let g = k.name_of(var, t.span)?;
     let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {

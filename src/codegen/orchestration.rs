@@ -18,7 +18,7 @@ mod header;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::codegen::{core_type, CoreType};
+use crate::codegen::{CoreType, CoreTypes};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
 use crate::ir::{
@@ -30,6 +30,11 @@ pub use expr::c_type;
 
 /// The text of `orchestration/<f.name>.cpp`.
 pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
+    emit_with(prog, f, &CoreTypes::default())
+}
+
+/// [`emit`] with the core types known so far.
+pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> Result<String, Vec<Diagnostic>> {
     check_callees(prog, f)?;
     let sig = Signature::of(prog, f)?;
     let funcs = func_ids(f);
@@ -37,6 +42,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
         prog,
         sig: &sig,
         func_ids: &funcs,
+        cores,
         declared: BTreeSet::new(),
         task: 0,
         out: String::new(),
@@ -51,7 +57,11 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
 
 /// Kernel functions called by `orch` with their func ids (ids in first-call order from 0), as
 /// `(name, id, core type)` sorted by name: the `KERNELS` table of `kernel_config.py`.
-pub fn kernels(prog: &Program, orch: &Function) -> Result<Vec<(String, usize, CoreType)>, Vec<Diagnostic>> {
+pub fn kernels<'p>(
+    prog: &'p Program,
+    orch: &Function,
+    cores: &CoreTypes<'p>,
+) -> Result<Vec<(String, usize, CoreType)>, Vec<Diagnostic>> {
     check_callees(prog, orch)?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
@@ -60,7 +70,7 @@ pub fn kernels(prog: &Program, orch: &Function) -> Result<Vec<(String, usize, Co
     for (name, id) in by_name {
         // `check_callees` guarantees the function exists.
         if let Some(callee) = prog.function(&name) {
-            match core_type(callee) {
+            match cores.of(callee) {
                 Ok(c) => out.push((name, id, c)),
                 Err(d) => errors.push(d),
             }
@@ -224,8 +234,9 @@ impl Signature {
 }
 
 /// Emits the body statements into `out`, collecting every error.
-struct Emitter<'a> {
-    prog: &'a Program,
+struct Emitter<'a, 'p> {
+    prog: &'p Program,
+    cores: &'a CoreTypes<'p>,
     sig: &'a Signature,
     func_ids: &'a BTreeMap<String, usize>,
     /// C++ names declared so far (created tensors, assigned values, iter args, if results).
@@ -236,7 +247,7 @@ struct Emitter<'a> {
     errors: Vec<Diagnostic>,
 }
 
-impl Emitter<'_> {
+impl Emitter<'_, '_> {
     fn line(&mut self, indent: usize, text: &str) {
         if text.is_empty() {
             self.out.push('\n');
@@ -516,7 +527,7 @@ impl Emitter<'_> {
     /// One task: a call of kernel `callee`.
     fn task(&mut self, callee: &str, call: &crate::ir::Call, indent: usize) {
         let Some(func) = self.prog.function(callee) else { return };
-        let worker = match core_type(func) {
+        let worker = match self.cores.of(func) {
             Ok(CoreType::Cube) => "PTO2_WORKER_CUBE",
             Ok(CoreType::Vector) => "PTO2_WORKER_VECTOR",
             Err(d) => {

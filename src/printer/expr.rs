@@ -1,12 +1,11 @@
 //! Expressions → text (spec `ir-and-syntax.md` §3.6) with the parenthesization of §3.8.
 
-use super::float::format_float;
+use super::float::push_float;
 use super::Ctx;
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, UnOp};
 use crate::ops;
-use std::fmt::Write;
+use crate::text::cat;
 
-// `write!` into a `String` cannot fail, so its `fmt::Result` is ignored throughout (`let _ =`).
 
 /// Precedence of call-like forms (`min`, `max`, `abs`, `pl.cast`, every call), §3.8.
 const CALL_PREC: u8 = 14;
@@ -47,22 +46,20 @@ impl Ctx<'_> {
     pub fn expr(&self, e: &Expr, out: &mut String) {
         match &e.kind {
             ExprKind::Var(id) => out.push_str(self.var_name(*id)),
-            ExprKind::ConstInt(v, DataType::Int64) => {
-                let _ = write!(out, "{v}");
-            }
-            ExprKind::ConstInt(v, d) => {
-                let _ = write!(out, "pl.const({v}, pl.{})", d.name());
-            }
-            ExprKind::ConstFloat(v, DataType::Fp32) => out.push_str(&format_float(*v)),
+            ExprKind::ConstInt(v, DataType::Int64) => cat!(out; *v),
+            ExprKind::ConstInt(v, d) => cat!(out; "pl.const(", *v, ", pl.", d.name(), ")"),
+            ExprKind::ConstFloat(v, DataType::Fp32) => push_float(*v, out),
             ExprKind::ConstFloat(v, d) => {
-                let _ = write!(out, "pl.const({}, pl.{})", format_float(*v), d.name());
+                out.push_str("pl.const(");
+                push_float(*v, out);
+                cat!(out; ", pl.", d.name(), ")");
             }
             ExprKind::ConstBool(b) => out.push_str(py_bool(*b)),
             ExprKind::Call(c) => self.call(c, out),
             ExprKind::MakeTuple(es) => self.expr_list(es, out),
             ExprKind::TupleGetItem(t, i) => {
                 self.expr(t, out);
-                let _ = write!(out, "[{i}]");
+                cat!(out; "[", *i, "]");
             }
             ExprKind::Binary(op, l, r) => match op.symbol() {
                 Some(_) => self.infix_chain(e, out),
@@ -163,7 +160,7 @@ impl Ctx<'_> {
         match &c.callee {
             Callee::Function(name) if self.in_program => {
                 // Inside a class: a method call; the reference drops kwargs here.
-                let _ = write!(out, "self.{name}(");
+                cat!(out; "self.", name, "(");
                 self.comma_separated(&c.args, out);
                 out.push(')');
                 return;
@@ -188,7 +185,7 @@ impl Ctx<'_> {
                 // `block.alloc` keeps its memory space as an int constant; print the member.
                 ExprKind::ConstInt(v, _) if is_alloc && i == 0 => {
                     let space = MemorySpace::from_index(v).map_or("Unknown", MemorySpace::name);
-                    let _ = write!(out, "pl.MemorySpace.{space}");
+                    cat!(out; "pl.MemorySpace.", space);
                 }
                 _ => self.expr(a, out),
             }
@@ -207,27 +204,17 @@ impl Ctx<'_> {
     fn kwarg_value(&self, key: &str, v: &KwValue, out: &mut String) {
         match v {
             KwValue::Int(i) if key == "set_pipe" || key == "wait_pipe" => match PipeType::from_index(*i) {
-                Some(pipe) => {
-                    let _ = write!(out, "pl.PipeType.{}", pipe.name());
-                }
+                Some(pipe) => cat!(out; "pl.PipeType.", pipe.name()),
                 // Not a pipe: keep the number rather than invent a member.
-                None => {
-                    let _ = write!(out, "{i}");
-                }
+                None => cat!(out; *i),
             },
-            KwValue::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
+            KwValue::Int(i) => cat!(out; *i),
             KwValue::Bool(b) => out.push_str(py_bool(*b)),
             // Verbatim, no escaping (the reference's behaviour).
-            KwValue::Str(s) => {
-                let _ = write!(out, "'{s}'");
-            }
-            KwValue::Float(f) => out.push_str(&format_float(*f)),
+            KwValue::Str(s) => cat!(out; "'", s, "'"),
+            KwValue::Float(f) => push_float(*f, out),
             KwValue::DType(d) => self.dtype(*d, out),
-            KwValue::Space(s) => {
-                let _ = write!(out, "pl.MemorySpace.{}", s.name());
-            }
+            KwValue::Space(s) => cat!(out; "pl.MemorySpace.", s.name()),
         }
     }
 }

@@ -5,12 +5,31 @@
 //! 6 significant digits. Rust has no `%g`, so it is rebuilt here from Rust's correctly rounded
 //! `{:e}` / `{:.N}` formatting (both round ties to even on the exact binary value, as glibc does).
 
+use crate::text::cat;
+
 /// Significant digits of the C++ stream default (`%g` precision).
 const SIGNIFICANT: i32 = 6;
 
 /// Formats a float the way the reference printer does: `1.0`, `-0.0`, `inf`, `0.1`,
 /// `3.14159`, `1e-07`, `123457`, `nan`.
 pub fn format_float(v: f64) -> String {
+    let mut out = String::new();
+    push_float(v, &mut out);
+    out
+}
+
+/// Appends [`format_float`]`(v)` to `out`.
+pub fn push_float(v: f64, out: &mut String) {
+    if v == v.floor() && v.abs() < 1e15 && !(v == 0.0 && v.is_sign_negative()) {
+        // The common case, an integral value well inside i64 (below 2^53 every such value
+        // converts exactly): its digits and `.0`, without the float formatter.
+        cat!(out; v as i64, ".0");
+    } else {
+        out.push_str(&format_slow(v));
+    }
+}
+
+fn format_slow(v: f64) -> String {
     if v == v.floor() {
         // Integral or ±inf: fixed with exactly one decimal (Rust prints the exact decimal
         // expansion, the sign of -0.0 and `inf`/`-inf` like C).
@@ -74,6 +93,10 @@ mod tests {
             (0.0025, "0.0025"),
             (-2.0, "-2.0"),
             (1048576.0, "1048576.0"),
+            (-123.0, "-123.0"),
+            (999999999999999.0, "999999999999999.0"),
+            (1e15, "1000000000000000.0"),
+            (-1e16, "-10000000000000000.0"),
         ];
         for &(v, want) in cases {
             assert_eq!(format_float(v), want, "formatting {v:?}");

@@ -1,19 +1,16 @@
-//! Statements, functions and programs → pretty documents (spec `ir-and-syntax.md` §3.2, §3.5).
+//! Statements, functions and programs → text (spec `ir-and-syntax.md` §3.2, §3.5).
 //!
-//! Every statement is one line of pre-formatted text (expressions and types are plain strings,
-//! see `expr.rs`/`types.rs`); the layout — lines separated by `hardline`, each block's body
-//! nested by 4 — is built with `pretty`. A block is its header line followed by a newline and
-//! its body lines; an empty body therefore leaves a line with nothing on it, as the reference
-//! does (`def e(self):` + `\n`).
+//! Every statement is one line (expressions and types are appended by `expr.rs`/`types.rs`);
+//! lines are separated by newlines and each block's body is indented by 4 more. A block is its
+//! header line followed by its body lines; an empty body leaves an empty line, as the reference
+//! does (`def e(self):` + `\n`). Nothing ever breaks, so the text is written straight into one
+//! string (no document tree).
 
 use super::Ctx;
 use crate::ir::{Expr, ForKind, Function, FunctionType, ParamDirection, Program, Stmt, VarId, VarKind};
-use pretty::{Arena, DocAllocator, DocBuilder};
-
-pub type Doc<'a> = DocBuilder<'a, Arena<'a>>;
 
 /// Indentation of one block level.
-const INDENT: isize = 4;
+const INDENT: usize = 4;
 
 /// How the direct children of a body print a `YieldStmt` (§3.5).
 #[derive(Clone, Copy)]
@@ -27,235 +24,334 @@ enum BodyMode<'p> {
     Plain,
 }
 
-/// Builds documents in one arena; one per print call.
-pub struct DocPrinter<'p, 'a> {
+/// Writes the lines of one print call into one string.
+pub struct Writer<'p> {
     pub ctx: Ctx<'p>,
-    pub arena: &'a Arena<'a>,
+    out: String,
+    /// Spaces at the start of each line.
+    indent: usize,
+    /// Lines started so far; the first has no line break before it.
+    lines: usize,
+    /// Whether a name or string literal wrote a line break of its own.
+    inner_breaks: bool,
 }
 
-impl<'p, 'a> DocPrinter<'p, 'a> {
-    fn text(&self, s: String) -> Doc<'a> {
-        self.arena.text(s)
+impl<'p> Writer<'p> {
+    pub fn new(ctx: Ctx<'p>) -> Writer<'p> {
+        Writer { ctx, out: String::new(), indent: 0, lines: 0, inner_breaks: false }
     }
 
-    /// Lines separated by newlines.
-    pub fn lines(&self, lines: Vec<Doc<'a>>) -> Doc<'a> {
-        self.arena.intersperse(lines, self.arena.hardline())
-    }
-
-    /// `header` then the body lines one level deeper.
-    fn block(&self, header: String, body: Vec<Doc<'a>>) -> Doc<'a> {
-        let a = self.arena;
-        a.text(header).append(a.hardline().append(self.lines(body)).nest(INDENT))
-    }
-
-    /// The whole program: header comment, import, class with its functions in §3.9 order.
-    pub fn program(&self, p: &Program) -> Doc<'a> {
-        let a = self.arena;
-        let name = if p.name.is_empty() { "Program" } else { p.name.as_str() };
-        let functions = super::order::function_order(p).into_iter().map(|f| self.function(f)).collect();
-        a.text(format!("# pypto.program: {name}"))
-            .append(a.hardline())
-            .append(a.text("import pypto.language as pl"))
-            .append(a.hardline())
-            .append(a.hardline())
-            .append(a.text("@pl.program"))
-            .append(a.hardline())
-            .append(self.block(format!("class {name}:"), functions))
-    }
-
-    /// Decorator line and `def` block (with `self` inside a program).
-    pub fn function(&self, f: &Function) -> Doc<'a> {
-        let ctx = &self.ctx;
-        let decorator = match f.kind {
-            FunctionType::Opaque => "@pl.function".to_string(),
-            kind => format!("@pl.function(type=pl.FunctionType.{})", kind.name()),
-        };
-        let mut def = format!("def {}(", f.name);
-        if ctx.in_program {
-            def.push_str("self");
+    /// The text. A line made only of spaces is left empty (an empty block body, or a
+    /// statement whose text is blank); if a name or string literal brought line breaks of its
+    /// own, the lines they delimit get the same treatment.
+    pub fn finish(self) -> String {
+        if !self.inner_breaks {
+            return self.out;
         }
-        for (i, p) in f.params.iter().enumerate() {
-            if i > 0 || ctx.in_program {
-                def.push_str(", ");
+        let mut out = String::with_capacity(self.out.len());
+        for (i, line) in self.out.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
             }
-            def.push_str(ctx.var_name(p.var));
-            def.push_str(": ");
-            let (open, close) = match p.direction {
-                ParamDirection::In => ("", ""),
-                ParamDirection::Out => ("pl.Out[", "]"),
-                ParamDirection::InOut => ("pl.InOut[", "]"),
-            };
-            def.push_str(open);
-            ctx.ty(ctx.var_type(p.var), &mut def);
-            def.push_str(close);
-        }
-        def.push(')');
-        match f.return_types.as_slice() {
-            [] => {}
-            [t] => {
-                def.push_str(" -> ");
-                ctx.ty(t, &mut def);
-            }
-            ts => {
-                def.push_str(" -> tuple[");
-                for (i, t) in ts.iter().enumerate() {
-                    if i > 0 {
-                        def.push_str(", ");
-                    }
-                    ctx.ty(t, &mut def);
-                }
-                def.push(']');
-            }
-        }
-        def.push(':');
-        let body = self.body(&f.body, BodyMode::FunctionTop);
-        self.text(decorator).append(self.arena.hardline()).append(self.block(def, body))
-    }
-
-    /// The lines of a block body; `mode` decides how its direct yields print.
-    fn body(&self, body: &Stmt, mode: BodyMode<'_>) -> Vec<Doc<'a>> {
-        let children = match body {
-            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.as_slice(),
-            s => std::slice::from_ref(s),
-        };
-        let mut out = Vec::new();
-        for (i, child) in children.iter().enumerate() {
-            let is_last = i + 1 == children.len();
-            match (child, mode) {
-                (Stmt::Yield { values, .. }, BodyMode::FunctionTop) => {
-                    out.push(self.text(self.values_line("return", values)))
-                }
-                (Stmt::Yield { values, .. }, BodyMode::Owner(rvs))
-                    if is_last && !values.is_empty() && !rvs.is_empty() =>
-                {
-                    out.push(self.text(self.yield_assign(rvs, values)))
-                }
-                _ => self.stmt(child, &mut out),
+            if !is_blank_with_spaces(line) {
+                out.push_str(line);
             }
         }
         out
     }
 
-    /// Appends the lines of `s` (several for `if`/`else` and for sequences).
-    pub fn stmt(&self, s: &Stmt, out: &mut Vec<Doc<'a>>) {
-        let ctx = &self.ctx;
+    /// Starts a line: the break before it and the indentation. Returns where its text begins.
+    fn start_line(&mut self) -> usize {
+        if self.lines > 0 {
+            self.out.push('\n');
+        }
+        self.lines += 1;
+        for _ in 0..self.indent {
+            self.out.push(' ');
+        }
+        self.out.len()
+    }
+
+    /// Ends the line whose text began at `text`: a blank one keeps no indentation.
+    fn end_line(&mut self, text: usize) {
+        let line = &self.out.as_bytes()[text..];
+        if line.iter().all(|&b| b == b' ') {
+            self.out.truncate(text - self.indent);
+        } else if line.contains(&b'\n') {
+            self.inner_breaks = true;
+        }
+    }
+
+    fn line(&mut self, s: &str) {
+        let text = self.start_line();
+        self.out.push_str(s);
+        self.end_line(text);
+    }
+
+    /// A line appended to by `f` (which gets the context and the text).
+    fn line_with(&mut self, f: impl FnOnce(Ctx<'p>, &mut String)) {
+        let text = self.start_line();
+        f(self.ctx, &mut self.out);
+        self.end_line(text);
+    }
+
+    /// A block: the header line (appended by `header`), then the lines `body` writes one level
+    /// deeper, or one empty line if it writes none.
+    fn block(&mut self, header: impl FnOnce(&mut Self), body: impl FnOnce(&mut Self)) {
+        let text = self.start_line();
+        header(self);
+        self.end_line(text);
+        self.indent += INDENT;
+        let before = self.lines;
+        body(self);
+        if self.lines == before {
+            self.line("");
+        }
+        self.indent -= INDENT;
+    }
+
+    /// The whole program: header comment, import, class with its functions in §3.9 order.
+    pub fn program(&mut self, p: &Program) {
+        let name = if p.name.is_empty() { "Program" } else { p.name.as_str() };
+        self.line_with(|_, out| {
+            out.push_str("# pypto.program: ");
+            out.push_str(name);
+        });
+        self.line("import pypto.language as pl");
+        self.line("");
+        self.line("@pl.program");
+        self.block(
+            |w| {
+                w.out.push_str("class ");
+                w.out.push_str(name);
+                w.out.push(':');
+            },
+            |w| {
+                for f in super::order::function_order(p) {
+                    w.function(f);
+                }
+            },
+        );
+    }
+
+    /// Decorator line and `def` block (with `self` inside a program).
+    pub fn function(&mut self, f: &Function) {
+        let ctx = self.ctx;
+        self.line_with(|_, out| match f.kind {
+            FunctionType::Opaque => out.push_str("@pl.function"),
+            kind => {
+                out.push_str("@pl.function(type=pl.FunctionType.");
+                out.push_str(kind.name());
+                out.push(')');
+            }
+        });
+        self.block(
+            |w| {
+                let def = &mut w.out;
+                def.push_str("def ");
+                def.push_str(&f.name);
+                def.push('(');
+                if ctx.in_program {
+                    def.push_str("self");
+                }
+                for (i, p) in f.params.iter().enumerate() {
+                    if i > 0 || ctx.in_program {
+                        def.push_str(", ");
+                    }
+                    def.push_str(ctx.var_name(p.var));
+                    def.push_str(": ");
+                    let (open, close) = match p.direction {
+                        ParamDirection::In => ("", ""),
+                        ParamDirection::Out => ("pl.Out[", "]"),
+                        ParamDirection::InOut => ("pl.InOut[", "]"),
+                    };
+                    def.push_str(open);
+                    ctx.ty(ctx.var_type(p.var), def);
+                    def.push_str(close);
+                }
+                def.push(')');
+                match f.return_types.as_slice() {
+                    [] => {}
+                    [t] => {
+                        def.push_str(" -> ");
+                        ctx.ty(t, def);
+                    }
+                    ts => {
+                        def.push_str(" -> tuple[");
+                        for (i, t) in ts.iter().enumerate() {
+                            if i > 0 {
+                                def.push_str(", ");
+                            }
+                            ctx.ty(t, def);
+                        }
+                        def.push(']');
+                    }
+                }
+                def.push(':');
+            },
+            |w| w.body(&f.body, BodyMode::FunctionTop),
+        );
+    }
+
+    /// The lines of a block body; `mode` decides how its direct yields print.
+    fn body(&mut self, body: &Stmt, mode: BodyMode<'_>) {
+        let children = match body {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.as_slice(),
+            s => std::slice::from_ref(s),
+        };
+        for (i, child) in children.iter().enumerate() {
+            let is_last = i + 1 == children.len();
+            match (child, mode) {
+                (Stmt::Yield { values, .. }, BodyMode::FunctionTop) => {
+                    self.line_with(|ctx, out| ctx.values_line("return", values, out))
+                }
+                (Stmt::Yield { values, .. }, BodyMode::Owner(rvs))
+                    if is_last && !values.is_empty() && !rvs.is_empty() =>
+                {
+                    self.line_with(|ctx, out| ctx.yield_assign(rvs, values, out))
+                }
+                _ => self.stmt(child),
+            }
+        }
+    }
+
+    /// Writes the lines of `s` (several for `if`/`else` and for sequences).
+    pub fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Assign { var, value, .. } => {
-                let mut line = String::new();
-                ctx.annotated(*var, &mut line);
-                line.push_str(" = ");
-                ctx.expr(value, &mut line);
-                out.push(self.text(line));
-            }
-            Stmt::Eval { expr, .. } => {
-                let mut line = String::new();
-                ctx.expr(expr, &mut line);
-                out.push(self.text(line));
-            }
-            Stmt::Return { values, .. } => out.push(self.text(self.values_line("return", values))),
-            Stmt::Yield { values, .. } => out.push(self.text(self.yield_call(values))),
-            Stmt::Break { .. } => out.push(self.text("break".into())),
-            Stmt::Continue { .. } => out.push(self.text("continue".into())),
+            Stmt::Assign { var, value, .. } => self.line_with(|ctx, out| {
+                ctx.annotated(*var, out);
+                out.push_str(" = ");
+                ctx.expr(value, out);
+            }),
+            Stmt::Eval { expr, .. } => self.line_with(|ctx, out| ctx.expr(expr, out)),
+            Stmt::Return { values, .. } => self.line_with(|ctx, out| ctx.values_line("return", values, out)),
+            Stmt::Yield { values, .. } => self.line_with(|ctx, out| ctx.yield_call(values, out)),
+            Stmt::Break { .. } => self.line("break"),
+            Stmt::Continue { .. } => self.line("continue"),
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
                 for child in stmts {
-                    self.stmt(child, out);
+                    self.stmt(child);
                 }
             }
             Stmt::If { cond, then_body, else_body, return_vars, .. } => {
-                let mut header = "if ".to_string();
-                ctx.expr(cond, &mut header);
-                header.push(':');
-                out.push(self.block(header, self.body(then_body, BodyMode::Owner(return_vars))));
+                self.block(
+                    |w| {
+                        w.out.push_str("if ");
+                        w.ctx.expr(cond, &mut w.out);
+                        w.out.push(':');
+                    },
+                    |w| w.body(then_body, BodyMode::Owner(return_vars)),
+                );
                 if let Some(else_body) = else_body {
-                    out.push(self.block("else:".into(), self.body(else_body, BodyMode::Owner(return_vars))));
+                    self.block(|w| w.out.push_str("else:"), |w| w.body(else_body, BodyMode::Owner(return_vars)));
                 }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, .. } => {
-                let mut header = format!("for {}", ctx.var_name(*loop_var));
-                if !iter_args.is_empty() {
-                    header.push_str(", ");
-                    self.iter_arg_names(iter_args, &mut header);
-                }
-                header.push_str(match kind {
-                    ForKind::Sequential => " in pl.range(",
-                    ForKind::Parallel => " in pl.parallel(",
-                });
-                ctx.expr(start, &mut header);
-                header.push_str(", ");
-                ctx.expr(stop, &mut header);
-                header.push_str(", ");
-                ctx.expr(step, &mut header);
-                if !iter_args.is_empty() {
-                    header.push_str(", ");
-                    self.init_values(iter_args, &mut header);
-                }
-                header.push_str("):");
-                out.push(self.block(header, self.body(body, BodyMode::Owner(return_vars))));
+                self.block(
+                    |w| {
+                        let (ctx, header) = (w.ctx, &mut w.out);
+                        header.push_str("for ");
+                        header.push_str(ctx.var_name(*loop_var));
+                        if !iter_args.is_empty() {
+                            header.push_str(", ");
+                            ctx.iter_arg_names(iter_args, header);
+                        }
+                        header.push_str(match kind {
+                            ForKind::Sequential => " in pl.range(",
+                            ForKind::Parallel => " in pl.parallel(",
+                        });
+                        ctx.expr(start, header);
+                        header.push_str(", ");
+                        ctx.expr(stop, header);
+                        header.push_str(", ");
+                        ctx.expr(step, header);
+                        if !iter_args.is_empty() {
+                            header.push_str(", ");
+                            ctx.init_values(iter_args, header);
+                        }
+                        header.push_str("):");
+                    },
+                    |w| w.body(body, BodyMode::Owner(return_vars)),
+                );
             }
             Stmt::While { cond, iter_args, body, return_vars, .. } => {
-                let mut lines = Vec::new();
-                let header = if iter_args.is_empty() {
-                    let mut header = "while ".to_string();
-                    ctx.expr(cond, &mut header);
-                    header.push(':');
-                    header
-                } else {
-                    let mut header = "for ".to_string();
-                    self.iter_arg_names(iter_args, &mut header);
-                    header.push_str(" in pl.while_(");
-                    self.init_values(iter_args, &mut header);
-                    header.push_str("):");
-                    let mut cond_line = "pl.cond(".to_string();
-                    ctx.expr(cond, &mut cond_line);
-                    cond_line.push(')');
-                    lines.push(self.text(cond_line));
-                    header
-                };
-                lines.extend(self.body(body, BodyMode::Owner(return_vars)));
-                out.push(self.block(header, lines));
+                self.block(
+                    |w| {
+                        let (ctx, header) = (w.ctx, &mut w.out);
+                        if iter_args.is_empty() {
+                            header.push_str("while ");
+                            ctx.expr(cond, header);
+                            header.push(':');
+                        } else {
+                            header.push_str("for ");
+                            ctx.iter_arg_names(iter_args, header);
+                            header.push_str(" in pl.while_(");
+                            ctx.init_values(iter_args, header);
+                            header.push_str("):");
+                        }
+                    },
+                    |w| {
+                        if !iter_args.is_empty() {
+                            w.line_with(|ctx, out| {
+                                out.push_str("pl.cond(");
+                                ctx.expr(cond, out);
+                                out.push(')');
+                            });
+                        }
+                        w.body(body, BodyMode::Owner(return_vars));
+                    },
+                );
             }
             Stmt::Scope { kind, body, .. } => {
-                out.push(self.block(format!("with pl.{}():", kind.name()), self.body(body, BodyMode::Plain)));
+                self.block(
+                    |w| {
+                        w.out.push_str("with pl.");
+                        w.out.push_str(kind.name());
+                        w.out.push_str("():");
+                    },
+                    |w| w.body(body, BodyMode::Plain),
+                );
             }
         }
     }
+}
 
+fn is_blank_with_spaces(line: &str) -> bool {
+    !line.is_empty() && line.bytes().all(|b| b == b' ')
+}
+
+impl Ctx<'_> {
     /// `return` / `return a, b`.
-    fn values_line(&self, keyword: &str, values: &[Expr]) -> String {
-        let mut line = keyword.to_string();
+    fn values_line(&self, keyword: &str, values: &[Expr], out: &mut String) {
+        out.push_str(keyword);
         if !values.is_empty() {
-            line.push(' ');
-            self.ctx.comma_separated(values, &mut line);
+            out.push(' ');
+            self.comma_separated(values, out);
         }
-        line
     }
 
     /// `pl.yield_(a, b)`.
-    fn yield_call(&self, values: &[Expr]) -> String {
-        let mut s = "pl.yield_(".to_string();
-        self.ctx.comma_separated(values, &mut s);
-        s.push(')');
-        s
+    fn yield_call(&self, values: &[Expr], out: &mut String) {
+        out.push_str("pl.yield_(");
+        self.comma_separated(values, out);
+        out.push(')');
     }
 
     /// `r: T = pl.yield_(x)` for one return var, `r1, r2 = pl.yield_(x, y)` for several.
-    fn yield_assign(&self, return_vars: &[VarId], values: &[Expr]) -> String {
-        let mut line = String::new();
+    fn yield_assign(&self, return_vars: &[VarId], values: &[Expr], out: &mut String) {
         match return_vars {
-            [r] => self.ctx.annotated(*r, &mut line),
+            [r] => self.annotated(*r, out),
             rs => {
                 for (i, r) in rs.iter().enumerate() {
                     if i > 0 {
-                        line.push_str(", ");
+                        out.push_str(", ");
                     }
-                    line.push_str(self.ctx.var_name(*r));
+                    out.push_str(self.var_name(*r));
                 }
             }
         }
-        line.push_str(" = ");
-        line.push_str(&self.yield_call(values));
-        line
+        out.push_str(" = ");
+        self.yield_call(values, out);
     }
 
     /// `(a, b)` / `(a,)`.
@@ -265,7 +361,7 @@ impl<'p, 'a> DocPrinter<'p, 'a> {
             if i > 0 {
                 out.push_str(", ");
             }
-            out.push_str(self.ctx.var_name(*v));
+            out.push_str(self.var_name(*v));
         }
         if iter_args.len() == 1 {
             out.push(',');
@@ -280,8 +376,8 @@ impl<'p, 'a> DocPrinter<'p, 'a> {
             if i > 0 {
                 out.push_str(", ");
             }
-            match self.ctx.prog.vars.get(v.index()).map(|d| &d.kind) {
-                Some(VarKind::IterArg { init }) => self.ctx.expr(init, out),
+            match self.prog.vars.get(v.index()).map(|d| &d.kind) {
+                Some(VarKind::IterArg { init }) => self.expr(init, out),
                 // Not an iter arg (malformed IR): the reference's text for a missing expression.
                 _ => out.push_str("<unsupported IRNode type>"),
             }

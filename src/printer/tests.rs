@@ -233,6 +233,23 @@ class E:
     assert_eq!(print_program(&p), want);
 }
 
+/// A statement whose text is blank (a variable named by spaces) prints as an empty line, and so
+/// does a blank line inside a string kwarg: no line of the output is made only of spaces.
+#[test]
+fn blank_lines_from_names_and_strings_are_emptied() {
+    let mut p = Program::new("B");
+    let blank = plain(&mut p, "   ", t64());
+    let x = plain(&mut p, "x", t64());
+    let note = KwValue::Str("a\n   \n b".into());
+    let c = call("tensor.add_scalar", vec![v(x), fp(1.0)], vec![("note", note)], t64());
+    let call_text = print_expr(&p, &c);
+    assert!(call_text.contains("a\n   \n b"), "{call_text}");
+    let text = body_text(&p, seq(vec![eval(v(blank)), eval(c)]));
+    let want = format!("@pl.function\ndef f():\n\n    {}", call_text.replace("\n   \n", "\n\n"));
+    assert_eq!(text, want);
+    assert!(!text.split('\n').any(|l| !l.is_empty() && l.bytes().all(|b| b == b' ')), "{text}");
+}
+
 #[test]
 fn function_order_falls_back_to_names_on_a_cycle() {
     let mut p = Program::new("C");

@@ -3,9 +3,8 @@
 
 use super::Ctx;
 use crate::ir::{DataType, Expr, ExprKind, TensorView, TileView, Type, VarId, VarKind};
-use std::fmt::Write;
+use crate::text::cat;
 
-// `write!` into a `String` cannot fail; its result is ignored (`let _ =`).
 
 impl Ctx<'_> {
     /// Appends the text of `t` to `out`.
@@ -62,9 +61,7 @@ impl Ctx<'_> {
             }
             match dim.kind {
                 // A constant dim prints its raw value whatever its dtype (never `pl.const`).
-                ExprKind::ConstInt(v, _) => {
-                    let _ = write!(out, "{v}");
-                }
+                ExprKind::ConstInt(v, _) => cat!(out; v),
                 _ => self.expr(dim, out),
             }
         }
@@ -80,9 +77,9 @@ impl Ctx<'_> {
     fn memref(&self, m: VarId, out: &mut String) {
         match self.prog.vars.get(m.index()).map(|v| &v.kind) {
             Some(VarKind::MemRef(info)) => {
-                let _ = write!(out, "pl.MemRef(pl.MemorySpace.{}, ", info.space.name());
+                cat!(out; "pl.MemRef(pl.MemorySpace.", info.space.name(), ", ");
                 self.expr(&info.addr, out);
-                let _ = write!(out, ", {}, {})", info.size, info.id);
+                cat!(out; ", ", info.size, ", ", info.id, ")");
             }
             // Not a MemRef variable (malformed IR): the old printer's by-name form.
             _ => out.push_str(self.var_name(m)),
@@ -92,7 +89,7 @@ impl Ctx<'_> {
     fn tensor_view(&self, v: &TensorView, out: &mut String) {
         out.push_str(", pl.TensorView(stride=");
         self.expr_list(&v.stride, out);
-        let _ = write!(out, ", layout=pl.TensorLayout.{})", v.layout.name());
+        cat!(out; ", layout=pl.TensorLayout.", v.layout.name(), ")");
     }
 
     fn tile_view(&self, v: &TileView, out: &mut String) {
@@ -104,13 +101,9 @@ impl Ctx<'_> {
             out.push_str(", start_offset=");
             self.expr(start, out);
         }
-        let _ = write!(
-            out,
-            ", blayout=pl.TileLayout.{}, slayout=pl.TileLayout.{}, fractal={}, pad=pl.TilePad.{})",
-            v.blayout.name(),
-            v.slayout.name(),
-            v.fractal,
-            v.pad.name()
+        cat!(out;
+            ", blayout=pl.TileLayout.", v.blayout.name(), ", slayout=pl.TileLayout.", v.slayout.name(), ", fractal=",
+            v.fractal, ", pad=pl.TilePad.", v.pad.name(), ")"
         );
     }
 }
