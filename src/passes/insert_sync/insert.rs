@@ -2,10 +2,12 @@
 //! `bar_v` / `bar_m` evals and splice them into the body, merged into the neighbouring
 //! `OpStmts` so that sync ops never form blocks of their own when a run of ops is adjacent.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use super::collect::Pair;
-use super::position::{split_parent, Elem, Kind, Path, Pos, SeqKey};
+use rustc_hash::FxHashSet;
+
+use super::collect::Analysis;
+use super::position::{split_parent, Elem, Kind, Path, Pos, PosId, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
@@ -24,8 +26,8 @@ pub struct Plan {
     seqs: BTreeMap<Pos, SeqPlan>,
 }
 
-/// Which sync statement an insertion is, for de-duplication per `SeqStmts`.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+/// Which sync statement an insertion is, for de-duplication per place.
+#[derive(PartialEq, Eq, Hash)]
 enum Tag {
     Src(PipeType, PipeType, u8),
     Dst(PipeType, PipeType, u8),
@@ -37,36 +39,39 @@ enum Tag {
 
 impl Plan {
     /// Builds the insertions of all pairs, in order; an identical sync at the same place is
-    /// added once.
-    pub fn build(prog: &Program, pairs: &[Pair]) -> Plan {
+    /// added once (a position is one place: its `SeqStmts` and key are a function of it).
+    pub fn build(prog: &Program, a: &Analysis) -> Plan {
         let mut plan = Plan { seqs: BTreeMap::new() };
-        let mut seen: BTreeSet<(Pos, Key, Tag)> = BTreeSet::new();
-        let mut add = |plan: &mut Plan, at: &Pos, after: bool, tag: Tag, stmt: Option<Stmt>| {
-            let Some((parent, key)) = split_parent(at) else { return };
-            if !seen.insert((Pos::from(parent), key, tag)) {
+        let mut seen: FxHashSet<(PosId, Tag)> = FxHashSet::default();
+        let mut add = |plan: &mut Plan, at: PosId, after: bool, tag: Tag, stmt: &dyn Fn() -> Option<Stmt>| {
+            let Some((parent, key)) = split_parent(a.positions.path(at)) else { return };
+            if !seen.insert((at, tag)) {
                 return;
             }
-            if let Some(stmt) = stmt {
-                let sp = plan.seqs.entry(Pos::from(parent)).or_default();
+            if let Some(stmt) = stmt() {
+                let sp = match plan.seqs.get_mut(parent) {
+                    Some(sp) => sp,
+                    None => plan.seqs.entry(Pos::from(parent)).or_default(),
+                };
                 let side = if after { &mut sp.after } else { &mut sp.before };
                 side.entry(key).or_default().push(stmt);
             }
         };
-        for p in pairs {
+        for p in &a.pairs {
             match p.event_id {
                 Some(id) if !p.same_pipe() => {
-                    let src = sync_call(prog, "system.sync_src", p.src, p.dst, id);
-                    add(&mut plan, &p.set, !p.set_before, Tag::Src(p.src, p.dst, id), Some(src));
-                    let dst = sync_call(prog, "system.sync_dst", p.src, p.dst, id);
-                    add(&mut plan, &p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id), Some(dst));
+                    let src = || Some(sync_call(prog, "system.sync_src", p.src, p.dst, id));
+                    add(&mut plan, p.set, !p.set_before, Tag::Src(p.src, p.dst, id), &src);
+                    let dst = || Some(sync_call(prog, "system.sync_dst", p.src, p.dst, id));
+                    add(&mut plan, p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id), &dst);
                 }
                 _ if p.same_pipe() => {
-                    let bar = match p.src {
+                    let bar = || match p.src {
                         PipeType::V => Some(bar_call(prog, "system.bar_v")),
                         PipeType::M => Some(bar_call(prog, "system.bar_m")),
                         _ => None,
                     };
-                    add(&mut plan, &p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after), bar);
+                    add(&mut plan, p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after), &bar);
                 }
                 _ => {}
             }

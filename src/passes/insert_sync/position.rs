@@ -7,6 +7,8 @@
 //! event-id sort use; [`before`] is the weaker "executes earlier in the same straight-line
 //! code" relation that the reductions and event-id reuse rely on.
 
+use rustc_hash::FxHashMap;
+
 /// The kind of one path element, in the reference's order (`Seq < Op < IfThen < IfElse <
 /// ForBody`); `ScopeBody` (Q21) sorts last so that paths without scopes keep their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -38,12 +40,58 @@ impl Elem {
     }
 }
 
-/// A path from the function body to a statement. Shared (`Rc`): a leaf's position is stored
-/// in several maps and in every pair it takes part in, so clones must not allocate.
+/// A path from the function body to a statement, as stored in [`Positions`] (shared between
+/// its list and its map).
 pub type Pos = std::rc::Rc<[Elem]>;
 
-/// The path being walked, pushed and popped; frozen into a [`Pos`] at each leaf.
+/// The path being walked, pushed and popped; interned into a [`PosId`] at each leaf.
 pub type Path = Vec<Elem>;
+
+/// A position interned in [`Positions`]: equal ids are equal paths. Pairs, indexes and
+/// de-duplication sets hold ids, so hashing or comparing a position for identity costs one
+/// integer instead of a walk over its path; order (`before`, the event-id sort) still goes
+/// through the path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PosId(usize);
+
+impl PosId {
+    /// The dense index of the id, for tables indexed by position.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// The positions of one function body, each stored once and numbered densely in the order
+/// they were first seen (an index for per-position tables such as the leaves' pipes).
+#[derive(Debug, Default)]
+pub struct Positions {
+    paths: Vec<Pos>,
+    ids: FxHashMap<Pos, PosId>,
+}
+
+impl Positions {
+    /// The id of `path`, added if it is new.
+    pub fn intern(&mut self, path: &[Elem]) -> PosId {
+        if let Some(&id) = self.ids.get(path) {
+            return id;
+        }
+        let id = PosId(self.paths.len());
+        let pos = Pos::from(path);
+        self.paths.push(pos.clone());
+        self.ids.insert(pos, id);
+        id
+    }
+
+    /// The id of `path` if it has been interned.
+    pub fn get(&self, path: &[Elem]) -> Option<PosId> {
+        self.ids.get(path).copied()
+    }
+
+    /// The path of an id handed out by this table.
+    pub fn path(&self, id: PosId) -> &[Elem] {
+        &self.paths[id.0]
+    }
+}
 
 /// True iff `a` certainly executes before `b` in the same straight-line code: at the first
 /// element where they differ both are `Seq` or both `Op` indices and `a`'s is smaller.
