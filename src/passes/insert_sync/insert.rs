@@ -2,9 +2,7 @@
 //! `bar_v` / `bar_m` evals and splice them into the body, merged into the neighbouring
 //! `OpStmts` so that sync ops never form blocks of their own when a run of ops is adjacent.
 
-use std::collections::BTreeMap;
-
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::collect::Analysis;
 use super::position::{split_parent, Elem, Kind, Path, Pos, PosId, SeqKey};
@@ -14,20 +12,21 @@ use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, 
 /// Where in a `SeqStmts` an insertion goes.
 type Key = SeqKey;
 
-/// The insertions into one `SeqStmts`.
+/// The insertions into one `SeqStmts`. (Only looked up, by `apply`'s walk: the order of the
+/// statements comes from the walk and from the order of each list.)
 #[derive(Default)]
 struct SeqPlan {
-    before: BTreeMap<Key, Vec<Stmt>>,
-    after: BTreeMap<Key, Vec<Stmt>>,
+    before: FxHashMap<Key, Vec<Stmt>>,
+    after: FxHashMap<Key, Vec<Stmt>>,
 }
 
 /// All insertions, by the path of the `SeqStmts` they go into.
 pub struct Plan {
-    seqs: BTreeMap<Pos, SeqPlan>,
+    seqs: FxHashMap<Pos, SeqPlan>,
 }
 
 /// Which sync statement an insertion is, for de-duplication per place.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Tag {
     Src(PipeType, PipeType, u8),
     Dst(PipeType, PipeType, u8),
@@ -41,39 +40,31 @@ impl Plan {
     /// Builds the insertions of all pairs, in order; an identical sync at the same place is
     /// added once (a position is one place: its `SeqStmts` and key are a function of it).
     pub fn build(prog: &Program, a: &Analysis) -> Plan {
-        let mut plan = Plan { seqs: BTreeMap::new() };
+        let mut plan = Plan { seqs: FxHashMap::default() };
         let mut seen: FxHashSet<(PosId, Tag)> = FxHashSet::default();
-        let mut add = |plan: &mut Plan, at: PosId, after: bool, tag: Tag, stmt: &dyn Fn() -> Option<Stmt>| {
-            let Some((parent, key)) = split_parent(a.positions.path(at)) else { return };
-            if !seen.insert((at, tag)) {
-                return;
-            }
-            if let Some(stmt) = stmt() {
+        // Each distinct sync statement is made once and cloned (making one looks its op up).
+        let mut made: FxHashMap<Tag, Option<Stmt>> = FxHashMap::default();
+        for p in &a.pairs {
+            let (first, second) = match p.event_id {
+                Some(id) if !p.same_pipe() => (
+                    (p.set, !p.set_before, Tag::Src(p.src, p.dst, id)),
+                    Some((p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id))),
+                ),
+                _ if p.same_pipe() => ((p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after)), None),
+                _ => continue,
+            };
+            for (at, after, tag) in std::iter::once(first).chain(second) {
+                let Some((parent, key)) = split_parent(a.positions.path(at)) else { continue };
+                if !seen.insert((at, tag)) {
+                    continue;
+                }
+                let Some(stmt) = made.entry(tag).or_insert_with(|| sync_stmt(prog, tag)).clone() else { continue };
                 let sp = match plan.seqs.get_mut(parent) {
                     Some(sp) => sp,
                     None => plan.seqs.entry(Pos::from(parent)).or_default(),
                 };
                 let side = if after { &mut sp.after } else { &mut sp.before };
                 side.entry(key).or_default().push(stmt);
-            }
-        };
-        for p in &a.pairs {
-            match p.event_id {
-                Some(id) if !p.same_pipe() => {
-                    let src = || Some(sync_call(prog, "system.sync_src", p.src, p.dst, id));
-                    add(&mut plan, p.set, !p.set_before, Tag::Src(p.src, p.dst, id), &src);
-                    let dst = || Some(sync_call(prog, "system.sync_dst", p.src, p.dst, id));
-                    add(&mut plan, p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id), &dst);
-                }
-                _ if p.same_pipe() => {
-                    let bar = || match p.src {
-                        PipeType::V => Some(bar_call(prog, "system.bar_v")),
-                        PipeType::M => Some(bar_call(prog, "system.bar_m")),
-                        _ => None,
-                    };
-                    add(&mut plan, p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after), &bar);
-                }
-                _ => {}
             }
         }
         plan
@@ -192,6 +183,17 @@ fn flush(pending: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
     } else {
         let span = pending[0].span();
         out.push(Stmt::Ops { stmts: std::mem::take(pending), span });
+    }
+}
+
+/// The statement of a tag; `None` for a barrier on a pipe that has none.
+fn sync_stmt(prog: &Program, tag: Tag) -> Option<Stmt> {
+    match tag {
+        Tag::Src(src, dst, id) => Some(sync_call(prog, "system.sync_src", src, dst, id)),
+        Tag::Dst(src, dst, id) => Some(sync_call(prog, "system.sync_dst", src, dst, id)),
+        Tag::Bar(PipeType::V, _) => Some(bar_call(prog, "system.bar_v")),
+        Tag::Bar(PipeType::M, _) => Some(bar_call(prog, "system.bar_m")),
+        Tag::Bar(..) => None,
     }
 }
 
