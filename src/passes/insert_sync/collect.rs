@@ -66,6 +66,7 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         path: Vec::new(),
         pipes: Vec::new(),
         pairs: PairList::default(),
+        producers: FxHashSet::default(),
         out: Analysis::default(),
     };
     let mut state = State::default();
@@ -83,6 +84,8 @@ struct Collector<'a> {
     /// `pos_to_stmt`).
     pipes: Vec<Option<PipeType>>,
     pairs: PairList,
+    /// The producers paired with the current leaf (kept to reuse its table).
+    producers: FxHashSet<PosId>,
     out: Analysis,
 }
 
@@ -188,17 +191,19 @@ impl Collector<'_> {
             self.pipes.resize(k + 1, None);
         }
         self.pipes[k] = Some(fx.pipe);
-        // `state` is not part of `self`, so the lists are read in place.
-        for m in fx.reads.iter().chain(&fx.writes) {
-            for &w in state.writers.get(m).into_iter().flatten() {
-                self.pair(w, here);
+        // Each producer is paired once: a repeat (a leaf writing what it reads, or one producer
+        // of two operands) would be the same pair, which the de-duplication drops anyway.
+        // (`state` is not part of `self`, so the lists are read in place.)
+        let mut producers = std::mem::take(&mut self.producers);
+        producers.clear();
+        let writers = fx.reads.iter().chain(&fx.writes).flat_map(|m| state.writers.get(m)).flatten();
+        let readers = fx.writes.iter().flat_map(|m| state.readers.get(m)).flatten();
+        for &p in writers.chain(readers) {
+            if producers.insert(p) {
+                self.pair(p, here);
             }
         }
-        for m in &fx.writes {
-            for &r in state.readers.get(m).into_iter().flatten() {
-                self.pair(r, here);
-            }
-        }
+        self.producers = producers;
         for m in &fx.writes {
             let writers = state.writers.entry(*m).or_default();
             writers.clear();

@@ -2,6 +2,8 @@
 //! `bar_v` / `bar_m` evals and splice them into the body, merged into the neighbouring
 //! `OpStmts` so that sync ops never form blocks of their own when a run of ops is adjacent.
 
+use std::collections::VecDeque;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::collect::Analysis;
@@ -9,18 +11,39 @@ use super::position::{split_parent, Elem, Kind, Path, Pos, PosId, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
-/// Where in a `SeqStmts` an insertion goes.
-type Key = SeqKey;
-
-/// The insertions into one `SeqStmts`. (Only looked up, by `apply`'s walk: the order of the
-/// statements comes from the walk and from the order of each list.)
-#[derive(Default)]
-struct SeqPlan {
-    before: FxHashMap<Key, Vec<Stmt>>,
-    after: FxHashMap<Key, Vec<Stmt>>,
+/// Where an insertion goes in a `SeqStmts`, in the order [`Plan::apply`] walks it: before
+/// child `child`, then (if it is an `OpStmts`) before and after each of its statements, then
+/// after the child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Slot {
+    child: usize,
+    phase: Phase,
+    op: usize,
+    after: bool,
 }
 
-/// All insertions, by the path of the `SeqStmts` they go into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    BeforeChild,
+    InOps,
+    AfterChild,
+}
+
+impl Slot {
+    fn new((child, op): SeqKey, after: bool) -> Slot {
+        match (op, after) {
+            (None, false) => Slot { child, phase: Phase::BeforeChild, op: 0, after: false },
+            (None, true) => Slot { child, phase: Phase::AfterChild, op: 0, after: false },
+            (Some(op), after) => Slot { child, phase: Phase::InOps, op, after },
+        }
+    }
+}
+
+/// The insertions into one `SeqStmts`, sorted by slot (stably: those at one slot keep the
+/// order of their pairs), taken from the front as [`Plan::apply`] walks the sequence.
+type SeqPlan = VecDeque<(Slot, Stmt)>;
+
+/// All insertions, by the path of the `SeqStmts` they go into (only looked up).
 pub struct Plan {
     seqs: FxHashMap<Pos, SeqPlan>,
 }
@@ -63,20 +86,22 @@ impl Plan {
                     Some(sp) => sp,
                     None => plan.seqs.entry(Pos::from(parent)).or_default(),
                 };
-                let side = if after { &mut sp.after } else { &mut sp.before };
-                side.entry(key).or_default().push(stmt);
+                sp.push_back((Slot::new(key, after), stmt));
             }
+        }
+        for sp in plan.seqs.values_mut() {
+            sp.make_contiguous().sort_by_key(|&(slot, _)| slot);
         }
         plan
     }
 
     /// The body with the insertions applied; takes the body by value so that untouched
     /// statements are moved, not cloned.
-    pub fn apply(&self, body: Stmt) -> Stmt {
+    pub fn apply(mut self, body: Stmt) -> Stmt {
         self.stmt(body, &mut Vec::new())
     }
 
-    fn stmt(&self, s: Stmt, path: &mut Path) -> Stmt {
+    fn stmt(&mut self, s: Stmt, path: &mut Path) -> Stmt {
         match s {
             Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
@@ -110,7 +135,7 @@ impl Plan {
     }
 
     /// A loop or scope body, as a `SeqStmts` (as phase 1 saw it).
-    fn body(&self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
+    fn body(&mut self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
         let span = body.span();
         path.push(Elem::marker(marker));
         let stmts = self.seq(into_seq(body), path);
@@ -118,30 +143,25 @@ impl Plan {
         Stmt::Seq { stmts, span }
     }
 
-    fn seq(&self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
-        let plan = self.seqs.get(path.as_slice());
-        if plan.is_none() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
+    fn seq(&mut self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
+        let mut plan = self.seqs.remove(path.as_slice()).unwrap_or_default();
+        if plan.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
             // Nothing to insert here or below: the sequence is unchanged.
             return stmts;
         }
-        const BEFORE: bool = false;
-        const AFTER: bool = true;
-        let at = |after: bool, key: Key| -> &[Stmt] {
-            plan.and_then(|p| if after { &p.after } else { &p.before }.get(&key)).map_or(&[], Vec::as_slice)
-        };
         let n = stmts.len();
         let mut out: Vec<Stmt> = Vec::with_capacity(n);
         let mut pending: Vec<Stmt> = Vec::new();
         for (i, child) in stmts.into_iter().enumerate() {
-            pending.extend_from_slice(at(BEFORE, (i, None)));
+            take(&mut plan, Slot::new((i, None), false), &mut pending);
             match child {
                 Stmt::Ops { stmts: ops, span } => {
                     let mut run = std::mem::take(&mut pending);
-                    run.reserve(ops.len());
+                    run.reserve(ops.len() + plan.iter().take_while(|(slot, _)| slot.child == i).count());
                     for (j, op) in ops.into_iter().enumerate() {
-                        run.extend_from_slice(at(BEFORE, (i, Some(j))));
+                        take(&mut plan, Slot::new((i, Some(j)), false), &mut run);
                         run.push(op);
-                        run.extend_from_slice(at(AFTER, (i, Some(j))));
+                        take(&mut plan, Slot::new((i, Some(j)), true), &mut run);
                     }
                     out.push(Stmt::Ops { stmts: run, span });
                 }
@@ -156,11 +176,24 @@ impl Plan {
                     out.push(other);
                 }
             }
-            pending.extend_from_slice(at(AFTER, (i, None)));
+            take(&mut plan, Slot::new((i, None), true), &mut pending);
         }
-        pending.extend_from_slice(at(BEFORE, (n, None)));
+        take(&mut plan, Slot::new((n, None), false), &mut pending);
         flush(&mut pending, &mut out);
         out
+    }
+}
+
+/// Moves the insertions at `slot` to `out`, dropping any at earlier slots that the walk has
+/// passed (slots that name no statement of the sequence).
+fn take(plan: &mut SeqPlan, slot: Slot, out: &mut Vec<Stmt>) {
+    while plan.front().is_some_and(|&(s, _)| s < slot) {
+        plan.pop_front();
+    }
+    while plan.front().is_some_and(|&(s, _)| s == slot) {
+        if let Some((_, stmt)) = plan.pop_front() {
+            out.push(stmt);
+        }
     }
 }
 
