@@ -242,9 +242,7 @@ fn fold_copy(positions: &mut Positions, p: PosId, body: &[Elem], n: usize) -> Po
     let k = body.len();
     match path.get(k) {
         Some(e) if e.kind == Kind::Seq && e.index >= n && path.starts_with(body) => {
-            let mut v = path.to_vec();
-            v[k].index -= n;
-            positions.intern(&v)
+            positions.intern_edited(p, |v| v[k].index -= n)
         }
         _ => p,
     }

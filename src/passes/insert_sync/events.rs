@@ -40,15 +40,13 @@ pub fn adjust_scopes(a: &mut Analysis) {
 
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
 fn end_of_ops(positions: &mut Positions, p: PosId, op_counts: &FxHashMap<PosId, usize>) -> PosId {
-    let path = positions.path(p);
-    match path.split_last() {
+    match positions.path(p).split_last() {
         Some((last, run)) if last.kind == Kind::Op && !run.is_empty() => {
             match positions.get(run).and_then(|r| op_counts.get(&r)) {
-                Some(&n) => {
-                    let mut q = run.to_vec();
+                Some(&n) => positions.intern_edited(p, |q| {
+                    q.pop();
                     q.push(Elem::op(n.saturating_sub(1)));
-                    positions.intern(&q)
-                }
+                }),
                 None => p,
             }
         }
@@ -60,11 +58,10 @@ fn end_of_ops(positions: &mut Positions, p: PosId, op_counts: &FxHashMap<PosId, 
 fn begin_of_ops(positions: &mut Positions, p: PosId) -> PosId {
     let path = positions.path(p);
     if path.len() >= 2 && path.last().is_some_and(|e| e.kind == Kind::Op) {
-        let mut q = path.to_vec();
-        if let Some(last) = q.last_mut() {
-            *last = Elem::op(0);
-        }
-        return positions.intern(&q);
+        return positions.intern_edited(p, |q| {
+            q.pop();
+            q.push(Elem::op(0));
+        });
     }
     p
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::collect::Analysis;
-use super::position::{split_parent, Elem, Kind, Path, Pos, PosId, SeqKey};
+use super::position::{split_parent, Elem, Kind, Path, PosId, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
@@ -45,7 +45,7 @@ type SeqPlan = VecDeque<(Slot, Stmt)>;
 
 /// All insertions, by the path of the `SeqStmts` they go into (only looked up).
 pub struct Plan {
-    seqs: FxHashMap<Pos, SeqPlan>,
+    seqs: FxHashMap<Path, SeqPlan>,
 }
 
 /// Which sync statement an insertion is, for de-duplication per place.
@@ -84,7 +84,7 @@ impl Plan {
                 let Some(stmt) = made.entry(tag).or_insert_with(|| sync_stmt(prog, tag)).clone() else { continue };
                 let sp = match plan.seqs.get_mut(parent) {
                     Some(sp) => sp,
-                    None => plan.seqs.entry(Pos::from(parent)).or_default(),
+                    None => plan.seqs.entry(parent.to_vec()).or_default(),
                 };
                 sp.push_back((Slot::new(key, after), stmt));
             }

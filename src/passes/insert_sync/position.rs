@@ -7,7 +7,9 @@
 //! event-id sort use; [`before`] is the weaker "executes earlier in the same straight-line
 //! code" relation that the reductions and event-id reuse rely on.
 
-use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
 
 /// The kind of one path element, in the reference's order (`Seq < Op < IfThen < IfElse <
 /// ForBody`); `ScopeBody` (Q21) sorts last so that paths without scopes keep their order.
@@ -40,10 +42,6 @@ impl Elem {
     }
 }
 
-/// A path from the function body to a statement, as stored in [`Positions`] (shared between
-/// its list and its map).
-pub type Pos = std::rc::Rc<[Elem]>;
-
 /// The path being walked, pushed and popped; interned into a [`PosId`] at each leaf.
 pub type Path = Vec<Elem>;
 
@@ -63,34 +61,76 @@ impl PosId {
 
 /// The positions of one function body, each stored once and numbered densely in the order
 /// they were first seen (an index for per-position tables such as the leaves' pipes).
+///
+/// The paths lie back to back in one vector and are found by their hash (ids with equal
+/// hashes are chained), so interning allocates nothing per position and growing the table
+/// never hashes a path again.
 #[derive(Debug, Default)]
 pub struct Positions {
-    paths: Vec<Pos>,
-    ids: FxHashMap<Pos, PosId>,
+    elems: Vec<Elem>,
+    /// Where each id's path lies in `elems`.
+    bounds: Vec<(usize, usize)>,
+    /// The latest id of each path hash (only looked up).
+    by_hash: FxHashMap<u64, PosId>,
+    /// The previous id with the same hash as each id.
+    same_hash: Vec<Option<PosId>>,
+    /// Reused by [`Positions::intern_edited`].
+    scratch: Path,
 }
 
 impl Positions {
     /// The id of `path`, added if it is new.
     pub fn intern(&mut self, path: &[Elem]) -> PosId {
-        if let Some(&id) = self.ids.get(path) {
+        let hash = hash_of(path);
+        if let Some(id) = self.find(hash, path) {
             return id;
         }
-        let id = PosId(self.paths.len());
-        let pos = Pos::from(path);
-        self.paths.push(pos.clone());
-        self.ids.insert(pos, id);
+        let id = PosId(self.bounds.len());
+        let start = self.elems.len();
+        self.elems.extend_from_slice(path);
+        self.bounds.push((start, self.elems.len()));
+        self.same_hash.push(self.by_hash.insert(hash, id));
+        id
+    }
+
+    /// The id of the path of `p` changed by `edit`, added if it is new.
+    pub fn intern_edited(&mut self, p: PosId, edit: impl FnOnce(&mut Path)) -> PosId {
+        let mut path = std::mem::take(&mut self.scratch);
+        path.clear();
+        path.extend_from_slice(self.path(p));
+        edit(&mut path);
+        let id = self.intern(&path);
+        self.scratch = path;
         id
     }
 
     /// The id of `path` if it has been interned.
     pub fn get(&self, path: &[Elem]) -> Option<PosId> {
-        self.ids.get(path).copied()
+        self.find(hash_of(path), path)
+    }
+
+    fn find(&self, hash: u64, path: &[Elem]) -> Option<PosId> {
+        let mut candidate = self.by_hash.get(&hash).copied();
+        while let Some(id) = candidate {
+            if self.path(id) == path {
+                return Some(id);
+            }
+            candidate = self.same_hash[id.0];
+        }
+        None
     }
 
     /// The path of an id handed out by this table.
     pub fn path(&self, id: PosId) -> &[Elem] {
-        &self.paths[id.0]
+        let (start, end) = self.bounds[id.0];
+        &self.elems[start..end]
     }
+}
+
+fn hash_of(path: &[Elem]) -> u64 {
+    let mut h = FxHasher::default();
+    path.hash(&mut h);
+    h.finish()
 }
 
 /// True iff `a` certainly executes before `b` in the same straight-line code: at the first
