@@ -46,8 +46,9 @@ fn duplicates(pairs: &[Pair]) -> Vec<bool> {
 
 /// Removes `pairs[start + k]` for every `drop[k]`, keeping the order; only the tail is moved.
 fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
-    let mut kept = start;
-    for k in 0..pairs.len() - start {
+    let Some(first) = drop.iter().position(|&d| d) else { return };
+    let mut kept = start + first;
+    for k in first..pairs.len() - start {
         if !drop[k] {
             pairs.swap(kept, start + k);
             kept += 1;

@@ -28,7 +28,7 @@ pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usiz
             by_wait.group(&ac.wait).any(|k| {
                 let b_id = pairs[k].set;
                 let b = positions.path(b_id);
-                before(a, b) && before(b, c) && list.links(ac.set, b_id)
+                b_id != ac.set && before(a, b) && before(b, c) && list.links(ac.set, b_id)
             })
         })
         .collect();
