@@ -48,11 +48,9 @@ fn duplicates(pairs: &[Pair]) -> Vec<bool> {
 fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
     let Some(first) = drop.iter().position(|&d| d) else { return };
     let mut kept = start + first;
-    for k in first..pairs.len() - start {
-        if !drop[k] {
-            pairs.swap(kept, start + k);
-            kept += 1;
-        }
+    for (k, _) in drop.iter().enumerate().skip(first).filter(|(_, &d)| !d) {
+        pairs.swap(kept, start + k);
+        kept += 1;
     }
     pairs.truncate(kept);
 }
@@ -124,5 +122,49 @@ fn forget(ends: &mut FxHashMap<(PosId, PosId), usize>, p: &Pair) {
         if *n == 0 {
             ends.remove(&(p.set, p.wait));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::PipeType::{Mte2, V};
+    use crate::passes::insert_sync::position::{Elem, Positions};
+
+    fn ids(n: usize) -> Vec<PosId> {
+        let mut positions = Positions::default();
+        (0..n).map(|i| positions.intern(&[Elem::op(i)])).collect()
+    }
+
+    fn pair(set: PosId, wait: PosId) -> Pair {
+        Pair { src: Mte2, dst: V, set, wait, set_before: false, wait_after: false, event_id: None }
+    }
+
+    #[test]
+    fn dedup_keeps_the_first_of_the_tail_only() {
+        let at = ids(3);
+        let mut pairs = vec![pair(at[0], at[1]), pair(at[0], at[1]), pair(at[0], at[1]), pair(at[1], at[2])];
+        pairs[2].wait_after = true;
+        dedup_from(&mut pairs, 1);
+        assert_eq!(pairs.len(), 3, "the pair before `start` is not compared");
+        assert!(!pairs[1].wait_after, "the first of the tail wins");
+        assert_eq!((pairs[2].set, pairs[2].wait), (at[1], at[2]));
+    }
+
+    #[test]
+    fn the_index_of_ends_follows_every_change() {
+        let at = ids(4);
+        let mut list = PairList::default();
+        list.push(pair(at[0], at[1]));
+        list.push(pair(at[0], at[1]));
+        list.push(pair(at[2], at[3]));
+        list.dedup_from(0);
+        assert!(list.links(at[0], at[1]), "one of the two is left");
+        list.map_ends_from(1, |p| if p == at[3] { at[1] } else { p });
+        assert!(!list.links(at[2], at[3]));
+        assert!(list.links(at[2], at[1]));
+        list.drop_marked_from(0, &[true, false]);
+        assert!(!list.links(at[0], at[1]));
+        assert_eq!(list.into_vec(), [pair(at[2], at[1])]);
     }
 }

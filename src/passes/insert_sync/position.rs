@@ -225,6 +225,25 @@ mod tests {
     }
 
     #[test]
+    fn interning_gives_one_id_per_path() {
+        let mut ps = Positions::default();
+        let a = ps.intern(&[seq(0), Elem::op(1)]);
+        let b = ps.intern(&[seq(0), Elem::op(2)]);
+        let parent = ps.intern(&[seq(0)]);
+        assert_ne!(a, b);
+        assert_ne!(a, parent);
+        assert_eq!(ps.intern(&[seq(0), Elem::op(1)]), a);
+        assert_eq!(ps.path(b), &[seq(0), Elem::op(2)]);
+        assert_eq!(ps.get(&[seq(0)]), Some(parent));
+        assert_eq!(ps.get(&[seq(1)]), None);
+        assert_eq!(ps.intern_edited(a, |p| p[1].index = 2), b);
+        let c = ps.intern_edited(a, |p| p.push(Elem::marker(Kind::ForBody)));
+        assert_eq!(ps.path(c), &[seq(0), Elem::op(1), Elem::marker(Kind::ForBody)]);
+        assert_eq!(ps.path(a), &[seq(0), Elem::op(1)], "editing a copy leaves the original");
+        assert_eq!([a, b, parent, c].map(PosId::index), [0, 1, 2, 3], "ids are dense, in order");
+    }
+
+    #[test]
     fn parents_strip_op_and_seq() {
         let p = [seq(1), Elem::marker(Kind::ForBody), seq(0), Elem::op(2)];
         assert_eq!(split_parent(&p), Some((&p[..2], (0, Some(2)))));

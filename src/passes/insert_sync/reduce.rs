@@ -178,3 +178,68 @@ fn merge<'a>(a: Chain<'a>, b: Chain<'a>) -> impl Iterator<Item = usize> + 'a {
         (None, _) => b.next(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::PipeType::{Mte2, V};
+    use crate::passes::insert_sync::position::{Elem, PosId};
+
+    fn pair(src: crate::ir::PipeType, dst: crate::ir::PipeType, set: PosId, wait: PosId) -> Pair {
+        Pair { src, dst, set, wait, set_before: false, wait_after: false, event_id: None }
+    }
+
+    /// `Seq(0), Op(i)` for i < n.
+    fn ops(n: usize) -> (Positions, Vec<PosId>) {
+        let mut positions = Positions::default();
+        let at = (0..n).map(|i| positions.intern(&[Elem::seq(0), Elem::op(i)])).collect();
+        (positions, at)
+    }
+
+    #[test]
+    fn a_transitive_pair_is_dropped_through_a_pair_before_the_sequence() {
+        let (ps, at) = ops(3);
+        let mut list = PairList::default();
+        list.push(pair(Mte2, V, at[0], at[1])); // A→B, found before the sequence
+        list.push(pair(V, V, at[1], at[2])); // B→C
+        list.push(pair(Mte2, V, at[0], at[2])); // A→C
+        remove_transitive(&mut list, &ps, 1);
+        assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
+        assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
+    }
+
+    #[test]
+    fn without_the_middle_link_nothing_is_transitive() {
+        let (ps, at) = ops(3);
+        let mut list = PairList::default();
+        list.push(pair(V, V, at[1], at[2]));
+        list.push(pair(Mte2, V, at[0], at[2]));
+        remove_transitive(&mut list, &ps, 0);
+        assert_eq!(list.len(), 2);
+    }
+
+    #[test]
+    fn the_linear_reduction_keeps_the_latest_set_and_the_earliest_wait() {
+        let (ps, at) = ops(4);
+        let mut list = PairList::default();
+        list.push(pair(Mte2, V, at[0], at[3]));
+        list.push(pair(Mte2, V, at[1], at[3])); // later set, same wait: covers the first
+        list.push(pair(Mte2, V, at[1], at[2])); // same set, earlier wait: covers the second
+        list.push(pair(V, V, at[0], at[3])); // other pipes: untouched
+        remove_linear(&mut list, &ps, 0);
+        let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait)).collect();
+        assert_eq!(left, [(Mte2, at[1], at[2]), (V, at[0], at[3])]);
+    }
+
+    #[test]
+    fn merged_chains_are_ascending_and_distinct() {
+        let (_, at) = ops(3);
+        let pairs = [pair(V, V, at[0], at[1]), pair(V, V, at[0], at[2]), pair(V, V, at[1], at[2]), pair(V, V, at[0], at[2])];
+        let by_set = Index::new(&pairs, |p| p.set);
+        let by_wait = Index::new(&pairs, |p| p.wait);
+        assert_eq!(by_set.group(&at[0]).collect::<Vec<_>>(), [0, 1, 3]);
+        assert_eq!(by_wait.after(1).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(merge(by_set.after(0), by_wait.after(1)).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(by_set.group(&at[2]).count(), 0);
+    }
+}
