@@ -1,7 +1,5 @@
 //! What a leaf statement does to memory, and on which pipe (spec §2.10 "Leaf effects").
 
-use std::collections::BTreeSet;
-
 use crate::backend;
 use crate::ir::visit::walk_expr;
 use crate::ir::{Callee, Expr, ExprKind, PipeType, Program, Stmt, VarId, VarKind};
@@ -33,19 +31,21 @@ pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt) -> Option<Effect
         Some(c) if is_op(&c.callee, "block.store") => c.args.first(),
         _ => Some(value),
     };
-    let mut reads = BTreeSet::new();
+    let mut reads = Vec::new();
     if let Some(root) = read_root {
         walk_expr(root, &mut |e| {
             if let Some(m) = e.as_var().and_then(|v| var_memref(prog, v)) {
-                reads.insert(m);
+                reads.push(m);
             }
         });
     }
-    let writes: BTreeSet<MemKey> = target.and_then(|v| memref_of(prog, v)).into_iter().collect();
+    reads.sort_unstable();
+    reads.dedup();
+    let writes: Vec<MemKey> = target.and_then(|v| memref_of(prog, v)).into_iter().collect();
     if reads.is_empty() && writes.is_empty() {
         return None;
     }
-    Some(Effects { pipe: pipe_of(value, backend), reads: reads.into_iter().collect(), writes: writes.into_iter().collect() })
+    Some(Effects { pipe: pipe_of(value, backend), reads, writes })
 }
 
 /// The pipe of a leaf's call in the backend table; S for anything else.

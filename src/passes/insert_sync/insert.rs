@@ -2,30 +2,54 @@
 //! `bar_v` / `bar_m` evals and splice them into the body, merged into the neighbouring
 //! `OpStmts` so that sync ops never form blocks of their own when a run of ops is adjacent.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::VecDeque;
 
-use super::collect::Pair;
-use super::position::{split_parent, Elem, Kind, Path, Pos, SeqKey};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::collect::Analysis;
+use super::position::{split_parent, Elem, Kind, Path, PosId, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
-/// Where in a `SeqStmts` an insertion goes.
-type Key = SeqKey;
-
-/// The insertions into one `SeqStmts`.
-#[derive(Default)]
-struct SeqPlan {
-    before: BTreeMap<Key, Vec<Stmt>>,
-    after: BTreeMap<Key, Vec<Stmt>>,
+/// Where an insertion goes in a `SeqStmts`, in the order [`Plan::apply`] walks it: before
+/// child `child`, then (if it is an `OpStmts`) before and after each of its statements, then
+/// after the child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Slot {
+    child: usize,
+    phase: Phase,
+    op: usize,
+    after: bool,
 }
 
-/// All insertions, by the path of the `SeqStmts` they go into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    BeforeChild,
+    InOps,
+    AfterChild,
+}
+
+impl Slot {
+    fn new((child, op): SeqKey, after: bool) -> Slot {
+        match (op, after) {
+            (None, false) => Slot { child, phase: Phase::BeforeChild, op: 0, after: false },
+            (None, true) => Slot { child, phase: Phase::AfterChild, op: 0, after: false },
+            (Some(op), after) => Slot { child, phase: Phase::InOps, op, after },
+        }
+    }
+}
+
+/// The insertions into one `SeqStmts`, sorted by slot (stably: those at one slot keep the
+/// order of their pairs), taken from the front as [`Plan::apply`] walks the sequence.
+type SeqPlan = VecDeque<(Slot, Stmt)>;
+
+/// All insertions, by the path of the `SeqStmts` they go into (only looked up).
 pub struct Plan {
-    seqs: BTreeMap<Pos, SeqPlan>,
+    seqs: FxHashMap<Path, SeqPlan>,
 }
 
-/// Which sync statement an insertion is, for de-duplication per `SeqStmts`.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+/// Which sync statement an insertion is, for de-duplication per place.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Tag {
     Src(PipeType, PipeType, u8),
     Dst(PipeType, PipeType, u8),
@@ -37,50 +61,47 @@ enum Tag {
 
 impl Plan {
     /// Builds the insertions of all pairs, in order; an identical sync at the same place is
-    /// added once.
-    pub fn build(prog: &Program, pairs: &[Pair]) -> Plan {
-        let mut plan = Plan { seqs: BTreeMap::new() };
-        let mut seen: BTreeSet<(Pos, Key, Tag)> = BTreeSet::new();
-        let mut add = |plan: &mut Plan, at: &Pos, after: bool, tag: Tag, stmt: Option<Stmt>| {
-            let Some((parent, key)) = split_parent(at) else { return };
-            if !seen.insert((Pos::from(parent), key, tag)) {
-                return;
-            }
-            if let Some(stmt) = stmt {
-                let sp = plan.seqs.entry(Pos::from(parent)).or_default();
-                let side = if after { &mut sp.after } else { &mut sp.before };
-                side.entry(key).or_default().push(stmt);
-            }
-        };
-        for p in pairs {
-            match p.event_id {
-                Some(id) if !p.same_pipe() => {
-                    let src = sync_call(prog, "system.sync_src", p.src, p.dst, id);
-                    add(&mut plan, &p.set, !p.set_before, Tag::Src(p.src, p.dst, id), Some(src));
-                    let dst = sync_call(prog, "system.sync_dst", p.src, p.dst, id);
-                    add(&mut plan, &p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id), Some(dst));
+    /// added once (a position is one place: its `SeqStmts` and key are a function of it).
+    pub fn build(prog: &Program, a: &Analysis) -> Plan {
+        let mut plan = Plan { seqs: FxHashMap::default() };
+        let mut seen: FxHashSet<(PosId, Tag)> = FxHashSet::default();
+        // Each distinct sync statement is made once and cloned (making one looks its op up).
+        let mut made: FxHashMap<Tag, Option<Stmt>> = FxHashMap::default();
+        for p in &a.pairs {
+            let (first, second) = match p.event_id {
+                Some(id) if !p.same_pipe() => (
+                    (p.set, !p.set_before, Tag::Src(p.src, p.dst, id)),
+                    Some((p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id))),
+                ),
+                _ if p.same_pipe() => ((p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after)), None),
+                _ => continue,
+            };
+            for (at, after, tag) in std::iter::once(first).chain(second) {
+                let Some((parent, key)) = split_parent(a.positions.path(at)) else { continue };
+                if !seen.insert((at, tag)) {
+                    continue;
                 }
-                _ if p.same_pipe() => {
-                    let bar = match p.src {
-                        PipeType::V => Some(bar_call(prog, "system.bar_v")),
-                        PipeType::M => Some(bar_call(prog, "system.bar_m")),
-                        _ => None,
-                    };
-                    add(&mut plan, &p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after), bar);
-                }
-                _ => {}
+                let Some(stmt) = made.entry(tag).or_insert_with(|| sync_stmt(prog, tag)).clone() else { continue };
+                let sp = match plan.seqs.get_mut(parent) {
+                    Some(sp) => sp,
+                    None => plan.seqs.entry(parent.to_vec()).or_default(),
+                };
+                sp.push_back((Slot::new(key, after), stmt));
             }
+        }
+        for sp in plan.seqs.values_mut() {
+            sp.make_contiguous().sort_by_key(|&(slot, _)| slot);
         }
         plan
     }
 
     /// The body with the insertions applied; takes the body by value so that untouched
     /// statements are moved, not cloned.
-    pub fn apply(&self, body: Stmt) -> Stmt {
+    pub fn apply(mut self, body: Stmt) -> Stmt {
         self.stmt(body, &mut Vec::new())
     }
 
-    fn stmt(&self, s: Stmt, path: &mut Path) -> Stmt {
+    fn stmt(&mut self, s: Stmt, path: &mut Path) -> Stmt {
         match s {
             Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
@@ -114,7 +135,7 @@ impl Plan {
     }
 
     /// A loop or scope body, as a `SeqStmts` (as phase 1 saw it).
-    fn body(&self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
+    fn body(&mut self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
         let span = body.span();
         path.push(Elem::marker(marker));
         let stmts = self.seq(into_seq(body), path);
@@ -122,30 +143,25 @@ impl Plan {
         Stmt::Seq { stmts, span }
     }
 
-    fn seq(&self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
-        let plan = self.seqs.get(path.as_slice());
-        if plan.is_none() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
+    fn seq(&mut self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
+        let mut plan = self.seqs.remove(path.as_slice()).unwrap_or_default();
+        if plan.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
             // Nothing to insert here or below: the sequence is unchanged.
             return stmts;
         }
-        const BEFORE: bool = false;
-        const AFTER: bool = true;
-        let at = |after: bool, key: Key| -> &[Stmt] {
-            plan.and_then(|p| if after { &p.after } else { &p.before }.get(&key)).map_or(&[], Vec::as_slice)
-        };
         let n = stmts.len();
         let mut out: Vec<Stmt> = Vec::with_capacity(n);
         let mut pending: Vec<Stmt> = Vec::new();
         for (i, child) in stmts.into_iter().enumerate() {
-            pending.extend_from_slice(at(BEFORE, (i, None)));
+            take(&mut plan, Slot::new((i, None), false), &mut pending);
             match child {
                 Stmt::Ops { stmts: ops, span } => {
                     let mut run = std::mem::take(&mut pending);
-                    run.reserve(ops.len());
+                    run.reserve(ops.len() + plan.iter().take_while(|(slot, _)| slot.child == i).count());
                     for (j, op) in ops.into_iter().enumerate() {
-                        run.extend_from_slice(at(BEFORE, (i, Some(j))));
+                        take(&mut plan, Slot::new((i, Some(j)), false), &mut run);
                         run.push(op);
-                        run.extend_from_slice(at(AFTER, (i, Some(j))));
+                        take(&mut plan, Slot::new((i, Some(j)), true), &mut run);
                     }
                     out.push(Stmt::Ops { stmts: run, span });
                 }
@@ -160,11 +176,24 @@ impl Plan {
                     out.push(other);
                 }
             }
-            pending.extend_from_slice(at(AFTER, (i, None)));
+            take(&mut plan, Slot::new((i, None), true), &mut pending);
         }
-        pending.extend_from_slice(at(BEFORE, (n, None)));
+        take(&mut plan, Slot::new((n, None), false), &mut pending);
         flush(&mut pending, &mut out);
         out
+    }
+}
+
+/// Moves the insertions at `slot` to `out`, dropping any at earlier slots that the walk has
+/// passed (slots that name no statement of the sequence).
+fn take(plan: &mut SeqPlan, slot: Slot, out: &mut Vec<Stmt>) {
+    while plan.front().is_some_and(|&(s, _)| s < slot) {
+        plan.pop_front();
+    }
+    while plan.front().is_some_and(|&(s, _)| s == slot) {
+        if let Some((_, stmt)) = plan.pop_front() {
+            out.push(stmt);
+        }
     }
 }
 
@@ -187,6 +216,17 @@ fn flush(pending: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
     } else {
         let span = pending[0].span();
         out.push(Stmt::Ops { stmts: std::mem::take(pending), span });
+    }
+}
+
+/// The statement of a tag; `None` for a barrier on a pipe that has none.
+fn sync_stmt(prog: &Program, tag: Tag) -> Option<Stmt> {
+    match tag {
+        Tag::Src(src, dst, id) => Some(sync_call(prog, "system.sync_src", src, dst, id)),
+        Tag::Dst(src, dst, id) => Some(sync_call(prog, "system.sync_dst", src, dst, id)),
+        Tag::Bar(PipeType::V, _) => Some(bar_call(prog, "system.bar_v")),
+        Tag::Bar(PipeType::M, _) => Some(bar_call(prog, "system.bar_m")),
+        Tag::Bar(..) => None,
     }
 }
 

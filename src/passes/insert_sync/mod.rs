@@ -4,7 +4,7 @@
 //!
 //! Per function, in four phases (one module each):
 //! 1. [`collect`]: dependences through MemRefs between leaves, loops unrolled once, redundant
-//!    pairs pruned per sequence;
+//!    pairs pruned per sequence ([`reduce`]);
 //! 2. [`events::adjust_scopes`]: pairs crossing an if/for/scope boundary are moved to the
 //!    outer side;
 //! 3. [`events::assign_event_ids`]: event ids 0–7 per pipe pair, reused when free;
@@ -16,16 +16,22 @@
 //! (the reference skipped them). Fixed reference bug §6 Q8 and two more gaps found by fuzzing
 //! (F2, docs/fuzzing.md), all checked by the sync hazard checker: folding an unrolled loop body
 //! rewrites only that loop's index ([`collect`]), the linear reduction never lets a loop-carried
-//! pair replace a forward one, and a barrier after a statement is not merged with one before it
+//! pair replace a forward one ([`reduce`]), and a barrier after a statement is not merged with one before it
 //! ([`insert`]). The body is normalised first (§2.3, scope bodies made
 //! sequences too), which is invisible in the printed IR.
+//!
+//! Positions are interned per function ([`position::Positions`]): pairs and indexes hold dense
+//! ids, and each reduction looks only at its own sequence's pairs, so the pass is linear in
+//! the length of a function for straight-line code.
 
 mod collect;
 mod depth;
 mod effects;
 mod events;
 mod insert;
+mod pairs;
 mod position;
+mod reduce;
 
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
@@ -61,7 +67,7 @@ fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<
     if let Err(e) = events::assign_event_ids(&mut analysis) {
         return Err(vec![out_of_event_ids(&analysis, e.pair)]);
     }
-    Ok(insert::Plan::build(prog, &analysis.pairs).apply(body))
+    Ok(insert::Plan::build(prog, &analysis).apply(body))
 }
 
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in
@@ -89,7 +95,7 @@ fn normalize_scopes(s: Stmt) -> Stmt {
 /// The error for a ninth outstanding event of one pipe pair, at the statement that sets it.
 fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
     let p = &a.pairs[pair];
-    let span = a.spans.get(&p.set).copied().unwrap_or(crate::diag::Span::NONE);
+    let span = a.span(p.set);
     let pipes = format!("{}->{}", p.src.name(), p.dst.name());
     Diagnostic::error(
         codes::EVENT_IDS_EXHAUSTED,

@@ -7,6 +7,10 @@
 //! event-id sort use; [`before`] is the weaker "executes earlier in the same straight-line
 //! code" relation that the reductions and event-id reuse rely on.
 
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
+
 /// The kind of one path element, in the reference's order (`Seq < Op < IfThen < IfElse <
 /// ForBody`); `ScopeBody` (Q21) sorts last so that paths without scopes keep their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -38,12 +42,96 @@ impl Elem {
     }
 }
 
-/// A path from the function body to a statement. Shared (`Rc`): a leaf's position is stored
-/// in several maps and in every pair it takes part in, so clones must not allocate.
-pub type Pos = std::rc::Rc<[Elem]>;
-
-/// The path being walked, pushed and popped; frozen into a [`Pos`] at each leaf.
+/// The path being walked, pushed and popped; interned into a [`PosId`] at each leaf.
 pub type Path = Vec<Elem>;
+
+/// A position interned in [`Positions`]: equal ids are equal paths. Pairs, indexes and
+/// de-duplication sets hold ids, so hashing or comparing a position for identity costs one
+/// integer instead of a walk over its path; order (`before`, the event-id sort) still goes
+/// through the path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PosId(usize);
+
+impl PosId {
+    /// The dense index of the id, for tables indexed by position.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// The positions of one function body, each stored once and numbered densely in the order
+/// they were first seen (an index for per-position tables such as the leaves' pipes).
+///
+/// The paths lie back to back in one vector and are found by their hash (ids with equal
+/// hashes are chained), so interning allocates nothing per position and growing the table
+/// never hashes a path again.
+#[derive(Debug, Default)]
+pub struct Positions {
+    elems: Vec<Elem>,
+    /// Where each id's path lies in `elems`.
+    bounds: Vec<(usize, usize)>,
+    /// The latest id of each path hash (only looked up).
+    by_hash: FxHashMap<u64, PosId>,
+    /// The previous id with the same hash as each id.
+    same_hash: Vec<Option<PosId>>,
+    /// Reused by [`Positions::intern_edited`].
+    scratch: Path,
+}
+
+impl Positions {
+    /// The id of `path`, added if it is new.
+    pub fn intern(&mut self, path: &[Elem]) -> PosId {
+        let hash = hash_of(path);
+        if let Some(id) = self.find(hash, path) {
+            return id;
+        }
+        let id = PosId(self.bounds.len());
+        let start = self.elems.len();
+        self.elems.extend_from_slice(path);
+        self.bounds.push((start, self.elems.len()));
+        self.same_hash.push(self.by_hash.insert(hash, id));
+        id
+    }
+
+    /// The id of the path of `p` changed by `edit`, added if it is new.
+    pub fn intern_edited(&mut self, p: PosId, edit: impl FnOnce(&mut Path)) -> PosId {
+        let mut path = std::mem::take(&mut self.scratch);
+        path.clear();
+        path.extend_from_slice(self.path(p));
+        edit(&mut path);
+        let id = self.intern(&path);
+        self.scratch = path;
+        id
+    }
+
+    /// The id of `path` if it has been interned.
+    pub fn get(&self, path: &[Elem]) -> Option<PosId> {
+        self.find(hash_of(path), path)
+    }
+
+    fn find(&self, hash: u64, path: &[Elem]) -> Option<PosId> {
+        let mut candidate = self.by_hash.get(&hash).copied();
+        while let Some(id) = candidate {
+            if self.path(id) == path {
+                return Some(id);
+            }
+            candidate = self.same_hash[id.0];
+        }
+        None
+    }
+
+    /// The path of an id handed out by this table.
+    pub fn path(&self, id: PosId) -> &[Elem] {
+        let (start, end) = self.bounds[id.0];
+        &self.elems[start..end]
+    }
+}
+
+fn hash_of(path: &[Elem]) -> u64 {
+    let mut h = FxHasher::default();
+    path.hash(&mut h);
+    h.finish()
+}
 
 /// True iff `a` certainly executes before `b` in the same straight-line code: at the first
 /// element where they differ both are `Seq` or both `Op` indices and `a`'s is smaller.
@@ -134,6 +222,25 @@ mod tests {
         assert_eq!(depth(&body), Some(2));
         assert_eq!(depth(&[Elem::marker(Kind::ForBody)]), None);
         assert!(!same_scope(&[Elem::marker(Kind::ForBody)], &[Elem::marker(Kind::ForBody)]));
+    }
+
+    #[test]
+    fn interning_gives_one_id_per_path() {
+        let mut ps = Positions::default();
+        let a = ps.intern(&[seq(0), Elem::op(1)]);
+        let b = ps.intern(&[seq(0), Elem::op(2)]);
+        let parent = ps.intern(&[seq(0)]);
+        assert_ne!(a, b);
+        assert_ne!(a, parent);
+        assert_eq!(ps.intern(&[seq(0), Elem::op(1)]), a);
+        assert_eq!(ps.path(b), &[seq(0), Elem::op(2)]);
+        assert_eq!(ps.get(&[seq(0)]), Some(parent));
+        assert_eq!(ps.get(&[seq(1)]), None);
+        assert_eq!(ps.intern_edited(a, |p| p[1].index = 2), b);
+        let c = ps.intern_edited(a, |p| p.push(Elem::marker(Kind::ForBody)));
+        assert_eq!(ps.path(c), &[seq(0), Elem::op(1), Elem::marker(Kind::ForBody)]);
+        assert_eq!(ps.path(a), &[seq(0), Elem::op(1)], "editing a copy leaves the original");
+        assert_eq!([a, b, parent, c].map(PosId::index), [0, 1, 2, 3], "ids are dense, in order");
     }
 
     #[test]

@@ -1,0 +1,245 @@
+//! The reductions phase 1 applies to the pairs of each sequence (spec §2.10): transitive pairs
+//! and, per pipe pair, pairs covered by one with a later set or an earlier wait are dropped.
+//!
+//! Both look only at the pairs found in the sequence (`pairs[start..]`) and compare each with
+//! the few that share an end with it, found through indexes built over those pairs alone, so a
+//! sequence costs time linear in its own pairs (for straight-line code) whatever came before.
+
+use std::hash::Hash;
+
+use rustc_hash::FxHashMap;
+
+use super::pairs::{Pair, PairList};
+use super::position::{before, dominates, Kind, Positions};
+
+/// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
+/// Decided on the list as it is, then removed all at once.
+///
+/// A pair ending at `C` was found while visiting `C`, inside this sequence, so every `B→C` is
+/// among `pairs[start..]`; `A→B` may be anywhere (`A` and `B` may precede the sequence) and is
+/// asked of the list's index of ends. The strict order A < B < C makes the three pairs distinct.
+pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usize) {
+    let pairs = &list.as_slice()[start..];
+    let by_wait = Index::new(pairs, |p| p.wait);
+    let redundant: Vec<bool> = pairs
+        .iter()
+        .map(|ac| {
+            let (a, c) = (positions.path(ac.set), positions.path(ac.wait));
+            by_wait.group(&ac.wait).any(|k| {
+                let b_id = pairs[k].set;
+                let b = positions.path(b_id);
+                b_id != ac.set && before(a, b) && before(b, c) && list.links(ac.set, b_id)
+            })
+        })
+        .collect();
+    list.drop_marked_from(start, &redundant);
+}
+
+/// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
+/// with the same set keep the earliest wait. Decided in order, skipping dropped pairs.
+/// Only pairs sharing the pipes and the wait or the set can interact, so each pair is
+/// compared with the later ones of those (found through two indexes, visited in list order)
+/// and no others.
+///
+/// A loop-carried pair never stands in for a forward one or one carried by another loop
+/// ([`covers`]): once a loop body's positions are folded, a loop-carried `B→C` can share its
+/// wait with a forward `A→C` from before the loop, but phase 2 moves its wait to the end of
+/// the iteration, so it does not order `A` before `C` in the first iteration (fuzz finding
+/// F2; the spec's reduction, §2.10, has no such guard).
+pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize) {
+    let pairs = &list.as_slice()[start..];
+    let by_wait = Index::new(pairs, |p| (p.src, p.dst, p.wait));
+    let by_set = Index::new(pairs, |p| (p.src, p.dst, p.set));
+    let path = |id| positions.path(id);
+    let mut redundant = vec![false; pairs.len()];
+    for i in 0..pairs.len() {
+        if redundant[i] {
+            continue;
+        }
+        let p1 = &pairs[i];
+        for j in merge(by_wait.after(i), by_set.after(i)) {
+            let p2 = &pairs[j];
+            if redundant[j] {
+                continue;
+            }
+            // A barrier stays where its pair is (phase 2 moves only loop-carried same-pipe
+            // pairs), so the kept barrier must run whenever the dropped one would: its set
+            // on every path to the shared wait, its wait on every path to the other's.
+            // (Cross-pipe pairs keep the spec's rule: their nested ends are moved out by
+            // phase 2, and one set must not get two waits.)
+            let runs = |b, c| !p1.same_pipe() || dominates(path(b), path(c));
+            let covers = |kept, dropped| covers(positions, kept, dropped);
+            if p1.wait == p2.wait {
+                if before(path(p1.set), path(p2.set)) && covers(p2, p1) && runs(p2.set, p2.wait) {
+                    redundant[i] = true;
+                    break;
+                } else if before(path(p2.set), path(p1.set)) && covers(p1, p2) && runs(p1.set, p1.wait) {
+                    redundant[j] = true;
+                }
+            } else if p1.set == p2.set {
+                if before(path(p1.wait), path(p2.wait)) && covers(p1, p2) && runs(p1.wait, p2.wait) {
+                    redundant[j] = true;
+                } else if before(path(p2.wait), path(p1.wait)) && covers(p2, p1) && runs(p2.wait, p1.wait) {
+                    redundant[i] = true;
+                    break;
+                }
+            }
+        }
+    }
+    list.drop_marked_from(start, &redundant);
+}
+
+/// True if dropping `dropped` in favour of `kept` is sound as far as loops go: a loop-carried
+/// pair (its wait does not come after its set in folded positions: a dependence on an earlier
+/// iteration, synchronised at the end of an iteration or at the top of the next by phase 2)
+/// cannot replace one within an iteration, nor one carried by another loop (an outer loop's
+/// sync runs once per outer iteration, not between the inner iterations). Two forward pairs,
+/// or two pairs carried by the same loop, keep the reduction of the spec.
+fn covers(positions: &Positions, kept: &Pair, dropped: &Pair) -> bool {
+    match (carrier(positions, kept), carrier(positions, dropped)) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(k), Some(d)) => k == d,
+    }
+}
+
+/// The loop carrying a pair whose wait is not after its set: the depth of the innermost
+/// `ForBody` the two positions share (a leaf depending on itself is carried by its innermost
+/// loop). `None` for a forward pair (and for a backward one outside any loop, which phase 1
+/// does not create).
+fn carrier(positions: &Positions, p: &Pair) -> Option<usize> {
+    let (set, wait) = (positions.path(p.set), positions.path(p.wait));
+    if before(set, wait) {
+        return None;
+    }
+    let common = set.iter().zip(wait).take_while(|(a, b)| a == b).count();
+    set[..common].iter().rposition(|e| e.kind == Kind::ForBody)
+}
+
+/// The indices of a slice of pairs grouped by a key, each group chained in ascending order
+/// through `next` (one map entry per group, no vector per group).
+struct Index<K> {
+    first: FxHashMap<K, usize>,
+    next: Vec<usize>,
+}
+
+const END: usize = usize::MAX;
+
+impl<K: Hash + Eq> Index<K> {
+    fn new(pairs: &[Pair], key: impl Fn(&Pair) -> K) -> Self {
+        let mut first = FxHashMap::with_capacity_and_hasher(pairs.len(), Default::default());
+        let mut next = vec![END; pairs.len()];
+        for (k, p) in pairs.iter().enumerate().rev() {
+            next[k] = first.insert(key(p), k).unwrap_or(END);
+        }
+        Index { first, next }
+    }
+
+    /// The indices with this key, ascending.
+    fn group(&self, key: &K) -> Chain<'_> {
+        Chain { next: &self.next, at: self.first.get(key).copied().unwrap_or(END) }
+    }
+
+    /// The indices after `k` with the key of `k`, ascending.
+    fn after(&self, k: usize) -> Chain<'_> {
+        Chain { next: &self.next, at: self.next[k] }
+    }
+}
+
+/// One group of an [`Index`].
+#[derive(Clone)]
+struct Chain<'a> {
+    next: &'a [usize],
+    at: usize,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        let k = self.at;
+        if k == END {
+            return None;
+        }
+        self.at = self.next[k];
+        Some(k)
+    }
+}
+
+/// The union of two ascending sequences, ascending, each index once.
+fn merge<'a>(a: Chain<'a>, b: Chain<'a>) -> impl Iterator<Item = usize> + 'a {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek().copied(), b.peek().copied()) {
+        (Some(x), Some(y)) if x == y => {
+            b.next();
+            a.next()
+        }
+        (Some(x), Some(y)) if y < x => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::PipeType::{Mte2, V};
+    use crate::passes::insert_sync::position::{Elem, PosId};
+
+    fn pair(src: crate::ir::PipeType, dst: crate::ir::PipeType, set: PosId, wait: PosId) -> Pair {
+        Pair { src, dst, set, wait, set_before: false, wait_after: false, event_id: None }
+    }
+
+    /// `Seq(0), Op(i)` for i < n.
+    fn ops(n: usize) -> (Positions, Vec<PosId>) {
+        let mut positions = Positions::default();
+        let at = (0..n).map(|i| positions.intern(&[Elem::seq(0), Elem::op(i)])).collect();
+        (positions, at)
+    }
+
+    #[test]
+    fn a_transitive_pair_is_dropped_through_a_pair_before_the_sequence() {
+        let (ps, at) = ops(3);
+        let mut list = PairList::default();
+        list.push(pair(Mte2, V, at[0], at[1])); // A→B, found before the sequence
+        list.push(pair(V, V, at[1], at[2])); // B→C
+        list.push(pair(Mte2, V, at[0], at[2])); // A→C
+        remove_transitive(&mut list, &ps, 1);
+        assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
+        assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
+    }
+
+    #[test]
+    fn without_the_middle_link_nothing_is_transitive() {
+        let (ps, at) = ops(3);
+        let mut list = PairList::default();
+        list.push(pair(V, V, at[1], at[2]));
+        list.push(pair(Mte2, V, at[0], at[2]));
+        remove_transitive(&mut list, &ps, 0);
+        assert_eq!(list.len(), 2);
+    }
+
+    #[test]
+    fn the_linear_reduction_keeps_the_latest_set_and_the_earliest_wait() {
+        let (ps, at) = ops(4);
+        let mut list = PairList::default();
+        list.push(pair(Mte2, V, at[0], at[3]));
+        list.push(pair(Mte2, V, at[1], at[3])); // later set, same wait: covers the first
+        list.push(pair(Mte2, V, at[1], at[2])); // same set, earlier wait: covers the second
+        list.push(pair(V, V, at[0], at[3])); // other pipes: untouched
+        remove_linear(&mut list, &ps, 0);
+        let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait)).collect();
+        assert_eq!(left, [(Mte2, at[1], at[2]), (V, at[0], at[3])]);
+    }
+
+    #[test]
+    fn merged_chains_are_ascending_and_distinct() {
+        let (_, at) = ops(3);
+        let pairs = [pair(V, V, at[0], at[1]), pair(V, V, at[0], at[2]), pair(V, V, at[1], at[2]), pair(V, V, at[0], at[2])];
+        let by_set = Index::new(&pairs, |p| p.set);
+        let by_wait = Index::new(&pairs, |p| p.wait);
+        assert_eq!(by_set.group(&at[0]).collect::<Vec<_>>(), [0, 1, 3]);
+        assert_eq!(by_wait.after(1).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(merge(by_set.after(0), by_wait.after(1)).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(by_set.group(&at[2]).count(), 0);
+    }
+}
