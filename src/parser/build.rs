@@ -293,3 +293,50 @@ pub fn parenthesized(e: ExprList, span: Span) -> Expr {
     e.span = span;
     e
 }
+
+/// Binding strength of a binary operator in a flat chain (higher binds tighter); all of them
+/// are left-associative. `**` never appears in a chain (the grammar handles it).
+fn precedence(op: BinaryOp) -> u8 {
+    use BinaryOp::*;
+    match op {
+        Or => 0,
+        Xor => 1,
+        And => 2,
+        Eq | Ne | Lt | Le | Gt | Ge => 3,
+        BitOr => 4,
+        BitXor => 5,
+        BitAnd => 6,
+        Shl | Shr => 7,
+        Add | Sub => 8,
+        Mul | Div | FloorDiv | Mod => 9,
+        Pow => 10,
+    }
+}
+
+/// `first op1 e1 op2 e2 …` as a tree by precedence (operator-precedence parsing with explicit
+/// stacks, so that long chains need no recursion). Gives the tree one grammar level per
+/// precedence would give, with the same spans.
+pub fn operators(first: Expr, rest: Vec<(BinaryOp, Expr)>) -> Expr {
+    let mut operands = Vec::with_capacity(rest.len() + 1);
+    let mut ops: Vec<BinaryOp> = Vec::with_capacity(rest.len());
+    operands.push(first);
+    for (op, rhs) in rest {
+        while ops.last().is_some_and(|&top| precedence(top) >= precedence(op)) {
+            reduce_top(&mut operands, &mut ops);
+        }
+        ops.push(op);
+        operands.push(rhs);
+    }
+    while !ops.is_empty() {
+        reduce_top(&mut operands, &mut ops);
+    }
+    operands.pop().unwrap_or_else(|| Expr::new(ExprKind::Tuple(Vec::new()), Span::NONE))
+}
+
+/// Replaces the top two operands by the top operator applied to them.
+fn reduce_top(operands: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) {
+    let (Some(op), Some(b), Some(a)) = (ops.pop(), operands.pop(), operands.pop()) else {
+        return;
+    };
+    operands.push(binary(op, a, b));
+}

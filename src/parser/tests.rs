@@ -134,6 +134,21 @@ fn bitwise_operators_sit_between_comparisons_and_shifts() {
 }
 
 #[test]
+fn operator_chains_mixing_every_level() {
+    // Operators from lowest to highest precedence, then from highest to lowest.
+    assert_eq!(
+        expr("a or b xor c and d == e | f ^ g & h << i + j * k"),
+        "(Or a (Xor b (And c (Eq d (BitOr e (BitXor f (BitAnd g (Shl h (Add i (Mul j k))))))))))"
+    );
+    assert_eq!(
+        expr("a * b + c << d & e ^ f | g == h and i xor j or k"),
+        "(Or (Xor (And (Eq (BitOr (BitXor (BitAnd (Shl (Add (Mul a b) c) d) e) f) g) h) i) j) k)"
+    );
+    assert_eq!(expr("a + b * c - d"), "(Sub (Add a (Mul b c)) d)");
+    assert_eq!(expr("not a + b < c and -d ** e % f"), "(And (Not (Lt (Add a b) c)) (Mod (Neg (Pow d e)) f))");
+}
+
+#[test]
 fn postfix_forms() {
     assert_eq!(expr("pl.block.and(a, b)"), "(call pl.block.and [a b])");
     assert_eq!(expr("pl.block.or(a, b).not"), "(call pl.block.or [a b]).not");
