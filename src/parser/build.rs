@@ -82,6 +82,7 @@ impl Line {
 }
 
 /// `a; b; c`: the statements before the last `;`-separated one, and the last.
+#[allow(clippy::vec_box, clippy::boxed_local)] // the boxes come from the parser stack (see below)
 pub fn line_of(first: Vec<Box<Stmt>>, last: Box<Stmt>) -> Line {
     let mut v: Vec<Stmt> = Vec::with_capacity(first.len() + 1);
     v.extend(first.into_iter().map(|s| *s));
