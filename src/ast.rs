@@ -4,9 +4,13 @@
 
 use crate::diag::Span;
 
+/// The text of a name or string literal. Stored inline (no allocation) up to 24 bytes, which
+/// covers practically every identifier: the parser makes one per name in the file.
+pub type Name = compact_str::CompactString;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
 }
 
@@ -122,13 +126,13 @@ pub struct Expr {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
-    Name(String),
+    Name(Name),
     /// An unsigned integer literal (a leading `-` is a `Unary(Neg)` around it).
     Int(u64),
     /// A float literal, with its source text for exact messages.
     Float(f64),
     /// A single- or double-quoted string (no escapes are interpreted).
-    Str(String),
+    Str(Name),
     /// `True` / `False`.
     Bool(bool),
     None,
@@ -219,15 +223,93 @@ impl Expr {
         self.depth
     }
     /// The dotted path of a name/attribute chain (`pl.block.add` → `["pl", "block", "add"]`).
-    pub fn dotted(&self) -> Option<Vec<&str>> {
-        match &self.kind {
-            ExprKind::Name(n) => Some(vec![n.as_str()]),
-            ExprKind::Attr(base, attr) => {
-                let mut v = base.dotted()?;
-                v.push(attr.name.as_str());
-                Some(v)
-            }
-            _ => None,
+    /// Lowering asks this of nearly every call and type, so it is built without allocating.
+    pub fn dotted(&self) -> Option<DottedPath<'_>> {
+        // Count the parts first (the chain is walked from its last part), then fill them in.
+        let mut len = 1;
+        let mut e = self;
+        while let ExprKind::Attr(base, _) = &e.kind {
+            len += 1;
+            e = base;
         }
+        if !matches!(e.kind, ExprKind::Name(_)) {
+            return None;
+        }
+        let mut path = DottedPath::with_len(len);
+        let parts = path.parts_mut();
+        let mut e = self;
+        for slot in parts.iter_mut().rev() {
+            match &e.kind {
+                ExprKind::Attr(base, attr) => {
+                    *slot = attr.name.as_str();
+                    e = base;
+                }
+                ExprKind::Name(n) => *slot = n.as_str(),
+                _ => return None,
+            }
+        }
+        Some(path)
+    }
+}
+
+/// Parts of a dotted name kept inline (longer paths go to the heap).
+const INLINE_PARTS: usize = 6;
+
+/// The parts of a dotted name ([`Expr::dotted`]); derefs to `[&str]`.
+#[derive(Clone, Debug, Default)]
+pub struct DottedPath<'e> {
+    inline: [&'e str; INLINE_PARTS],
+    /// All parts when there are more than fit inline, else empty.
+    heap: Vec<&'e str>,
+    /// `inline[start..end]` (or `heap[start..]`) are the parts.
+    start: usize,
+    end: usize,
+}
+
+impl<'e> DottedPath<'e> {
+    fn with_len(len: usize) -> DottedPath<'e> {
+        let heap = if len > INLINE_PARTS { vec![""; len] } else { Vec::new() };
+        DottedPath {
+            inline: [""; INLINE_PARTS],
+            heap,
+            start: 0,
+            end: len,
+        }
+    }
+
+    fn parts_mut(&mut self) -> &mut [&'e str] {
+        if self.heap.is_empty() {
+            &mut self.inline[self.start..self.end]
+        } else {
+            &mut self.heap[self.start..self.end]
+        }
+    }
+
+    /// The parts, for matching against slice patterns.
+    pub fn as_slice(&self) -> &[&'e str] {
+        self
+    }
+
+    /// The path without its first `n` parts (`pl.block.add` without 1 → `block.add`).
+    pub fn skip(mut self, n: usize) -> DottedPath<'e> {
+        self.start = (self.start + n).min(self.end);
+        self
+    }
+}
+
+impl<'e> std::ops::Deref for DottedPath<'e> {
+    type Target = [&'e str];
+    fn deref(&self) -> &[&'e str] {
+        if self.heap.is_empty() {
+            &self.inline[self.start..self.end]
+        } else {
+            &self.heap[self.start..self.end]
+        }
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for DottedPath<'_> {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        **self == other[..]
     }
 }

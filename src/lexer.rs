@@ -466,7 +466,7 @@ impl<'s> Layout<'s> {
             // `name` is a sub-slice of `text`, so its offset is a pointer difference.
             let name_lo = lo + (name.as_ptr() as usize - text.as_ptr() as usize);
             self.header = Some(Ident {
-                name: name.to_string(),
+                name: name.into(),
                 span: Span::new(name_lo, name_lo + name.len()),
             });
         }
@@ -852,7 +852,7 @@ mod tests {
         }
         let mut layout = Layout::new("# comment\n#pypto.program:P\n");
         layout.by_ref().for_each(drop);
-        assert_eq!(layout.finish().header.map(|h| h.name), Some("P".to_string()));
+        assert_eq!(layout.finish().header.map(|h| h.name), Some("P".into()));
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl Lowerer {
             match a {
                 Arg::Positional(e) => pos.push(ArgIn { value: self.lower_arg(e, false)?, span: e.span }),
                 Arg::Keyword(k, e) => kws.push(KwIn {
-                    name: k.name.clone(),
+                    name: k.name.to_string(),
                     name_span: k.span,
                     value: self.lower_arg(e, true)?,
                     span: k.span.to(e.span),
@@ -193,7 +193,7 @@ impl Lowerer {
 
     fn plain_value(&self, e: &ast::Expr, keyword: bool) -> Option<KwValue> {
         match &e.kind {
-            A::Str(s) => return Some(KwValue::Str(s.clone())),
+            A::Str(s) => return Some(KwValue::Str(s.to_string())),
             A::Int(v) if keyword => return i64::try_from(*v).ok().map(KwValue::Int),
             A::Float(v) if keyword => return Some(KwValue::Float(*v)),
             A::Bool(b) if keyword => return Some(KwValue::Bool(*b)),

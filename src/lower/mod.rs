@@ -83,7 +83,7 @@ impl Lowerer {
             .iter()
             .find_map(|imp| {
                 let path: Vec<&str> = imp.module.iter().map(|i| i.name.as_str()).collect();
-                (path == ["pypto", "language"]).then(|| imp.alias.as_ref().map_or("pypto.language".to_string(), |a| a.name.clone()))
+                (path == ["pypto", "language"]).then(|| imp.alias.as_ref().map_or("pypto.language".to_string(), |a| a.name.to_string()))
             })
             .unwrap_or_else(|| "pl".to_string());
         Lowerer {
@@ -155,14 +155,14 @@ impl Lowerer {
             }
         }
         self.prog.name = match (class_name, &module.header) {
-            (Some(c), _) => c.name.clone(),
-            (None, Some(h)) => h.name.clone(),
+            (Some(c), _) => c.name.to_string(),
+            (None, Some(h)) => h.name.to_string(),
             (None, None) => String::new(),
         };
         // Signatures first, so that calls may refer to functions defined later.
         let mut lowered_sigs = Vec::new();
         for f in &funcs {
-            if self.sigs.contains_key(&f.name.name) {
+            if self.sigs.contains_key(f.name.name.as_str()) {
                 self.error(Diagnostic::error(
                     codes::DUPLICATE_FUNCTION,
                     f.name.span,
@@ -174,15 +174,15 @@ impl Lowerer {
             let sig = self.lower_signature(f);
             // Parameters are bound in the function's outermost scope; keep it for the body.
             let state = self.end_function();
-            self.sigs.insert(f.name.name.clone(), sig);
+            self.sigs.insert(f.name.name.to_string(), sig);
             lowered_sigs.push((*f, state));
         }
         for (f, state) in lowered_sigs {
             self.restore_function(state);
             let body = self.lower_body(&f.body, f.span);
-            let sig = &self.sigs[&f.name.name];
+            let sig = &self.sigs[f.name.name.as_str()];
             let func = Function {
-                name: f.name.name.clone(),
+                name: f.name.name.to_string(),
                 kind: sig.kind,
                 params: sig.params.clone(),
                 return_types: sig.return_types.clone(),
@@ -252,7 +252,7 @@ impl Lowerer {
                     p.span,
                     format!("parameter `{}` has no type annotation", p.name.name),
                 ));
-                let v = self.prog.new_var(&p.name.name, Type::Unknown, VarKind::Plain, p.name.span);
+                let v = self.prog.new_var(p.name.name.as_str(), Type::Unknown, VarKind::Plain, p.name.span);
                 self.scopes.bind(&p.name.name, v);
                 continue;
             };
@@ -263,7 +263,7 @@ impl Lowerer {
                     (Type::Unknown, ParamDirection::In)
                 }
             };
-            let v = self.prog.new_var(&p.name.name, ty, VarKind::Plain, p.name.span);
+            let v = self.prog.new_var(p.name.name.as_str(), ty, VarKind::Plain, p.name.span);
             self.scopes.bind(&p.name.name, v);
             params.push(Param { var: v, direction });
         }
@@ -337,16 +337,15 @@ impl Lowerer {
     }
 
     /// The dotted path of `e` with the module prefix removed: `pl.block.add` → `["block", "add"]`.
-    fn prefixed_path<'e>(&self, e: &'e ast::Expr) -> Option<Vec<&'e str>> {
+    fn prefixed_path<'e>(&self, e: &'e ast::Expr) -> Option<ast::DottedPath<'e>> {
         // Only an attribute chain can be `prefix.name`; most expressions asked about are not.
         if !matches!(e.kind, ast::ExprKind::Attr(..)) {
             return None;
         }
-        let mut path = e.dotted()?;
+        let path = e.dotted()?;
         let n = self.prefix.split('.').count();
         if path.len() > n && path.iter().zip(self.prefix.split('.')).all(|(a, b)| *a == b) {
-            path.drain(..n);
-            Some(path)
+            Some(path.skip(n))
         } else {
             None
         }

@@ -42,7 +42,7 @@ impl Lowerer {
             _ => &[],
         };
         for t in targets {
-            let v = self.prog.new_var(&t.name, Type::Unknown, VarKind::Plain, t.span);
+            let v = self.prog.new_var(t.name.as_str(), Type::Unknown, VarKind::Plain, t.span);
             self.poisoned.insert(v);
             self.scopes.bind(&t.name, v);
         }
@@ -207,7 +207,7 @@ impl Lowerer {
         if let Some(info) = alloc_info(&value) {
             // `mem_vec_3: pl.MemRefType = pl.block.alloc(...)` defines the MemRef itself.
             let var = self.intern_memref(info, Some(&target.name), target.span)?;
-            self.prog.var_mut(var).name = target.name.clone();
+            self.prog.var_mut(var).name = target.name.to_string();
             self.scopes.bind(&target.name, var);
             out.push(Stmt::Assign { var, value, span });
             return Ok(());
@@ -216,7 +216,7 @@ impl Lowerer {
             Some(a) => self.lower_type(a)?,
             None => self.prog.type_of(&value).clone(),
         };
-        let var = self.prog.new_var(&target.name, ty, VarKind::Plain, target.span);
+        let var = self.prog.new_var(target.name.as_str(), ty, VarKind::Plain, target.span);
         self.scopes.bind(&target.name, var);
         out.push(Stmt::Assign { var, value, span });
         Ok(())
@@ -243,7 +243,7 @@ impl Lowerer {
         out.push(Stmt::Assign { var: tmp, value, span });
         for (i, (t, ty)) in targets.iter().zip(elems).enumerate() {
             let get = Expr::new(ExprKind::TupleGetItem(Box::new(Expr::var(tmp, t.span)), i), ty.clone(), t.span);
-            let v = self.prog.new_var(&t.name, ty, VarKind::Plain, t.span);
+            let v = self.prog.new_var(t.name.as_str(), ty, VarKind::Plain, t.span);
             self.scopes.bind(&t.name, v);
             out.push(Stmt::Assign { var: v, value: get, span });
         }
@@ -295,7 +295,7 @@ impl Lowerer {
                 let annotation = yield_annotation(&n.name, &then_yields, &else_yields);
                 let shown = annotation.is_some();
                 let ty = annotation.unwrap_or_else(|| value_type(&n.name, &then_yields, &else_yields));
-                let v = self.prog.new_var(&n.name, ty, VarKind::Plain, n.span);
+                let v = self.prog.new_var(n.name.as_str(), ty, VarKind::Plain, n.span);
                 if !shown {
                     self.hidden_types.push(v);
                 }
@@ -364,7 +364,7 @@ impl Lowerer {
         };
         let inits = self.lower_init_values(target, init_values, iter.span)?;
         self.scopes.push();
-        let loop_var = self.prog.new_var(&loop_name.name, Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
+        let loop_var = self.prog.new_var(loop_name.name.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
         self.scopes.bind(&loop_name.name, loop_var);
         let iter_args = self.bind_iter_args(target, inits);
         self.yield_frames.push(Vec::new());
@@ -475,7 +475,7 @@ impl Lowerer {
             .zip(inits)
             .map(|(n, init)| {
                 let ty = self.prog.type_of(&init).clone();
-                let v = self.prog.new_var(&n.name, ty, VarKind::IterArg { init }, n.span);
+                let v = self.prog.new_var(n.name.as_str(), ty, VarKind::IterArg { init }, n.span);
                 self.scopes.bind(&n.name, v);
                 self.hidden_types.push(v);
                 v
@@ -500,7 +500,7 @@ impl Lowerer {
         let mut out = Vec::new();
         for (i, &it) in iter_args.iter().enumerate() {
             let (name, name_span) = match rec {
-                Some(r) => (r.targets[i].name.clone(), r.targets[i].span),
+                Some(r) => (r.targets[i].name.to_string(), r.targets[i].span),
                 None => (format!("{}_out", self.prog.var_name(it)), span),
             };
             let annotation = rec.and_then(|r| r.annotation.clone());

@@ -58,12 +58,12 @@ impl Lowerer {
     }
 
     /// The path of a type constructor: `pl.Tensor` → `["Tensor"]`; bare `Tensor` too.
-    fn type_path<'e>(&self, e: &'e ast::Expr) -> Option<Vec<&'e str>> {
+    fn type_path<'e>(&self, e: &'e ast::Expr) -> Option<ast::DottedPath<'e>> {
         if let Some(p) = self.prefixed_path(e) {
             return Some(p);
         }
         match &e.kind {
-            A::Name(n) => Some(vec![n.as_str()]),
+            A::Name(_) => e.dotted(),
             _ => None,
         }
     }
@@ -230,11 +230,11 @@ impl Lowerer {
     fn lower_dim(&mut self, e: &ast::Expr) -> R<Expr> {
         if let A::Name(n) = &e.kind {
             if self.scopes.lookup(n).is_none() {
-                let v = match self.free_dims.get(n) {
+                let v = match self.free_dims.get(n.as_str()) {
                     Some(&v) => v,
                     None => {
-                        let v = self.prog.new_var(n, Type::Scalar(DataType::Int64), VarKind::Plain, e.span);
-                        self.free_dims.insert(n.clone(), v);
+                        let v = self.prog.new_var(n.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, e.span);
+                        self.free_dims.insert(n.to_string(), v);
                         v
                     }
                 };

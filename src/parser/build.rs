@@ -28,24 +28,74 @@ pub enum Entry {
     Nothing,
 }
 
-/// `a` or `a, b, …`; `comma` tells a bare tuple (`a,`) from a single expression.
-pub struct ExprList {
-    pub items: Vec<Expr>,
-    pub comma: bool,
+/// `a` or `a, b, …`.
+pub enum ExprList {
+    /// A single expression, no comma.
+    One(Expr),
+    /// A bare tuple: items with at least one comma (`a,`, `a, b`).
+    Tuple(Vec<Expr>),
 }
 
 impl ExprList {
     /// The list as one expression: the expression itself, or a tuple.
     fn into_expr(self) -> Expr {
-        if !self.comma && self.items.len() == 1 {
-            if let Some(e) = self.items.into_iter().next() {
-                return e;
+        match self {
+            ExprList::One(e) => e,
+            ExprList::Tuple(items) => {
+                let span = span_of(&items);
+                Expr::new(ExprKind::Tuple(items), span)
             }
-            return Expr::new(ExprKind::Tuple(Vec::new()), Span::NONE);
         }
-        let span = span_of(&self.items);
-        Expr::new(ExprKind::Tuple(self.items), span)
     }
+
+    /// The expressions (`return a, b` returns two values).
+    pub fn into_items(self) -> Vec<Expr> {
+        match self {
+            ExprList::One(e) => vec![e],
+            ExprList::Tuple(items) => items,
+        }
+    }
+}
+
+/// The statements of one line (several with `;`), without a `Vec` for the usual single
+/// statement.
+pub enum Line {
+    One(Box<Stmt>),
+    Many(Vec<Stmt>),
+    /// A line skipped by error recovery.
+    Nothing,
+}
+
+impl Line {
+    pub fn into_vec(self) -> Vec<Stmt> {
+        let mut v = Vec::new();
+        self.append_to(&mut v);
+        v
+    }
+
+    pub fn append_to(self, out: &mut Vec<Stmt>) {
+        match self {
+            Line::One(s) => out.push(*s),
+            Line::Many(v) => out.extend(v),
+            Line::Nothing => {}
+        }
+    }
+}
+
+/// `a; b; c`: the statements before the last `;`-separated one, and the last.
+#[allow(clippy::vec_box, clippy::boxed_local)] // the boxes come from the parser stack (see below)
+pub fn line_of(first: Vec<Box<Stmt>>, last: Box<Stmt>) -> Line {
+    let mut v: Vec<Stmt> = Vec::with_capacity(first.len() + 1);
+    v.extend(first.into_iter().map(|s| *s));
+    v.push(*last);
+    Line::Many(v)
+}
+
+/// The start of a list of several items.
+pub fn list_of<T>(first: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(4);
+    v.push(first);
+    v
 }
 
 /// The span covering a list of expressions.
@@ -165,25 +215,21 @@ pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
 /// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
 /// (`a, b = …`, `(a, b) = …`, `a, = …`). Reports anything else.
 fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
-    let (items, tuple) = if !t.comma && t.items.len() == 1 {
-        match t.items.into_iter().next() {
-            Some(Expr {
-                kind: ExprKind::Tuple(items),
-                ..
-            }) => (items, true),
-            Some(Expr {
-                kind: ExprKind::Name(name),
-                span,
-                ..
-            }) => return Some((vec![Ident { name, span }], false)),
-            Some(other) => {
-                problems.push(Problem::Diag(bad_target(&other)));
-                return None;
-            }
-            None => return None,
+    let items = match t {
+        ExprList::One(Expr {
+            kind: ExprKind::Tuple(items),
+            ..
+        }) => items,
+        ExprList::One(Expr {
+            kind: ExprKind::Name(name),
+            span,
+            ..
+        }) => return Some((vec![Ident { name, span }], false)),
+        ExprList::One(other) => {
+            problems.push(Problem::Diag(bad_target(&other)));
+            return None;
         }
-    } else {
-        (t.items, true)
+        ExprList::Tuple(items) => items,
     };
     let mut names = Vec::with_capacity(items.len());
     let mut ok = true;
@@ -196,7 +242,7 @@ fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, 
             }
         }
     }
-    ok.then_some((names, tuple))
+    ok.then_some((names, true))
 }
 
 fn bad_target(e: &Expr) -> Diagnostic {
@@ -238,15 +284,14 @@ pub fn annotated(
     value: Option<ExprList>,
     span: Span,
 ) -> Box<Stmt> {
-    let single = !target.comma && target.items.len() == 1;
-    let name = match target.items.into_iter().next() {
-        Some(Expr {
+    let name = match target {
+        ExprList::One(Expr {
             kind: ExprKind::Name(name),
             span,
             ..
-        }) if single => Ident { name, span },
+        }) => Ident { name, span },
         other => {
-            let at = other.map_or(span, |e| e.span);
+            let at = other.into_items().first().map_or(span, |e| e.span);
             problems.push(Problem::Diag(
                 Diagnostic::error(codes::BAD_TARGET, at, "only a single name can be annotated")
                     .with_label("expected a name before `:`"),
@@ -271,10 +316,7 @@ pub fn annotated(
 
 pub fn binary(problems: &mut Vec<Problem<'_>>, op: BinaryOp, a: Expr, b: Expr) -> Expr {
     let span = a.span.to(b.span);
-    bounded(
-        problems,
-        Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span),
-    )
+    bounded(problems, Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span))
 }
 
 /// A prefix operator at offset `lo` applied to `e`.
@@ -313,11 +355,57 @@ pub fn bounded(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
 
 /// `(e)` is `e` (its span widened to the parentheses); `(a, b)` and `(a,)` are tuples.
 pub fn parenthesized(e: ExprList, span: Span) -> Expr {
-    let mut e = if e.comma {
-        Expr::new(ExprKind::Tuple(e.items), span)
-    } else {
-        e.into_expr()
+    let mut e = match e {
+        ExprList::Tuple(items) => Expr::new(ExprKind::Tuple(items), span),
+        ExprList::One(e) => e,
     };
     e.span = span;
     e
+}
+
+/// Binding strength of a binary operator in a flat chain (higher binds tighter); all of them
+/// are left-associative. `**` never appears in a chain (the grammar handles it).
+fn precedence(op: BinaryOp) -> u8 {
+    use BinaryOp::*;
+    match op {
+        Or => 0,
+        Xor => 1,
+        And => 2,
+        Eq | Ne | Lt | Le | Gt | Ge => 3,
+        BitOr => 4,
+        BitXor => 5,
+        BitAnd => 6,
+        Shl | Shr => 7,
+        Add | Sub => 8,
+        Mul | Div | FloorDiv | Mod => 9,
+        Pow => 10,
+    }
+}
+
+/// `first op1 e1 op2 e2 …` as a tree by precedence (operator-precedence parsing with explicit
+/// stacks, so that long chains need no recursion). Gives the tree one grammar level per
+/// precedence would give, with the same spans.
+pub fn operators(problems: &mut Vec<Problem<'_>>, first: Expr, rest: Vec<(BinaryOp, Expr)>) -> Expr {
+    let mut operands = Vec::with_capacity(rest.len() + 1);
+    let mut ops: Vec<BinaryOp> = Vec::with_capacity(rest.len());
+    operands.push(first);
+    for (op, rhs) in rest {
+        while ops.last().is_some_and(|&top| precedence(top) >= precedence(op)) {
+            reduce_top(problems, &mut operands, &mut ops);
+        }
+        ops.push(op);
+        operands.push(rhs);
+    }
+    while !ops.is_empty() {
+        reduce_top(problems, &mut operands, &mut ops);
+    }
+    operands.pop().unwrap_or_else(|| Expr::new(ExprKind::Tuple(Vec::new()), Span::NONE))
+}
+
+/// Replaces the top two operands by the top operator applied to them.
+fn reduce_top(problems: &mut Vec<Problem<'_>>, operands: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) {
+    let (Some(op), Some(b), Some(a)) = (ops.pop(), operands.pop(), operands.pop()) else {
+        return;
+    };
+    operands.push(binary(problems, op, a, b));
 }

@@ -20,7 +20,7 @@ fn sexp(e: &Expr) -> String {
         items.iter().map(sexp).collect::<Vec<_>>().join(" ")
     }
     match &e.kind {
-        ExprKind::Name(n) => n.clone(),
+        ExprKind::Name(n) => n.to_string(),
         ExprKind::Int(v) => v.to_string(),
         ExprKind::Float(v) => format!("{v:?}"),
         ExprKind::Str(s) => format!("'{s}'"),
@@ -131,6 +131,21 @@ fn bitwise_operators_sit_between_comparisons_and_shifts() {
         "(BitOr a (BitXor b (BitAnd c (Shl d (Add e f)))))"
     );
     assert_eq!(expr("a & b == c | d"), "(Eq (BitAnd a b) (BitOr c d))");
+}
+
+#[test]
+fn operator_chains_mixing_every_level() {
+    // Operators from lowest to highest precedence, then from highest to lowest.
+    assert_eq!(
+        expr("a or b xor c and d == e | f ^ g & h << i + j * k"),
+        "(Or a (Xor b (And c (Eq d (BitOr e (BitXor f (BitAnd g (Shl h (Add i (Mul j k))))))))))"
+    );
+    assert_eq!(
+        expr("a * b + c << d & e ^ f | g == h and i xor j or k"),
+        "(Or (Xor (And (Eq (BitOr (BitXor (BitAnd (Shl (Add (Mul a b) c) d) e) f) g) h) i) j) k)"
+    );
+    assert_eq!(expr("a + b * c - d"), "(Sub (Add a (Mul b c)) d)");
+    assert_eq!(expr("not a + b < c and -d ** e % f"), "(And (Not (Lt (Add a b) c)) (Mod (Neg (Pow d e)) f))");
 }
 
 #[test]
@@ -425,7 +440,7 @@ fn import_forms_and_standalone_functions() {
         .iter()
         .map(|i| {
             let path = i.module.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(".");
-            (path, i.alias.as_ref().map(|a| a.name.clone()))
+            (path, i.alias.as_ref().map(|a| a.name.to_string()))
         })
         .collect();
     assert_eq!(
@@ -736,4 +751,23 @@ fn every_conformance_file_parses() {
         failures[..failures.len().min(20)].join("\n")
     );
     assert!(files.len() >= 537, "only {} files found", files.len());
+}
+
+#[test]
+fn dotted_paths_of_names_and_attribute_chains() {
+    let parts = |src: &str| parse_expr(src).unwrap().dotted().map(|p| p.to_vec().join("."));
+    assert_eq!(parts("x").as_deref(), Some("x"));
+    assert_eq!(parts("pl.block.add").as_deref(), Some("pl.block.add"));
+    // Longer than the inline capacity.
+    let long = "a.b.c.d.e.f.g.h.i";
+    assert_eq!(parts(long).as_deref(), Some(long));
+    assert_eq!(parts("f(x).y"), None);
+    assert_eq!(parts("pl.x[0]"), None);
+    let e = parse_expr("pl.block.add").unwrap();
+    let path = e.dotted().unwrap();
+    assert!(path == ["pl", "block", "add"]);
+    assert_eq!(path.skip(1).as_slice(), ["block", "add"]);
+    let e = parse_expr(long).unwrap();
+    assert_eq!(e.dotted().unwrap().skip(7).as_slice(), ["h", "i"]);
+    assert_eq!(e.dotted().unwrap().skip(20).len(), 0);
 }
