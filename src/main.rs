@@ -24,8 +24,3 @@ fn main() {
     std::process::exit(ptoc::driver::deliver(out));
 }
 
-/// mimalloc instead of the system allocator: the compiler allocates and frees many small IR
-/// nodes, and glibc's malloc/free were about 15% of the instructions of a large compilation
-/// (docs/performance.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
