@@ -47,7 +47,7 @@ fn run(source: &str) {
         let t0 = Instant::now();
         let module = ptoc::parser::parse(source).expect("benchmark input parses");
         let t1 = Instant::now();
-        let prog = ptoc::lower::lower(&module, source).expect("benchmark input lowers");
+        let prog = ptoc::lower::lower(module).expect("benchmark input lowers");
         let t2 = Instant::now();
         let text = ptoc::printer::print_program(&prog);
         let t3 = Instant::now();
@@ -56,7 +56,7 @@ fn run(source: &str) {
         lower_t.push(t2 - t1);
         print_t.push(t3 - t2);
         total_t.push(t3 - t0);
-        drop((module, prog, text));
+        drop((prog, text));
     }
     println!("output: {out_len} bytes; {RUNS} runs");
     report("parse", &mut parse_t);

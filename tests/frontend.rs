@@ -6,7 +6,7 @@ use ptoc::verify::{verify, Rule};
 
 fn compile(source: &str) -> ptoc::ir::Program {
     let module = ptoc::parser::parse(source).expect("parses");
-    ptoc::lower::lower(&module, source).expect("lowers")
+    ptoc::lower::lower(module).expect("lowers")
 }
 
 const HEAD: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n";

@@ -103,7 +103,7 @@ fn run_ok(extra: &[&str], input: &[u8], findings: &mut Vec<String>) -> Option<pt
 
 fn compile(source: &str) -> Result<Program, String> {
     let module = ptoc::parser::parse(source).map_err(|d| format!("{d:?}"))?;
-    ptoc::lower::lower(&module, source).map_err(|d| format!("{d:?}"))
+    ptoc::lower::lower(module).map_err(|d| format!("{d:?}"))
 }
 
 fn finish(part: &str, cases: usize, start: std::time::Instant, findings: Vec<String>) {

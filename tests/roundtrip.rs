@@ -22,7 +22,7 @@ fn pto_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn compile(source: &str) -> Result<ptoc::ir::Program, String> {
     let module = ptoc::parser::parse(source).map_err(|d| format!("{d:?}"))?;
-    ptoc::lower::lower(&module, source).map_err(|d| format!("{d:?}"))
+    ptoc::lower::lower(module).map_err(|d| format!("{d:?}"))
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 fn render_errors(source: &str, name: &str) -> String {
     let diags = match ptoc::parser::parse(source) {
         Err(d) => d,
-        Ok(m) => match ptoc::lower::lower(&m, source) {
+        Ok(m) => match ptoc::lower::lower(m) {
             Err(d) => d,
             Ok(_) => return "no diagnostics".to_string(),
         },
@@ -19,7 +19,7 @@ fn examples_print_canonically() {
     insta::glob!("../examples", "*.pto", |path| {
         let source = std::fs::read_to_string(path).unwrap();
         let module = ptoc::parser::parse(&source).expect("example parses");
-        let prog = ptoc::lower::lower(&module, &source).expect("example lowers");
+        let prog = ptoc::lower::lower(module).expect("example lowers");
         insta::assert_snapshot!(ptoc::printer::print_program(&prog));
     });
 }

@@ -26,7 +26,7 @@ fn corpus_dir() -> Option<PathBuf> {
 
 fn compile(source: &str) -> Result<Program, String> {
     let module = ptoc::parser::parse(source).map_err(|d| format!("{d:?}"))?;
-    ptoc::lower::lower(&module, source).map_err(|d| format!("{d:?}"))
+    ptoc::lower::lower(module).map_err(|d| format!("{d:?}"))
 }
 
 const ENV: PassEnv = PassEnv { backend: Backend::Cce };

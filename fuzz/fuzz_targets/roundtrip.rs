@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fn compile(source: &str) -> Option<ptoc::ir::Program> {
     let module = ptoc::parser::parse(source).ok()?;
-    ptoc::lower::lower(&module, source).ok()
+    ptoc::lower::lower(module).ok()
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -39,7 +39,7 @@ pub struct Request<'a> {
 /// The front end: parse and lower.
 pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
     let module = parser::parse(source)?;
-    lower::lower(&module, source)
+    lower::lower(module)
 }
 
 /// Runs the request on `source`. IR dumps of `--print-after-all` are appended to `dumps` as

@@ -60,7 +60,7 @@ mod tests {
 
     fn read(text: &str) -> Program {
         let module = crate::parser::parse(text).unwrap_or_else(|d| panic!("{d:?}\n{text}"));
-        crate::lower::lower(&module, text).unwrap_or_else(|d| panic!("{d:?}\n{text}"))
+        crate::lower::lower(module).unwrap_or_else(|d| panic!("{d:?}\n{text}"))
     }
 
     /// `name: type` of every iter arg and if/for/while return var, in statement order: the

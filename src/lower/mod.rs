@@ -22,10 +22,10 @@ use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Ty
 use scope::Scopes;
 use rustc_hash::FxHashMap as HashMap;
 
-/// Lowers a parsed file to a program.
-pub fn lower(module: &ast::Module, source: &str) -> Result<Program, Vec<Diagnostic>> {
-    let _ = source;
-    let mut l = Lowerer::new(module);
+/// Lowers a parsed file to a program. The syntax tree is consumed: each function's tree is
+/// dropped as soon as its IR is built, so the two are not both whole in memory.
+pub fn lower(module: ast::Module) -> Result<Program, Vec<Diagnostic>> {
+    let mut l = Lowerer::new(&module);
     l.lower_module(module);
     if l.diags.is_empty() {
         Ok(l.prog)
@@ -106,62 +106,28 @@ impl Lowerer {
         self.diags.push(d);
     }
 
-    fn lower_module(&mut self, module: &ast::Module) {
-        let mut funcs: Vec<&ast::FuncDef> = Vec::new();
-        let mut class_name: Option<&ast::Ident> = None;
-        for item in &module.items {
+    fn lower_module(&mut self, module: ast::Module) {
+        self.check_file_structure(&module);
+        // The functions, owned: those of the first program class and those outside it.
+        let mut funcs: Vec<ast::FuncDef> = Vec::new();
+        let mut seen_class = false;
+        for item in module.items {
             match item {
-                ast::Item::Class(c) => {
-                    if let Some(first) = class_name {
-                        self.error(
-                            Diagnostic::error(codes::BAD_FILE_STRUCTURE, c.name.span, "a file holds one program, but this is a second `@pl.program` class")
-                                .with_secondary(first.span, "the first program"),
-                        );
-                        continue;
-                    }
-                    self.check_program_decorators(c);
-                    class_name = Some(&c.name);
-                    self.in_class = true;
-                    for s in &c.body {
-                        match s {
-                            ast::ClassStmt::Function(f) => funcs.push(f),
-                            ast::ClassStmt::Other(st) => {
-                                let docstring = matches!(&st.kind, ast::StmtKind::Expr(e) if matches!(e.kind, ast::ExprKind::Str(_)));
-                                if !docstring && st.kind != ast::StmtKind::Pass {
-                                    self.error(Diagnostic::error(
-                                        codes::BAD_FILE_STRUCTURE,
-                                        st.span,
-                                        "a program class may only contain `@pl.function` methods",
-                                    ));
-                                }
-                            }
+                ast::Item::Class(c) if !seen_class => {
+                    seen_class = true;
+                    for s in c.body {
+                        if let ast::ClassStmt::Function(f) = s {
+                            funcs.push(f);
                         }
                     }
                 }
+                ast::Item::Class(_) => {}
                 ast::Item::Function(f) => funcs.push(f),
             }
         }
-        if class_name.is_some() && module.items.iter().any(|i| matches!(i, ast::Item::Function(_))) {
-            let f = module.items.iter().find_map(|i| match i {
-                ast::Item::Function(f) => Some(f),
-                _ => None,
-            });
-            if let Some(f) = f {
-                self.error(Diagnostic::error(
-                    codes::BAD_FILE_STRUCTURE,
-                    f.name.span,
-                    "a function outside the `@pl.program` class; move it into the class",
-                ));
-            }
-        }
-        self.prog.name = match (class_name, &module.header) {
-            (Some(c), _) => c.name.to_string(),
-            (None, Some(h)) => h.name.to_string(),
-            (None, None) => String::new(),
-        };
         // Signatures first, so that calls may refer to functions defined later.
         let mut lowered_sigs = Vec::new();
-        for f in &funcs {
+        for f in funcs {
             if self.sigs.contains_key(f.name.name.as_str()) {
                 self.error(Diagnostic::error(
                     codes::DUPLICATE_FUNCTION,
@@ -171,11 +137,11 @@ impl Lowerer {
                 continue;
             }
             self.begin_function();
-            let sig = self.lower_signature(f);
+            let sig = self.lower_signature(&f);
             // Parameters are bound in the function's outermost scope; keep it for the body.
             let state = self.end_function();
             self.sigs.insert(f.name.name.to_string(), sig);
-            lowered_sigs.push((*f, state));
+            lowered_sigs.push((f, state));
         }
         for (f, state) in lowered_sigs {
             self.restore_function(state);
@@ -194,6 +160,55 @@ impl Lowerer {
             // Duplicates were rejected above, so this cannot fail.
             let _ = self.prog.add_function(func);
         }
+    }
+
+    /// The file-level checks (one program class, decorated, holding only functions; no function
+    /// outside it) and the program's name, in the order the items come.
+    fn check_file_structure(&mut self, module: &ast::Module) {
+        let mut class_name: Option<&ast::Ident> = None;
+        for item in &module.items {
+            let ast::Item::Class(c) = item else { continue };
+            if let Some(first) = class_name {
+                self.error(
+                    Diagnostic::error(codes::BAD_FILE_STRUCTURE, c.name.span, "a file holds one program, but this is a second `@pl.program` class")
+                        .with_secondary(first.span, "the first program"),
+                );
+                continue;
+            }
+            self.check_program_decorators(c);
+            class_name = Some(&c.name);
+            self.in_class = true;
+            for s in &c.body {
+                if let ast::ClassStmt::Other(st) = s {
+                    let docstring = matches!(&st.kind, ast::StmtKind::Expr(e) if matches!(e.kind, ast::ExprKind::Str(_)));
+                    if !docstring && st.kind != ast::StmtKind::Pass {
+                        self.error(Diagnostic::error(
+                            codes::BAD_FILE_STRUCTURE,
+                            st.span,
+                            "a program class may only contain `@pl.function` methods",
+                        ));
+                    }
+                }
+            }
+        }
+        if class_name.is_some() {
+            let outside = module.items.iter().find_map(|i| match i {
+                ast::Item::Function(f) => Some(f),
+                _ => None,
+            });
+            if let Some(f) = outside {
+                self.error(Diagnostic::error(
+                    codes::BAD_FILE_STRUCTURE,
+                    f.name.span,
+                    "a function outside the `@pl.program` class; move it into the class",
+                ));
+            }
+        }
+        self.prog.name = match (class_name, &module.header) {
+            (Some(c), _) => c.name.to_string(),
+            (None, Some(h)) => h.name.to_string(),
+            (None, None) => String::new(),
+        };
     }
 
     fn check_program_decorators(&mut self, c: &ast::ClassDef) {
