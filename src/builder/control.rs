@@ -85,7 +85,7 @@ impl Builder {
         if f.entered {
             return Err(order(FOR, "add_iter_arg must come before enter_for_body"));
         }
-        let v = self.define(name, ty, VarKind::IterArg { init });
+        let v = self.define(name, ty, VarKind::IterArg { init: Box::new(init) });
         if let Some(Construct::For(f)) = ctx.slot_mut(lp.id) {
             f.explicit.push((name.to_string(), v));
         }
@@ -156,7 +156,7 @@ impl Builder {
         }
         for (name, old, new) in carried {
             let ty = self.prog.var_type(old).clone();
-            let ia = self.define(&name, ty.clone(), VarKind::IterArg { init: Expr::var(old, Span::NONE) });
+            let ia = self.define(&name, ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(old, Span::NONE)) });
             replace_uses(&mut self.prog, &mut body.stmts, old, ia);
             for y in &mut yields {
                 super::rewrite::expr(y, old, ia);

@@ -770,7 +770,7 @@ mod tests {
             let mut p = Program::new("p");
             let mem = |p: &mut Program, id| {
                 let info = MemRefInfo { space: MemorySpace::Vec, addr: int(0), size, id };
-                p.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(info), Span::NONE)
+                p.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(Box::new(info)), Span::NONE)
             };
             let m0 = mem(&mut p, 0);
             let m1 = if shared { m0 } else { mem(&mut p, 1) };
@@ -791,7 +791,7 @@ mod tests {
         let build = |init: i64| {
             let mut p = Program::new("p");
             let i = plain(&mut p, "i", i64t());
-            let acc = p.new_var("acc", i64t(), VarKind::IterArg { init: int(init) }, Span::NONE);
+            let acc = p.new_var("acc", i64t(), VarKind::IterArg { init: Box::new(int(init)) }, Span::NONE);
             let r = plain(&mut p, "r", i64t());
             let body = Stmt::For {
                 loop_var: i,

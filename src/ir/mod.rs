@@ -405,12 +405,15 @@ pub struct VarData {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+///
+/// The payloads are boxed: the variable table holds every variable a compilation ever made (passes
+/// add versions and temporaries), most of them plain, so each entry stays small.
 pub enum VarKind {
     Plain,
     /// A loop-carried value; `init` is its value on loop entry.
-    IterArg { init: Expr },
+    IterArg { init: Box<Expr> },
     /// A memory buffer (type [`Type::MemRef`]).
-    MemRef(MemRefInfo),
+    MemRef(Box<MemRefInfo>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

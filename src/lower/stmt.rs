@@ -475,7 +475,7 @@ impl Lowerer {
             .zip(inits)
             .map(|(n, init)| {
                 let ty = self.prog.type_of(&init).clone();
-                let v = self.prog.new_var(n.name.as_str(), ty, VarKind::IterArg { init }, n.span);
+                let v = self.prog.new_var(n.name.as_str(), ty, VarKind::IterArg { init: Box::new(init) }, n.span);
                 self.scopes.bind(&n.name, v);
                 self.hidden_types.push(v);
                 v

@@ -295,7 +295,7 @@ impl Lowerer {
     pub(super) fn intern_memref(&mut self, info: MemRefInfo, name: Option<&str>, span: Span) -> R<VarId> {
         if let Some(&v) = self.memrefs.get(&info.id) {
             if let VarKind::MemRef(old) = &self.prog.var(v).kind {
-                if *old != info {
+                if **old != info {
                     return Err(Diagnostic::error(
                         codes::BAD_MEMREF,
                         span,
@@ -309,7 +309,7 @@ impl Lowerer {
         }
         let name = name.map_or_else(|| info.derived_name(), str::to_string);
         let id = info.id;
-        let v = self.prog.new_var(name, Type::MemRef, VarKind::MemRef(info), span);
+        let v = self.prog.new_var(name, Type::MemRef, VarKind::MemRef(Box::new(info)), span);
         self.memrefs.insert(id, v);
         Ok(v)
     }

@@ -462,7 +462,7 @@ fn store_returns_the_output_tensor_type() {
     let mem = p.prog.new_var(
         "mem_ddr_0",
         Type::MemRef,
-        VarKind::MemRef(MemRefInfo { space: MemorySpace::Ddr, addr: int(-1), size: 16384, id: 0 }),
+        VarKind::MemRef(Box::new(MemRefInfo { space: MemorySpace::Ddr, addr: int(-1), size: 16384, id: 0 })),
         SP,
     );
     let out_ty = Type::tensor(TensorType { dtype: FP32, shape: dims(&[64, 64]), memref: Some(mem), view: None });

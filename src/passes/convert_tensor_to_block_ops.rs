@@ -266,14 +266,14 @@ impl Rewriter<'_, '_> {
                 continue;
             };
             let new_init = rename_expr(init, outer);
-            if new_init == *init {
+            if new_init == **init {
                 // An unchanged iter arg shadows any outer mapping.
                 self.map.remove(&ia);
                 result.push(ia);
                 continue;
             }
             let ty = self.prog.type_of(&new_init).clone();
-            let v = self.prog.new_var(d.name, ty, VarKind::IterArg { init: new_init }, d.span);
+            let v = self.prog.new_var(d.name, ty, VarKind::IterArg { init: Box::new(new_init) }, d.span);
             self.map.insert(ia, v);
             result.push(v);
         }

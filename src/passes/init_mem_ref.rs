@@ -45,7 +45,7 @@ fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Functio
     let memrefs: Vec<VarId> = plan
         .buffers
         .into_iter()
-        .map(|(info, span)| prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(info), span))
+        .map(|(info, span)| prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(Box::new(info)), span))
         .collect();
     for (v, id) in plan.memref_of {
         set_memref(&mut prog.var_mut(v).ty, memrefs[id]);

@@ -231,7 +231,7 @@ fn rename_iter_inits(prog: &mut Program, s: &Stmt, map: &BTreeMap<VarId, VarId>)
     for v in defined_in(s) {
         if let Some(VarKind::IterArg { init }) = prog.vars.get(v.index()).map(|d| &d.kind) {
             let init = rename_expr(init, map);
-            prog.var_mut(v).kind = VarKind::IterArg { init };
+            prog.var_mut(v).kind = VarKind::IterArg { init: Box::new(init) };
         }
     }
 }

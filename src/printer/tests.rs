@@ -76,7 +76,7 @@ fn plain(p: &mut Program, name: &str, ty: Type) -> VarId {
     p.new_var(name, ty, VarKind::Plain, S)
 }
 fn iter_arg(p: &mut Program, name: &str, ty: Type, init: Expr) -> VarId {
-    p.new_var(name, ty, VarKind::IterArg { init }, S)
+    p.new_var(name, ty, VarKind::IterArg { init: Box::new(init) }, S)
 }
 fn for_loop(loop_var: VarId, stop: Expr, iter_args: Vec<VarId>, body: Stmt, return_vars: Vec<VarId>) -> Stmt {
     Stmt::For {
@@ -714,7 +714,7 @@ fn deep_left_chain_prints_without_recursion() {
 fn types_with_memrefs_and_views() {
     let mut p = Program::new("");
     let n = plain(&mut p, "n", i64t());
-    let mem = |space, addr, size, id| VarKind::MemRef(MemRefInfo { space, addr: int(addr), size, id });
+    let mem = |space, addr, size, id| VarKind::MemRef(Box::new(MemRefInfo { space, addr: int(addr), size, id }));
     let ddr = p.new_var("mem_ddr_0", Type::MemRef, mem(MemorySpace::Ddr, -1, 256, 0), S);
     let vec3 = p.new_var("mem_vec_3", Type::MemRef, mem(MemorySpace::Vec, 16384, 16384, 3), S);
     let not_a_memref = plain(&mut p, "m", Type::MemRef);

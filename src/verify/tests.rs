@@ -17,7 +17,7 @@ impl B {
         self.p.new_var(name, ty, VarKind::Plain, Span::NONE)
     }
     fn iter_arg(&mut self, name: &str, ty: Type, init: Expr) -> VarId {
-        self.p.new_var(name, ty, VarKind::IterArg { init }, Span::NONE)
+        self.p.new_var(name, ty, VarKind::IterArg { init: Box::new(init) }, Span::NONE)
     }
     fn func(&mut self, name: &str, body: Vec<Stmt>) {
         let f = Function {
@@ -521,7 +521,7 @@ fn self_referencing_iter_arg_does_not_loop() {
     let mut b = B::new();
     let i = b.var("i", i64t());
     let acc = b.iter_arg("acc", i64t(), int(0));
-    b.p.var_mut(acc).kind = VarKind::IterArg { init: v(acc) };
+    b.p.var_mut(acc).kind = VarKind::IterArg { init: Box::new(v(acc)) };
     let r = b.var("r", i64t());
     b.func("f", vec![for_(i, range(), vec![acc], vec![yield_(vec![v(acc)])], vec![r])]);
     assert!(b.run().is_empty());

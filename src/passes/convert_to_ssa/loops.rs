@@ -57,7 +57,7 @@ impl Converter<'_> {
         for &ia in iter_args {
             let data = self.prog.var(ia).clone();
             let init = match &data.kind {
-                VarKind::IterArg { init } => VarKind::IterArg { init: self.expr(init) },
+                VarKind::IterArg { init } => VarKind::IterArg { init: Box::new(self.expr(init)) },
                 other => other.clone(),
             };
             new_iter_args.push(self.prog.new_var(data.name, data.ty, init, data.span));
@@ -71,7 +71,7 @@ impl Converter<'_> {
         for n in &names {
             let init = before[n];
             let ty = self.prog.var_type(init).clone();
-            let ia = self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Expr::var(init, span) }, span);
+            let ia = self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(init, span)) }, span);
             new_iter_args.push(ia);
             new_return_vars.push(self.fresh(n, "_", ty, VarKind::Plain, span));
         }
