@@ -170,9 +170,9 @@ impl Builder {
         }
         let stmt = Stmt::For {
             loop_var: f.loop_var,
-            start: f.start,
-            stop: f.stop,
-            step: f.step,
+            start: Box::new(f.start),
+            stop: Box::new(f.stop),
+            step: Box::new(f.step),
             iter_args,
             body: Box::new(super::context::into_body(body.stmts)),
             return_vars: returns.iter().map(|(_, v)| *v).collect(),
@@ -296,7 +296,7 @@ impl Builder {
             else_stmts.get_or_insert_with(Vec::new).push(Stmt::Yield { values: else_vals, span: Span::NONE });
         }
         let stmt = Stmt::If {
-            cond: i.cond,
+            cond: Box::new(i.cond),
             then_body: Box::new(super::context::into_body(then_s.stmts)),
             else_body: else_stmts.map(|s| Box::new(super::context::into_body(s))),
             return_vars: returns.iter().map(|(_, v)| *v).collect(),

@@ -795,9 +795,9 @@ mod tests {
             let r = plain(&mut p, "r", i64t());
             let body = Stmt::For {
                 loop_var: i,
-                start: int(0),
-                stop: int(4),
-                step: int(1),
+                start: Box::new(int(0)),
+                stop: Box::new(int(4)),
+                step: Box::new(int(1)),
                 iter_args: vec![acc],
                 body: Box::new(Stmt::Yield { values: vec![v(acc)], span: Span::NONE }),
                 return_vars: vec![r],

@@ -436,10 +436,13 @@ impl MemRefInfo {
 
 /// A statement (§2.4). A block with one statement is that statement; with 0 or ≥ 2 a `Seq`.
 #[derive(Clone, Debug, PartialEq)]
+///
+/// The expressions of the control-flow statements are boxed so that every statement is as small
+/// as an assignment (statements live in `Vec`s, one slot per statement whatever its variant).
 pub enum Stmt {
     Assign { var: VarId, value: Expr, span: Span },
     If {
-        cond: Expr,
+        cond: Box<Expr>,
         then_body: Box<Stmt>,
         else_body: Option<Box<Stmt>>,
         return_vars: Vec<VarId>,
@@ -447,9 +450,9 @@ pub enum Stmt {
     },
     For {
         loop_var: VarId,
-        start: Expr,
-        stop: Expr,
-        step: Expr,
+        start: Box<Expr>,
+        stop: Box<Expr>,
+        step: Box<Expr>,
         iter_args: Vec<VarId>,
         body: Box<Stmt>,
         return_vars: Vec<VarId>,
@@ -457,7 +460,7 @@ pub enum Stmt {
         span: Span,
     },
     While {
-        cond: Expr,
+        cond: Box<Expr>,
         iter_args: Vec<VarId>,
         body: Box<Stmt>,
         return_vars: Vec<VarId>,
@@ -590,5 +593,20 @@ impl Program {
             ExprKind::Var(v) => self.var_type(v),
             _ => &e.ty,
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use std::mem::size_of;
+
+    /// Statements and expressions are stored by value in `Vec`s and the variable table holds every
+    /// variable ever made, so their sizes are the IR's memory footprint (docs/performance.md).
+    #[test]
+    fn ir_nodes_stay_small() {
+        assert_eq!(size_of::<super::Stmt>(), 96, "Stmt");
+        assert_eq!(size_of::<super::Expr>(), 64, "Expr");
+        assert_eq!(size_of::<super::Type>(), 24, "Type");
+        assert_eq!(size_of::<super::VarData>(), 72, "VarData");
     }
 }

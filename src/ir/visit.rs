@@ -134,9 +134,9 @@ mod tests {
     fn walks_in_reference_order() {
         let s = Stmt::For {
             loop_var: VarId(0),
-            start: int(0),
-            stop: int(8),
-            step: int(1),
+            start: Box::new(int(0)),
+            stop: Box::new(int(8)),
+            step: Box::new(int(1)),
             iter_args: vec![VarId(1)],
             body: Box::new(Stmt::Yield { values: vec![int(5)], span: Span::NONE }),
             return_vars: vec![VarId(2)],

@@ -107,7 +107,7 @@ impl Lowerer {
                     ));
                 }
                 out.push(Stmt::While {
-                    cond,
+                    cond: Box::new(cond),
                     iter_args: Vec::new(),
                     body: Box::new(Stmt::block(body_stmts, s.span)),
                     return_vars: Vec::new(),
@@ -306,7 +306,7 @@ impl Lowerer {
             }
         }
         out.push(Stmt::If {
-            cond,
+            cond: Box::new(cond),
             then_body: Box::new(Stmt::block(then_stmts, span)),
             else_body: else_stmts.map(|s| Box::new(Stmt::block(s, span))),
             return_vars,
@@ -379,9 +379,9 @@ impl Lowerer {
         };
         out.push(Stmt::For {
             loop_var,
-            start,
-            stop,
-            step,
+            start: Box::new(start),
+            stop: Box::new(stop),
+            step: Box::new(step),
             iter_args,
             body: Box::new(Stmt::block(body_stmts, span)),
             return_vars,
@@ -437,7 +437,7 @@ impl Lowerer {
         self.scopes.pop();
         let cond = cond?;
         let return_vars = self.loop_return_vars(&iter_args, &yields, span)?;
-        out.push(Stmt::While { cond, iter_args, body: Box::new(Stmt::block(body_stmts, span)), return_vars, span });
+        out.push(Stmt::While { cond: Box::new(cond), iter_args, body: Box::new(Stmt::block(body_stmts, span)), return_vars, span });
         Ok(())
     }
 

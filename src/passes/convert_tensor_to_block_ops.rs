@@ -218,7 +218,7 @@ impl Rewriter<'_, '_> {
                     .map(|vs| vs.iter().map(|v| self.prog.type_of(v).clone()).collect())
                     .unwrap_or_default();
                 let return_vars = self.retype_all(return_vars, &types);
-                out.push(Stmt::If { cond, then_body, else_body, return_vars, span: *span });
+                out.push(Stmt::If { cond: Box::new(cond), then_body, else_body, return_vars, span: *span });
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => {
                 let (start, stop, step) = (self.subst(start), self.subst(stop), self.subst(step));
@@ -230,9 +230,9 @@ impl Rewriter<'_, '_> {
                 let return_vars = self.retype_all(return_vars, &types);
                 out.push(Stmt::For {
                     loop_var: *loop_var,
-                    start,
-                    stop,
-                    step,
+                    start: Box::new(start),
+                    stop: Box::new(stop),
+                    step: Box::new(step),
                     iter_args,
                     body,
                     return_vars,
@@ -248,7 +248,7 @@ impl Rewriter<'_, '_> {
                 self.map = saved;
                 let types: Vec<Type> = iter_args.iter().map(|v| self.prog.var_type(*v).clone()).collect();
                 let return_vars = self.retype_all(return_vars, &types);
-                out.push(Stmt::While { cond, iter_args, body, return_vars, span: *span });
+                out.push(Stmt::While { cond: Box::new(cond), iter_args, body, return_vars, span: *span });
             }
             Stmt::Break { .. } | Stmt::Continue { .. } => out.push(s.clone()),
         }

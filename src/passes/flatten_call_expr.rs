@@ -57,29 +57,29 @@ impl Flattener<'_> {
             Stmt::Yield { values, span } => Stmt::Yield { values: self.exprs(values), span },
             Stmt::Return { values, span } => Stmt::Return { values: self.exprs(values), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
-                let cond = self.operand(cond);
+                let cond = self.operand(*cond);
                 let header = std::mem::take(&mut self.pending);
                 let then_body = Box::new(self.stmt(*then_body));
                 self.pending.clear();
                 let else_body = else_body.map(|e| Box::new(self.stmt(*e)));
                 self.pending = header;
-                Stmt::If { cond, then_body, else_body, return_vars, span }
+                Stmt::If { cond: Box::new(cond), then_body, else_body, return_vars, span }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => {
-                let start = self.operand(start);
-                let stop = self.operand(stop);
-                let step = self.operand(step);
+                let start = self.operand(*start);
+                let stop = self.operand(*stop);
+                let step = self.operand(*step);
                 let header = std::mem::take(&mut self.pending);
                 let body = Box::new(self.stmt(*body));
                 self.pending = header;
-                Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span }
+                Stmt::For { loop_var, start: Box::new(start), stop: Box::new(stop), step: Box::new(step), iter_args, body, return_vars, kind, span }
             }
             Stmt::While { cond, iter_args, body, return_vars, span } => {
-                let cond = self.operand(cond);
+                let cond = self.operand(*cond);
                 let header = std::mem::take(&mut self.pending);
                 let body = Box::new(self.stmt(*body));
                 self.pending = header;
-                Stmt::While { cond, iter_args, body, return_vars, span }
+                Stmt::While { cond: Box::new(cond), iter_args, body, return_vars, span }
             }
             Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(self.stmt(*body)), span },
             leaf @ (Stmt::Break { .. } | Stmt::Continue { .. }) => leaf,

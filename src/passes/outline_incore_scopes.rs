@@ -266,7 +266,7 @@ fn rename_stmt(s: &Stmt, map: &BTreeMap<VarId, VarId>) -> Stmt {
     match s {
         Stmt::Assign { var, value, span } => Stmt::Assign { var: v(var), value: e(value), span: *span },
         Stmt::If { cond, then_body, else_body, return_vars, span } => Stmt::If {
-            cond: e(cond),
+            cond: Box::new(e(cond)),
             then_body: b(then_body),
             else_body: else_body.as_deref().map(b),
             return_vars: vs(return_vars),
@@ -274,9 +274,9 @@ fn rename_stmt(s: &Stmt, map: &BTreeMap<VarId, VarId>) -> Stmt {
         },
         Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
             loop_var: v(loop_var),
-            start: e(start),
-            stop: e(stop),
-            step: e(step),
+            start: Box::new(e(start)),
+            stop: Box::new(e(stop)),
+            step: Box::new(e(step)),
             iter_args: vs(iter_args),
             body: b(body),
             return_vars: vs(return_vars),
@@ -284,7 +284,7 @@ fn rename_stmt(s: &Stmt, map: &BTreeMap<VarId, VarId>) -> Stmt {
             span: *span,
         },
         Stmt::While { cond, iter_args, body, return_vars, span } => Stmt::While {
-            cond: e(cond),
+            cond: Box::new(e(cond)),
             iter_args: vs(iter_args),
             body: b(body),
             return_vars: vs(return_vars),

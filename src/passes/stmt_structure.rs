@@ -138,7 +138,7 @@ mod tests {
     }
     fn if_(then_body: Stmt, else_body: Option<Stmt>) -> Stmt {
         Stmt::If {
-            cond: Expr::bool(true, S),
+            cond: Box::new(Expr::bool(true, S)),
             then_body: Box::new(then_body),
             else_body: else_body.map(Box::new),
             return_vars: vec![],
@@ -146,7 +146,7 @@ mod tests {
         }
     }
     fn while_(body: Stmt) -> Stmt {
-        Stmt::While { cond: Expr::bool(true, S), iter_args: vec![], body: Box::new(body), return_vars: vec![], span: S }
+        Stmt::While { cond: Box::new(Expr::bool(true, S)), iter_args: vec![], body: Box::new(body), return_vars: vec![], span: S }
     }
     fn scope(body: Stmt) -> Stmt {
         Stmt::Scope { kind: ScopeKind::InCore, body: Box::new(body), span: S }

@@ -99,7 +99,7 @@ fn called_names<'p>(p: &'p Program, f: &'p Function) -> BTreeSet<&'p str> {
                 stmts.extend(else_body.as_deref());
             }
             Stmt::For { start, stop, step, iter_args, body, .. } => {
-                exprs.extend([start, stop, step]);
+                exprs.extend([&**start, &**stop, &**step]);
                 push_inits(iter_args, &mut exprs);
                 stmts.push(body);
             }

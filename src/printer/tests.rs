@@ -81,9 +81,9 @@ fn iter_arg(p: &mut Program, name: &str, ty: Type, init: Expr) -> VarId {
 fn for_loop(loop_var: VarId, stop: Expr, iter_args: Vec<VarId>, body: Stmt, return_vars: Vec<VarId>) -> Stmt {
     Stmt::For {
         loop_var,
-        start: int(0),
-        stop,
-        step: int(1),
+        start: Box::new(int(0)),
+        stop: Box::new(stop),
+        step: Box::new(int(1)),
         iter_args,
         body: Box::new(body),
         return_vars,
@@ -200,7 +200,7 @@ fn empty_bodies_leave_an_empty_line() {
     let body = seq(vec![
         for_loop(i, int(4), vec![], Stmt::empty(), vec![]),
         Stmt::If {
-            cond: v(c),
+            cond: Box::new(v(c)),
             then_body: Box::new(Stmt::empty()),
             else_body: Some(Box::new(seq(vec![seq(vec![])]))),
             return_vars: vec![],
@@ -308,7 +308,7 @@ fn control_flow_example_of_the_spec() {
     let w = plain(&mut p, "w", t64());
 
     let if_stmt = Stmt::If {
-        cond: bin(BinOp::Eq, v(i), int(0)),
+        cond: Box::new(bin(BinOp::Eq, v(i), int(0))),
         then_body: Box::new(seq(vec![
             assign(t, call("tensor.add_scalar", vec![v(acc), fp(1.0)], vec![], t64())),
             yld(vec![v(t)]),
@@ -319,7 +319,7 @@ fn control_flow_example_of_the_spec() {
     };
     let for_stmt = for_loop(i, v(n), vec![acc], seq(vec![if_stmt, yld(vec![v(vv)])]), vec![acc_out]);
     let while_stmt = Stmt::While {
-        cond: bin(BinOp::Lt, v(k), v(n)),
+        cond: Box::new(bin(BinOp::Lt, v(k), v(n))),
         iter_args: vec![k, s],
         body: Box::new(seq(vec![
             assign(k2, bin(BinOp::Add, v(k), int(1))),
@@ -403,7 +403,7 @@ fn yields_print_by_position() {
     // One return var: annotated with the return var's type.
     let rb = plain(&mut p, "rb", boolt());
     let if_one = Stmt::If {
-        cond: v(a),
+        cond: Box::new(v(a)),
         then_body: Box::new(yld(vec![v(a)])),
         else_body: Some(Box::new(seq(vec![eval(v(b)), yld(vec![v(b)])]))),
         return_vars: vec![rb],
@@ -430,9 +430,9 @@ fn loops_and_branches() {
     // Parallel loop with one iter arg (trailing commas) and non-trivial bounds.
     let par = Stmt::For {
         loop_var: i,
-        start: int(1),
-        stop: bin(BinOp::Mul, v(n), int(2)),
-        step: int(2),
+        start: Box::new(int(1)),
+        stop: Box::new(bin(BinOp::Mul, v(n), int(2))),
+        step: Box::new(int(2)),
         iter_args: vec![ai],
         body: Box::new(yld(vec![v(ai)])),
         return_vars: vec![a_out],
@@ -446,21 +446,21 @@ fn loops_and_branches() {
 
     // Natural while, break / continue, if without else, else holding an if (no elif).
     let inner_if = Stmt::If {
-        cond: v(c),
+        cond: Box::new(v(c)),
         then_body: Box::new(Stmt::Break { span: S }),
         else_body: None,
         return_vars: vec![],
         span: S,
     };
     let outer_if = Stmt::If {
-        cond: bin(BinOp::Gt, v(n), int(0)),
+        cond: Box::new(bin(BinOp::Gt, v(n), int(0))),
         then_body: Box::new(Stmt::Continue { span: S }),
         else_body: Some(Box::new(inner_if)),
         return_vars: vec![],
         span: S,
     };
     let w = Stmt::While {
-        cond: bin(BinOp::Lt, v(a), v(n)),
+        cond: Box::new(bin(BinOp::Lt, v(a), v(n))),
         iter_args: vec![],
         body: Box::new(Stmt::Ops { stmts: vec![assign(a, bin(BinOp::Add, v(a), int(1)))], span: S }),
         return_vars: vec![],
@@ -483,7 +483,7 @@ def f():
     let k = iter_arg(&mut p, "k", i64t(), int(0));
     let k_out = plain(&mut p, "k_out", i64t());
     let ws = Stmt::While {
-        cond: bin(BinOp::Lt, v(k), v(n)),
+        cond: Box::new(bin(BinOp::Lt, v(k), v(n))),
         iter_args: vec![k],
         body: Box::new(yld(vec![bin(BinOp::Add, v(k), int(1))])),
         return_vars: vec![k_out],

@@ -97,7 +97,7 @@ mod tests {
     }
     fn if_(then_body: Stmt, else_body: Option<Stmt>) -> Stmt {
         Stmt::If {
-            cond: Expr::bool(true, S),
+            cond: Box::new(Expr::bool(true, S)),
             then_body: Box::new(then_body),
             else_body: else_body.map(Box::new),
             return_vars: vec![],
@@ -108,9 +108,9 @@ mod tests {
         let i = Expr::int(0, DataType::Int64, S);
         Stmt::For {
             loop_var: VarId(0),
-            start: i.clone(),
-            stop: i.clone(),
-            step: i,
+            start: Box::new(i.clone()),
+            stop: Box::new(i.clone()),
+            step: Box::new(i),
             iter_args: vec![],
             body: Box::new(body),
             return_vars: vec![],
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn normalized_ignores_while_bodies_and_nested_seqs() {
         let w = Stmt::While {
-            cond: Expr::bool(true, S),
+            cond: Box::new(Expr::bool(true, S)),
             iter_args: vec![],
             body: Box::new(assign()),
             return_vars: vec![],

@@ -67,9 +67,9 @@ fn for_(loop_var: VarId, range: [Expr; 3], iter_args: Vec<VarId>, body: Vec<Stmt
     let [start, stop, step] = range;
     Stmt::For {
         loop_var,
-        start,
-        stop,
-        step,
+        start: Box::new(start),
+        stop: Box::new(stop),
+        step: Box::new(step),
         iter_args,
         body: Box::new(Stmt::block(body, Span::NONE)),
         return_vars,
@@ -79,7 +79,7 @@ fn for_(loop_var: VarId, range: [Expr; 3], iter_args: Vec<VarId>, body: Vec<Stmt
 }
 fn if_(cond: Expr, then: Vec<Stmt>, else_: Option<Vec<Stmt>>, return_vars: Vec<VarId>) -> Stmt {
     Stmt::If {
-        cond,
+        cond: Box::new(cond),
         then_body: Box::new(Stmt::block(then, Span::NONE)),
         else_body: else_.map(|e| Box::new(Stmt::block(e, Span::NONE))),
         return_vars,
@@ -87,7 +87,7 @@ fn if_(cond: Expr, then: Vec<Stmt>, else_: Option<Vec<Stmt>>, return_vars: Vec<V
     }
 }
 fn while_(cond: Expr, iter_args: Vec<VarId>, body: Vec<Stmt>, return_vars: Vec<VarId>) -> Stmt {
-    Stmt::While { cond, iter_args, body: Box::new(Stmt::block(body, Span::NONE)), return_vars, span: Span::NONE }
+    Stmt::While { cond: Box::new(cond), iter_args, body: Box::new(Stmt::block(body, Span::NONE)), return_vars, span: Span::NONE }
 }
 fn range() -> [Expr; 3] {
     [int(0), int(10), int(1)]

@@ -53,7 +53,7 @@ impl Converter<'_> {
         if phis.is_empty() && return_vars.is_empty() {
             self.current = then_v;
             return Stmt::If {
-                cond,
+                cond: Box::new(cond),
                 then_body: Box::new(then_body),
                 else_body: else_body.map(Box::new),
                 return_vars,
@@ -103,7 +103,7 @@ impl Converter<'_> {
             };
             (then_body, else_body)
         };
-        Stmt::If { cond, then_body: Box::new(then_body), else_body: Some(Box::new(else_body)), return_vars: rvs, span }
+        Stmt::If { cond: Box::new(cond), then_body: Box::new(then_body), else_body: Some(Box::new(else_body)), return_vars: rvs, span }
     }
 }
 

@@ -120,9 +120,9 @@ impl Converter<'_> {
         rvs.extend(&carried.new_return_vars);
         Stmt::For {
             loop_var: new_loop_var,
-            start,
-            stop,
-            step,
+            start: Box::new(start),
+            stop: Box::new(stop),
+            step: Box::new(step),
             iter_args: carried.iter_args,
             body: Box::new(body),
             return_vars: rvs,
@@ -143,6 +143,6 @@ impl Converter<'_> {
         let body = self.finish_carried(&carried, body, span);
         let mut rvs = return_vars;
         rvs.extend(&carried.new_return_vars);
-        Stmt::While { cond, iter_args: carried.iter_args, body: Box::new(body), return_vars: rvs, span }
+        Stmt::While { cond: Box::new(cond), iter_args: carried.iter_args, body: Box::new(body), return_vars: rvs, span }
     }
 }
