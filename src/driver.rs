@@ -6,6 +6,7 @@
 //! thread with a 1 GiB stack, so deeply nested input cannot overflow the stack, and a panic
 //! (always a bug) becomes an "internal compiler error" with exit status 101.
 
+mod by_function;
 mod cli;
 mod compile;
 mod input;
@@ -99,6 +100,28 @@ pub fn run_with(args: &[String], host: Host<'_>) -> Output {
     })
 }
 
+/// Function-at-a-time compilation of `source` to C++ through `pipeline` (automatic
+/// verification on) on `jobs` threads: the files, or `None` when the program has to be
+/// compiled whole (then `run` does that). For tests and benchmarks; `run` takes this path by
+/// itself unless `--whole-program` is given.
+pub fn cpp_by_function(source: &str, pipeline: Pipeline, jobs: usize) -> Option<Vec<(String, String)>> {
+    let plan = pipeline.passes();
+    let req = Request {
+        passes: &plan,
+        env: PassEnv { backend: Backend::Cce },
+        print_after_all: false,
+        verify_each: false,
+        auto_verify: true,
+        emit_cpp: true,
+        disabled_rules: &[],
+        source_name: "-",
+        verify_sync: false,
+        report_redundant_sync: false,
+        by_function: Some(jobs),
+    };
+    by_function::compile(source, &req, jobs)
+}
+
 /// Parse → lower → print, without passes: the convenience entry for tests.
 pub fn compile_to_ir_text(source: &str) -> Result<String, Vec<Diagnostic>> {
     frontend(source).map(|p| crate::printer::print_program(&p))
@@ -127,6 +150,15 @@ pub fn write_files(mut out: Output) -> Output {
     }
     out.files.clear();
     out
+}
+
+/// Threads for function-at-a-time compilation: `--jobs`, else the CPUs (at most 8; more
+/// rarely pays, since the orchestration step at the end is serial).
+fn jobs(flag: Option<u16>) -> usize {
+    match flag {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+    }
 }
 
 fn internal_error(payload: Box<dyn Any + Send>) -> Output {
@@ -193,6 +225,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         source_name: &file.name,
         verify_sync: cli.verify_sync,
         report_redundant_sync: cli.report_redundant_sync,
+        by_function: (!cli.whole_program).then(|| jobs(cli.jobs)),
     };
     let mut dumps = String::new();
     match compile::compile(&file.text, &request, &mut dumps) {

@@ -357,20 +357,37 @@ pub struct LexOutcome<'s> {
 
 impl<'s> Layout<'s> {
     pub fn new(source: &'s str) -> Layout<'s> {
-        let blanks_len = source.bytes().take_while(|&b| b == b' ' || b == b'\t').count();
+        Layout::from(source, 0, 0)
+    }
+
+    /// The tokens of `source[start..]` as if it were a file whose lines are all indented by
+    /// `base` columns: a line indented by `base` is at the outermost level, one indented less is
+    /// a bad dedent. Spans stay offsets in `source`. `start` must be the start of a line. No
+    /// header comment is recognised. This reads one method of a class on its own
+    /// (`parser::parse_method`).
+    pub fn nested(source: &'s str, start: usize, base: usize) -> Layout<'s> {
+        let mut layout = Layout::from(source, start, base);
+        layout.at_file_start = false;
+        layout
+    }
+
+    fn from(source: &'s str, start: usize, base: usize) -> Layout<'s> {
+        let blanks_len = source[start..].bytes().take_while(|&b| b == b' ' || b == b'\t').count();
+        let mut raw = Tok::lexer(source);
+        raw.bump(start);
         Layout {
             source,
-            raw: Tok::lexer(source),
+            raw,
             queue: VecDeque::new(),
             indents: vec![Level {
-                width: 0,
+                width: base,
                 phantom: false,
             }],
             brackets: Vec::new(),
             pending_break: Some(LineBreak {
                 newline: None,
-                blanks_start: 0,
-                blanks: &source[..blanks_len],
+                blanks_start: start,
+                blanks: &source[start..start + blanks_len],
             }),
             line_has_tokens: false,
             bad_char_run: None,

@@ -9,12 +9,13 @@
 
 mod build;
 mod messages;
+pub mod methods;
 #[cfg(test)]
 mod tests;
 
 use lalrpop_util::ParseError;
 
-use crate::ast::{Expr, Module};
+use crate::ast::{Expr, FuncDef, Item, Module};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{Layout, LexOutcome};
 
@@ -46,6 +47,27 @@ pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
     module.header = lexed.header;
     module.span = Span::new(0, source.len());
     Ok(module)
+}
+
+/// Parses one method of a program class on its own: `source[start..end]` holds exactly one
+/// (decorated) function definition whose lines are indented by at least `base` columns (the
+/// class body's indentation). Spans are offsets in `source`. `Err` when the text is not exactly
+/// one function: a syntax error, or anything else at the outermost level (the caller then
+/// reads the file whole, which reports it properly).
+pub fn parse_method(source: &str, start: usize, end: usize, base: usize) -> Result<FuncDef, Vec<Diagnostic>> {
+    let text = &source[..end];
+    let mut layout = Layout::nested(text, start, base);
+    let mut problems = Vec::new();
+    let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
+    let lexed = layout.finish();
+    let module = outcome(text, &lexed, problems, result)?;
+    match (module.imports.is_empty(), <[Item; 1]>::try_from(module.items)) {
+        (true, Ok([Item::Function(f)])) => Ok(f),
+        _ => {
+            let msg = "expected exactly one function definition";
+            Err(vec![Diagnostic::error(codes::SYNTAX, Span::new(start, end), msg)])
+        }
+    }
 }
 
 /// Parses a single expression (for tests and tools). Layout tokens are ignored.

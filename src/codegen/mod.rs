@@ -87,6 +87,12 @@ impl<'p> CoreTypes<'p> {
         self.known.borrow_mut().insert(f.name.as_str(), core.clone());
         core
     }
+
+    /// Records `f`'s core type, computed elsewhere (by function-at-a-time compilation, which
+    /// keeps only a stand-in of each kernel for the orchestration file).
+    pub fn record(&self, f: &'p Function, core: CoreType) {
+        self.known.borrow_mut().insert(f.name.as_str(), Ok(core));
+    }
 }
 
 /// Generates every file of `prog`: (relative path, text), sorted by path (§4.1). Kernels are

@@ -34,6 +34,9 @@ pub struct Request<'a> {
     pub verify_sync: bool,
     /// `--report-redundant-sync`: list removable sync ops on stderr.
     pub report_redundant_sync: bool,
+    /// Compile function at a time on this many threads when the request allows it
+    /// ([`super::by_function`]); `None` (`--whole-program`) never does.
+    pub by_function: Option<usize>,
 }
 
 /// The front end: parse and lower.
@@ -45,6 +48,11 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
 /// Runs the request on `source`. IR dumps of `--print-after-all` are appended to `dumps` as
 /// they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
+    if let Some(jobs) = req.by_function.filter(|_| super::by_function::applies(req)) {
+        if let Some(files) = super::by_function::compile(source, req, jobs) {
+            return Ok(Emitted::Files(files));
+        }
+    }
     let prog = run_passes(&|| frontend(source), source, req, dumps)?;
     check_sync(&prog, source, req, dumps)?;
     if req.emit_cpp {
@@ -104,7 +112,7 @@ const AUTO_VERIFIED: &[Property] = &[Property::SsaForm, Property::TypeChecked, P
 /// §1.6 step 2: forget what the pass invalidated, then verify what it produced that is not
 /// verified yet. Like the reference, this checks SSAForm and TypeChecked after convert-to-ssa
 /// and nothing more until a pass produces them again.
-fn auto_verify(prog: &Program, pass: &PassInfo, verified: &mut Vec<Property>) -> Result<(), Vec<Diagnostic>> {
+pub(super) fn auto_verify(prog: &Program, pass: &PassInfo, verified: &mut Vec<Property>) -> Result<(), Vec<Diagnostic>> {
     verified.retain(|p| !pass.invalidated.contains(p));
     let mut todo: Vec<Property> =
         pass.produced.iter().copied().filter(|p| AUTO_VERIFIED.contains(p) && !verified.contains(p)).collect();
@@ -281,6 +289,7 @@ mod tests {
             source_name: "p.pto",
             verify_sync: false,
             report_redundant_sync: false,
+            by_function: None,
         };
         run_passes(&|| Ok(Program::new("p")), "", &req, &mut String::new())
     }

@@ -273,18 +273,18 @@ impl Lowerer {
     /// A call of a function of the program (a GlobalVar call). Its type is the callee's return
     /// type (a tuple for several, Unknown for none).
     fn lower_function_call(&mut self, name: &str, name_span: Span, args: &[Arg], span: Span) -> R<Expr> {
-        let Some(sig) = self.sigs.get(name) else {
+        let known = match (self.sigs.get(name), &self.shared) {
+            (Some(sig), _) => Some((sig.params.len(), super::result_type(&sig.return_types))),
+            (None, Some(shared)) => shared.get(name),
+            (None, None) => None,
+        };
+        let Some((nparams, ty)) = known else {
+            self.waiting |= self.shared.is_some();
             let mut d = Diagnostic::error(codes::UNKNOWN_FUNCTION, name_span, format!("the program has no function `{name}`"));
             if let Some(s) = suggest(name, self.sigs.keys().map(String::as_str)) {
                 d = d.with_note(format!("help: a function with a similar name exists: `{s}`"));
             }
             return Err(d);
-        };
-        let nparams = sig.params.len();
-        let ty = match sig.return_types.len() {
-            0 => Type::Unknown,
-            1 => sig.return_types[0].clone(),
-            _ => Type::Tuple(sig.return_types.clone()),
         };
         let mut vals = Vec::new();
         for a in args {

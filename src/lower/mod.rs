@@ -21,6 +21,7 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind};
 use scope::Scopes;
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
 /// Lowers a parsed file to a program. The syntax tree is consumed: each function's tree is
 /// dropped as soon as its IR is built, so the two are not both whole in memory.
@@ -32,6 +33,153 @@ pub fn lower(module: ast::Module) -> Result<Program, Vec<Diagnostic>> {
     } else {
         Err(l.diags)
     }
+}
+
+/// What the head of a file (see `parser::methods`) says about the whole program, for lowering
+/// its methods one at a time with [`lower_method`].
+#[derive(Debug)]
+pub struct Head {
+    /// The name `pypto.language` is bound to.
+    prefix: String,
+    /// The program's name.
+    name: String,
+}
+
+/// The file-level part of lowering for a file read in parts: checks the head (the imports, the
+/// program class, its first method) and returns what lowering its methods needs, with the
+/// first method. `None` when the head is anything but one program class holding one method
+/// and no problem: the caller then lowers the file whole, which reports it.
+pub fn lower_head(mut module: ast::Module) -> Option<(Head, ast::FuncDef)> {
+    let mut l = Lowerer::new(&module);
+    l.check_file_structure(&module);
+    if !l.diags.is_empty() || !l.in_class || module.items.len() != 1 {
+        return None;
+    }
+    let Some(ast::Item::Class(class)) = module.items.pop() else { return None };
+    let mut methods = class.body.into_iter().filter_map(|s| match s {
+        ast::ClassStmt::Function(f) => Some(f),
+        ast::ClassStmt::Other(_) => None,
+    });
+    match (methods.next(), methods.next()) {
+        (Some(first), None) => Some((Head { prefix: l.prefix, name: l.prog.name }, first)),
+        _ => None,
+    }
+}
+
+/// The call signatures of a program's functions, filled in as the functions of a file read in
+/// parts are lowered (possibly by several threads).
+#[derive(Debug, Default)]
+pub struct Signatures {
+    known: RwLock<HashMap<String, CallSignature>>,
+}
+
+/// What a call of a function needs to know about it.
+#[derive(Debug)]
+struct CallSignature {
+    params: usize,
+    return_types: Vec<Type>,
+}
+
+impl Signatures {
+    /// Records `name`'s signature. False if the name is taken, or if a return type refers to a
+    /// variable (a symbolic dim or a MemRef): the function's own variables are not visible to
+    /// its callers when each function is lowered into a program of its own.
+    fn publish(&self, name: &str, sig: &Signature) -> bool {
+        if !sig.return_types.iter().all(is_closed) {
+            return false;
+        }
+        let mut known = self.known.write().unwrap_or_else(PoisonError::into_inner);
+        if known.contains_key(name) {
+            return false;
+        }
+        let call = CallSignature { params: sig.params.len(), return_types: sig.return_types.clone() };
+        known.insert(name.to_string(), call);
+        true
+    }
+
+    fn get(&self, name: &str) -> Option<(usize, Type)> {
+        let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
+        known.get(name).map(|s| (s.params, result_type(&s.return_types)))
+    }
+}
+
+/// True when a type names no variable (in a dim, a view or as its MemRef).
+fn is_closed(t: &Type) -> bool {
+    let closed = |es: &[crate::ir::Expr]| {
+        es.iter().all(|e| {
+            let mut vars = false;
+            crate::ir::visit::walk_expr(e, &mut |x| vars |= x.as_var().is_some());
+            !vars
+        })
+    };
+    match t {
+        Type::Tensor(t) => {
+            t.memref.is_none() && closed(&t.shape) && t.view.as_ref().is_none_or(|v| closed(&v.stride))
+        }
+        Type::Tile(t) => {
+            t.memref.is_none()
+                && closed(&t.shape)
+                && t.view.as_ref().is_none_or(|v| {
+                    closed(&v.valid_shape) && closed(&v.stride) && v.start_offset.as_deref().is_none_or(|e| closed(std::slice::from_ref(e)))
+                })
+        }
+        Type::Tuple(ts) => ts.iter().all(is_closed),
+        Type::Unknown | Type::Scalar(_) | Type::MemRef => true,
+    }
+}
+
+/// The type of a call of a function returning `types`: a tuple for several, Unknown for none.
+fn result_type(types: &[Type]) -> Type {
+    match types {
+        [] => Type::Unknown,
+        [t] => t.clone(),
+        _ => Type::Tuple(types.to_vec()),
+    }
+}
+
+/// The outcome of [`lower_method`].
+#[derive(Debug)]
+pub enum Lowered {
+    /// A program holding just this function and its variables.
+    Done(Program),
+    /// The function calls one whose signature is not known yet: lower it again (with
+    /// `first_time` false) once every signature is.
+    Waiting(ast::FuncDef),
+    /// Lowering found a problem (or a function the table cannot describe): lower the file whole
+    /// to report it.
+    Failed,
+}
+
+/// Lowers one method of a file read in parts into a program of its own, recording its
+/// signature in `sigs` the first time.
+pub fn lower_method(head: &Head, f: ast::FuncDef, sigs: &Arc<Signatures>, first_time: bool) -> Lowered {
+    let mut l = Lowerer::with_prefix(head.prefix.clone());
+    l.prog.name = head.name.clone();
+    l.in_class = true;
+    l.shared = Some(Arc::clone(sigs));
+    l.begin_function();
+    let sig = l.lower_signature(&f);
+    if first_time && !sigs.publish(&f.name.name, &sig) {
+        return Lowered::Failed;
+    }
+    let body = l.lower_body(&f.body, f.span);
+    if l.waiting {
+        return if l.diags.iter().all(|d| d.code == codes::UNKNOWN_FUNCTION) { Lowered::Waiting(f) } else { Lowered::Failed };
+    }
+    if !l.diags.is_empty() {
+        return Lowered::Failed;
+    }
+    let func = Function {
+        name: f.name.name.to_string(),
+        kind: sig.kind,
+        params: sig.params,
+        return_types: sig.return_types,
+        body,
+        span: f.span,
+    };
+    l.restore_hidden_memrefs(&func);
+    let _ = l.prog.add_function(func);
+    Lowered::Done(l.prog)
 }
 
 /// A function's interface, known before any body is lowered so calls may refer forward.
@@ -74,18 +222,30 @@ pub(crate) struct Lowerer {
     /// Set when the statement being lowered reads a poisoned variable: its errors are
     /// consequences of an earlier one and are not reported again.
     read_poison: bool,
+    /// The signatures of the other functions, when lowering one method at a time.
+    shared: Option<Arc<Signatures>>,
+    /// Set when a call names a function `shared` does not know (yet).
+    waiting: bool,
 }
 
 impl Lowerer {
     fn new(module: &ast::Module) -> Lowerer {
-        let prefix = module
+        Lowerer::with_prefix(Lowerer::prefix_of(module))
+    }
+
+    /// The name `pypto.language` is bound to by the file's imports.
+    fn prefix_of(module: &ast::Module) -> String {
+        module
             .imports
             .iter()
             .find_map(|imp| {
                 let path: Vec<&str> = imp.module.iter().map(|i| i.name.as_str()).collect();
                 (path == ["pypto", "language"]).then(|| imp.alias.as_ref().map_or("pypto.language".to_string(), |a| a.name.to_string()))
             })
-            .unwrap_or_else(|| "pl".to_string());
+            .unwrap_or_else(|| "pl".to_string())
+    }
+
+    fn with_prefix(prefix: String) -> Lowerer {
         Lowerer {
             prog: Program::new(""),
             diags: Vec::new(),
@@ -99,6 +259,8 @@ impl Lowerer {
             hidden_types: Vec::new(),
             poisoned: Default::default(),
             read_poison: false,
+            shared: None,
+            waiting: false,
         }
     }
 
