@@ -1,6 +1,8 @@
 //! Per-stage benchmark of the whole compiler (issue 7): lex, parse, lower, each pass of the
-//! default pipeline, the automatic verification, print and C++ codegen, plus the in-process
-//! driver end to end (`ptoc --emit=cpp -o DIR -`, everything but writing the files).
+//! default pipeline, the automatic verification, print and C++ codegen (each stage on the whole
+//! program, one thread), plus the in-process driver end to end (`ptoc --emit=cpp -o DIR -`,
+//! everything but writing the files): as the CLI runs it (function at a time on every CPU), with
+//! `-j1`, and with `--whole-program`.
 //!
 //! `cargo bench --bench stages` runs the sizes 1k, 10k, 50k, 100k lines (`genpto.py` shape,
 //! 500 ops per kernel) and the long-kernel shape (2 kernels × 5,000 ops), each several times,
@@ -87,8 +89,17 @@ fn bench_size(name: &str, shape: Shape) -> Table {
     let env = PassEnv { backend: Backend::Cce };
     let passes = Pipeline::Default.passes();
     let out_dir = std::env::temp_dir().join(format!("ptoc-bench-{}", std::process::id()));
-    let args: Vec<String> =
-        ["ptoc", "--emit=cpp", "-o", out_dir.to_str().expect("UTF-8 temp dir"), "-"].map(String::from).to_vec();
+    let out = out_dir.to_str().expect("UTF-8 temp dir");
+    // The driver as the CLI runs it (function at a time on every CPU), on one thread, and whole.
+    let drivers: [(&str, Vec<String>); 3] = [
+        ("driver end to end", vec![]),
+        ("driver, 1 thread", vec!["-j1".to_string()]),
+        ("driver, whole program", vec!["--whole-program".to_string()]),
+    ]
+    .map(|(stage, extra)| {
+        let args = ["ptoc", "--emit=cpp", "-o", out].map(String::from);
+        (stage, args.into_iter().chain(extra).chain(["-".to_string()]).collect())
+    });
     let mut table = Table::new();
     let started = Instant::now();
     let mut runs = 0;
@@ -122,8 +133,10 @@ fn bench_size(name: &str, shape: Shape) -> Table {
         timed(&mut table, "codegen (C++)", || ptoc::codegen::generate(&prog).expect("codegen").len());
         drop(prog);
         record(&mut table, "sum of stages", t_all.elapsed());
-        let out = timed(&mut table, "driver end to end", || ptoc::driver::run(&args, source.as_bytes()));
-        assert_eq!(out.code, 0, "ptoc failed: {}", String::from_utf8_lossy(&out.stderr));
+        for (stage, args) in &drivers {
+            let out = timed(&mut table, stage, || ptoc::driver::run(args, source.as_bytes()));
+            assert_eq!(out.code, 0, "ptoc failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
     }
     println!("{runs} runs; best / median in ms");
     for (stage, times) in &mut table {

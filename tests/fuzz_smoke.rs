@@ -6,11 +6,13 @@
 //! - (a) arbitrary bytes through `ptoc::driver::run` end in status 0 or 1, never 101 (a panic);
 //! - (b) mutated corpus programs (line deletions, duplications, swaps, substitutions from a pool of
 //!   corpus lines, and byte mutations) through the whole pipeline with `--emit cpp --verify-sync`
-//!   end in 0 or 1; when a mutant compiles to IR, its printed IR re-parses and re-prints the same;
+//!   end in 0 or 1; `--emit cpp` (function at a time) gives exactly the output of
+//!   `--whole-program`; when a mutant compiles to IR, its printed IR re-parses and re-prints the same;
 //! - (c) a grammar-aware generator of VALID programs (straight-line scalar and tile code, loops
 //!   with iter args, ifs with yields) checks parse(print(P)) == P, stage invariance after every
 //!   pass of the default pipeline, the verifier on every pass output (the properties produced so
-//!   far), and that the sync hazard checker finds nothing after insert-sync.
+//!   far), that the sync hazard checker finds nothing after insert-sync, and that function at a
+//!   time and `--whole-program` give the same C++.
 //!
 //! Part (b) needs the conformance corpus (`../shared/conformance` or `PTOC_CONFORMANCE_DIR`)
 //! and is skipped with a message without it.
@@ -245,6 +247,7 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
         let program = rng.pick(&programs).clone();
         let mutant = mutate(&mut rng, &program, &pool);
         run_ok(&["--emit", "cpp", "--verify-sync"], &mutant, &mut findings);
+        same_both_ways(&mutant, &mut findings);
         // The IR of the mutant (after the default pipeline) re-parses and re-prints the same.
         // Like tests/stage_invariance.rs, inputs that already carry MemRefs are left out: the
         // pipeline starts before memory planning and re-plans them (a known limitation).
@@ -275,6 +278,24 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
     }
     eprintln!("fuzz smoke (b): {compiled} of {cases} mutants compiled; {known_f3} x known finding F3/F4");
     finish("(b) mutants", cases, start, findings);
+}
+
+/// Function-at-a-time compilation (the default for `--emit cpp`) and `--whole-program` give the
+/// same files, stdout, stderr and status: a mutant often breaks one function of several, which
+/// is where the fast path must hand over to whole-program compilation.
+fn same_both_ways(input: &[u8], findings: &mut Vec<String>) {
+    let fast = run_ok(&["--emit", "cpp", "-o", "out"], input, findings);
+    let whole = run_ok(&["--emit", "cpp", "-o", "out", "--whole-program"], input, findings);
+    if let (Some(a), Some(b)) = (fast, whole) {
+        if (a.code, &a.stdout, &a.stderr, &a.files) != (b.code, &b.stdout, &b.stderr, &b.files) {
+            findings.push(format!(
+                "--emit cpp differs from --whole-program\n--- input ---\n{}\n--- stderr ---\n{}\n--- whole-program stderr ---\n{}",
+                String::from_utf8_lossy(input),
+                String::from_utf8_lossy(&a.stderr),
+                String::from_utf8_lossy(&b.stderr)
+            ));
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -553,7 +574,10 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
         }
     }
     stats[0] += 1;
-    // And the whole driver down to C++ with the sync check.
+    // And the whole driver down to C++ with the sync check, and without it both ways.
+    let mut differ = Vec::new();
+    same_both_ways(text.as_bytes(), &mut differ);
+    differ.into_iter().for_each(&mut fail);
     let out = ptoc::driver::run(&args(&["--emit", "cpp", "--verify-sync"]), text.as_bytes());
     match out.code {
         0 => stats[2] += 1,
