@@ -81,3 +81,35 @@ fn generated_programs_compile_function_at_a_time() {
         }
     }
 }
+
+#[test]
+fn a_caller_before_its_callees_waits_for_their_signatures() {
+    // lit-tests/cli/jobs.pto: the orchestration function comes first and calls two kernels.
+    let source = std::fs::read_to_string(common::manifest_dir().join("lit-tests/cli/jobs.pto")).unwrap();
+    let whole = ptoc(&["--whole-program"], "default", &source);
+    assert_eq!(whole.code, 0);
+    for jobs in [1, 2] {
+        let files = driver::cpp_by_function(&source, Pipeline::Default, jobs).expect("takes the fast path");
+        let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["kernel_config.py", "kernels/aic/mm.cpp", "kernels/aiv/add.cpp", "orchestration/main.cpp"]);
+        let files: Vec<(PathBuf, Vec<u8>)> =
+            files.into_iter().map(|(p, t)| (PathBuf::from("out").join(p), t.into_bytes())).collect();
+        assert!(files == whole.files);
+    }
+}
+
+#[test]
+fn errors_and_program_wide_requests_go_whole() {
+    let source = std::fs::read_to_string(common::manifest_dir().join("lit-tests/cli/jobs.pto")).unwrap();
+    // A type error in one kernel: the fast path declines, and the CLI reports it as --whole-program does.
+    let broken = source.replace("t: pl.Tile[[64, 64], pl.FP32] = pl.block.add(ta, tb)", "t: pl.Tile[[64, 64], pl.FP32] = pl.block.add(ta, a)");
+    assert_ne!(broken, source);
+    assert!(driver::cpp_by_function(&broken, Pipeline::Default, 2).is_none());
+    let (fast, whole) = (ptoc(&[], "default", &broken), ptoc(&["--whole-program"], "default", &broken));
+    assert_eq!(fast.code, 1);
+    assert!(same(&fast, &whole));
+    // Two functions of the same name.
+    let twice = source.replace("def mm(", "def add(");
+    assert!(driver::cpp_by_function(&twice, Pipeline::Default, 2).is_none());
+    assert!(same(&ptoc(&[], "default", &twice), &ptoc(&["--whole-program"], "default", &twice)));
+}
