@@ -99,7 +99,7 @@ fn a_caller_before_its_callees_waits_for_their_signatures() {
 }
 
 #[test]
-fn errors_and_program_wide_requests_go_whole() {
+fn errors_and_duplicate_names_go_whole() {
     let source = std::fs::read_to_string(common::manifest_dir().join("lit-tests/cli/jobs.pto")).unwrap();
     // A type error in one kernel: the fast path declines, and the CLI reports it as --whole-program does.
     let broken = source.replace("t: pl.Tile[[64, 64], pl.FP32] = pl.block.add(ta, tb)", "t: pl.Tile[[64, 64], pl.FP32] = pl.block.add(ta, a)");
