@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 
 fn main() {
+    tune_allocator();
     let mut args = Vec::new();
     for arg in std::env::args_os() {
         match arg.into_string() {
@@ -24,3 +25,26 @@ fn main() {
     std::process::exit(ptoc::driver::deliver(out));
 }
 
+
+/// glibc's allocator returns freed memory to the system eagerly (trimming the heap top, and
+/// mapping blocks over 128 KiB separately). Function-at-a-time compilation frees each function's
+/// IR before building the next, so by default the heap of every thread shrinks and grows again
+/// for every function (hundreds of `mprotect` calls and page faults). Keeping freed memory costs
+/// little: peak memory is one function's IR per thread (docs/performance.md, "Allocator").
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn tune_allocator() {
+    extern "C" {
+        fn mallopt(param: i32, value: i32) -> i32;
+    }
+    const M_TRIM_THRESHOLD: i32 = -1;
+    const M_MMAP_THRESHOLD: i32 = -3;
+    // SAFETY: mallopt only sets allocator parameters; it is called before any other thread
+    // exists, and a refused value (return 0) leaves the default in place.
+    unsafe {
+        mallopt(M_TRIM_THRESHOLD, 256 << 20);
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn tune_allocator() {}
