@@ -357,7 +357,7 @@ pub struct LexOutcome<'s> {
 
 impl<'s> Layout<'s> {
     pub fn new(source: &'s str) -> Layout<'s> {
-        Layout::from(source, 0, 0)
+        Layout::from(source, 0)
     }
 
     /// The tokens of `source[start..]` as if it were a file whose lines are all indented by
@@ -366,12 +366,15 @@ impl<'s> Layout<'s> {
     /// header comment is recognised. This reads one method of a class on its own
     /// (`parser::parse_method`).
     pub fn nested(source: &'s str, start: usize, base: usize) -> Layout<'s> {
-        let mut layout = Layout::from(source, start, base);
+        let mut layout = Layout::from(source, start);
         layout.at_file_start = false;
+        // The class body's level counts towards the indentation limit as it does in the whole
+        // file; it is phantom: leaving it produces no DEDENT.
+        layout.indents = vec![Level { width: 0, phantom: false }, Level { width: base, phantom: true }];
         layout
     }
 
-    fn from(source: &'s str, start: usize, base: usize) -> Layout<'s> {
+    fn from(source: &'s str, start: usize) -> Layout<'s> {
         let blanks_len = source[start..].bytes().take_while(|&b| b == b' ' || b == b'\t').count();
         let mut raw = Tok::lexer(source);
         raw.bump(start);
@@ -380,7 +383,7 @@ impl<'s> Layout<'s> {
             raw,
             queue: VecDeque::new(),
             indents: vec![Level {
-                width: base,
+                width: 0,
                 phantom: false,
             }],
             brackets: Vec::new(),
@@ -1116,6 +1119,37 @@ mod tests {
             .collect::<String>()
             + &" ".repeat(depth)
             + "y\n"
+    }
+
+    #[test]
+    fn a_nested_part_is_read_at_the_class_body_level() {
+        let src = "class P:\n    def f(self):\n        return 1\n    # note\n\n    def g(self):\n        return 2\n";
+        let start = src.find("    def g").unwrap();
+        let toks: Vec<_> = Layout::nested(src, start, 4).map(|t| t.unwrap()).collect();
+        let kinds: Vec<Tok> = toks.iter().map(|&(_, t, _)| t).collect();
+        // No INDENT before `def`, and no DEDENT for the class body at the end.
+        assert_eq!(kinds.first(), Some(&Tok::Def));
+        assert_eq!(kinds.iter().filter(|t| **t == Tok::Indent).count(), 1);
+        assert_eq!(kinds.iter().filter(|t| **t == Tok::Dedent).count(), 1);
+        assert_eq!(toks[0].0, start + 4, "spans are offsets in the whole source");
+        // A line indented less than the class body does not match any level.
+        let mut layout = Layout::nested("    def g(self):\n        x = 1\n  y = 2\n", 0, 4);
+        assert!(layout.by_ref().all(|t| t.is_ok()));
+        assert_eq!(layout.finish().diags[0].code, codes::BAD_DEDENT);
+    }
+
+    #[test]
+    fn nested_parts_count_the_class_level_towards_the_limit() {
+        // The same method nested as deep as allowed in the whole file, and one level deeper.
+        for (depth, ok) in [(MAX_INDENT_LEVELS - 2, true), (MAX_INDENT_LEVELS - 1, false)] {
+            let body = nested_blocks(depth);
+            let method: String = body.lines().map(|l| format!("    {l}\n")).collect();
+            let whole = format!("class P:\n{method}");
+            let mut layout = Layout::nested(&whole, 9, 4);
+            assert_eq!(layout.by_ref().all(|t| t.is_ok()), ok, "depth {depth}");
+            let mut layout = Layout::new(&whole);
+            assert_eq!(layout.by_ref().all(|t| t.is_ok()), ok, "whole file, depth {depth}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! the same output on the corpus).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use super::compile::{auto_verify, Request};
 use crate::ast;
@@ -46,13 +46,12 @@ pub fn applies(req: &Request) -> bool {
 /// whole (see the module comment). `jobs` is the number of threads to use.
 pub fn compile(source: &str, req: &Request, jobs: usize) -> Option<Vec<(String, String)>> {
     let split = methods::split(source)?;
-    let (head, first) = lower::lower_head(parser::parse(&source[..split.head_end]).ok()?)?;
+    let head = lower::lower_head(parser::parse(&split.head(source)).ok()?)?;
     let work = Work {
         source,
         req,
         head,
         split,
-        first: Mutex::new(Some(first)),
         sigs: Arc::new(Signatures::default()),
         next: AtomicUsize::new(0),
         failed: AtomicBool::new(false),
@@ -97,10 +96,8 @@ struct Work<'a> {
     req: &'a Request<'a>,
     head: Head,
     split: methods::Split,
-    /// The first method, parsed with the head.
-    first: Mutex<Option<ast::FuncDef>>,
     sigs: Arc<Signatures>,
-    /// The next function to take: 0 is the first method, `k` is `split.methods[k - 1]`.
+    /// The next function to take (an index in `split.methods`).
     next: AtomicUsize,
     /// Set by the first function that cannot be compiled on this path; the others stop.
     failed: AtomicBool,
@@ -112,7 +109,7 @@ impl Work<'_> {
         let mut out = Vec::new();
         while !self.failed.load(Ordering::Relaxed) {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
-            if i > self.split.methods.len() {
+            if i >= self.split.methods.len() {
                 break;
             }
             match self.compile_function(i) {
@@ -124,12 +121,8 @@ impl Work<'_> {
     }
 
     fn compile_function(&self, i: usize) -> Option<Unit> {
-        let f = if i == 0 {
-            self.first.lock().unwrap_or_else(PoisonError::into_inner).take()?
-        } else {
-            let (start, end) = self.split.methods[i - 1];
-            parser::parse_method(self.source, start, end, self.split.base).ok()?
-        };
+        let (start, end) = self.split.methods[i];
+        let f = parser::parse_method(self.source, start, end, self.split.base).ok()?;
         match lower::lower_method(&self.head, f, &self.sigs, true) {
             Lowered::Waiting(f) => Some(Unit::Waiting(f)),
             lowered => self.finish(lowered),

@@ -45,25 +45,18 @@ pub struct Head {
     name: String,
 }
 
-/// The file-level part of lowering for a file read in parts: checks the head (the imports, the
-/// program class, its first method) and returns what lowering its methods needs, with the
-/// first method. `None` when the head is anything but one program class holding one method
-/// and no problem: the caller then lowers the file whole, which reports it.
-pub fn lower_head(mut module: ast::Module) -> Option<(Head, ast::FuncDef)> {
+/// The file-level part of lowering for a file read in parts: checks the head (the imports and
+/// the program class, whose methods are read separately) and returns what lowering its methods
+/// needs. `None` when the head is anything but one program class without methods and without
+/// problems: the caller then lowers the file whole, which reports it.
+pub fn lower_head(module: ast::Module) -> Option<Head> {
     let mut l = Lowerer::new(&module);
     l.check_file_structure(&module);
-    if !l.diags.is_empty() || !l.in_class || module.items.len() != 1 {
-        return None;
-    }
-    let Some(ast::Item::Class(class)) = module.items.pop() else { return None };
-    let mut methods = class.body.into_iter().filter_map(|s| match s {
-        ast::ClassStmt::Function(f) => Some(f),
-        ast::ClassStmt::Other(_) => None,
-    });
-    match (methods.next(), methods.next()) {
-        (Some(first), None) => Some((Head { prefix: l.prefix, name: l.prog.name }, first)),
-        _ => None,
-    }
+    let ok = match module.items.as_slice() {
+        [ast::Item::Class(c)] => c.body.iter().all(|s| matches!(s, ast::ClassStmt::Other(_))),
+        _ => false,
+    };
+    (ok && l.diags.is_empty() && l.in_class).then(|| Head { prefix: l.prefix, name: l.prog.name })
 }
 
 /// The call signatures of a program's functions, filled in as the functions of a file read in

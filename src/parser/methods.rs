@@ -11,16 +11,24 @@
 //! after the class, tabs, backslash continuations, anything indented less than the class body)
 //! make [`split`] give up.
 
-/// Where the parts of a file are: the head, and the methods after the first.
+/// Where the parts of a file are: the head, and the methods.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Split {
-    /// End of the head, which is read as a file of its own: everything before the second method
-    /// (the header comment, imports, the class line and its decorators, the first method).
+    /// End of the head: everything before the first method (the header comment, imports, the
+    /// class line and its decorators). [`Split::head`] makes a file of it.
     pub head_end: usize,
-    /// The other methods as byte ranges, each from its first decorator to the next method.
+    /// The methods as byte ranges, each from its first decorator to the next method.
     pub methods: Vec<(usize, usize)>,
     /// Indentation of the class body, in columns.
     pub base: usize,
+}
+
+impl Split {
+    /// The head as a file of its own: its text, with `pass` as the class body so that it
+    /// parses. Offsets into it are offsets into the whole file.
+    pub fn head(&self, source: &str) -> String {
+        format!("{}{:base$}pass\n", &source[..self.head_end], "", base = self.base)
+    }
 }
 
 /// Splits a file made of a program class whose body holds methods. `None` for anything else.
@@ -70,9 +78,9 @@ pub fn split(source: &str) -> Option<Split> {
         after_decorator = rest.starts_with('@');
     }
     let base = base?;
-    let head_end = starts.get(1).copied().unwrap_or(source.len());
-    let ends = starts.iter().skip(2).copied().chain(std::iter::once(source.len()));
-    let methods = starts.iter().skip(1).copied().zip(ends).collect();
+    let head_end = *starts.first()?;
+    let ends = starts.iter().skip(1).copied().chain(std::iter::once(source.len()));
+    let methods = starts.iter().copied().zip(ends).collect();
     Some(Split { head_end, methods, base })
 }
 
@@ -85,29 +93,31 @@ mod tests {
     #[test]
     fn methods_start_at_their_first_decorator() {
         let s = split(FILE).unwrap();
+        let a = FILE.find("    @pl.function\n").unwrap();
         let b = FILE.find("    @pl.function(type").unwrap();
         let at = FILE.find("    @ 2)").unwrap();
         assert_eq!(s.base, 4);
-        assert_eq!(s.head_end, b);
+        assert_eq!(s.head_end, a);
+        assert_eq!(s.head(FILE), format!("{}    pass\n", &FILE[..a]));
         // The line inside the bracket is (wrongly) taken for the start of a method, decorated
         // by `@ 2)`, so `def c` belongs to it.
-        assert_eq!(s.methods, vec![(b, at), (at, FILE.len())]);
+        assert_eq!(s.methods, vec![(a, b), (b, at), (at, FILE.len())]);
     }
 
     #[test]
     fn a_wrong_guess_fails_to_parse() {
         let s = split(FILE).unwrap();
-        for &(lo, hi) in &s.methods {
+        for &(lo, hi) in &s.methods[1..] {
             assert!(crate::parser::parse_method(FILE, lo, hi, s.base).is_err(), "{:?}", &FILE[lo..hi]);
         }
         let right = FILE.replace("x = (1,\n    @ 2)", "x = 1");
         let s = split(&right).unwrap();
-        assert_eq!(s.methods.len(), 2);
+        assert_eq!(s.methods.len(), 3);
         for &(lo, hi) in &s.methods {
             let f = crate::parser::parse_method(&right, lo, hi, s.base).unwrap();
-            assert_eq!(f.span.hi as usize <= hi, true);
+            assert!(lo <= f.span.lo as usize && f.span.hi as usize <= hi);
         }
-        assert!(crate::parser::parse(&right[..s.head_end]).is_ok());
+        assert!(crate::parser::parse(&s.head(&right)).is_ok());
     }
 
     #[test]
@@ -119,6 +129,7 @@ mod tests {
         assert_eq!(split("class P:\n        def a(self):\n            return\n    def b(self):\n        return\n"), None);
         let text = "class P:\n    def a(self):\n        return\n";
         let one = split(text).unwrap();
-        assert_eq!((one.head_end, one.methods.len()), (text.len(), 0));
+        assert_eq!((one.head_end, one.methods.len()), (9, 1));
+        assert_eq!(split("class P:\n    \"doc\"\n"), None);
     }
 }
