@@ -76,6 +76,23 @@ pub fn walk_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+/// Calls `f` on every variable used in `e`, in pre-order: what [`walk_expr`] meets as
+/// `ExprKind::Var` nodes, with a direct match instead of a closure call per node (the passes
+/// that only look at variables call this once per statement).
+pub fn for_each_var(e: &Expr, f: &mut impl FnMut(VarId)) {
+    match &e.kind {
+        ExprKind::Var(v) => f(*v),
+        ExprKind::Call(c) => c.args.iter().for_each(|a| for_each_var(a, f)),
+        ExprKind::MakeTuple(items) => items.iter().for_each(|a| for_each_var(a, f)),
+        ExprKind::TupleGetItem(t, _) | ExprKind::Unary(_, t) => for_each_var(t, f),
+        ExprKind::Binary(_, l, r) => {
+            for_each_var(l, f);
+            for_each_var(r, f);
+        }
+        ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {}
+    }
+}
+
 /// Calls `f` on every expression held by `s` or by statements nested in it, with their
 /// sub-expressions (statements in pre-order, each statement's expressions in
 /// [`stmt_exprs`] order, each expression in pre-order).
@@ -112,7 +129,7 @@ pub fn last_stmt(s: &Stmt) -> &Stmt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{DataType, Span};
+    use crate::ir::{DataType, Span, Type};
 
     fn int(v: i64) -> Expr {
         Expr::int(v, DataType::Int64, Span::NONE)
@@ -147,6 +164,24 @@ mod tests {
         walk_all_exprs(&s, &mut |e| seen.push(e.as_const_int().unwrap()));
         assert_eq!(seen, vec![0, 8, 1, 5]);
         assert_eq!(defined_vars(&s).collect::<Vec<_>>(), vec![VarId(0), VarId(1), VarId(2)]);
+    }
+
+    #[test]
+    fn for_each_var_meets_the_var_nodes_of_walk_expr() {
+        use crate::ir::{BinOp, Call, Callee, OpId, UnOp};
+        let v = |i: u32| Expr::var(VarId(i), Span::NONE);
+        let bin = |l: Expr, r: Expr| Expr::new(ExprKind::Binary(BinOp::Add, Box::new(l), Box::new(r)), Type::Unknown, Span::NONE);
+        let tuple = Expr::new(ExprKind::MakeTuple(vec![v(3), int(2), v(4)]), Type::Unknown, Span::NONE);
+        let get = Expr::new(ExprKind::TupleGetItem(Box::new(tuple), 0), Type::Unknown, Span::NONE);
+        let neg = Expr::new(ExprKind::Unary(UnOp::Neg, Box::new(v(5))), Type::Unknown, Span::NONE);
+        let call = Call { callee: Callee::Op(OpId(0)), args: vec![bin(v(1), v(2)), get, neg, v(1)], kwargs: Vec::new() };
+        let e = Expr::new(ExprKind::Call(Box::new(call)), Type::Unknown, Span::NONE);
+        let mut walked = Vec::new();
+        walk_expr(&e, &mut |x| walked.extend(x.as_var()));
+        let mut direct = Vec::new();
+        for_each_var(&e, &mut |x| direct.push(x));
+        assert_eq!(direct, vec![VarId(1), VarId(2), VarId(3), VarId(4), VarId(5), VarId(1)]);
+        assert_eq!(direct, walked);
     }
 }
 

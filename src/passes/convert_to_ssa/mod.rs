@@ -90,7 +90,7 @@ impl<'p> Converter<'p> {
         let mut name = String::with_capacity(base.len() + infix.len() + 10);
         name.push_str(base);
         name.push_str(infix);
-        push_decimal(&mut name, k);
+        crate::text::push_u64(&mut name, u64::from(k));
         self.prog.new_var(name, ty, kind, span)
     }
 
@@ -167,21 +167,6 @@ impl<'p> Converter<'p> {
     fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
         stmts.into_iter().map(|s| self.stmt(s)).collect()
     }
-}
-
-/// Appends the decimal digits of `k` (what `format!("{k}")` prints, without its machinery).
-fn push_decimal(out: &mut String, mut k: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (k % 10) as u8;
-        k /= 10;
-        if k == 0 {
-            break;
-        }
-    }
-    out.extend(digits[i..].iter().map(|d| char::from(*d)));
 }
 
 /// The values of the yield that ends `body`: `body` itself or the last element of a `SeqStmts`
