@@ -3,8 +3,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::visit::{walk_all_exprs, walk_expr, walk_stmts};
-use crate::ir::{Expr, ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::visit::{for_each_var, walk_all_exprs, walk_stmts};
+use crate::ir::{ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 
 /// One lifetime: a tile definition, or all definitions sharing one MemRef (reshape chains).
 #[derive(Clone, Debug)]
@@ -45,9 +45,9 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
                 }
             }
         }
-        for v in used_vars(prog, s) {
+        for_each_used_var(prog, s, &mut |v| {
             last_use.insert(v, i);
-        }
+        });
     }
     // One interval per MemRef, in order of its first definition; later definitions of the
     // same MemRef (reshape chains) join it.
@@ -80,28 +80,29 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
 ///
 /// (The reference's walk also visits the shape dims of tensor types; those are scalars and
 /// never tile variables, so they cannot change an interval and are not visited here.)
-fn used_vars(prog: &Program, s: &Stmt) -> Vec<VarId> {
-    let mut raw = Vec::new();
-    let mut collect = |e: &Expr| {
-        if let ExprKind::Var(v) = e.kind {
-            raw.push(v);
-        }
+///
+/// `f` is called once per use (a variable may come more than once), in no promised order: all
+/// uses of one statement have the same index, which is all the lifetimes need.
+fn for_each_used_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+    // An iter-arg reference stands for its init value's variables.
+    let mut used = |v: VarId| match &prog.var(v).kind {
+        VarKind::IterArg { init } => for_each_var(init, f),
+        _ => f(v),
     };
     match s {
-        Stmt::Assign { value, .. } => walk_expr(value, &mut collect),
-        Stmt::Eval { expr, .. } => walk_expr(expr, &mut collect),
+        Stmt::Assign { value, .. } => for_each_var(value, &mut used),
+        Stmt::Eval { expr, .. } => for_each_var(expr, &mut used),
         Stmt::Scope { body, .. } => {
-            walk_all_exprs(body, &mut collect);
-            // Loops inside the scope read their iter-args' init values on entry.
+            walk_all_exprs(body, &mut |e| {
+                if let ExprKind::Var(v) = e.kind {
+                    used(v);
+                }
+            });
             walk_stmts(body, &mut |st| {
                 if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = st {
                     for a in iter_args {
                         if let VarKind::IterArg { init } = &prog.var(*a).kind {
-                            walk_expr(init, &mut |e| {
-                                if let ExprKind::Var(v) = e.kind {
-                                    raw.push(v);
-                                }
-                            });
+                            for_each_var(init, &mut used);
                         }
                     }
                 }
@@ -109,16 +110,4 @@ fn used_vars(prog: &Program, s: &Stmt) -> Vec<VarId> {
         }
         _ => {}
     }
-    let mut out = Vec::new();
-    for v in raw {
-        match &prog.var(v).kind {
-            VarKind::IterArg { init } => walk_expr(init, &mut |e| {
-                if let ExprKind::Var(x) = e.kind {
-                    out.push(x);
-                }
-            }),
-            _ => out.push(v),
-        }
-    }
-    out
 }

@@ -13,7 +13,9 @@ mod first_fit;
 mod lifetime;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 use super::PassEnv;
@@ -111,7 +113,7 @@ fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: us
 
 /// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
 /// or an iter-arg after re-pointing.
-fn referenced_memrefs(prog: &Program, f: &Function) -> BTreeSet<VarId> {
+fn referenced_memrefs(prog: &Program, f: &Function) -> FxHashSet<VarId> {
     let mut vars: Vec<VarId> = f.params.iter().map(|p| p.var).collect();
     walk_stmts(&f.body, &mut |s| vars.extend(defined_vars(s)));
     vars.into_iter()
@@ -123,7 +125,7 @@ fn referenced_memrefs(prog: &Program, f: &Function) -> BTreeSet<VarId> {
 /// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
 /// the function's top level (through `SeqStmts`/`OpStmts`, not into control flow or scopes),
 /// and `OpStmts` left empty.
-fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &BTreeSet<VarId>) {
+fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &FxHashSet<VarId>) {
     let is_dead_alloc = |st: &Stmt| match st {
         Stmt::Assign { var, value, .. } => {
             matches!(prog.var(*var).kind, VarKind::MemRef(_))
