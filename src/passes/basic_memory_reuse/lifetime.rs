@@ -9,8 +9,11 @@ use crate::ir::{ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 /// One lifetime: a tile definition, or all definitions sharing one MemRef (reshape chains).
 #[derive(Clone, Debug)]
 pub struct Interval {
-    /// The tile variables of the group, in definition order; the first is the representative.
-    pub members: Vec<VarId>,
+    /// The first tile variable of the group (the representative); see [`Interval::members`].
+    pub first: VarId,
+    /// The group's other tile variables, in definition order (most groups have none, and an
+    /// empty `Vec` allocates nothing).
+    pub rest: Vec<VarId>,
     /// The MemRef variable the group holds before the pass.
     pub memref: VarId,
     pub space: MemorySpace,
@@ -21,11 +24,16 @@ pub struct Interval {
     pub last: usize,
 }
 
-#[cfg(test)]
 impl Interval {
+    /// The tile variables of the group, in definition order.
+    pub fn members(&self) -> impl Iterator<Item = VarId> + '_ {
+        std::iter::once(self.first).chain(self.rest.iter().copied())
+    }
+
     /// Touching at one index counts as overlapping (a statement may read one and write the
     /// other). The pass itself needs only the special case of intervals in definition order
     /// (see `decide`); the tests' literal definition of step 3 uses this.
+    #[cfg(test)]
     pub fn overlaps(&self, other: &Interval) -> bool {
         !(self.last < other.def || other.last < self.def)
     }
@@ -54,17 +62,19 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
     let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
     let mut out: Vec<Interval> = Vec::new();
     for &(var, memref, idx) in &defs {
-        let k = match index_of.get(&memref) {
-            Some(&k) => k,
+        let iv = match index_of.get(&memref) {
+            Some(&k) => {
+                out[k].rest.push(var);
+                &mut out[k]
+            }
             None => {
                 let VarKind::MemRef(info) = &prog.var(memref).kind else { continue };
-                index_of.insert(memref, out.len());
-                out.push(Interval { members: Vec::new(), memref, space: info.space, size: info.size, def: idx, last: 0 });
-                out.len() - 1
+                let k = out.len();
+                index_of.insert(memref, k);
+                out.push(Interval { first: var, rest: Vec::new(), memref, space: info.space, size: info.size, def: idx, last: 0 });
+                &mut out[k]
             }
         };
-        let iv = &mut out[k];
-        iv.members.push(var);
         iv.last = iv.last.max(idx).max(last_use.get(&var).copied().unwrap_or(0));
     }
     out

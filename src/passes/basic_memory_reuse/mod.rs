@@ -51,7 +51,7 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
     }
     for (c, p) in decisions {
         let target = intervals[p].memref;
-        for &v in &intervals[c].members {
+        for v in intervals[c].members() {
             if let Type::Tile(t) = &mut prog.var_mut(v).ty {
                 Arc::make_mut(t).memref = Some(target);
             }
@@ -150,7 +150,7 @@ mod tests {
     use super::*;
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
-        Interval { members: Vec::new(), memref: VarId(0), space, size, def, last }
+        Interval { first: VarId(0), rest: Vec::new(), memref: VarId(0), space, size, def, last }
     }
 
     #[test]
