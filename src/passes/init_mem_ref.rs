@@ -71,9 +71,8 @@ pub(crate) struct MemRefPlan {
 /// The [`MemRefPlan`] of `f` (whose body need not be normalised: normalising only regroups
 /// statements, it does not reorder them).
 pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
-    let spaces = memory_spaces(&f.body);
-    let mut planner =
-        Planner { prog, spaces, seen: FxHashSet::default(), plan: MemRefPlan { buffers: Vec::new(), memref_of: FxHashMap::default() } };
+    let vars = memory_spaces(&f.body);
+    let mut planner = Planner { prog, vars, plan: MemRefPlan { buffers: Vec::new(), memref_of: FxHashMap::default() } };
     for p in &f.params {
         planner.visit_var(p.var);
     }
@@ -84,15 +83,16 @@ pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
 // ---------------------------------------------------------------------------------------------
 // Step 2: memory spaces
 
-/// The memory space each `x = block.*(…)` writes to (§2.8 step 2). Variables not in the map
-/// (parameters, non-block assignments, loop and return vars) live in DDR.
-fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, MemorySpace> {
+/// The memory space each `x = block.*(…)` writes to (§2.8 step 2), in the planner's table
+/// (nothing visited yet). Variables without a space (parameters, non-block assignments, loop
+/// and return vars) live in DDR.
+fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, VarVisit> {
     let mut spaces = FxHashMap::default();
     crate::ir::visit::walk_stmts(body, &mut |s| {
         if let Stmt::Assign { var, value, .. } = s {
             if let Some((name, call)) = op_call(value) {
                 if name.starts_with("block.") {
-                    spaces.insert(*var, space_written_by(name, call));
+                    spaces.insert(*var, VarVisit { space: Some(space_written_by(name, call)), seen: false });
                 }
             }
         }
@@ -200,10 +200,18 @@ fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
 /// Plans a MemRef for each tensor/tile variable of one function at its first occurrence.
 struct Planner<'p> {
     prog: &'p Program,
-    spaces: FxHashMap<VarId, MemorySpace>,
-    /// Variables already visited in this function.
-    seen: FxHashSet<VarId>,
+    /// What the planner knows per variable (one table, so a visit costs one lookup).
+    vars: FxHashMap<VarId, VarVisit>,
     plan: MemRefPlan,
+}
+
+/// One variable in the [`Planner`]'s table.
+#[derive(Clone, Copy, Default)]
+struct VarVisit {
+    /// The space its producing op writes to (step 2).
+    space: Option<MemorySpace>,
+    /// Already visited in this function.
+    seen: bool,
 }
 
 impl Planner<'_> {
@@ -211,12 +219,12 @@ impl Planner<'_> {
         match occ {
             Occurrence::Var(v) => self.visit_var(v),
             Occurrence::Assigned { var, value } => {
-                if self.seen.contains(&var) {
+                if self.vars.get(&var).is_some_and(|e| e.seen) {
                     return;
                 }
                 match self.shared_memref(value) {
                     Some(m) if is_buffer(self.prog.var_type(var)) => {
-                        self.seen.insert(var);
+                        self.vars.entry(var).or_default().seen = true;
                         self.plan.memref_of.insert(var, m);
                     }
                     _ => self.visit_var(var),
@@ -241,9 +249,12 @@ impl Planner<'_> {
     /// that is not a variable has none); any other tensor/tile variable gets a new one; scalars
     /// get none.
     fn visit_var(&mut self, v: VarId) {
-        if !self.seen.insert(v) {
+        let entry = self.vars.entry(v).or_default();
+        if entry.seen {
             return;
         }
+        entry.seen = true;
+        let space = entry.space.unwrap_or(MemorySpace::Ddr);
         if !is_buffer(self.prog.var_type(v)) {
             return;
         }
@@ -254,7 +265,6 @@ impl Planner<'_> {
             }
             return;
         }
-        let space = self.spaces.get(&v).copied().unwrap_or(MemorySpace::Ddr);
         let data = self.prog.var(v);
         let id = self.plan.buffers.len();
         let info = MemRefInfo { space, addr: Expr::int(-1, DataType::Int64, Span::NONE), size: buffer_size(&data.ty), id: id as u64 };
