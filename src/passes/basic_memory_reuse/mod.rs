@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::PassEnv;
 use crate::diag::Diagnostic;
 use crate::ops;
-use crate::ir::visit::{defined_vars, walk_stmts};
+use crate::ir::visit::walk_defined_vars;
 use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 use first_fit::FirstFit;
 use lifetime::Interval;
@@ -114,12 +114,16 @@ fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: us
 /// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
 /// or an iter-arg after re-pointing.
 fn referenced_memrefs(prog: &Program, f: &Function) -> FxHashSet<VarId> {
-    let mut vars: Vec<VarId> = f.params.iter().map(|p| p.var).collect();
-    walk_stmts(&f.body, &mut |s| vars.extend(defined_vars(s)));
-    vars.into_iter()
-        .filter(|&v| matches!(prog.var_type(v), Type::Tile(_)) || matches!(prog.var(v).kind, VarKind::IterArg { .. }))
-        .filter_map(|v| prog.var_type(v).memref())
-        .collect()
+    let mut live = FxHashSet::default();
+    let mut note = |v: VarId| {
+        let data = prog.var(v);
+        if matches!(data.ty, Type::Tile(_)) || matches!(data.kind, VarKind::IterArg { .. }) {
+            live.extend(data.ty.memref());
+        }
+    };
+    f.params.iter().for_each(|p| note(p.var));
+    walk_defined_vars(&f.body, &mut note);
+    live
 }
 
 /// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
