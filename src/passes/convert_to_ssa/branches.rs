@@ -43,7 +43,7 @@ impl Converter<'_> {
         let then_v = std::mem::replace(&mut self.current, before.clone());
         let else_body = else_body.map(|e| self.stmt(*e));
         let else_v = self.current.clone();
-        let phis = phi_names(&self.names, &before, &then_v, &else_v);
+        let phis = phi_names(self.names, &before, &then_v, &else_v);
 
         if phis.is_empty() && return_vars.is_empty() {
             self.current = then_v;
