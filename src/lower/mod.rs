@@ -56,7 +56,7 @@ pub fn lower_head(module: ast::Module) -> Option<Head> {
         [ast::Item::Class(c)] => c.body.iter().all(|s| matches!(s, ast::ClassStmt::Other(_))),
         _ => false,
     };
-    (ok && l.diags.is_empty() && l.in_class).then(|| Head { prefix: l.prefix, name: l.prog.name })
+    (ok && l.diags.is_empty() && l.in_class).then_some(Head { prefix: l.prefix, name: l.prog.name })
 }
 
 /// The call signatures of a program's functions, filled in as the functions of a file read in
