@@ -116,7 +116,8 @@ impl Lowerer {
 
     fn lower_call(&mut self, f: &ast::Expr, args: &[Arg], span: Span) -> R<Expr> {
         // self.f(...) inside a program class; a bare f(...) names a function in standalone files.
-        if let Some(path) = f.dotted() {
+        let dotted = f.dotted();
+        if let Some(path) = &dotted {
             match path.as_slice() {
                 ["self", name] => {
                     let name_span = match &f.kind {
@@ -133,7 +134,7 @@ impl Lowerer {
                 _ => {}
             }
         }
-        let Some(path) = self.prefixed_path(f) else {
+        let Some(path) = dotted.and_then(|p| self.strip_prefix(p)) else {
             return Err(Diagnostic::error(
                 codes::UNKNOWN_OP,
                 f.span,

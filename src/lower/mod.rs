@@ -203,6 +203,9 @@ pub(crate) struct Lowerer {
     diags: Vec<Diagnostic>,
     /// The name `pypto.language` is bound to (`pl` unless an import says otherwise).
     prefix: String,
+    /// The dotted parts of `prefix` (`["pl"]`, `["pypto", "language"]`), split once: every
+    /// call and type annotation is matched against them.
+    prefix_parts: Vec<String>,
     /// True while lowering methods of a `@pl.program` class (calls are `self.f(...)`).
     in_class: bool,
     sigs: HashMap<String, Signature>,
@@ -249,6 +252,7 @@ impl Lowerer {
         Lowerer {
             prog: Program::new(""),
             diags: Vec::new(),
+            prefix_parts: prefix.split('.').map(str::to_string).collect(),
             prefix,
             in_class: false,
             sigs: HashMap::default(),
@@ -519,9 +523,13 @@ impl Lowerer {
         if !matches!(e.kind, ast::ExprKind::Attr(..)) {
             return None;
         }
-        let path = e.dotted()?;
-        let n = self.prefix.split('.').count();
-        if path.len() > n && path.iter().zip(self.prefix.split('.')).all(|(a, b)| *a == b) {
+        self.strip_prefix(e.dotted()?)
+    }
+
+    /// `path` without the module prefix, if it starts with it and has more after it.
+    fn strip_prefix<'e>(&self, path: ast::DottedPath<'e>) -> Option<ast::DottedPath<'e>> {
+        let n = self.prefix_parts.len();
+        if path.len() > n && path.iter().zip(&self.prefix_parts).all(|(a, b)| *a == b) {
             Some(path.skip(n))
         } else {
             None
