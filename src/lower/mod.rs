@@ -229,6 +229,9 @@ pub(crate) struct Lowerer {
     shared: Option<Arc<Signatures>>,
     /// Set when a call names a function `shared` does not know (yet).
     waiting: bool,
+    /// The constant-shape annotation types lowered so far, shared by later annotations that
+    /// spell the same type (see `types.rs`).
+    constant_types: Vec<(types::ConstantShaped, Type)>,
 }
 
 impl Lowerer {
@@ -265,6 +268,7 @@ impl Lowerer {
             read_poison: false,
             shared: None,
             waiting: false,
+            constant_types: Vec::new(),
         }
     }
 
@@ -524,6 +528,28 @@ impl Lowerer {
             return None;
         }
         self.strip_prefix(e.dotted()?)
+    }
+
+    /// Whether `e` is the module prefix itself (`pl`, or `pypto.language`).
+    fn is_prefix(&self, e: &ast::Expr) -> bool {
+        let mut e = e;
+        for (i, part) in self.prefix_parts.iter().enumerate().rev() {
+            match &e.kind {
+                ast::ExprKind::Attr(base, attr) if i > 0 && attr.name == *part => e = base,
+                ast::ExprKind::Name(n) if i == 0 => return n == part,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The one name after the prefix: `pl.yield_` → `yield_` (what `prefixed_path` gives when
+    /// it has one part, without building the path).
+    fn prefixed_name<'e>(&self, e: &'e ast::Expr) -> Option<&'e str> {
+        match &e.kind {
+            ast::ExprKind::Attr(base, attr) if self.is_prefix(base) => Some(attr.name.as_str()),
+            _ => None,
+        }
     }
 
     /// `path` without the module prefix, if it starts with it and has more after it.

@@ -117,7 +117,7 @@ impl Lowerer {
             }
             S::With { item, body, .. } => {
                 let ok = match &item.kind {
-                    A::Call(f, args) => args.is_empty() && self.prefixed_path(f).is_some_and(|p| p == ["incore"]),
+                    A::Call(f, args) => args.is_empty() && self.prefixed_name(f) == Some("incore"),
                     _ => false,
                 };
                 if !ok {
@@ -149,7 +149,7 @@ impl Lowerer {
     /// True when `e` is a call of the DSL form `pl.<name>(...)`.
     fn is_form(&self, e: &ast::Expr, name: &str) -> bool {
         match &e.kind {
-            A::Call(f, _) => self.prefixed_path(f).is_some_and(|p| p == [name]),
+            A::Call(f, _) => self.prefixed_name(f) == Some(name),
             _ => false,
         }
     }
@@ -157,7 +157,7 @@ impl Lowerer {
     /// The arguments of a `pl.yield_(...)` call.
     fn yield_args<'e>(&self, e: &'e ast::Expr) -> Option<&'e [Arg]> {
         match &e.kind {
-            A::Call(f, args) if self.prefixed_path(f).is_some_and(|p| p == ["yield_"]) => Some(args),
+            A::Call(f, args) if self.prefixed_name(f) == Some("yield_") => Some(args),
             _ => None,
         }
     }
