@@ -54,10 +54,15 @@ impl Lowerer {
         }
     }
 
+    /// A use of variable `v` (noting when it stands for a failed statement's target).
+    fn use_var(&mut self, v: VarId, span: Span) -> Expr {
+        self.read_poison |= !self.poisoned.is_empty() && self.poisoned.contains(&v);
+        Expr::var(v, span)
+    }
+
     fn lower_name(&mut self, n: &str, span: Span) -> R<Expr> {
         if let Some(v) = self.scopes.lookup(n) {
-            self.read_poison |= self.poisoned.contains(&v);
-            return Ok(Expr::var(v, span));
+            return Ok(self.use_var(v, span));
         }
         match n {
             "inf" => return Ok(Expr::float(f64::INFINITY, DataType::Fp32, span)),
@@ -152,7 +157,10 @@ impl Lowerer {
             }
             _ => {}
         }
-        let mut pos = Vec::new();
+        // The positional arguments go to a buffer kept across calls (a nested call in an
+        // argument finds it taken and uses a new one).
+        let mut pos = std::mem::take(&mut self.op_args);
+        pos.clear();
         let mut kws = Vec::new();
         for a in args {
             match a {
@@ -165,12 +173,20 @@ impl Lowerer {
                 }),
             }
         }
-        ops::build_op_call(&self.prog, &path, f.span, pos, kws, span)
+        let call = ops::build_op_call_in(&self.prog, &path, f.span, &mut pos, kws, span);
+        self.op_args = pos;
+        call
     }
 
     /// An operator argument: enum members, dtypes and strings are plain values; so are literals
     /// given by keyword (the reference converts keyword values to Python values, §3.10).
     fn lower_arg(&mut self, e: &ast::Expr, keyword: bool) -> R<ArgValue> {
+        // Most arguments are variables: look them up once.
+        if let A::Name(n) = &e.kind {
+            if let Some(v) = self.scopes.lookup(n) {
+                return Ok(ArgValue::Expr(self.use_var(v, e.span)));
+            }
+        }
         if let Some(v) = self.plain_value(e, keyword) {
             return Ok(ArgValue::Value(v));
         }

@@ -232,6 +232,8 @@ pub(crate) struct Lowerer {
     /// The constant-shape annotation types lowered so far, shared by later annotations that
     /// spell the same type (see `types.rs`).
     constant_types: Vec<(types::ConstantShaped, Type)>,
+    /// The buffer `lower_call` collects an operator call's positional arguments in.
+    op_args: Vec<crate::ops::ArgIn>,
 }
 
 impl Lowerer {
@@ -269,6 +271,7 @@ impl Lowerer {
             shared: None,
             waiting: false,
             constant_types: Vec::new(),
+            op_args: Vec::new(),
         }
     }
 

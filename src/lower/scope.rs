@@ -14,6 +14,7 @@
 use crate::ir::VarId;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::Entry;
 
 /// A name as the scopes keep it: inline (no allocation) up to 24 bytes, like the syntax tree's.
 pub type ScopeName = CompactString;
@@ -66,17 +67,16 @@ impl Scopes {
         if self.frames.is_empty() {
             self.push();
         }
-        let depth = (self.frames.len() - 1) as u32;
-        match self.visible.get_mut(name) {
-            Some(slot) if slot.1 == depth => slot.0 = var,
-            Some(slot) => {
-                let shadowed = std::mem::replace(slot, (var, depth));
-                self.frames[depth as usize].bound.push((ScopeName::from(name), Some(shadowed)));
+        let depth = self.frames.len() - 1;
+        match self.visible.entry(ScopeName::from(name)) {
+            Entry::Occupied(mut slot) if slot.get().1 == depth as u32 => slot.get_mut().0 = var,
+            Entry::Occupied(mut slot) => {
+                let shadowed = std::mem::replace(slot.get_mut(), (var, depth as u32));
+                self.frames[depth].bound.push((slot.key().clone(), Some(shadowed)));
             }
-            None => {
-                let name = ScopeName::from(name);
-                self.visible.insert(name.clone(), (var, depth));
-                self.frames[depth as usize].bound.push((name, None));
+            Entry::Vacant(slot) => {
+                self.frames[depth].bound.push((slot.key().clone(), None));
+                slot.insert((var, depth as u32));
             }
         }
     }

@@ -75,7 +75,7 @@ fn is_arg(p: &Param) -> bool {
 pub(crate) fn bind(
     prog: &Program,
     def: &'static OpDef,
-    args: Vec<ArgIn>,
+    args: impl Iterator<Item = ArgIn>,
     kwargs: Vec<KwIn>,
     insert_defaults: bool,
     span: Span,
@@ -86,7 +86,7 @@ pub(crate) fn bind(
         params.iter().enumerate().position(|(i, p)| slots[i].is_none() && pred(p))
     };
 
-    for (pos, a) in args.into_iter().enumerate() {
+    for (pos, a) in args.enumerate() {
         let target = if is_plain(&a.value) {
             free(&slots, &takes_plain)
         } else {
