@@ -121,32 +121,36 @@ impl Lowerer {
 
     fn lower_call(&mut self, f: &ast::Expr, args: &[Arg], span: Span) -> R<Expr> {
         // self.f(...) inside a program class; a bare f(...) names a function in standalone files.
-        let dotted = f.dotted();
-        if let Some(path) = &dotted {
-            match path.as_slice() {
-                ["self", name] => {
-                    let name_span = match &f.kind {
-                        A::Attr(_, ident) => ident.span,
-                        _ => f.span,
-                    };
-                    return self.lower_function_call(name, name_span, args, span);
-                }
-                [name] if self.scopes.lookup(name).is_none() => match *name {
-                    "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
-                    _ if self.sigs.contains_key(*name) => return self.lower_function_call(name, f.span, args, span),
-                    _ => {}
-                },
-                _ => {}
+        match &f.kind {
+            A::Attr(base, ident) if matches!(&base.kind, A::Name(n) if n == "self") => {
+                return self.lower_function_call(&ident.name, ident.span, args, span);
             }
+            A::Name(name) if self.scopes.lookup(name).is_none() => match name.as_str() {
+                "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
+                _ if self.sigs.contains_key(name.as_str()) => return self.lower_function_call(name, f.span, args, span),
+                _ => {}
+            },
+            _ => {}
         }
-        let Some(path) = dotted.and_then(|p| self.strip_prefix(p)) else {
-            return Err(Diagnostic::error(
-                codes::UNKNOWN_OP,
-                f.span,
-                format!("unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`", self.prefix),
-            ));
+        let short = self.op_path(f);
+        let long;
+        let path: &[&str] = match &short {
+            Some((parts, n)) => &parts[..*n],
+            None => {
+                long = self.prefixed_path(f);
+                match &long {
+                    Some(p) => p,
+                    None => {
+                        return Err(Diagnostic::error(
+                            codes::UNKNOWN_OP,
+                            f.span,
+                            format!("unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`", self.prefix),
+                        ))
+                    }
+                }
+            }
         };
-        match path.as_slice() {
+        match path {
             ["const"] => return self.lower_const(args, span),
             [name] if STATEMENT_FORMS.contains(name) => {
                 return Err(Diagnostic::error(
@@ -173,7 +177,7 @@ impl Lowerer {
                 }),
             }
         }
-        let call = ops::build_op_call_in(&self.prog, &path, f.span, &mut pos, kws, span);
+        let call = ops::build_op_call_in(&self.prog, path, f.span, &mut pos, kws, span);
         self.op_args = pos;
         call
     }

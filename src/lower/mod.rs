@@ -555,6 +555,28 @@ impl Lowerer {
         }
     }
 
+    /// What [`Self::prefixed_path`] gives for an operator callee of up to three parts after the
+    /// prefix (`pl.block.add` → `["block", "add"]`), found in one walk up the attribute chain;
+    /// `None` for anything else (longer paths included).
+    fn op_path<'e>(&self, e: &'e ast::Expr) -> Option<([&'e str; 3], usize)> {
+        let mut parts = [""; 3];
+        let mut n = 0;
+        let mut cur = e;
+        while let ast::ExprKind::Attr(base, attr) = &cur.kind {
+            if n == parts.len() {
+                return None;
+            }
+            parts[n] = attr.name.as_str();
+            n += 1;
+            if self.is_prefix(base) {
+                parts[..n].reverse();
+                return Some((parts, n));
+            }
+            cur = base;
+        }
+        None
+    }
+
     /// `path` without the module prefix, if it starts with it and has more after it.
     fn strip_prefix<'e>(&self, path: ast::DottedPath<'e>) -> Option<ast::DottedPath<'e>> {
         let n = self.prefix_parts.len();

@@ -49,6 +49,7 @@ impl Scopes {
     pub fn pop(&mut self) -> Bindings {
         let Some(frame) = self.frames.pop() else { return Vec::new() };
         let mut bindings = Vec::with_capacity(frame.bound.len());
+        self.closed.reserve(frame.bound.len());
         for (name, shadowed) in frame.bound {
             let var = match shadowed {
                 Some(old) => self.visible.insert(name.clone(), old),
