@@ -598,3 +598,35 @@ struct FunctionState {
     memrefs: HashMap<u64, VarId>,
     free_dims: HashMap<String, VarId>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Lowerer;
+    use crate::parser::parse_expr;
+
+    /// The one-walk matchers (`op_path`, `prefixed_name`, `type_name`) answer what the general
+    /// `prefixed_path` answers, for one- and two-part prefixes.
+    #[test]
+    fn fast_path_matchers_agree_with_prefixed_path() {
+        let exprs = [
+            "pl.block.add", "pl.add", "pl.a.b.c", "pl.a.b.c.d", "pl", "x.block.add", "pl.pl.add", "f(1).add",
+            "pypto.language.block.add", "pypto.language.add", "pypto.language", "language.add", "Tile", "pl.Tile",
+        ];
+        for prefix in ["pl", "pypto.language"] {
+            let l = Lowerer::with_prefix(prefix.to_string());
+            for text in exprs {
+                let e = parse_expr(text).unwrap_or_else(|_| panic!("{text}"));
+                let general = l.prefixed_path(&e);
+                let general: Option<Vec<&str>> = general.as_deref().map(<[&str]>::to_vec);
+                let fast = l.op_path(&e).map(|(parts, n)| parts[..n].to_vec());
+                match (&fast, &general) {
+                    (Some(f), g) => assert_eq!(Some(f), g.as_ref(), "{prefix}: {text}"),
+                    (None, Some(g)) => assert!(g.len() > 3, "{prefix}: {text}"),
+                    (None, None) => {}
+                }
+                let one = general.as_ref().filter(|g| g.len() == 1).map(|g| g[0]);
+                assert_eq!(l.prefixed_name(&e), one, "{prefix}: {text}");
+            }
+        }
+    }
+}
