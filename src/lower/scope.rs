@@ -63,6 +63,15 @@ impl Scopes {
         bindings
     }
 
+    /// Makes room for `n` more bindings in the innermost scope (a statement list about to be
+    /// lowered binds about one name per statement), so the maps do not grow step by step.
+    pub fn reserve(&mut self, n: usize) {
+        self.visible.reserve(n);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.bound.reserve(n);
+        }
+    }
+
     /// Binds `name` in the innermost scope.
     pub fn bind(&mut self, name: &str, var: VarId) {
         if self.frames.is_empty() {

@@ -17,6 +17,8 @@ impl Lowerer {
     /// Lowers a statement list; a failing statement is reported and skipped.
     pub(super) fn lower_stmts(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
         let mut out = Vec::with_capacity(stmts.len());
+        self.scopes.reserve(stmts.len());
+        self.prog.vars.reserve(stmts.len());
         for (i, s) in stmts.iter().enumerate() {
             // A docstring as the first statement is skipped, as by the reference.
             if i == 0 && matches!(&s.kind, S::Expr(e) if matches!(e.kind, A::Str(_))) {
