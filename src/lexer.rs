@@ -653,6 +653,13 @@ impl<'s> Iterator for Layout<'s> {
                 }
                 Ok(tok) => {
                     self.bad_char_run = None;
+                    // The usual token: inside a line, no bracket to track. (The queue is
+                    // empty whenever a raw token is read.)
+                    if self.pending_break.is_none() && tok.closer().is_none() && !tok.is_closer() {
+                        self.at_file_start = false;
+                        self.line_has_tokens = true;
+                        return Some(Ok((lo, tok, hi)));
+                    }
                     tok
                 }
                 Err(err) => match self.lex_error(err, lo, hi) {

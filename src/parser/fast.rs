@@ -186,8 +186,14 @@ impl<'s, 'l> Parser<'s, 'l> {
         matches!(self.ahead, Some((_, Tok::Assign, _)))
     }
 
+    /// Whether the current token is of `tok`'s kind (a unit kind: payloads are not compared).
+    #[inline]
+    fn at(&self, tok: Tok<'static>) -> bool {
+        std::mem::discriminant(&self.tok) == std::mem::discriminant(&tok)
+    }
+
     fn expect(&mut self, tok: Tok<'static>) -> Parsed<()> {
-        if self.tok == tok {
+        if self.at(tok) {
             self.bump();
             Ok(())
         } else {
@@ -266,10 +272,10 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     fn import(&mut self) -> Parsed<Import> {
         let l = self.lo;
-        let from = self.tok == Tok::From;
+        let from = self.at(Tok::From);
         self.bump();
         let mut module = vec![self.name()?];
-        while self.tok == Tok::Dot {
+        while self.at(Tok::Dot) {
             self.bump();
             module.push(self.attr_name()?);
         }
@@ -278,7 +284,7 @@ impl<'s, 'l> Parser<'s, 'l> {
             module.push(self.name()?);
         }
         // lalrpop ends the span at an absent alias, which it places at the next token.
-        let (alias, hi) = if self.tok == Tok::As {
+        let (alias, hi) = if self.at(Tok::As) {
             self.bump();
             (Some(self.name()?), self.last_hi)
         } else {
@@ -291,7 +297,7 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     fn decorators(&mut self) -> Parsed<Vec<(usize, Expr)>> {
         let mut decorators = Vec::new();
-        while self.tok == Tok::At {
+        while self.at(Tok::At) {
             let l = self.lo;
             self.bump();
             decorators.push((l, self.expr()?));
@@ -304,7 +310,7 @@ impl<'s, 'l> Parser<'s, 'l> {
         let l = self.lo;
         self.bump();
         let name = self.name()?;
-        let bases = if self.tok == Tok::LParen {
+        let bases = if self.at(Tok::LParen) {
             self.bump();
             let bases = self.comma(Tok::RParen, Self::arg)?;
             self.expect(Tok::RParen)?;
@@ -315,14 +321,14 @@ impl<'s, 'l> Parser<'s, 'l> {
         self.expect(Tok::Colon)?;
         let header = Span::new(l, self.last_hi);
         let mut body = Vec::new();
-        if self.tok == Tok::Newline {
+        if self.at(Tok::Newline) {
             self.bump();
-            if self.tok == Tok::Indent {
+            if self.at(Tok::Indent) {
                 self.bump();
-                while self.tok != Tok::Dedent {
+                while !self.at(Tok::Dedent) {
                     if matches!(self.tok, Tok::At | Tok::Def) {
                         let decorators = self.decorators()?;
-                        if self.tok != Tok::Def {
+                        if !self.at(Tok::Def) {
                             return Err(Bail);
                         }
                         let f = self.func_def()?;
@@ -350,7 +356,7 @@ impl<'s, 'l> Parser<'s, 'l> {
         self.expect(Tok::LParen)?;
         let params = self.comma(Tok::RParen, Self::param)?;
         self.expect(Tok::RParen)?;
-        let returns = if self.tok == Tok::Arrow {
+        let returns = if self.at(Tok::Arrow) {
             self.bump();
             Some(self.expr()?)
         } else {
@@ -365,7 +371,7 @@ impl<'s, 'l> Parser<'s, 'l> {
     fn param(&mut self) -> Parsed<ParamDef> {
         let l = self.lo;
         let name = self.name()?;
-        let annotation = if self.tok == Tok::Colon {
+        let annotation = if self.at(Tok::Colon) {
             self.bump();
             Some(self.expr()?)
         } else {
@@ -384,14 +390,14 @@ impl<'s, 'l> Parser<'s, 'l> {
     /// The body after a `:` header.
     fn block(&mut self) -> Parsed<Vec<Stmt>> {
         let mut body = Vec::new();
-        if self.tok == Tok::Newline {
+        if self.at(Tok::Newline) {
             self.bump();
-            if self.tok == Tok::Indent {
+            if self.at(Tok::Indent) {
                 self.bump();
                 self.enter()?;
                 loop {
                     self.stmt_line(&mut body)?;
-                    if self.tok == Tok::Dedent {
+                    if self.at(Tok::Dedent) {
                         break;
                     }
                 }
@@ -420,11 +426,11 @@ impl<'s, 'l> Parser<'s, 'l> {
         loop {
             let s = self.small_stmt()?;
             out.push(s);
-            if self.tok != Tok::Semi {
+            if !self.at(Tok::Semi) {
                 return self.expect(Tok::Newline);
             }
             self.bump();
-            if self.tok == Tok::Newline {
+            if self.at(Tok::Newline) {
                 self.bump();
                 return Ok(());
             }
@@ -464,7 +470,7 @@ impl<'s, 'l> Parser<'s, 'l> {
                     Tok::Colon => {
                         self.bump();
                         let annotation = self.expr()?;
-                        let value = if self.tok == Tok::Assign {
+                        let value = if self.at(Tok::Assign) {
                             self.bump();
                             Some(self.expr_list()?)
                         } else {
@@ -505,7 +511,7 @@ impl<'s, 'l> Parser<'s, 'l> {
             }
             _ => {
                 let item = self.expr()?;
-                let as_name = if self.tok == Tok::As {
+                let as_name = if self.at(Tok::As) {
                     self.bump();
                     Some(self.name()?)
                 } else {
@@ -552,17 +558,17 @@ impl<'s, 'l> Parser<'s, 'l> {
     /// Loop targets: `i`, `i, (a, b)`, `i, (a,)`, `(i)`, `(a, b)`, `(a,)`.
     fn for_target(&mut self) -> Parsed<ForTarget> {
         let l = self.lo;
-        let (var, tuple) = if self.tok == Tok::LParen {
+        let (var, tuple) = if self.at(Tok::LParen) {
             self.bump();
             let first = self.name()?;
-            if self.tok == Tok::RParen {
+            if self.at(Tok::RParen) {
                 (Some(first), None)
             } else {
                 (None, Some(self.name_tuple(first)?))
             }
         } else {
             let var = self.name()?;
-            if self.tok != Tok::Comma {
+            if !self.at(Tok::Comma) {
                 return Ok(ForTarget {
                     var: Some(var),
                     tuple: None,
@@ -588,7 +594,7 @@ impl<'s, 'l> Parser<'s, 'l> {
         let mut names = vec![first];
         while matches!(self.tok, Tok::Name(_)) {
             names.push(self.name()?);
-            if self.tok != Tok::Comma {
+            if !self.at(Tok::Comma) {
                 break;
             }
             self.bump();
@@ -601,18 +607,18 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     /// `T, T, …` up to `close` (not consumed), with an optional trailing comma.
     fn comma<T>(&mut self, close: Tok<'static>, item: fn(&mut Self) -> Parsed<T>) -> Parsed<Vec<T>> {
-        if self.tok == close {
+        if self.at(close) {
             return Ok(Vec::new());
         }
         let first = item(self)?;
-        if self.tok != Tok::Comma {
+        if !self.at(Tok::Comma) {
             return Ok(vec![first]);
         }
         self.bump();
         let mut items = build::list_of(first);
-        while self.tok != close {
+        while !self.at(close) {
             items.push(item(self)?);
-            if self.tok != Tok::Comma {
+            if !self.at(Tok::Comma) {
                 break;
             }
             self.bump();
@@ -623,11 +629,11 @@ impl<'s, 'l> Parser<'s, 'l> {
     /// `a` or `a, b, …` (a bare tuple when there is a comma).
     fn expr_list(&mut self) -> Parsed<ExprList> {
         let first = self.expr()?;
-        if self.tok != Tok::Comma {
+        if !self.at(Tok::Comma) {
             return Ok(ExprList::One(first));
         }
         let mut items = vec![first];
-        while self.tok == Tok::Comma {
+        while self.at(Tok::Comma) {
             self.bump();
             if !starts_expr(self.tok) {
                 break;
@@ -654,20 +660,31 @@ impl<'s, 'l> Parser<'s, 'l> {
         Ok(e)
     }
 
-    /// `not` operands, comparisons and the arithmetic and bitwise operators.
+    /// `not` operands, comparisons and the arithmetic and bitwise operators. (The usual path,
+    /// an operand without operators, is inlined into `expr`; the rest are separate functions.)
+    #[inline]
     fn not_term(&mut self) -> Parsed<Expr> {
-        if self.tok == Tok::Not {
-            let l = self.lo;
-            self.bump();
-            self.enter()?;
-            let e = self.not_term()?;
-            self.leave();
-            return Ok(build::unary(&mut self.problems, UnaryOp::Not, l, e));
+        if self.at(Tok::Not) {
+            return self.not_prefixed();
         }
         let first = self.factor()?;
         if bin_op(self.tok).is_none() {
             return Ok(first);
         }
+        self.arith_chain(first)
+    }
+
+    fn not_prefixed(&mut self) -> Parsed<Expr> {
+        let l = self.lo;
+        self.bump();
+        self.enter()?;
+        let e = self.not_term()?;
+        self.leave();
+        Ok(build::unary(&mut self.problems, UnaryOp::Not, l, e))
+    }
+
+    /// `first op e op e …` for the operators between comparisons and `*`.
+    fn arith_chain(&mut self, first: Expr) -> Parsed<Expr> {
         let mut rest = Vec::new();
         while let Some(op) = bin_op(self.tok) {
             self.bump();
@@ -677,22 +694,25 @@ impl<'s, 'l> Parser<'s, 'l> {
     }
 
     /// Prefix `-`, `+`, `~`, or a power.
+    #[inline]
     fn factor(&mut self) -> Parsed<Expr> {
+        match self.tok {
+            Tok::Minus | Tok::Plus | Tok::Tilde => self.prefixed(),
+            _ => {
+                let base = self.postfix()?;
+                if !self.at(Tok::DoubleStar) {
+                    return Ok(base);
+                }
+                self.power(base)
+            }
+        }
+    }
+
+    fn prefixed(&mut self) -> Parsed<Expr> {
         let op = match self.tok {
             Tok::Minus => UnaryOp::Neg,
             Tok::Plus => UnaryOp::Pos,
-            Tok::Tilde => UnaryOp::Invert,
-            _ => {
-                let base = self.postfix()?;
-                if self.tok != Tok::DoubleStar {
-                    return Ok(base);
-                }
-                self.bump();
-                self.enter()?;
-                let exponent = self.factor()?;
-                self.leave();
-                return Ok(build::binary(&mut self.problems, BinaryOp::Pow, base, exponent));
-            }
+            _ => UnaryOp::Invert,
         };
         let l = self.lo;
         self.bump();
@@ -700,6 +720,15 @@ impl<'s, 'l> Parser<'s, 'l> {
         let e = self.factor()?;
         self.leave();
         Ok(build::unary(&mut self.problems, op, l, e))
+    }
+
+    /// `base ** exponent`, at the `**`.
+    fn power(&mut self, base: Expr) -> Parsed<Expr> {
+        self.bump();
+        self.enter()?;
+        let exponent = self.factor()?;
+        self.leave();
+        Ok(build::binary(&mut self.problems, BinaryOp::Pow, base, exponent))
     }
 
     fn postfix(&mut self) -> Parsed<Expr> {
@@ -740,6 +769,7 @@ impl<'s, 'l> Parser<'s, 'l> {
         Ok(Arg::Positional(self.expr()?))
     }
 
+    #[inline]
     fn atom(&mut self) -> Parsed<Expr> {
         let span = Span::new(self.lo, self.hi);
         let kind = match self.tok {
@@ -754,7 +784,7 @@ impl<'s, 'l> Parser<'s, 'l> {
             Tok::LParen => {
                 let l = self.lo;
                 self.bump();
-                if self.tok == Tok::RParen {
+                if self.at(Tok::RParen) {
                     let r = self.hi;
                     self.bump();
                     return Ok(Expr::new(ExprKind::Tuple(Vec::new()), Span::new(l, r)));
