@@ -285,8 +285,8 @@ fn fold_copy(positions: &mut Positions, p: PosId, body: &[Elem], n: usize) -> Po
     let path = positions.path(p);
     let k = body.len();
     match path.get(k) {
-        Some(e) if e.kind == Kind::Seq && e.index >= n && path.starts_with(body) => {
-            positions.intern_edited(p, |v| v[k].index -= n)
+        Some(e) if e.kind() == Kind::Seq && e.index() >= n && path.starts_with(body) => {
+            positions.intern_edited(p, |v| v[k] = v[k].with_index(v[k].index() - n))
         }
         _ => p,
     }

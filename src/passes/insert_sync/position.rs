@@ -23,22 +23,46 @@ pub enum Kind {
     ScopeBody,
 }
 
-/// One path element; markers (branches, bodies) have index 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Elem {
-    pub kind: Kind,
-    pub index: usize,
-}
+/// One path element; markers (branches, bodies) have index 0. Packed in one word, the kind in
+/// the top byte above the index, so that comparing, hashing and ordering an element (kind first,
+/// then index, the reference's order) is one integer operation on the hot paths of the pass.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Elem(u64);
+
+/// Bits of an element below its kind; statement indices never come near 2^56.
+const INDEX_BITS: u32 = 56;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+/// The kinds by their packed code (`Kind as u64`).
+const KINDS: [Kind; 6] = [Kind::Seq, Kind::Op, Kind::IfThen, Kind::IfElse, Kind::ForBody, Kind::ScopeBody];
 
 impl Elem {
+    fn new(kind: Kind, index: usize) -> Elem {
+        Elem(((kind as u64) << INDEX_BITS) | (index as u64 & INDEX_MASK))
+    }
     pub fn seq(index: usize) -> Elem {
-        Elem { kind: Kind::Seq, index }
+        Elem::new(Kind::Seq, index)
     }
     pub fn op(index: usize) -> Elem {
-        Elem { kind: Kind::Op, index }
+        Elem::new(Kind::Op, index)
     }
     pub fn marker(kind: Kind) -> Elem {
-        Elem { kind, index: 0 }
+        Elem::new(kind, 0)
+    }
+    pub fn kind(self) -> Kind {
+        KINDS[(self.0 >> INDEX_BITS) as usize]
+    }
+    pub fn index(self) -> usize {
+        (self.0 & INDEX_MASK) as usize
+    }
+    /// The element with the same kind and another index.
+    pub fn with_index(self, index: usize) -> Elem {
+        Elem::new(self.kind(), index)
+    }
+}
+
+impl std::fmt::Debug for Elem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}({})", self.kind(), self.index())
     }
 }
 
@@ -138,7 +162,7 @@ fn hash_of(path: &[Elem]) -> u64 {
 /// Prefixes, different branches and different kinds are unordered.
 pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     match a.iter().zip(b).find(|(x, y)| x != y) {
-        Some((x, y)) => x.kind == y.kind && matches!(x.kind, Kind::Seq | Kind::Op) && x.index < y.index,
+        Some((x, y)) => x.kind() == y.kind() && matches!(x.kind(), Kind::Seq | Kind::Op) && x.index() < y.index(),
         None => false,
     }
 }
@@ -149,12 +173,12 @@ pub fn before(a: &[Elem], b: &[Elem]) -> bool {
 /// F2: a barrier in an if branch was taken to cover a dependence around the `if`).
 pub fn dominates(b: &[Elem], c: &[Elem]) -> bool {
     let common = b.iter().zip(c).take_while(|(x, y)| x == y).count();
-    !b[common..].iter().any(|e| matches!(e.kind, Kind::IfThen | Kind::IfElse | Kind::ForBody))
+    !b[common..].iter().any(|e| matches!(e.kind(), Kind::IfThen | Kind::IfElse | Kind::ForBody))
 }
 
 /// Index of the innermost `Seq` element (the scope anchor), if any.
 pub fn depth(p: &[Elem]) -> Option<usize> {
-    p.iter().rposition(|e| e.kind == Kind::Seq)
+    p.iter().rposition(|e| e.kind() == Kind::Seq)
 }
 
 /// True iff both positions have their innermost `Seq` at the same depth and agree on every
@@ -174,8 +198,8 @@ pub type SeqKey = (usize, Option<usize>);
 /// `…, Seq(i), Op(j)`, `(i, None)` for `…, Seq(i)`; `None` for anything else.
 pub fn split_parent(p: &[Elem]) -> Option<(&[Elem], SeqKey)> {
     match p {
-        [parent @ .., s, o] if o.kind == Kind::Op => Some((parent, (s.index, Some(o.index)))),
-        [parent @ .., s] if s.kind == Kind::Seq => Some((parent, (s.index, None))),
+        [parent @ .., s, o] if o.kind() == Kind::Op => Some((parent, (s.index(), Some(o.index())))),
+        [parent @ .., s] if s.kind() == Kind::Seq => Some((parent, (s.index(), None))),
         _ => None,
     }
 }
@@ -236,7 +260,7 @@ mod tests {
         assert_eq!(ps.path(b), &[seq(0), Elem::op(2)]);
         assert_eq!(ps.get(&[seq(0)]), Some(parent));
         assert_eq!(ps.get(&[seq(1)]), None);
-        assert_eq!(ps.intern_edited(a, |p| p[1].index = 2), b);
+        assert_eq!(ps.intern_edited(a, |p| p[1] = p[1].with_index(2)), b);
         let c = ps.intern_edited(a, |p| p.push(Elem::marker(Kind::ForBody)));
         assert_eq!(ps.path(c), &[seq(0), Elem::op(1), Elem::marker(Kind::ForBody)]);
         assert_eq!(ps.path(a), &[seq(0), Elem::op(1)], "editing a copy leaves the original");

@@ -113,7 +113,7 @@ fn carrier(positions: &Positions, p: &Pair) -> Option<usize> {
         return None;
     }
     let common = set.iter().zip(wait).take_while(|(a, b)| a == b).count();
-    set[..common].iter().rposition(|e| e.kind == Kind::ForBody)
+    set[..common].iter().rposition(|e| e.kind() == Kind::ForBody)
 }
 
 /// The indices of a slice of pairs grouped by a key, each group chained in ascending order
