@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::effects::{leaf_effects, Effects, MemKey};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
-use super::reduce::{remove_linear, remove_transitive};
+use super::reduce::{remove_linear, remove_transitive, Indexes};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -101,6 +101,7 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         pipes: Vec::new(),
         pairs: PairList::default(),
         marks: Marks::default(),
+        indexes: Indexes::default(),
         effects: Effects::default(),
         out: Analysis::default(),
     };
@@ -121,6 +122,8 @@ struct Collector<'a> {
     pairs: PairList,
     /// The producers paired with the current leaf, or the entries of a folded list.
     marks: Marks,
+    /// Scratch tables of the reductions.
+    indexes: Indexes,
     /// The effects of the current leaf (kept to reuse its lists).
     effects: Effects,
     out: Analysis,
@@ -166,8 +169,8 @@ impl Collector<'_> {
             self.path.pop();
         }
         self.pairs.dedup_from(start);
-        remove_transitive(&mut self.pairs, &self.out.positions, start);
-        remove_linear(&mut self.pairs, &self.out.positions, start);
+        remove_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
+        remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
     }
 
     fn if_stmt(&mut self, then_body: &Stmt, else_body: Option<&Stmt>, state: &mut State) {
