@@ -130,7 +130,7 @@ impl<'p> Kernel<'p> {
 
     /// Gives `var` a C++ name with the derived identifiers `suffixes` reserved.
     fn name_var(&mut self, var: VarId, suffixes: &[&str]) -> Rc<str> {
-        let n: Rc<str> = self.namer.claim(self.prog.var_name(var), suffixes).into();
+        let n = self.namer.claim(self.prog.var_name(var), suffixes);
         self.names.insert(var, n.clone());
         n
     }
