@@ -151,9 +151,8 @@ impl Collector<'_> {
                     let run = self.out.positions.intern(&self.path);
                     self.out.op_counts.insert(run, ops.len());
                     for (j, op) in ops.iter().enumerate() {
-                        self.path.push(Elem::op(j));
-                        self.leaf(op, state);
-                        self.path.pop();
+                        let here = self.out.positions.child(run, Elem::op(j));
+                        self.leaf_at(here, op, state);
                     }
                 }
                 Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
@@ -205,7 +204,8 @@ impl Collector<'_> {
         let start = self.pairs.len();
         self.seq(stmts, 2, state);
         let (body_path, positions) = (self.path.as_slice(), &mut self.out.positions);
-        let mut fold = |p| fold_copy(positions, p, body_path, n);
+        let body = positions.intern(body_path);
+        let mut fold = |p| fold_copy(positions, p, (body, body_path), n);
         self.pairs.map_ends_from(start, &mut fold);
         let marks = &mut self.marks;
         for access in state.access.values_mut() {
@@ -219,8 +219,13 @@ impl Collector<'_> {
         self.path.pop();
     }
 
+    /// A leaf at the current path.
     fn leaf(&mut self, s: &Stmt, state: &mut State) {
         let here = self.out.positions.intern(&self.path);
+        self.leaf_at(here, s, state);
+    }
+
+    fn leaf_at(&mut self, here: PosId, s: &Stmt, state: &mut State) {
         let k = here.index();
         if self.out.spans.len() <= k {
             self.out.spans.resize(k + 1, None);
@@ -281,15 +286,21 @@ impl Collector<'_> {
     }
 }
 
-/// Maps a position in the second copy of an unrolled body (`body` is the path of the loop's
-/// `ForBody` marker, `n` the body's length) back onto the original: only the element right after
-/// `body` changes, and only for positions inside this loop (a new position only when it changes).
-fn fold_copy(positions: &mut Positions, p: PosId, body: &[Elem], n: usize) -> PosId {
+/// Maps a position in the second copy of an unrolled body (`body` is the id and the path of the
+/// loop's `ForBody` marker, `n` the body's length) back onto the original: only the element
+/// right after `body` changes, and only for positions inside this loop (a new position only when
+/// it changes). The original is found by walking down from `body`, the rest of the path unchanged.
+fn fold_copy(positions: &mut Positions, p: PosId, (body, body_path): (PosId, &[Elem]), n: usize) -> PosId {
     let path = positions.path(p);
-    let k = body.len();
+    let k = body_path.len();
     match path.get(k) {
-        Some(e) if e.kind() == Kind::Seq && e.index() >= n && path.starts_with(body) => {
-            positions.intern_edited(p, |v| v[k] = v[k].with_index(v[k].index() - n))
+        Some(&e) if e.kind() == Kind::Seq && e.index() >= n && path.starts_with(body_path) => {
+            let mut id = positions.child(body, e.with_index(e.index() - n));
+            for i in k + 1..positions.path(p).len() {
+                let e = positions.path(p)[i];
+                id = positions.child(id, e);
+            }
+            id
         }
         _ => p,
     }
