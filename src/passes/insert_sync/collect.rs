@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::effects::{leaf_effects, Effects, MemKey};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
-use super::reduce::{remove_linear, remove_transitive, Indexes};
+use super::reduce::{remove_duplicates, remove_linear, remove_transitive, Indexes};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -167,7 +167,7 @@ impl Collector<'_> {
             }
             self.path.pop();
         }
-        self.pairs.dedup_from(start);
+        remove_duplicates(&mut self.pairs, start, &mut self.indexes);
         remove_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
         remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
     }
@@ -215,7 +215,7 @@ impl Collector<'_> {
                 list.retain(|&p| marks.first(p));
             }
         }
-        self.pairs.dedup_from(start);
+        remove_duplicates(&mut self.pairs, start, &mut self.indexes);
         self.path.pop();
     }
 

@@ -26,7 +26,7 @@ impl Pair {
         self.src == self.dst
     }
     /// Identity for de-duplication (the flags are not part of it).
-    fn key(&self) -> (PosId, PosId, PipeType, PipeType) {
+    pub fn key(&self) -> (PosId, PosId, PipeType, PipeType) {
         (self.set, self.wait, self.src, self.dst)
     }
 }
@@ -82,12 +82,6 @@ impl PairList {
     /// True iff some pair (at any index) has these ends.
     pub fn links(&self, set: PosId, wait: PosId) -> bool {
         self.ends.contains_key(&(set, wait))
-    }
-
-    /// [`dedup_from`] on the list.
-    pub fn dedup_from(&mut self, start: usize) {
-        let drop = duplicates(&self.pairs[start..]);
-        self.drop_marked_from(start, &drop);
     }
 
     /// Removes `pairs[start + k]` for every `drop[k]`, keeping the order.
@@ -158,7 +152,7 @@ mod tests {
         list.push(pair(at[0], at[1]));
         list.push(pair(at[0], at[1]));
         list.push(pair(at[2], at[3]));
-        list.dedup_from(0);
+        list.drop_marked_from(0, &[false, true, false]);
         assert!(list.links(at[0], at[1]), "one of the two is left");
         list.map_ends_from(1, |p| if p == at[3] { at[1] } else { p });
         assert!(!list.links(at[2], at[3]));

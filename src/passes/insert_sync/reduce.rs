@@ -10,6 +10,22 @@
 use super::pairs::{Pair, PairList};
 use super::position::{before, dominates, Kind, PosId, Positions};
 
+/// Keeps the first pair of each identity ([`Pair::key`]) among `pairs[start..]`, in order
+/// (earlier pairs are neither dropped nor compared). Equal pairs share their wait, so each pair
+/// is compared only with the earlier ones of its wait's group.
+pub fn remove_duplicates(list: &mut PairList, start: usize, ix: &mut Indexes) {
+    let pairs = &list.as_slice()[start..];
+    ix.by_wait.build(pairs, |p| p.wait);
+    let by_wait = &ix.by_wait;
+    let duplicate: Vec<bool> = pairs
+        .iter()
+        .enumerate()
+        .map(|(k, p)| by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key()))
+        .collect();
+    ix.by_wait.release(pairs, |p| p.wait);
+    list.drop_marked_from(start, &duplicate);
+}
+
 /// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
 /// Decided on the list as it is, then removed all at once.
 ///
@@ -222,6 +238,24 @@ mod tests {
         let mut positions = Positions::default();
         let at = (0..n).map(|i| positions.intern(&[Elem::seq(0), Elem::op(i)])).collect();
         (positions, at)
+    }
+
+    #[test]
+    fn duplicates_in_the_tail_are_dropped_the_first_kept() {
+        let (_, at) = ops(3);
+        let mut list = PairList::default();
+        list.push(pair(Mte2, V, at[0], at[1])); // before the tail: not compared
+        list.push(pair(Mte2, V, at[0], at[1]));
+        list.push(pair(V, V, at[0], at[1])); // other pipes: another identity
+        list.push(pair(Mte2, V, at[0], at[1]));
+        list.push(pair(Mte2, V, at[1], at[2]));
+        let mut second = pair(Mte2, V, at[1], at[2]);
+        second.wait_after = true;
+        list.push(second);
+        remove_duplicates(&mut list, 1, &mut Indexes::default());
+        let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait, p.wait_after)).collect();
+        assert_eq!(left, [(Mte2, at[0], at[1], false), (Mte2, at[0], at[1], false), (V, at[0], at[1], false), (Mte2, at[1], at[2], false)]);
+        assert!(list.links(at[0], at[1]) && list.links(at[1], at[2]));
     }
 
     #[test]
