@@ -61,7 +61,8 @@ fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
 #[derive(Debug, Default)]
 pub struct PairList {
     pairs: Vec<Pair>,
-    /// How many pairs link each (set, wait), whatever their pipes.
+    /// How many pairs link each (set, wait), whatever their pipes (zero for ends no pair links
+    /// any more).
     ends: FxHashMap<(PosId, PosId), usize>,
 }
 
@@ -81,7 +82,7 @@ impl PairList {
 
     /// True iff some pair (at any index) has these ends.
     pub fn links(&self, set: PosId, wait: PosId) -> bool {
-        self.ends.contains_key(&(set, wait))
+        self.ends.get(&(set, wait)).is_some_and(|&n| n > 0)
     }
 
     /// Removes `pairs[start + k]` for every `drop[k]`, keeping the order.
@@ -110,12 +111,11 @@ impl PairList {
 }
 
 /// Takes one pair out of the count of its ends.
+/// (A count that reaches zero stays in the map: removing it would cost a second lookup, and
+/// the ends are often linked again.)
 fn forget(ends: &mut FxHashMap<(PosId, PosId), usize>, p: &Pair) {
     if let Some(n) = ends.get_mut(&(p.set, p.wait)) {
-        *n -= 1;
-        if *n == 0 {
-            ends.remove(&(p.set, p.wait));
-        }
+        *n = n.saturating_sub(1);
     }
 }
 
