@@ -621,7 +621,36 @@ impl<'s> Layout<'s> {
 impl<'s> Iterator for Layout<'s> {
     type Item = Result<Spanned<'s>, LexFatal>;
 
+    /// The usual token (inside a line, not a bracket, nothing queued) is handled here, inlined
+    /// into the parser's loop; everything else in [`Layout::next_slow`].
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        let mut read = None;
+        if self.queue.is_empty() && !self.done && self.pending_break.is_none() {
+            let result = self.raw.next();
+            if let Some(Ok(tok)) = result {
+                let plain = !matches!(tok, Tok::LineBreak(_) | Tok::Comment(_));
+                if plain && tok.closer().is_none() && !tok.is_closer() {
+                    self.bad_char_run = None;
+                    self.at_file_start = false;
+                    self.line_has_tokens = true;
+                    let span = self.raw.span();
+                    return Some(Ok((span.start, tok, span.end)));
+                }
+            }
+            read = Some(result);
+        }
+        self.next_slow(read)
+    }
+}
+
+impl<'s> Layout<'s> {
+    /// [`Iterator::next`] in general; `read` is a raw token [`Iterator::next`] already took.
+    #[inline(never)]
+    fn next_slow(
+        &mut self,
+        mut read: Option<Option<Result<Tok<'s>, LexError>>>,
+    ) -> Option<Result<Spanned<'s>, LexFatal>> {
         loop {
             if let Some(t) = self.queue.pop_front() {
                 return Some(Ok(t));
@@ -629,7 +658,11 @@ impl<'s> Iterator for Layout<'s> {
             if self.done {
                 return None;
             }
-            let Some(result) = self.raw.next() else {
+            let raw = match read.take() {
+                Some(raw) => raw,
+                None => self.raw.next(),
+            };
+            let Some(result) = raw else {
                 self.done = true;
                 self.end_of_input();
                 continue;

@@ -8,6 +8,9 @@
 //! read as being inside it).
 
 mod build;
+mod fast;
+#[cfg(test)]
+mod fast_tests;
 mod messages;
 pub mod methods;
 #[cfg(test)]
@@ -38,7 +41,19 @@ lalrpop_util::lalrpop_mod!(
 use build::Problem;
 
 /// Parses a whole `.pto` file. All syntax errors the parser can recover from are reported.
+///
+/// Text without errors is read by the fast parser ([`fast`]); anything it declines is read
+/// again by the lalrpop parser, which defines the language and reports every error.
 pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
+    if let Some(mut module) = parse_fast(Layout::new(source)) {
+        module.span = Span::new(0, source.len());
+        return Ok(module);
+    }
+    parse_slow(source)
+}
+
+/// [`parse`] by the lalrpop parser alone.
+fn parse_slow(source: &str) -> Result<Module, Vec<Diagnostic>> {
     let mut layout = Layout::new(source);
     let mut problems = Vec::new();
     let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
@@ -56,11 +71,10 @@ pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
 /// reads the file whole, which reports it properly).
 pub fn parse_method(source: &str, start: usize, end: usize, base: usize) -> Result<FuncDef, Vec<Diagnostic>> {
     let text = &source[..end];
-    let mut layout = Layout::nested(text, start, base);
-    let mut problems = Vec::new();
-    let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
-    let lexed = layout.finish();
-    let module = outcome(text, &lexed, problems, result)?;
+    let module = match parse_fast(Layout::nested(text, start, base)) {
+        Some(module) => module,
+        None => parse_method_slow(text, start, base)?,
+    };
     match (module.imports.is_empty(), <[Item; 1]>::try_from(module.items)) {
         (true, Ok([Item::Function(f)])) => Ok(f),
         _ => {
@@ -68,6 +82,26 @@ pub fn parse_method(source: &str, start: usize, end: usize, base: usize) -> Resu
             Err(vec![Diagnostic::error(codes::SYNTAX, Span::new(start, end), msg)])
         }
     }
+}
+
+/// The module `layout` reads, from the fast parser, with the header from the lexer; `None` when
+/// the text has any problem (the lalrpop parser then reports it) or a shape the fast parser
+/// leaves to lalrpop.
+fn parse_fast(mut layout: Layout<'_>) -> Option<Module> {
+    let module = fast::module(&mut layout);
+    let lexed = layout.finish();
+    let mut module = module.ok().filter(|_| lexed.diags.is_empty())?;
+    module.header = lexed.header;
+    Some(module)
+}
+
+/// [`parse_method`]'s text read by the lalrpop parser.
+fn parse_method_slow(text: &str, start: usize, base: usize) -> Result<Module, Vec<Diagnostic>> {
+    let mut layout = Layout::nested(text, start, base);
+    let mut problems = Vec::new();
+    let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
+    let lexed = layout.finish();
+    outcome(text, &lexed, problems, result)
 }
 
 /// Parses a single expression (for tests and tools). Layout tokens are ignored.

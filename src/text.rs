@@ -79,7 +79,7 @@ impl Piece for Hex {
 }
 
 /// Decimal digits of `v`, like `{v}`.
-fn push_u64(out: &mut String, mut v: u64) {
+pub(crate) fn push_u64(out: &mut String, mut v: u64) {
     if v < 10 {
         out.push(char::from(b'0' + v as u8));
         return;

@@ -64,7 +64,8 @@ fn layout(l: TileLayout) -> &'static str {
 }
 
 /// The C++ type of a tile (§4.3) and its address: what a tile declaration needs. It
-/// appends the `Tile<…>` text ([`Piece`]).
+/// appends the `Tile<…>` text ([`Piece`]), which depends on everything but the address.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TileCType {
     elem: &'static str,
     pub rows: i64,
@@ -74,6 +75,13 @@ pub struct TileCType {
     placed: Option<(&'static str, &'static str, &'static str, u64)>,
     /// The allocated address (tiles with a MemRef).
     pub addr: Option<i64>,
+}
+
+impl TileCType {
+    /// The type with the address dropped: equal for tiles whose `Tile<…>` text is equal.
+    pub fn without_addr(self) -> TileCType {
+        TileCType { addr: None, ..self }
+    }
 }
 
 /// The `Tile<…>` text.

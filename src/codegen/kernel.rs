@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ctype::{c_type, const_dim, global_shape, tile_type};
+use super::ctype::{c_type, const_dim, global_shape, tile_type, TileCType};
 use super::expr::write_value;
 use crate::text::{cat, Hex};
 use super::namer::Namer;
@@ -50,6 +50,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
         out: String::new(),
         indent: 1,
         pending_yield: None,
+        tile_text: (None, String::new()),
     };
     k.out.push_str("// Kernel Function: ");
     k.out.push_str(&f.name);
@@ -83,6 +84,9 @@ pub(super) struct Kernel<'p> {
     indent: usize,
     /// Values of the last `yield`, consumed by the enclosing `for`/`if`.
     pending_yield: Option<Vec<String>>,
+    /// The `Tile<…>` text of the last tile declared, for its type without the address: the
+    /// tiles of a kernel mostly share a few types, so it is usually copied, not rebuilt.
+    tile_text: (Option<TileCType>, String),
 }
 
 impl<'p> Kernel<'p> {
@@ -130,7 +134,7 @@ impl<'p> Kernel<'p> {
 
     /// Gives `var` a C++ name with the derived identifiers `suffixes` reserved.
     fn name_var(&mut self, var: VarId, suffixes: &[&str]) -> Rc<str> {
-        let n: Rc<str> = self.namer.claim(self.prog.var_name(var), suffixes).into();
+        let n = self.namer.claim(self.prog.var_name(var), suffixes);
         self.names.insert(var, n.clone());
         n
     }
@@ -240,9 +244,15 @@ impl<'p> Kernel<'p> {
     fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<Rc<str>, Diagnostic> {
         let ty = tile_type(self.prog, t, span)?;
         let n = self.name_var(var, &["", "Type"]);
+        let key = ty.without_addr();
+        if self.tile_text.0 != Some(key) {
+            self.tile_text.1.clear();
+            cat!(&mut self.tile_text.1; &ty);
+            self.tile_text.0 = Some(key);
+        }
         // The hottest lines of a kernel: appended piece by piece (see `crate::text`).
         self.start_line();
-        cat!(&mut self.out; "using ", &n, "Type = ", &ty, ";\n");
+        cat!(&mut self.out; "using ", &n, "Type = ", &self.tile_text.1, ";\n");
         self.start_line();
         cat!(&mut self.out; &n, "Type ", &n, "(", ty.rows, ", ", ty.cols, ");\n");
         if let Some(a) = ty.addr {

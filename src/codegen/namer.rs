@@ -7,6 +7,8 @@
 //! is used when free, otherwise `_1`, `_2`, … is appended. Without collisions the result is
 //! the reference's `S(v)`, so reference-exact output is preserved.
 
+use std::borrow::Cow;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashSet;
@@ -53,8 +55,9 @@ fn reserved() -> &'static FxHashSet<&'static str> {
 /// Hands out unique C++ identifiers.
 #[derive(Debug, Default)]
 pub struct Namer {
-    /// Identifiers handed out in this file (the reserved words are checked separately).
-    used: FxHashSet<String>,
+    /// Identifiers handed out in this file (the reserved words are checked separately). The
+    /// base name is stored as the very `Rc` handed out, so claiming it allocates once.
+    used: FxHashSet<Rc<str>>,
     /// Scratch buffer for the `base + suffix` probes, so a probe allocates nothing.
     probe: String,
 }
@@ -66,15 +69,16 @@ impl Namer {
 
     /// A fresh base name for IR name `ir_name` such that `base + s` is unused for every suffix
     /// in `suffixes` (`""` is the base itself); all of them are then taken.
-    pub fn claim(&mut self, ir_name: &str, suffixes: &[&str]) -> String {
+    pub fn claim(&mut self, ir_name: &str, suffixes: &[&str]) -> Rc<str> {
         let base = sanitize(ir_name);
-        let candidate = if self.free(&base, suffixes) {
-            base
+        let candidate: Rc<str> = if self.free(&base, suffixes) {
+            Rc::from(&*base)
         } else {
             // Numbered variants `base_k`. When every one of them has a reserved form (`__x`,
             // `_X`, `PIPE_x` for base `_`, `__x`, `_X`, `PIPE`, `PIPE_x`, `EVENT_IDx`), numbering
             // would never end: start from `vbase` (itself, then numbered) instead.
-            let (stem, mut k): (String, u64) = if is_reserved_form(&format!("{base}_")) { (format!("v{base}"), 0) } else { (base, 1) };
+            let (stem, mut k): (Cow<str>, u64) =
+                if is_reserved_form(&format!("{base}_")) { (format!("v{base}").into(), 0) } else { (base, 1) };
             let mut candidate = String::with_capacity(stem.len() + 4);
             loop {
                 candidate.clear();
@@ -84,16 +88,20 @@ impl Namer {
                     cat!(&mut candidate; k);
                 }
                 if self.free(&candidate, suffixes) {
-                    break candidate;
+                    break Rc::from(candidate);
                 }
                 k += 1;
             }
         };
         for s in suffixes {
-            let mut name = String::with_capacity(candidate.len() + s.len());
-            name.push_str(&candidate);
-            name.push_str(s);
-            self.used.insert(name);
+            if s.is_empty() {
+                self.used.insert(candidate.clone());
+            } else {
+                self.probe.clear();
+                self.probe.push_str(&candidate);
+                self.probe.push_str(s);
+                self.used.insert(Rc::from(self.probe.as_str()));
+            }
         }
         candidate
     }
@@ -118,16 +126,21 @@ impl Namer {
 
 /// The reference's `S(v)`: the first character kept if a letter or `_`, later ones if
 /// alphanumeric or `_`, everything else replaced by `_`; empty → `var`.
-pub fn sanitize(name: &str) -> String {
+/// Borrowed when `name` is already a valid identifier (the usual case), so that nothing is
+/// allocated for it.
+pub fn sanitize(name: &str) -> Cow<'_, str> {
+    let ok = |i: usize, c: char| if i == 0 { c.is_ascii_alphabetic() || c == '_' } else { c.is_ascii_alphanumeric() || c == '_' };
+    if !name.is_empty() && name.chars().enumerate().all(|(i, c)| ok(i, c)) {
+        return Cow::Borrowed(name);
+    }
     let mut out = String::with_capacity(name.len());
     for (i, c) in name.chars().enumerate() {
-        let ok = if i == 0 { c.is_ascii_alphabetic() || c == '_' } else { c.is_ascii_alphanumeric() || c == '_' };
-        out.push(if ok { c } else { '_' });
+        out.push(if ok(i, c) { c } else { '_' });
     }
     if out.is_empty() {
         out.push_str("var");
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Identifiers the C++ implementation reserves: `__x`, `_X`, and the `PIPE_*` / `EVENT_ID*`
@@ -145,6 +158,7 @@ mod tests {
     #[test]
     fn sanitizes_like_the_reference() {
         assert_eq!(sanitize("a.b"), "a_b");
+        assert!(matches!(sanitize("t_1"), Cow::Borrowed("t_1")), "a valid name is not copied");
         assert_eq!(sanitize("1x"), "_x");
         assert_eq!(sanitize(""), "var");
     }
@@ -152,10 +166,10 @@ mod tests {
     #[test]
     fn free_names_are_kept_and_collisions_numbered() {
         let mut n = Namer::new();
-        assert_eq!(n.claim("x_0", &[""]), "x_0");
-        assert_eq!(n.claim("x_0", &[""]), "x_0_1");
-        assert_eq!(n.claim("int", &[""]), "int_1");
-        assert_eq!(n.claim("TADD", &[""]), "TADD_1");
+        assert_eq!(&*n.claim("x_0", &[""]), "x_0");
+        assert_eq!(&*n.claim("x_0", &[""]), "x_0_1");
+        assert_eq!(&*n.claim("int", &[""]), "int_1");
+        assert_eq!(&*n.claim("TADD", &[""]), "TADD_1");
     }
 
     /// Names whose numbered variants would all be reserved forms (this used to loop forever)
@@ -163,26 +177,26 @@ mod tests {
     #[test]
     fn reserved_forms_terminate() {
         let mut n = Namer::new();
-        assert_eq!(n.claim("PIPE", &[""]), "PIPE");
-        assert_eq!(n.claim("PIPE", &[""]), "vPIPE");
-        assert_eq!(n.claim("PIPE_a", &[""]), "vPIPE_a");
-        assert_eq!(n.claim("__x", &["", "Type"]), "v__x");
-        assert_eq!(n.claim("__x", &["", "Type"]), "v__x_1");
-        assert_eq!(n.claim("_", &["", "Type"]), "v_");
-        assert_eq!(n.claim("_X", &[""]), "v_X");
-        assert_eq!(n.claim("EVENT_ID0", &["_tensor", ""]), "vEVENT_ID0");
-        assert_eq!(n.claim("EVENT", &[""]), "EVENT");
-        assert_eq!(n.claim("EVENT", &[""]), "EVENT_1");
+        assert_eq!(&*n.claim("PIPE", &[""]), "PIPE");
+        assert_eq!(&*n.claim("PIPE", &[""]), "vPIPE");
+        assert_eq!(&*n.claim("PIPE_a", &[""]), "vPIPE_a");
+        assert_eq!(&*n.claim("__x", &["", "Type"]), "v__x");
+        assert_eq!(&*n.claim("__x", &["", "Type"]), "v__x_1");
+        assert_eq!(&*n.claim("_", &["", "Type"]), "v_");
+        assert_eq!(&*n.claim("_X", &[""]), "v_X");
+        assert_eq!(&*n.claim("EVENT_ID0", &["_tensor", ""]), "vEVENT_ID0");
+        assert_eq!(&*n.claim("EVENT", &[""]), "EVENT");
+        assert_eq!(&*n.claim("EVENT", &[""]), "EVENT_1");
     }
 
     #[test]
     fn derived_names_are_reserved_together() {
         let mut n = Namer::new();
-        assert_eq!(n.claim("a", &["_tensor", "", "Global"]), "a");
-        assert_eq!(n.claim("aGlobal", &[""]), "aGlobal_1");
-        assert_eq!(n.claim("a_tensor", &[""]), "a_tensor_1");
-        assert_eq!(n.claim("t", &["", "Type"]), "t");
+        assert_eq!(&*n.claim("a", &["_tensor", "", "Global"]), "a");
+        assert_eq!(&*n.claim("aGlobal", &[""]), "aGlobal_1");
+        assert_eq!(&*n.claim("a_tensor", &[""]), "a_tensor_1");
+        assert_eq!(&*n.claim("t", &["", "Type"]), "t");
         // `a` is taken, and so would be `a_tensor` for a new tensor `a`.
-        assert_eq!(n.claim("a", &["_tensor", ""]), "a_1");
+        assert_eq!(&*n.claim("a", &["_tensor", ""]), "a_1");
     }
 }

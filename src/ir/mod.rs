@@ -427,7 +427,15 @@ pub struct MemRefInfo {
 impl MemRefInfo {
     /// The derived variable name `mem_<space>_<id>`.
     pub fn derived_name(&self) -> String {
-        format!("mem_{}_{}", self.space.lower_name(), self.id)
+        // Built by hand: init-mem-ref names one MemRef per buffer, and `format!` with the
+        // allocated `lower_name` cost more than the rest of the naming.
+        let space = self.space.name();
+        let mut name = String::with_capacity(4 + space.len() + 1 + 20);
+        name.push_str("mem_");
+        name.extend(space.chars().map(|c| c.to_ascii_lowercase()));
+        name.push('_');
+        crate::text::push_u64(&mut name, self.id);
+        name
     }
 }
 

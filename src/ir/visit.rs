@@ -76,6 +76,23 @@ pub fn walk_expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+/// Calls `f` on every variable used in `e`, in pre-order: what [`walk_expr`] meets as
+/// `ExprKind::Var` nodes, with a direct match instead of a closure call per node (the passes
+/// that only look at variables call this once per statement).
+pub fn for_each_var(e: &Expr, f: &mut impl FnMut(VarId)) {
+    match &e.kind {
+        ExprKind::Var(v) => f(*v),
+        ExprKind::Call(c) => c.args.iter().for_each(|a| for_each_var(a, f)),
+        ExprKind::MakeTuple(items) => items.iter().for_each(|a| for_each_var(a, f)),
+        ExprKind::TupleGetItem(t, _) | ExprKind::Unary(_, t) => for_each_var(t, f),
+        ExprKind::Binary(_, l, r) => {
+            for_each_var(l, f);
+            for_each_var(r, f);
+        }
+        ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {}
+    }
+}
+
 /// Calls `f` on every expression held by `s` or by statements nested in it, with their
 /// sub-expressions (statements in pre-order, each statement's expressions in
 /// [`stmt_exprs`] order, each expression in pre-order).
@@ -100,6 +117,34 @@ pub fn defined_vars(s: &Stmt) -> impl Iterator<Item = VarId> + '_ {
     single.into_iter().chain(lists.into_iter().flatten().copied())
 }
 
+/// Calls `f` on the variables defined by `s` and by every statement nested in it: what
+/// [`walk_stmts`] with [`defined_vars`] meets, in the same order, with a direct match per
+/// statement instead of iterator adapters (for the passes that walk every statement).
+pub fn walk_defined_vars(s: &Stmt, f: &mut impl FnMut(VarId)) {
+    match s {
+        Stmt::Assign { var, .. } => f(*var),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| walk_defined_vars(c, f)),
+        Stmt::If { then_body, else_body, return_vars, .. } => {
+            return_vars.iter().for_each(|v| f(*v));
+            walk_defined_vars(then_body, f);
+            if let Some(e) = else_body {
+                walk_defined_vars(e, f);
+            }
+        }
+        Stmt::For { loop_var, iter_args, return_vars, body, .. } => {
+            f(*loop_var);
+            iter_args.iter().chain(return_vars).for_each(|v| f(*v));
+            walk_defined_vars(body, f);
+        }
+        Stmt::While { iter_args, return_vars, body, .. } => {
+            iter_args.iter().chain(return_vars).for_each(|v| f(*v));
+            walk_defined_vars(body, f);
+        }
+        Stmt::Scope { body, .. } => walk_defined_vars(body, f),
+        Stmt::Yield { .. } | Stmt::Return { .. } | Stmt::Eval { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {}
+    }
+}
+
 /// The statement that ends `s`: descends into the last element of trailing `SeqStmts` only
 /// (like the reference's `GetLastStmt`); an empty sequence is its own last statement.
 pub fn last_stmt(s: &Stmt) -> &Stmt {
@@ -112,7 +157,7 @@ pub fn last_stmt(s: &Stmt) -> &Stmt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{DataType, Span};
+    use crate::ir::{DataType, Span, Type};
 
     fn int(v: i64) -> Expr {
         Expr::int(v, DataType::Int64, Span::NONE)
@@ -147,6 +192,66 @@ mod tests {
         walk_all_exprs(&s, &mut |e| seen.push(e.as_const_int().unwrap()));
         assert_eq!(seen, vec![0, 8, 1, 5]);
         assert_eq!(defined_vars(&s).collect::<Vec<_>>(), vec![VarId(0), VarId(1), VarId(2)]);
+    }
+
+    #[test]
+    fn walk_defined_vars_meets_what_walk_stmts_with_defined_vars_meets() {
+        let assign = |v: u32| Stmt::Assign { var: VarId(v), value: int(0), span: Span::NONE };
+        let body = Stmt::Seq {
+            stmts: vec![
+                assign(3),
+                Stmt::If {
+                    cond: Box::new(int(1)),
+                    then_body: Box::new(assign(4)),
+                    else_body: Some(Box::new(Stmt::Scope { kind: crate::ir::ScopeKind::InCore, body: Box::new(assign(5)), span: Span::NONE })),
+                    return_vars: vec![VarId(6)],
+                    span: Span::NONE,
+                },
+                Stmt::While {
+                    cond: Box::new(int(1)),
+                    iter_args: vec![VarId(7)],
+                    body: Box::new(Stmt::Ops { stmts: vec![assign(8)], span: Span::NONE }),
+                    return_vars: vec![VarId(9)],
+                    span: Span::NONE,
+                },
+            ],
+            span: Span::NONE,
+        };
+        let s = Stmt::For {
+            loop_var: VarId(0),
+            start: Box::new(int(0)),
+            stop: Box::new(int(8)),
+            step: Box::new(int(1)),
+            iter_args: vec![VarId(1)],
+            body: Box::new(body),
+            return_vars: vec![VarId(2)],
+            kind: crate::ir::ForKind::Sequential,
+            span: Span::NONE,
+        };
+        let mut walked = Vec::new();
+        walk_stmts(&s, &mut |st| walked.extend(defined_vars(st)));
+        let mut direct = Vec::new();
+        walk_defined_vars(&s, &mut |v| direct.push(v.0));
+        assert_eq!(direct, vec![0, 1, 2, 3, 6, 4, 5, 7, 9, 8]);
+        assert_eq!(direct, walked.iter().map(|v| v.0).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn for_each_var_meets_the_var_nodes_of_walk_expr() {
+        use crate::ir::{BinOp, Call, Callee, OpId, UnOp};
+        let v = |i: u32| Expr::var(VarId(i), Span::NONE);
+        let bin = |l: Expr, r: Expr| Expr::new(ExprKind::Binary(BinOp::Add, Box::new(l), Box::new(r)), Type::Unknown, Span::NONE);
+        let tuple = Expr::new(ExprKind::MakeTuple(vec![v(3), int(2), v(4)]), Type::Unknown, Span::NONE);
+        let get = Expr::new(ExprKind::TupleGetItem(Box::new(tuple), 0), Type::Unknown, Span::NONE);
+        let neg = Expr::new(ExprKind::Unary(UnOp::Neg, Box::new(v(5))), Type::Unknown, Span::NONE);
+        let call = Call { callee: Callee::Op(OpId(0)), args: vec![bin(v(1), v(2)), get, neg, v(1)], kwargs: Vec::new() };
+        let e = Expr::new(ExprKind::Call(Box::new(call)), Type::Unknown, Span::NONE);
+        let mut walked = Vec::new();
+        walk_expr(&e, &mut |x| walked.extend(x.as_var()));
+        let mut direct = Vec::new();
+        for_each_var(&e, &mut |x| direct.push(x));
+        assert_eq!(direct, vec![VarId(1), VarId(2), VarId(3), VarId(4), VarId(5), VarId(1)]);
+        assert_eq!(direct, walked);
     }
 }
 

@@ -54,10 +54,15 @@ impl Lowerer {
         }
     }
 
+    /// A use of variable `v` (noting when it stands for a failed statement's target).
+    fn use_var(&mut self, v: VarId, span: Span) -> Expr {
+        self.read_poison |= !self.poisoned.is_empty() && self.poisoned.contains(&v);
+        Expr::var(v, span)
+    }
+
     fn lower_name(&mut self, n: &str, span: Span) -> R<Expr> {
         if let Some(v) = self.scopes.lookup(n) {
-            self.read_poison |= self.poisoned.contains(&v);
-            return Ok(Expr::var(v, span));
+            return Ok(self.use_var(v, span));
         }
         match n {
             "inf" => return Ok(Expr::float(f64::INFINITY, DataType::Fp32, span)),
@@ -116,31 +121,36 @@ impl Lowerer {
 
     fn lower_call(&mut self, f: &ast::Expr, args: &[Arg], span: Span) -> R<Expr> {
         // self.f(...) inside a program class; a bare f(...) names a function in standalone files.
-        if let Some(path) = f.dotted() {
-            match path.as_slice() {
-                ["self", name] => {
-                    let name_span = match &f.kind {
-                        A::Attr(_, ident) => ident.span,
-                        _ => f.span,
-                    };
-                    return self.lower_function_call(name, name_span, args, span);
-                }
-                [name] if self.scopes.lookup(name).is_none() => match *name {
-                    "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
-                    _ if self.sigs.contains_key(*name) => return self.lower_function_call(name, f.span, args, span),
-                    _ => {}
-                },
-                _ => {}
+        match &f.kind {
+            A::Attr(base, ident) if matches!(&base.kind, A::Name(n) if n == "self") => {
+                return self.lower_function_call(&ident.name, ident.span, args, span);
             }
+            A::Name(name) if self.scopes.lookup(name).is_none() => match name.as_str() {
+                "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
+                _ if self.sigs.contains_key(name.as_str()) => return self.lower_function_call(name, f.span, args, span),
+                _ => {}
+            },
+            _ => {}
         }
-        let Some(path) = self.prefixed_path(f) else {
-            return Err(Diagnostic::error(
-                codes::UNKNOWN_OP,
-                f.span,
-                format!("unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`", self.prefix),
-            ));
+        let short = self.op_path(f);
+        let long;
+        let path: &[&str] = match &short {
+            Some((parts, n)) => &parts[..*n],
+            None => {
+                long = self.prefixed_path(f);
+                match &long {
+                    Some(p) => p,
+                    None => {
+                        return Err(Diagnostic::error(
+                            codes::UNKNOWN_OP,
+                            f.span,
+                            format!("unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`", self.prefix),
+                        ))
+                    }
+                }
+            }
         };
-        match path.as_slice() {
+        match path {
             ["const"] => return self.lower_const(args, span),
             [name] if STATEMENT_FORMS.contains(name) => {
                 return Err(Diagnostic::error(
@@ -151,7 +161,10 @@ impl Lowerer {
             }
             _ => {}
         }
-        let mut pos = Vec::new();
+        // The positional arguments go to a buffer kept across calls (a nested call in an
+        // argument finds it taken and uses a new one).
+        let mut pos = std::mem::take(&mut self.op_args);
+        pos.clear();
         let mut kws = Vec::new();
         for a in args {
             match a {
@@ -164,12 +177,20 @@ impl Lowerer {
                 }),
             }
         }
-        ops::build_op_call(&self.prog, &path, f.span, pos, kws, span)
+        let call = ops::build_op_call_in(&self.prog, path, f.span, &mut pos, kws, span);
+        self.op_args = pos;
+        call
     }
 
     /// An operator argument: enum members, dtypes and strings are plain values; so are literals
     /// given by keyword (the reference converts keyword values to Python values, §3.10).
     fn lower_arg(&mut self, e: &ast::Expr, keyword: bool) -> R<ArgValue> {
+        // Most arguments are variables: look them up once.
+        if let A::Name(n) = &e.kind {
+            if let Some(v) = self.scopes.lookup(n) {
+                return Ok(ArgValue::Expr(self.use_var(v, e.span)));
+            }
+        }
         if let Some(v) = self.plain_value(e, keyword) {
             return Ok(ArgValue::Value(v));
         }

@@ -56,7 +56,7 @@ pub fn lower_head(module: ast::Module) -> Option<Head> {
         [ast::Item::Class(c)] => c.body.iter().all(|s| matches!(s, ast::ClassStmt::Other(_))),
         _ => false,
     };
-    (ok && l.diags.is_empty() && l.in_class).then(|| Head { prefix: l.prefix, name: l.prog.name })
+    (ok && l.diags.is_empty() && l.in_class).then_some(Head { prefix: l.prefix, name: l.prog.name })
 }
 
 /// The call signatures of a program's functions, filled in as the functions of a file read in
@@ -196,6 +196,9 @@ pub(crate) struct Lowerer {
     diags: Vec<Diagnostic>,
     /// The name `pypto.language` is bound to (`pl` unless an import says otherwise).
     prefix: String,
+    /// The dotted parts of `prefix` (`["pl"]`, `["pypto", "language"]`), split once: every
+    /// call and type annotation is matched against them.
+    prefix_parts: Vec<String>,
     /// True while lowering methods of a `@pl.program` class (calls are `self.f(...)`).
     in_class: bool,
     sigs: HashMap<String, Signature>,
@@ -219,6 +222,11 @@ pub(crate) struct Lowerer {
     shared: Option<Arc<Signatures>>,
     /// Set when a call names a function `shared` does not know (yet).
     waiting: bool,
+    /// The constant-shape annotation types lowered so far, shared by later annotations that
+    /// spell the same type (see `types.rs`).
+    constant_types: Vec<(types::ConstantShaped, Type)>,
+    /// The buffer `lower_call` collects an operator call's positional arguments in.
+    op_args: Vec<crate::ops::ArgIn>,
 }
 
 impl Lowerer {
@@ -242,6 +250,7 @@ impl Lowerer {
         Lowerer {
             prog: Program::new(""),
             diags: Vec::new(),
+            prefix_parts: prefix.split('.').map(str::to_string).collect(),
             prefix,
             in_class: false,
             sigs: HashMap::default(),
@@ -254,6 +263,8 @@ impl Lowerer {
             read_poison: false,
             shared: None,
             waiting: false,
+            constant_types: Vec::new(),
+            op_args: Vec::new(),
         }
     }
 
@@ -512,9 +523,57 @@ impl Lowerer {
         if !matches!(e.kind, ast::ExprKind::Attr(..)) {
             return None;
         }
-        let path = e.dotted()?;
-        let n = self.prefix.split('.').count();
-        if path.len() > n && path.iter().zip(self.prefix.split('.')).all(|(a, b)| *a == b) {
+        self.strip_prefix(e.dotted()?)
+    }
+
+    /// Whether `e` is the module prefix itself (`pl`, or `pypto.language`).
+    fn is_prefix(&self, e: &ast::Expr) -> bool {
+        let mut e = e;
+        for (i, part) in self.prefix_parts.iter().enumerate().rev() {
+            match &e.kind {
+                ast::ExprKind::Attr(base, attr) if i > 0 && attr.name == *part => e = base,
+                ast::ExprKind::Name(n) if i == 0 => return n == part,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The one name after the prefix: `pl.yield_` → `yield_` (what `prefixed_path` gives when
+    /// it has one part, without building the path).
+    fn prefixed_name<'e>(&self, e: &'e ast::Expr) -> Option<&'e str> {
+        match &e.kind {
+            ast::ExprKind::Attr(base, attr) if self.is_prefix(base) => Some(attr.name.as_str()),
+            _ => None,
+        }
+    }
+
+    /// What [`Self::prefixed_path`] gives for an operator callee of up to three parts after the
+    /// prefix (`pl.block.add` → `["block", "add"]`), found in one walk up the attribute chain;
+    /// `None` for anything else (longer paths included).
+    fn op_path<'e>(&self, e: &'e ast::Expr) -> Option<([&'e str; 3], usize)> {
+        let mut parts = [""; 3];
+        let mut n = 0;
+        let mut cur = e;
+        while let ast::ExprKind::Attr(base, attr) = &cur.kind {
+            if n == parts.len() {
+                return None;
+            }
+            parts[n] = attr.name.as_str();
+            n += 1;
+            if self.is_prefix(base) {
+                parts[..n].reverse();
+                return Some((parts, n));
+            }
+            cur = base;
+        }
+        None
+    }
+
+    /// `path` without the module prefix, if it starts with it and has more after it.
+    fn strip_prefix<'e>(&self, path: ast::DottedPath<'e>) -> Option<ast::DottedPath<'e>> {
+        let n = self.prefix_parts.len();
+        if path.len() > n && path.iter().zip(&self.prefix_parts).all(|(a, b)| *a == b) {
             Some(path.skip(n))
         } else {
             None
@@ -531,4 +590,36 @@ struct FunctionState {
     scopes: Scopes,
     memrefs: HashMap<u64, VarId>,
     free_dims: HashMap<String, VarId>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lowerer;
+    use crate::parser::parse_expr;
+
+    /// The one-walk matchers (`op_path`, `prefixed_name`, `type_name`) answer what the general
+    /// `prefixed_path` answers, for one- and two-part prefixes.
+    #[test]
+    fn fast_path_matchers_agree_with_prefixed_path() {
+        let exprs = [
+            "pl.block.add", "pl.add", "pl.a.b.c", "pl.a.b.c.d", "pl", "x.block.add", "pl.pl.add", "f(1).add",
+            "pypto.language.block.add", "pypto.language.add", "pypto.language", "language.add", "Tile", "pl.Tile",
+        ];
+        for prefix in ["pl", "pypto.language"] {
+            let l = Lowerer::with_prefix(prefix.to_string());
+            for text in exprs {
+                let e = parse_expr(text).unwrap_or_else(|_| panic!("{text}"));
+                let general = l.prefixed_path(&e);
+                let general: Option<Vec<&str>> = general.as_deref().map(<[&str]>::to_vec);
+                let fast = l.op_path(&e).map(|(parts, n)| parts[..n].to_vec());
+                match (&fast, &general) {
+                    (Some(f), g) => assert_eq!(Some(f), g.as_ref(), "{prefix}: {text}"),
+                    (None, Some(g)) => assert!(g.len() > 3, "{prefix}: {text}"),
+                    (None, None) => {}
+                }
+                let one = general.as_ref().filter(|g| g.len() == 1).map(|g| g[0]);
+                assert_eq!(l.prefixed_name(&e), one, "{prefix}: {text}");
+            }
+        }
+    }
 }

@@ -12,24 +12,33 @@
 //! printed program read back.
 
 use crate::ir::VarId;
+use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::Entry;
 
+/// A name as the scopes keep it: inline (no allocation) up to 24 bytes, like the syntax tree's.
+pub type ScopeName = CompactString;
+
+/// One map of the visible bindings plus, per open scope, the bindings it shadows: a lookup is
+/// one hash probe however deep the nesting, and binding a name allocates nothing.
 #[derive(Default)]
 pub struct Scopes {
+    /// The visible binding of each name, with the depth (index into `frames`) that made it.
+    visible: HashMap<ScopeName, (VarId, u32)>,
     frames: Vec<Frame>,
     /// The most recent binding of each name in a scope that has been closed.
-    closed: HashMap<String, VarId>,
+    closed: HashMap<ScopeName, VarId>,
 }
 
 #[derive(Default)]
 struct Frame {
-    names: HashMap<String, VarId>,
-    /// Binding order, so that leaking is deterministic.
-    order: Vec<String>,
+    /// The names this scope bound, in first-binding order (so that leaking is deterministic),
+    /// each with the binding it shadows, restored when the scope is popped.
+    bound: Vec<(ScopeName, Option<(VarId, u32)>)>,
 }
 
 /// The bindings of a popped scope, in the order they were made.
-pub type Bindings = Vec<(String, VarId)>;
+pub type Bindings = Vec<(ScopeName, VarId)>;
 
 impl Scopes {
     pub fn push(&mut self) {
@@ -38,13 +47,29 @@ impl Scopes {
 
     /// Pops the innermost scope and returns its bindings.
     pub fn pop(&mut self) -> Bindings {
-        let frame = self.frames.pop().unwrap_or_default();
-        let mut names = frame.names;
-        let bindings: Bindings = frame.order.into_iter().filter_map(|n| names.remove(&n).map(|v| (n, v))).collect();
-        for (n, v) in &bindings {
-            self.closed.insert(n.clone(), *v);
+        let Some(frame) = self.frames.pop() else { return Vec::new() };
+        let mut bindings = Vec::with_capacity(frame.bound.len());
+        self.closed.reserve(frame.bound.len());
+        for (name, shadowed) in frame.bound {
+            let var = match shadowed {
+                Some(old) => self.visible.insert(name.clone(), old),
+                None => self.visible.remove(&name),
+            };
+            // Every name in `bound` was made visible by this scope.
+            let Some((var, _)) = var else { continue };
+            self.closed.insert(name.clone(), var);
+            bindings.push((name, var));
         }
         bindings
+    }
+
+    /// Makes room for `n` more bindings in the innermost scope (a statement list about to be
+    /// lowered binds about one name per statement), so the maps do not grow step by step.
+    pub fn reserve(&mut self, n: usize) {
+        self.visible.reserve(n);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.bound.reserve(n);
+        }
     }
 
     /// Binds `name` in the innermost scope.
@@ -52,9 +77,17 @@ impl Scopes {
         if self.frames.is_empty() {
             self.push();
         }
-        let frame = self.frames.last_mut().unwrap();
-        if frame.names.insert(name.to_string(), var).is_none() {
-            frame.order.push(name.to_string());
+        let depth = self.frames.len() - 1;
+        match self.visible.entry(ScopeName::from(name)) {
+            Entry::Occupied(mut slot) if slot.get().1 == depth as u32 => slot.get_mut().0 = var,
+            Entry::Occupied(mut slot) => {
+                let shadowed = std::mem::replace(slot.get_mut(), (var, depth as u32));
+                self.frames[depth].bound.push((slot.key().clone(), Some(shadowed)));
+            }
+            Entry::Vacant(slot) => {
+                self.frames[depth].bound.push((slot.key().clone(), None));
+                slot.insert((var, depth as u32));
+            }
         }
     }
 
@@ -66,31 +99,33 @@ impl Scopes {
     }
 
     /// The closed-scope bindings as they are now.
-    pub fn closed_snapshot(&self) -> HashMap<String, VarId> {
+    pub fn closed_snapshot(&self) -> HashMap<ScopeName, VarId> {
         self.closed.clone()
     }
 
     /// Replaces the closed-scope bindings, returning the previous ones.
-    pub fn replace_closed(&mut self, closed: HashMap<String, VarId>) -> HashMap<String, VarId> {
+    pub fn replace_closed(&mut self, closed: HashMap<ScopeName, VarId>) -> HashMap<ScopeName, VarId> {
         std::mem::replace(&mut self.closed, closed)
     }
 
     /// Adds bindings closed elsewhere (another branch) where this side has none for the name.
-    pub fn merge_closed(&mut self, other: HashMap<String, VarId>) {
+    pub fn merge_closed(&mut self, other: HashMap<ScopeName, VarId>) {
         for (n, v) in other {
             self.closed.entry(n).or_insert(v);
         }
     }
 
     pub fn lookup(&self, name: &str) -> Option<VarId> {
-        self.frames.iter().rev().find_map(|f| f.names.get(name).copied()).or_else(|| self.closed.get(name).copied())
+        match self.visible.get(name) {
+            Some(&(v, _)) => Some(v),
+            None => self.closed.get(name).copied(),
+        }
     }
 
     /// All names visible now (for "did you mean" suggestions), sorted.
     pub fn visible_names(&self) -> Vec<&str> {
-        let mut v: Vec<&str> = self.frames.iter().flat_map(|f| f.names.keys().map(String::as_str)).collect();
+        let mut v: Vec<&str> = self.visible.keys().map(ScopeName::as_str).collect();
         v.sort_unstable();
-        v.dedup();
         v
     }
 }
@@ -140,6 +175,26 @@ mod tests {
         s.leak(inner);
         assert_eq!(s.lookup("x"), Some(VarId(1)));
         assert_eq!(s.lookup("y"), Some(VarId(2)));
+    }
+
+    #[test]
+    fn popping_restores_what_a_scope_shadowed_and_reports_its_last_bindings_in_order() {
+        let mut s = Scopes::default();
+        s.push();
+        s.bind("x", VarId(0));
+        s.push();
+        s.bind("y", VarId(1));
+        s.bind("x", VarId(2));
+        s.bind("y", VarId(3));
+        s.push();
+        s.bind("x", VarId(4));
+        assert_eq!(s.pop(), vec![("x".into(), VarId(4))]);
+        assert_eq!(s.lookup("x"), Some(VarId(2)));
+        assert_eq!(s.visible_names(), vec!["x", "y"]);
+        assert_eq!(s.pop(), vec![("y".into(), VarId(3)), ("x".into(), VarId(2))]);
+        assert_eq!(s.lookup("x"), Some(VarId(0)));
+        assert_eq!(s.lookup("y"), Some(VarId(3)), "closed fallback");
+        assert_eq!(s.visible_names(), vec!["x"]);
     }
 
     #[test]

@@ -16,7 +16,9 @@ type R<T> = Result<T, Diagnostic>;
 impl Lowerer {
     /// Lowers a statement list; a failing statement is reported and skipped.
     pub(super) fn lower_stmts(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(stmts.len());
+        self.scopes.reserve(stmts.len());
+        self.prog.vars.reserve(stmts.len());
         for (i, s) in stmts.iter().enumerate() {
             // A docstring as the first statement is skipped, as by the reference.
             if i == 0 && matches!(&s.kind, S::Expr(e) if matches!(e.kind, A::Str(_))) {
@@ -117,7 +119,7 @@ impl Lowerer {
             }
             S::With { item, body, .. } => {
                 let ok = match &item.kind {
-                    A::Call(f, args) => args.is_empty() && self.prefixed_path(f).is_some_and(|p| p == ["incore"]),
+                    A::Call(f, args) => args.is_empty() && self.prefixed_name(f) == Some("incore"),
                     _ => false,
                 };
                 if !ok {
@@ -149,7 +151,7 @@ impl Lowerer {
     /// True when `e` is a call of the DSL form `pl.<name>(...)`.
     fn is_form(&self, e: &ast::Expr, name: &str) -> bool {
         match &e.kind {
-            A::Call(f, _) => self.prefixed_path(f).is_some_and(|p| p == [name]),
+            A::Call(f, _) => self.prefixed_name(f) == Some(name),
             _ => false,
         }
     }
@@ -157,7 +159,7 @@ impl Lowerer {
     /// The arguments of a `pl.yield_(...)` call.
     fn yield_args<'e>(&self, e: &'e ast::Expr) -> Option<&'e [Arg]> {
         match &e.kind {
-            A::Call(f, args) if self.prefixed_path(f).is_some_and(|p| p == ["yield_"]) => Some(args),
+            A::Call(f, args) if self.prefixed_name(f) == Some("yield_") => Some(args),
             _ => None,
         }
     }

@@ -18,10 +18,10 @@ impl Lowerer {
     /// A parameter annotation: the type and the direction wrapper.
     pub(super) fn lower_param_type(&mut self, e: &ast::Expr) -> R<(Type, ParamDirection)> {
         if let A::Subscript(base, items) = &e.kind {
-            let dir = match self.type_path(base).as_deref() {
-                Some(["Out"]) => Some(ParamDirection::Out),
-                Some(["InOut"]) => Some(ParamDirection::InOut),
-                Some(["In"]) => Some(ParamDirection::In),
+            let dir = match self.type_name(base) {
+                Some("Out") => Some(ParamDirection::Out),
+                Some("InOut") => Some(ParamDirection::InOut),
+                Some("In") => Some(ParamDirection::In),
                 _ => None,
             };
             if let Some(dir) = dir {
@@ -68,24 +68,69 @@ impl Lowerer {
         }
     }
 
+    /// The one name of a type constructor or dtype: `pl.Tile` or bare `Tile` → `Tile` (what
+    /// `type_path` gives when it has one part, without building the path).
+    fn type_name<'e>(&self, e: &'e ast::Expr) -> Option<&'e str> {
+        match &e.kind {
+            A::Name(n) => Some(n.as_str()),
+            _ => self.prefixed_name(e),
+        }
+    }
+
     pub(super) fn lower_type(&mut self, e: &ast::Expr) -> R<Type> {
+        // Most annotations are a few constant-shape types written over and over: build each
+        // once per lowering and share it.
+        let Some(key) = self.constant_shaped_key(e) else { return self.lower_type_uncached(e) };
+        if let Some((_, ty)) = self.constant_types.iter().find(|(k, _)| *k == key) {
+            return Ok(ty.clone());
+        }
+        let ty = self.lower_type_uncached(e)?;
+        if self.constant_types.len() < MAX_CONSTANT_TYPES {
+            self.constant_types.push((key, ty.clone()));
+        }
+        Ok(ty)
+    }
+
+    /// What `pl.Tile[[64, 64], pl.FP32]` / `pl.Tensor[(8, 16), pl.FP16]` (shape and dtype only,
+    /// every dim an integer literal) is made of; `None` for any other annotation. Such a
+    /// type depends on nothing but these parts (no names are resolved).
+    fn constant_shaped_key(&self, e: &ast::Expr) -> Option<ConstantShaped> {
+        let A::Subscript(base, items) = &e.kind else { return None };
+        let tensor = match self.type_name(base)? {
+            "Tensor" => true,
+            "Tile" => false,
+            _ => return None,
+        };
+        let [Arg::Positional(shape), Arg::Positional(dtype)] = items.as_slice() else { return None };
+        let (A::List(elems) | A::Tuple(elems)) = &shape.kind else { return None };
+        let mut dims = [0i64; MAX_CONSTANT_RANK];
+        if elems.len() > MAX_CONSTANT_RANK {
+            return None;
+        }
+        for (slot, d) in dims.iter_mut().zip(elems) {
+            let A::Int(v) = d.kind else { return None };
+            *slot = i64::try_from(v).ok()?;
+        }
+        let dtype = DataType::from_name(self.type_name(dtype)?)?;
+        Some(ConstantShaped { tensor, rank: elems.len() as u8, dims, dtype })
+    }
+
+    fn lower_type_uncached(&mut self, e: &ast::Expr) -> R<Type> {
         match &e.kind {
             A::Subscript(base, items) => {
-                let path = self.type_path(base);
-                match path.as_deref() {
-                    Some(["Scalar"]) => {
+                match self.type_name(base) {
+                    Some("Scalar") => {
                         let d = single_item(items, e.span, "`Scalar[...]` takes exactly one dtype")?;
                         Ok(Type::Scalar(self.lower_dtype(d)?))
                     }
-                    Some(["Tensor"]) => self.lower_shaped(e.span, true, items),
-                    Some(["Tile"]) => self.lower_shaped(e.span, false, items),
+                    Some("Tensor") => self.lower_shaped(e.span, true, items),
+                    Some("Tile") => self.lower_shaped(e.span, false, items),
                     _ => Err(self.unknown_type(base)),
                 }
             }
             A::Call(base, args) => {
-                let path = self.type_path(base);
-                match path.as_deref() {
-                    Some(["Tuple"]) => {
+                match self.type_name(base) {
+                    Some("Tuple") => {
                         let list = single_item(args, e.span, "`Tuple(...)` takes one list of types")?;
                         let (A::List(elems) | A::Tuple(elems)) = &list.kind else {
                             return Err(Diagnostic::error(codes::BAD_TYPE, list.span, "expected a list of types"));
@@ -97,18 +142,18 @@ impl Lowerer {
                         Ok(Type::Tuple(tys))
                     }
                     // Legacy call forms `pl.Tensor((64, 128), pl.FP16)`, `pl.Scalar(pl.FP32)`.
-                    Some(["Scalar"]) => {
+                    Some("Scalar") => {
                         let d = single_item(args, e.span, "`Scalar(...)` takes exactly one dtype")?;
                         Ok(Type::Scalar(self.lower_dtype(d)?))
                     }
-                    Some(["Tensor"]) => self.lower_shaped(e.span, true, args),
-                    Some(["Tile"]) => self.lower_shaped(e.span, false, args),
+                    Some("Tensor") => self.lower_shaped(e.span, true, args),
+                    Some("Tile") => self.lower_shaped(e.span, false, args),
                     _ => Err(self.unknown_type(base)),
                 }
             }
-            _ => match self.type_path(e).as_deref() {
-                Some(["MemRefType"]) => Ok(Type::MemRef),
-                Some(["UnknownType"]) => Ok(Type::Unknown),
+            _ => match self.type_name(e) {
+                Some("MemRefType") => Ok(Type::MemRef),
+                Some("UnknownType") => Ok(Type::Unknown),
                 _ => Err(self.unknown_type(e)),
             },
         }
@@ -131,10 +176,7 @@ impl Lowerer {
 
     /// The dtype an expression names, if it names one.
     pub(super) fn dtype_of(&self, e: &ast::Expr) -> Option<DataType> {
-        match self.type_path(e).as_deref() {
-            Some([name]) => DataType::from_name(name),
-            _ => None,
-        }
+        self.type_name(e).and_then(DataType::from_name)
     }
 
     fn lower_shaped(&mut self, span: Span, tensor: bool, items: &[Arg]) -> R<Type> {
@@ -402,6 +444,22 @@ impl Lowerer {
         }
         .ok_or_else(|| unknown_member(e, "TileLayout", &self.prefix, TileLayout::ALL.iter().map(|l| l.name())))
     }
+}
+
+/// The most dims a shape may have to be shared by [`Lowerer::lower_type`].
+const MAX_CONSTANT_RANK: usize = 4;
+/// The most distinct constant-shape types a lowering keeps (the cache is searched linearly).
+pub(super) const MAX_CONSTANT_TYPES: usize = 32;
+
+/// A Tensor or Tile annotation with a constant shape and no MemRef or view; see
+/// [`Lowerer::constant_shaped_key`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ConstantShaped {
+    tensor: bool,
+    rank: u8,
+    /// The dims; those past `rank` are 0.
+    dims: [i64; MAX_CONSTANT_RANK],
+    dtype: DataType,
 }
 
 /// Bytes of a tensor/tile with constant dims (0 when a dim is symbolic).

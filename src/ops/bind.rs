@@ -17,10 +17,15 @@ use super::{dispatch, ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{DataType, Expr, ExprKind, KwValue, Program};
 
+/// The most constructor parameters an operator has (checked by a test over the table): the
+/// binding works in fixed arrays of this size instead of allocating per call.
+pub(crate) const MAX_PARAMS: usize = 8;
+
 /// A call's arguments after binding, with the spans errors point at.
 pub(crate) struct Bound {
     pub args: Vec<Expr>,
-    pub arg_spans: Vec<Span>,
+    /// The spans of `args` (the rest are unused).
+    pub arg_spans: [Span; MAX_PARAMS],
     pub kwargs: Vec<(String, KwValue)>,
     /// Spans of the kwargs the author wrote (by parameter name).
     pub kw_spans: Vec<(&'static str, Span)>,
@@ -31,7 +36,7 @@ pub(crate) struct Bound {
 impl Bound {
     /// Turns a deduction error into a diagnostic pointing at the offending argument.
     pub fn diagnostic(&self, e: DeduceError) -> Diagnostic {
-        let arg_span = |i: usize| self.arg_spans.get(i).copied().unwrap_or(self.span);
+        let arg_span = |i: usize| self.arg_spans[..self.args.len().min(MAX_PARAMS)].get(i).copied().unwrap_or(self.span);
         let (code, span) = match &e.fault {
             Fault::Count => (codes::OP_ARG_COUNT, self.span),
             Fault::Arg(i) => (codes::OP_ARG_TYPE, arg_span(*i)),
@@ -70,18 +75,18 @@ fn is_arg(p: &Param) -> bool {
 pub(crate) fn bind(
     prog: &Program,
     def: &'static OpDef,
-    args: Vec<ArgIn>,
+    args: impl Iterator<Item = ArgIn>,
     kwargs: Vec<KwIn>,
     insert_defaults: bool,
     span: Span,
 ) -> Result<Bound, Diagnostic> {
-    let params = def.params;
-    let mut slots: Vec<Option<Given>> = params.iter().map(|_| None).collect();
+    let params = &def.params[..def.params.len().min(MAX_PARAMS)];
+    let mut slots: [Option<Given>; MAX_PARAMS] = [const { None }; MAX_PARAMS];
     let free = |slots: &[Option<Given>], pred: &dyn Fn(&Param) -> bool| {
         params.iter().enumerate().position(|(i, p)| slots[i].is_none() && pred(p))
     };
 
-    for (pos, a) in args.into_iter().enumerate() {
+    for (pos, a) in args.enumerate() {
         let target = if is_plain(&a.value) {
             free(&slots, &takes_plain)
         } else {
@@ -148,8 +153,8 @@ pub(crate) fn bind(
         _ => None,
     });
 
-    let mut out_args = Vec::new();
-    let mut arg_spans = Vec::new();
+    let mut out_args = Vec::with_capacity(def.arity());
+    let mut arg_spans = [Span::NONE; MAX_PARAMS];
     for (i, p) in params.iter().enumerate() {
         let Slot::Arg { conv, .. } = p.slot else { continue };
         let pos = out_args.len();
@@ -160,7 +165,7 @@ pub(crate) fn bind(
                 format!("{} is missing argument {} ({})", def.name, pos + 1, p.name),
             ));
         };
-        arg_spans.push(g.span);
+        arg_spans[pos] = g.span;
         out_args.push(to_arg(def, pos, p.name, conv, fill_dtype, g)?);
     }
     Ok(Bound { args: out_args, arg_spans, kwargs: out_kwargs, kw_spans, span })

@@ -59,20 +59,37 @@ pub fn build_op_call(
     prog: &Program,
     path: &[&str],
     path_span: Span,
-    args: Vec<ArgIn>,
+    mut args: Vec<ArgIn>,
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    let (id, def) = match dispatch::resolve(prog, path, path_span, &args, &kwargs, span)? {
-        Target::Op(id, def) => (id, def),
-        Target::MinMax(op) => return scalar_min_max(prog, op, args, kwargs, span),
-        Target::ScalarCast => return unified_scalar_cast(prog, args, kwargs, span),
+    build_op_call_in(prog, path, path_span, &mut args, kwargs, span)
+}
+
+/// [`build_op_call`] taking the positional arguments out of `args` (left empty), so that a
+/// caller building call after call (lowering) fills one buffer instead of allocating each time.
+pub fn build_op_call_in(
+    prog: &Program,
+    path: &[&str],
+    path_span: Span,
+    args: &mut Vec<ArgIn>,
+    kwargs: Vec<KwIn>,
+    span: Span,
+) -> Result<Expr, Diagnostic> {
+    let (id, def) = match dispatch::resolve(prog, path, path_span, args, &kwargs, span) {
+        Ok(Target::Op(id, def)) => (id, def),
+        Ok(Target::MinMax(op)) => return scalar_min_max(prog, op, std::mem::take(args), kwargs, span),
+        Ok(Target::ScalarCast) => return unified_scalar_cast(prog, std::mem::take(args), kwargs, span),
+        Err(d) => {
+            args.clear();
+            return Err(d);
+        }
     };
     // A call written in the printed spelling (`pl.block.load`) is kept as written, so printed
     // IR reads back unchanged even when it lacks a defaulted kwarg (hand-built IR); the DSL
     // spellings (`pl.load`, `pl.block.and_`) get the defaults the reference's constructors add.
     let insert_defaults = !is_dotted(path, def.printed);
-    let bound = bind::bind(prog, def, args, kwargs, insert_defaults, span)?;
+    let bound = bind::bind(prog, def, args.drain(..), kwargs, insert_defaults, span)?;
     let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
             && matches!(bound.args.get(1).map(|a| prog.type_of(a)), Some(Type::Scalar(_)));

@@ -5,7 +5,7 @@ use super::deduce::{Cx, DeduceError};
 use super::promote::promote_dtypes;
 use super::shape::{const_dim, static_numel};
 use super::table::{DtypeRule, Rule, Shaped};
-use crate::ir::{DataType, Expr, MemorySpace, TensorType, TileLayout, TileType, TileView, Type};
+use crate::ir::{dims_equal, DataType, Expr, MemorySpace, TensorType, TileLayout, TileType, TileView, Type};
 
 type R<T> = Result<T, DeduceError>;
 
@@ -18,6 +18,29 @@ fn make(shaped: Shaped, shape: Vec<Expr>, dtype: DataType) -> Type {
 
 fn tile_type(shape: Vec<Expr>, dtype: DataType, view: Option<TileView>) -> Type {
     Type::tile(TileType { dtype, shape, memref: None, view })
+}
+
+/// `make(shaped, shape, dtype)` where `shape` is argument `i`'s own shape: argument `i`'s type
+/// itself (shared, not rebuilt) when it is exactly that, i.e. of that kind and dtype and
+/// without a MemRef or view, as most operands of element-wise ops are.
+fn like_arg(cx: &Cx, i: usize, shaped: Shaped, shape: &[Expr], dtype: DataType) -> Type {
+    let ty = cx.ty(i);
+    let same = match (shaped, ty) {
+        (Shaped::Tensor, Type::Tensor(t)) => t.dtype == dtype && t.memref.is_none() && t.view.is_none(),
+        (Shaped::Tile, Type::Tile(t)) => t.dtype == dtype && t.memref.is_none() && t.view.is_none(),
+        _ => false,
+    };
+    if same {
+        ty.clone()
+    } else {
+        make(shaped, shape.to_vec(), dtype)
+    }
+}
+
+/// Whether two shapes are equal dim by dim ([`dims_equal`]): then broadcasting them gives the
+/// first.
+fn same_dims(a: &[Expr], b: &[Expr]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| dims_equal(x, y))
 }
 
 fn one() -> Expr {
@@ -83,7 +106,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         }
         Rule::TensorAssemble => {
             let t = cx.tensor(0)?;
-            Ok(make(Shaped::Tensor, t.shape.clone(), t.dtype))
+            Ok(like_arg(cx, 0, Shaped::Tensor, &t.shape, t.dtype))
         }
         Rule::Reshape(shaped) => {
             let (shape, dtype) = cx.shaped(0)?;
@@ -115,8 +138,12 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             if int_only {
                 cx.require_int(&[d0, d1])?;
             }
+            let dtype = elementwise_dtype(dtype, d0, d1);
+            if same_dims(s0, s1) {
+                return Ok(like_arg(cx, 0, shaped, s0, dtype));
+            }
             let shape = cx.broadcast(s0, s1)?;
-            Ok(make(shaped, shape, elementwise_dtype(dtype, d0, d1)))
+            Ok(make(shaped, shape, dtype))
         }
         Rule::KeepShape { shaped, int_only, dtype } => {
             let (s0, d0) = cx.shaped(0)?;
@@ -124,16 +151,16 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             if int_only {
                 cx.require_int(&[d0, d1])?;
             }
-            Ok(make(shaped, s0.to_vec(), elementwise_dtype(dtype, d0, d1)))
+            Ok(like_arg(cx, 0, shaped, s0, elementwise_dtype(dtype, d0, d1)))
         }
         Rule::TensorExp => {
             let t = cx.tensor(0)?;
             let dtype = if t.dtype.is_float() { t.dtype } else { DataType::Fp32 };
-            Ok(make(Shaped::Tensor, t.shape.clone(), dtype))
+            Ok(like_arg(cx, 0, Shaped::Tensor, &t.shape, dtype))
         }
         Rule::Cast(shaped) => {
             let (shape, _) = cx.shaped(0)?;
-            Ok(make(shaped, shape.to_vec(), cx.kw_dtype("target_type")?))
+            Ok(like_arg(cx, 0, shaped, shape, cx.kw_dtype("target_type")?))
         }
         Rule::TensorMatmul => tensor_matmul(cx),
         Rule::TensorRowReduce => {
@@ -189,14 +216,14 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::SameTile { min_rank } => {
             let t = cx.tile(0)?;
             cx.rank_at_least(0, &t.shape, min_rank)?;
-            Ok(tile_type(t.shape.clone(), t.dtype, None))
+            Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
         }
         Rule::NotTile => {
             let t = cx.tile(0)?;
             cx.ensure(matches!(t.dtype, DataType::Int16 | DataType::UInt16), || {
                 format!("requires INT16 or UINT16 dtype, but got {}", t.dtype.name())
             })?;
-            Ok(tile_type(t.shape.clone(), t.dtype, None))
+            Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
         }
         Rule::AddC => {
             let (a, b, c) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
@@ -212,7 +239,11 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Select => {
             cx.tile(0)?;
             let (l, r) = (cx.tile(1)?, cx.tile(2)?);
-            Ok(tile_type(cx.broadcast(&l.shape, &r.shape)?, promote_dtypes(l.dtype, r.dtype), None))
+            let dtype = promote_dtypes(l.dtype, r.dtype);
+            if same_dims(&l.shape, &r.shape) {
+                return Ok(like_arg(cx, 1, Shaped::Tile, &l.shape, dtype));
+            }
+            Ok(tile_type(cx.broadcast(&l.shape, &r.shape)?, dtype, None))
         }
         Rule::Matmul => {
             let (l, r) = (cx.tile(0)?, cx.tile(1)?);
@@ -285,7 +316,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
                 ));
             }
             cx.same_if_const("rows (M)", &t.shape[tn - 2], &row.shape[rn - 2])?;
-            Ok(tile_type(t.shape.clone(), promote_dtypes(t.dtype, row.dtype), None))
+            Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, promote_dtypes(t.dtype, row.dtype)))
         }
         Rule::Sync => Ok(Type::Unknown),
         Rule::TestOp => Ok(cx.ty(0).clone()),

@@ -136,6 +136,7 @@ fn table_params_and_kwarg_schema_agree() {
         sorted_params.sort();
         schema.sort();
         assert_eq!(sorted_params, schema, "{}", d.name);
+        assert!(d.params.len() <= bind::MAX_PARAMS, "{} has more parameters than binding holds", d.name);
         let unique: HashSet<&str> = d.params.iter().map(|p| p.name).collect();
         assert_eq!(unique.len(), d.params.len(), "duplicate parameter in {}", d.name);
         if let Some(v) = d.scalar_rhs {

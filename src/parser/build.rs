@@ -138,6 +138,8 @@ pub fn stmt(kind: StmtKind, span: Span) -> Box<Stmt> {
     Box::new(Stmt { kind, span })
 }
 
+// The unboxed forms below are for `parser::fast`, which keeps no parser stack.
+
 /// A `def` spans from `def` (or its first decorator) to the end of its body.
 pub fn func_def(
     name: Ident,
@@ -198,6 +200,10 @@ pub fn decorate_class(decorators: Vec<(usize, Expr)>, c: Box<ClassDef>) -> Class
 
 /// A compound statement spans from its keyword to the end of its last block.
 pub fn compound(kind: StmtKind, header: Span) -> Box<Stmt> {
+    Box::new(compound_stmt(kind, header))
+}
+
+pub fn compound_stmt(kind: StmtKind, header: Span) -> Stmt {
     let end = match &kind {
         StmtKind::If {
             then_body, else_body, ..
@@ -205,11 +211,21 @@ pub fn compound(kind: StmtKind, header: Span) -> Box<Stmt> {
         StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => body_span(body),
         _ => Span::NONE,
     };
-    stmt(kind, header.to(end))
+    Stmt {
+        kind,
+        span: header.to(end),
+    }
 }
 
 pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
     stmt(StmtKind::Expr(e.into_expr()), span)
+}
+
+pub fn expr_stmt_unboxed(e: ExprList, span: Span) -> Stmt {
+    Stmt {
+        kind: StmtKind::Expr(e.into_expr()),
+        span,
+    }
 }
 
 /// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
@@ -251,8 +267,11 @@ fn bad_target(e: &Expr) -> Diagnostic {
 }
 
 /// Stands in for a statement that was reported as invalid (the parse result is discarded).
-fn placeholder(span: Span) -> Box<Stmt> {
-    stmt(StmtKind::Pass, span)
+fn placeholder(span: Span) -> Stmt {
+    Stmt {
+        kind: StmtKind::Pass,
+        span,
+    }
 }
 
 pub fn assign(
@@ -262,16 +281,26 @@ pub fn assign(
     value: ExprList,
     span: Span,
 ) -> Box<Stmt> {
+    Box::new(assign_unboxed(problems, target, annotation, value, span))
+}
+
+pub fn assign_unboxed(
+    problems: &mut Vec<Problem<'_>>,
+    target: ExprList,
+    annotation: Option<Expr>,
+    value: ExprList,
+    span: Span,
+) -> Stmt {
     match targets(problems, target) {
-        Some((targets, tuple_target)) => stmt(
-            StmtKind::Assign {
+        Some((targets, tuple_target)) => Stmt {
+            kind: StmtKind::Assign {
                 targets,
                 tuple_target,
                 annotation,
                 value: value.into_expr(),
             },
             span,
-        ),
+        },
         None => placeholder(span),
     }
 }
@@ -284,6 +313,16 @@ pub fn annotated(
     value: Option<ExprList>,
     span: Span,
 ) -> Box<Stmt> {
+    Box::new(annotated_unboxed(problems, target, annotation, value, span))
+}
+
+pub fn annotated_unboxed(
+    problems: &mut Vec<Problem<'_>>,
+    target: ExprList,
+    annotation: Expr,
+    value: Option<ExprList>,
+    span: Span,
+) -> Stmt {
     let name = match target {
         ExprList::One(Expr {
             kind: ExprKind::Name(name),
@@ -311,7 +350,7 @@ pub fn annotated(
             annotation,
         },
     };
-    stmt(kind, span)
+    Stmt { kind, span }
 }
 
 pub fn binary(problems: &mut Vec<Problem<'_>>, op: BinaryOp, a: Expr, b: Expr) -> Expr {

@@ -52,8 +52,8 @@ impl Flattener<'_> {
                 }
                 Stmt::Ops { stmts: out, span }
             }
-            Stmt::Assign { var, value, span } => Stmt::Assign { var, value: self.expr(value), span },
-            Stmt::Eval { expr, span } => Stmt::Eval { expr: self.expr(expr), span },
+            Stmt::Assign { var, value, span } => Stmt::Assign { var, value: self.top(value), span },
+            Stmt::Eval { expr, span } => Stmt::Eval { expr: self.top(expr), span },
             Stmt::Yield { values, span } => Stmt::Yield { values: self.exprs(values), span },
             Stmt::Return { values, span } => Stmt::Return { values: self.exprs(values), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
@@ -111,6 +111,16 @@ impl Flattener<'_> {
         out
     }
 
+    /// An expression of a statement: most hold no nested call and are kept as they are,
+    /// without being taken apart and rebuilt.
+    fn top(&mut self, e: Expr) -> Expr {
+        if has_nested_call(&e) {
+            self.expr(e)
+        } else {
+            e
+        }
+    }
+
     fn exprs(&mut self, values: Vec<Expr>) -> Vec<Expr> {
         values.into_iter().map(|e| self.expr(e)).collect()
     }
@@ -158,5 +168,19 @@ impl Flattener<'_> {
         let var = self.prog.new_var(name, self.prog.type_of(&call).clone(), VarKind::Plain, span);
         self.pending.push(Stmt::Assign { var, value: call, span });
         Expr::var(var, span)
+    }
+}
+
+/// Whether [`Flattener::expr`] would change `e`: a call sits, at any depth, in an operand
+/// position (a call argument, a binary or unary operand).
+fn has_nested_call(e: &Expr) -> bool {
+    let is_call = |x: &Expr| matches!(x.kind, ExprKind::Call(_));
+    match &e.kind {
+        ExprKind::Call(c) => c.args.iter().any(|a| is_call(a) || has_nested_call(a)),
+        ExprKind::Binary(_, l, r) => is_call(l) || is_call(r) || has_nested_call(l) || has_nested_call(r),
+        ExprKind::Unary(_, x) => is_call(x) || has_nested_call(x),
+        ExprKind::MakeTuple(items) => items.iter().any(has_nested_call),
+        ExprKind::TupleGetItem(t, _) => has_nested_call(t),
+        ExprKind::Var(_) | ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => false,
     }
 }

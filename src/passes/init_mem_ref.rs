@@ -13,13 +13,14 @@
 //! DDR MemRefs (§6 Q6); the allocs go into the first top-level `OpStmts`, even one after a loop
 //! that uses them (§6 Q15).
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::visit::{child_stmts, stmt_exprs, walk_expr};
+use crate::ir::visit::{child_stmts, for_each_var, stmt_exprs};
 use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, Function, KwValue, MemRefInfo, MemorySpace, OpId, Program, Stmt, Type,
     VarId, VarKind,
@@ -47,6 +48,7 @@ fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Functio
         .into_iter()
         .map(|(info, span)| prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(Box::new(info)), span))
         .collect();
+    // Each variable's type is set on its own: the map's order does not matter.
     for (v, id) in plan.memref_of {
         set_memref(&mut prog.var_mut(v).ty, memrefs[id]);
     }
@@ -63,14 +65,14 @@ fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Functio
 /// ask it which MemRef a variable whose type the text does not show had (`lower::memrefs`).
 pub(crate) struct MemRefPlan {
     pub buffers: Vec<(MemRefInfo, Span)>,
-    pub memref_of: BTreeMap<VarId, usize>,
+    pub memref_of: FxHashMap<VarId, usize>,
 }
 
 /// The [`MemRefPlan`] of `f` (whose body need not be normalised: normalising only regroups
 /// statements, it does not reorder them).
 pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
-    let spaces = memory_spaces(&f.body);
-    let mut planner = Planner { prog, spaces, seen: BTreeSet::new(), plan: MemRefPlan { buffers: Vec::new(), memref_of: BTreeMap::new() } };
+    let vars = memory_spaces(&f.body);
+    let mut planner = Planner { prog, vars, plan: MemRefPlan { buffers: Vec::new(), memref_of: FxHashMap::default() } };
     for p in &f.params {
         planner.visit_var(p.var);
     }
@@ -81,15 +83,16 @@ pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
 // ---------------------------------------------------------------------------------------------
 // Step 2: memory spaces
 
-/// The memory space each `x = block.*(…)` writes to (§2.8 step 2). Variables not in the map
-/// (parameters, non-block assignments, loop and return vars) live in DDR.
-fn memory_spaces(body: &Stmt) -> BTreeMap<VarId, MemorySpace> {
-    let mut spaces = BTreeMap::new();
+/// The memory space each `x = block.*(…)` writes to (§2.8 step 2), in the planner's table
+/// (nothing visited yet). Variables without a space (parameters, non-block assignments, loop
+/// and return vars) live in DDR.
+fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, VarVisit> {
+    let mut spaces = FxHashMap::default();
     crate::ir::visit::walk_stmts(body, &mut |s| {
         if let Stmt::Assign { var, value, .. } = s {
             if let Some((name, call)) = op_call(value) {
                 if name.starts_with("block.") {
-                    spaces.insert(*var, space_written_by(name, call));
+                    spaces.insert(*var, VarVisit { space: Some(space_written_by(name, call)), seen: false });
                 }
             }
         }
@@ -188,11 +191,7 @@ fn walk_vars<'a>(s: &'a Stmt, lhs_first: bool, f: &mut impl FnMut(Occurrence<'a>
 
 /// Calls `f` on every variable used in `e`, in pre-order.
 fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
-    walk_expr(e, &mut |x| {
-        if let ExprKind::Var(v) = x.kind {
-            f(Occurrence::Var(v));
-        }
-    });
+    for_each_var(e, &mut |v| f(Occurrence::Var(v)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,10 +200,18 @@ fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
 /// Plans a MemRef for each tensor/tile variable of one function at its first occurrence.
 struct Planner<'p> {
     prog: &'p Program,
-    spaces: BTreeMap<VarId, MemorySpace>,
-    /// Variables already visited in this function.
-    seen: BTreeSet<VarId>,
+    /// What the planner knows per variable (one table, so a visit costs one lookup).
+    vars: FxHashMap<VarId, VarVisit>,
     plan: MemRefPlan,
+}
+
+/// One variable in the [`Planner`]'s table.
+#[derive(Clone, Copy, Default)]
+struct VarVisit {
+    /// The space its producing op writes to (step 2).
+    space: Option<MemorySpace>,
+    /// Already visited in this function.
+    seen: bool,
 }
 
 impl Planner<'_> {
@@ -212,12 +219,12 @@ impl Planner<'_> {
         match occ {
             Occurrence::Var(v) => self.visit_var(v),
             Occurrence::Assigned { var, value } => {
-                if self.seen.contains(&var) {
+                if self.vars.get(&var).is_some_and(|e| e.seen) {
                     return;
                 }
                 match self.shared_memref(value) {
                     Some(m) if is_buffer(self.prog.var_type(var)) => {
-                        self.seen.insert(var);
+                        self.vars.entry(var).or_default().seen = true;
                         self.plan.memref_of.insert(var, m);
                     }
                     _ => self.visit_var(var),
@@ -242,24 +249,22 @@ impl Planner<'_> {
     /// that is not a variable has none); any other tensor/tile variable gets a new one; scalars
     /// get none.
     fn visit_var(&mut self, v: VarId) {
-        if !self.seen.insert(v) {
+        let entry = self.vars.entry(v).or_default();
+        if entry.seen {
             return;
         }
+        entry.seen = true;
+        let space = entry.space.unwrap_or(MemorySpace::Ddr);
         if !is_buffer(self.prog.var_type(v)) {
             return;
         }
         if let VarKind::IterArg { init } = &self.prog.var(v).kind {
-            walk_expr(init, &mut |x| {
-                if let ExprKind::Var(u) = x.kind {
-                    self.visit_var(u);
-                }
-            });
+            for_each_var(init, &mut |u| self.visit_var(u));
             if let Some(&m) = init.as_var().and_then(|u| self.plan.memref_of.get(&u)) {
                 self.plan.memref_of.insert(v, m);
             }
             return;
         }
-        let space = self.spaces.get(&v).copied().unwrap_or(MemorySpace::Ddr);
         let data = self.prog.var(v);
         let id = self.plan.buffers.len();
         let info = MemRefInfo { space, addr: Expr::int(-1, DataType::Int64, Span::NONE), size: buffer_size(&data.ty), id: id as u64 };
@@ -306,7 +311,7 @@ fn buffer_size(ty: &Type) -> u64 {
 /// targets before values).
 fn alloc_stmts(prog: &Program, f: &Function, alloc_op: OpId) -> Vec<Stmt> {
     let mut order = Vec::new();
-    let mut listed = BTreeSet::new();
+    let mut listed = FxHashSet::default();
     let mut note = |v: VarId| {
         if let Type::Tile(t) = prog.var_type(v) {
             if let Some(m) = t.memref {

@@ -12,14 +12,16 @@ use crate::ir::{Function, Program, Span, Stmt, VarId};
 use rustc_hash::FxHashMap as HashMap;
 
 pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
-    let mut v = SsaVerifier { prog, counts: HashMap::default(), out };
+    let mut v = SsaVerifier { prog, defined: vec![0; prog.vars.len().div_ceil(64)], repeated: HashMap::default(), out };
     v.stmt(&f.body);
 }
 
 struct SsaVerifier<'a> {
     prog: &'a Program,
-    /// Definitions seen so far per variable, over the whole function.
-    counts: HashMap<VarId, u32>,
+    /// One bit per variable of the table: defined at least once so far in the function.
+    defined: Vec<u64>,
+    /// Definitions seen so far of the variables defined more than once (and of dangling ids).
+    repeated: HashMap<VarId, u32>,
     out: &'a mut Vec<VerifyDiagnostic>,
 }
 
@@ -67,9 +69,24 @@ impl SsaVerifier<'_> {
 
     /// Counts one definition of `var`; the second and later ones are errors at the var's span.
     fn define(&mut self, var: VarId) {
-        let n = self.counts.entry(var).or_insert(0);
-        *n += 1;
-        let n = *n;
+        let (word, bit) = (var.index() / 64, 1u64 << (var.index() % 64));
+        let n = match self.defined.get_mut(word) {
+            Some(w) if *w & bit == 0 => {
+                *w |= bit;
+                1
+            }
+            // Defined before (bit set: the count starts at 1), or outside the table.
+            Some(_) => {
+                let n = self.repeated.entry(var).or_insert(1);
+                *n += 1;
+                *n
+            }
+            None => {
+                let n = self.repeated.entry(var).or_insert(0);
+                *n += 1;
+                *n
+            }
+        };
         if n > 1 {
             // A dangling id (malformed IR) is still reported, without a name or span.
             let (name, span) = self.prog.vars.get(var.index()).map_or(("?", Span::NONE), |d| (d.name.as_str(), d.span));

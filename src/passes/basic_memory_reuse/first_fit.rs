@@ -23,7 +23,12 @@ impl FirstFit {
         self.tree[node] = size;
         while node > 1 {
             node /= 2;
-            self.tree[node] = self.tree[2 * node].max(self.tree[2 * node + 1]);
+            let max = self.tree[2 * node].max(self.tree[2 * node + 1]);
+            if self.tree[node] == max {
+                // The ancestors hold maxima over this subtree and others that did not change.
+                break;
+            }
+            self.tree[node] = max;
         }
     }
 

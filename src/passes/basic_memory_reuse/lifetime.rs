@@ -3,14 +3,17 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::visit::{walk_all_exprs, walk_expr, walk_stmts};
-use crate::ir::{Expr, ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::visit::{for_each_var, walk_all_exprs, walk_stmts};
+use crate::ir::{ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 
 /// One lifetime: a tile definition, or all definitions sharing one MemRef (reshape chains).
 #[derive(Clone, Debug)]
 pub struct Interval {
-    /// The tile variables of the group, in definition order; the first is the representative.
-    pub members: Vec<VarId>,
+    /// The first tile variable of the group (the representative); see [`Interval::members`].
+    pub first: VarId,
+    /// The group's other tile variables, in definition order (most groups have none, and an
+    /// empty `Vec` allocates nothing).
+    pub rest: Vec<VarId>,
     /// The MemRef variable the group holds before the pass.
     pub memref: VarId,
     pub space: MemorySpace,
@@ -21,11 +24,16 @@ pub struct Interval {
     pub last: usize,
 }
 
-#[cfg(test)]
 impl Interval {
+    /// The tile variables of the group, in definition order.
+    pub fn members(&self) -> impl Iterator<Item = VarId> + '_ {
+        std::iter::once(self.first).chain(self.rest.iter().copied())
+    }
+
     /// Touching at one index counts as overlapping (a statement may read one and write the
     /// other). The pass itself needs only the special case of intervals in definition order
     /// (see `decide`); the tests' literal definition of step 3 uses this.
+    #[cfg(test)]
     pub fn overlaps(&self, other: &Interval) -> bool {
         !(self.last < other.def || other.last < self.def)
     }
@@ -45,26 +53,28 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
                 }
             }
         }
-        for v in used_vars(prog, s) {
+        for_each_used_var(prog, s, &mut |v| {
             last_use.insert(v, i);
-        }
+        });
     }
     // One interval per MemRef, in order of its first definition; later definitions of the
     // same MemRef (reshape chains) join it.
     let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
     let mut out: Vec<Interval> = Vec::new();
     for &(var, memref, idx) in &defs {
-        let k = match index_of.get(&memref) {
-            Some(&k) => k,
+        let iv = match index_of.get(&memref) {
+            Some(&k) => {
+                out[k].rest.push(var);
+                &mut out[k]
+            }
             None => {
                 let VarKind::MemRef(info) = &prog.var(memref).kind else { continue };
-                index_of.insert(memref, out.len());
-                out.push(Interval { members: Vec::new(), memref, space: info.space, size: info.size, def: idx, last: 0 });
-                out.len() - 1
+                let k = out.len();
+                index_of.insert(memref, k);
+                out.push(Interval { first: var, rest: Vec::new(), memref, space: info.space, size: info.size, def: idx, last: 0 });
+                &mut out[k]
             }
         };
-        let iv = &mut out[k];
-        iv.members.push(var);
         iv.last = iv.last.max(idx).max(last_use.get(&var).copied().unwrap_or(0));
     }
     out
@@ -80,28 +90,29 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
 ///
 /// (The reference's walk also visits the shape dims of tensor types; those are scalars and
 /// never tile variables, so they cannot change an interval and are not visited here.)
-fn used_vars(prog: &Program, s: &Stmt) -> Vec<VarId> {
-    let mut raw = Vec::new();
-    let mut collect = |e: &Expr| {
-        if let ExprKind::Var(v) = e.kind {
-            raw.push(v);
-        }
+///
+/// `f` is called once per use (a variable may come more than once), in no promised order: all
+/// uses of one statement have the same index, which is all the lifetimes need.
+fn for_each_used_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+    // An iter-arg reference stands for its init value's variables.
+    let mut used = |v: VarId| match &prog.var(v).kind {
+        VarKind::IterArg { init } => for_each_var(init, f),
+        _ => f(v),
     };
     match s {
-        Stmt::Assign { value, .. } => walk_expr(value, &mut collect),
-        Stmt::Eval { expr, .. } => walk_expr(expr, &mut collect),
+        Stmt::Assign { value, .. } => for_each_var(value, &mut used),
+        Stmt::Eval { expr, .. } => for_each_var(expr, &mut used),
         Stmt::Scope { body, .. } => {
-            walk_all_exprs(body, &mut collect);
-            // Loops inside the scope read their iter-args' init values on entry.
+            walk_all_exprs(body, &mut |e| {
+                if let ExprKind::Var(v) = e.kind {
+                    used(v);
+                }
+            });
             walk_stmts(body, &mut |st| {
                 if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = st {
                     for a in iter_args {
                         if let VarKind::IterArg { init } = &prog.var(*a).kind {
-                            walk_expr(init, &mut |e| {
-                                if let ExprKind::Var(v) = e.kind {
-                                    raw.push(v);
-                                }
-                            });
+                            for_each_var(init, &mut used);
                         }
                     }
                 }
@@ -109,16 +120,4 @@ fn used_vars(prog: &Program, s: &Stmt) -> Vec<VarId> {
         }
         _ => {}
     }
-    let mut out = Vec::new();
-    for v in raw {
-        match &prog.var(v).kind {
-            VarKind::IterArg { init } => walk_expr(init, &mut |e| {
-                if let ExprKind::Var(x) = e.kind {
-                    out.push(x);
-                }
-            }),
-            _ => out.push(v),
-        }
-    }
-    out
 }

@@ -13,13 +13,15 @@ mod first_fit;
 mod lifetime;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 use super::PassEnv;
 use crate::diag::Diagnostic;
 use crate::ops;
-use crate::ir::visit::{defined_vars, walk_stmts};
+use crate::ir::visit::walk_defined_vars;
 use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 use first_fit::FirstFit;
 use lifetime::Interval;
@@ -49,7 +51,7 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
     }
     for (c, p) in decisions {
         let target = intervals[p].memref;
-        for &v in &intervals[c].members {
+        for v in intervals[c].members() {
             if let Type::Tile(t) = &mut prog.var_mut(v).ty {
                 Arc::make_mut(t).memref = Some(target);
             }
@@ -111,19 +113,23 @@ fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: us
 
 /// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
 /// or an iter-arg after re-pointing.
-fn referenced_memrefs(prog: &Program, f: &Function) -> BTreeSet<VarId> {
-    let mut vars: Vec<VarId> = f.params.iter().map(|p| p.var).collect();
-    walk_stmts(&f.body, &mut |s| vars.extend(defined_vars(s)));
-    vars.into_iter()
-        .filter(|&v| matches!(prog.var_type(v), Type::Tile(_)) || matches!(prog.var(v).kind, VarKind::IterArg { .. }))
-        .filter_map(|v| prog.var_type(v).memref())
-        .collect()
+fn referenced_memrefs(prog: &Program, f: &Function) -> FxHashSet<VarId> {
+    let mut live = FxHashSet::default();
+    let mut note = |v: VarId| {
+        let data = prog.var(v);
+        if matches!(data.ty, Type::Tile(_)) || matches!(data.kind, VarKind::IterArg { .. }) {
+            live.extend(data.ty.memref());
+        }
+    };
+    f.params.iter().for_each(|p| note(p.var));
+    walk_defined_vars(&f.body, &mut note);
+    live
 }
 
 /// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
 /// the function's top level (through `SeqStmts`/`OpStmts`, not into control flow or scopes),
 /// and `OpStmts` left empty.
-fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &BTreeSet<VarId>) {
+fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &FxHashSet<VarId>) {
     let is_dead_alloc = |st: &Stmt| match st {
         Stmt::Assign { var, value, .. } => {
             matches!(prog.var(*var).kind, VarKind::MemRef(_))
@@ -148,7 +154,7 @@ mod tests {
     use super::*;
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
-        Interval { members: Vec::new(), memref: VarId(0), space, size, def, last }
+        Interval { first: VarId(0), rest: Vec::new(), memref: VarId(0), space, size, def, last }
     }
 
     #[test]

@@ -12,67 +12,56 @@
 //! visible after the `if`: without phis or return vars the then branch's versions; otherwise
 //! the else branch's versions, then the phis.
 
-use super::{trailing_yield, with_trailing_yield, Converter, Versions};
+use super::{trailing_yield, with_trailing_yield, Converter, Name, Names, Versions};
 use crate::ir::{Expr, Stmt, VarKind};
 
 /// The phi names, sorted by byte order: names defined before the `if` whose version changed in
 /// either branch, and names new in both branches (Q2 fix; impossible without an else, since
 /// `else_v` is then `before`).
-fn phi_names(before: &Versions, then_v: &Versions, else_v: &Versions) -> Vec<String> {
-    then_v
-        .iter()
-        .filter(|(n, v)| match before.get(*n) {
-            Some(b) => *v != b || else_v.get(*n).is_some_and(|e| e != b),
-            None => else_v.contains_key(*n),
+fn phi_names(names: &Names, before: &Versions, then_v: &Versions, else_v: &Versions) -> Vec<Name> {
+    let bound = then_v.bound().max(else_v.bound()) as Name;
+    let mut phis: Vec<Name> = (0..bound)
+        .filter(|&n| match (before.get(n), then_v.get(n), else_v.get(n)) {
+            (Some(b), Some(t), e) => t != b || e.is_some_and(|e| e != b),
+            (None, Some(_), e) => e.is_some(),
+            (b, None, Some(e)) => b.is_some_and(|b| b != e),
+            (_, None, None) => false,
         })
-        .map(|(n, _)| n.clone())
-        .chain(
-            else_v
-                .iter()
-                .filter(|(n, v)| !then_v.contains_key(*n) && before.get(*n).is_some_and(|b| b != *v))
-                .map(|(n, _)| n.clone()),
-        )
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect()
+        .collect();
+    names.sort(&mut phis);
+    phis
 }
 
 impl Converter<'_> {
     pub(super) fn if_stmt(&mut self, s: Stmt) -> Stmt {
-        let Stmt::If { cond, then_body, else_body, return_vars, span } = s else {
+        let Stmt::If { mut cond, then_body, else_body, return_vars, span } = s else {
             return s;
         };
-        let cond = self.expr(&cond);
+        self.rename_in(&mut cond);
         let before = self.current.clone();
         let then_body = self.stmt(*then_body);
         let then_v = std::mem::replace(&mut self.current, before.clone());
         let else_body = else_body.map(|e| self.stmt(*e));
         let else_v = self.current.clone();
-        let phis = phi_names(&before, &then_v, &else_v);
+        let phis = phi_names(self.names, &before, &then_v, &else_v);
 
         if phis.is_empty() && return_vars.is_empty() {
             self.current = then_v;
-            return Stmt::If {
-                cond: Box::new(cond),
-                then_body: Box::new(then_body),
-                else_body: else_body.map(Box::new),
-                return_vars,
-                span,
-            };
+            return Stmt::If { cond, then_body: Box::new(then_body), else_body: else_body.map(Box::new), return_vars, span };
         }
 
         let mut rvs = Vec::with_capacity(phis.len() + return_vars.len());
         let (mut then_vals, mut else_vals) = (Vec::new(), Vec::new());
-        for p in &phis {
+        for &p in &phis {
             let (Some(tv), Some(ev)) = (then_v.get(p).or(before.get(p)), else_v.get(p).or(before.get(p))) else {
                 continue;
             };
-            let ty = self.prog.var_type(*tv).clone();
+            let ty = self.prog.var_type(tv).clone();
             let rv = self.fresh(p, "_", ty, VarKind::Plain, span);
             rvs.push(rv);
-            then_vals.push(Expr::var(*tv, span));
-            else_vals.push(Expr::var(*ev, span));
-            self.current.insert(p.clone(), rv);
+            then_vals.push(Expr::var(tv, span));
+            else_vals.push(Expr::var(ev, span));
+            self.current.insert(p, rv);
         }
         // Explicit return vars not replaced by a phi are versioned; `kept[j]` tells whether the
         // j-th explicit return var (and so the j-th value of each branch's yield) survives.
@@ -81,7 +70,7 @@ impl Converter<'_> {
             let name = self.name(r);
             let keep = !phis.contains(&name);
             if keep {
-                let v = self.version_of(r, &name);
+                let v = self.version_of(r, name);
                 rvs.push(v);
                 self.current.insert(name, v);
             }
@@ -103,7 +92,7 @@ impl Converter<'_> {
             };
             (then_body, else_body)
         };
-        Stmt::If { cond: Box::new(cond), then_body: Box::new(then_body), else_body: Some(Box::new(else_body)), return_vars: rvs, span }
+        Stmt::If { cond, then_body: Box::new(then_body), else_body: Some(Box::new(else_body)), return_vars: rvs, span }
     }
 }
 

@@ -6,33 +6,17 @@
 //! first, then the explicit ones, while its iter_args and yield values list the explicit ones
 //! first. ptoc uses iter_arg order for both loop kinds (explicit, then new).
 
-use std::collections::BTreeSet;
-
-use super::{trailing_yield, with_trailing_yield, Converter, Versions};
-use crate::ir::visit::walk_stmts;
+use super::{trailing_yield, with_trailing_yield, Converter, Name};
 use crate::ir::{Expr, Span, Stmt, VarId, VarKind};
 
 /// The iter_args and return vars of one loop being converted.
 struct Carried {
     /// Loop-carried names created by the pass, sorted by byte order.
-    names: Vec<String>,
+    names: Vec<Name>,
     /// Explicit iter_args (with rewritten inits), then one new iter_arg per name.
     iter_args: Vec<VarId>,
     /// One new return var per name, in `names` order.
     new_return_vars: Vec<VarId>,
-}
-
-/// Names assigned anywhere in `body` (assignment targets and nested `for` loop vars, through
-/// every nested statement), sorted by byte order.
-fn assigned_names(c: &Converter, body: &Stmt) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    walk_stmts(body, &mut |s| match s {
-        Stmt::Assign { var, .. } | Stmt::For { loop_var: var, .. } => {
-            names.insert(c.name(*var));
-        }
-        _ => {}
-    });
-    names
 }
 
 /// The name an iter_arg is registered under inside its loop: cut at the first `_iter`
@@ -42,34 +26,73 @@ fn carried_base(name: &str) -> &str {
 }
 
 impl Converter<'_> {
+    /// Names assigned anywhere in `body` (assignment targets and nested `for` loop vars, through
+    /// every nested statement), each once, in no particular order.
+    fn assigned_names(&mut self, body: &Stmt) -> Vec<Name> {
+        let mut names = Vec::new();
+        let mut seen = Vec::new();
+        self.collect_assigned(body, &mut names, &mut seen);
+        names
+    }
+
+    fn collect_assigned(&mut self, s: &Stmt, names: &mut Vec<Name>, seen: &mut Vec<bool>) {
+        let var = match s {
+            Stmt::Assign { var, .. } => *var,
+            Stmt::For { loop_var, body, .. } => {
+                self.collect_assigned(body, names, seen);
+                *loop_var
+            }
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+                stmts.iter().for_each(|c| self.collect_assigned(c, names, seen));
+                return;
+            }
+            Stmt::If { then_body, else_body, .. } => {
+                self.collect_assigned(then_body, names, seen);
+                if let Some(e) = else_body {
+                    self.collect_assigned(e, names, seen);
+                }
+                return;
+            }
+            Stmt::While { body, .. } | Stmt::Scope { body, .. } => {
+                self.collect_assigned(body, names, seen);
+                return;
+            }
+            Stmt::Yield { .. } | Stmt::Return { .. } | Stmt::Eval { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {
+                return
+            }
+        };
+        let n = self.name(var);
+        let i = n as usize;
+        if i >= seen.len() {
+            seen.resize(i + 1, false);
+        }
+        if !seen[i] {
+            seen[i] = true;
+            names.push(n);
+        }
+    }
+
     /// Rewrites the explicit iter_args' inits (outer scope) and creates the new loop-carried
-    /// iter_args and return vars; `before` is the version map on loop entry and `skip` a name
+    /// iter_args and return vars; the current versions are those on loop entry and `skip` a name
     /// (the loop var) never carried.
-    fn plan_carried(
-        &mut self,
-        iter_args: &[VarId],
-        body: &Stmt,
-        before: &Versions,
-        skip: Option<&str>,
-        span: Span,
-    ) -> Carried {
+    fn plan_carried(&mut self, iter_args: &[VarId], body: &Stmt, skip: Option<Name>, span: Span) -> Carried {
         let mut new_iter_args = Vec::with_capacity(iter_args.len());
+        let mut explicit = Vec::with_capacity(iter_args.len());
         for &ia in iter_args {
             let data = self.prog.var(ia).clone();
-            let init = match &data.kind {
-                VarKind::IterArg { init } => VarKind::IterArg { init: Box::new(self.expr(init)) },
-                other => other.clone(),
+            let init = match data.kind {
+                VarKind::IterArg { init } => VarKind::IterArg { init: Box::new(self.expr(*init)) },
+                other => other,
             };
             new_iter_args.push(self.prog.new_var(data.name, data.ty, init, data.span));
+            explicit.push(self.name(ia));
         }
-        let explicit: BTreeSet<String> = iter_args.iter().map(|v| self.name(*v)).collect();
-        let names: Vec<String> = assigned_names(self, body)
-            .into_iter()
-            .filter(|n| Some(n.as_str()) != skip && !explicit.contains(n) && before.contains_key(n))
-            .collect();
+        let mut names = self.assigned_names(body);
+        names.retain(|n| Some(*n) != skip && !explicit.contains(n) && self.current.contains(*n));
+        self.names.sort(&mut names);
         let mut new_return_vars = Vec::with_capacity(names.len());
-        for n in &names {
-            let init = before[n];
+        for &n in &names {
+            let Some(init) = self.current.get(n) else { continue };
             let ty = self.prog.var_type(init).clone();
             let ia = self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(init, span)) }, span);
             new_iter_args.push(ia);
@@ -81,20 +104,20 @@ impl Converter<'_> {
     /// Makes every iter_arg the current version of its base name inside the loop.
     fn register_iter_args(&mut self, carried: &Carried) {
         for &ia in &carried.iter_args {
-            let name = self.name(ia);
-            self.current.insert(carried_base(&name).to_string(), ia);
+            let base = carried_base(self.prog.var_name(ia));
+            let n = self.names.intern(base);
+            self.current.insert(n, ia);
         }
     }
 
     /// After the body: the loop-carried names now mean the loop's return vars, and the body's
     /// trailing yield gets the carried values appended (or a yield is added).
     fn finish_carried(&mut self, carried: &Carried, body: Stmt, span: Span) -> Stmt {
-        let after = self.current.clone();
-        for (n, rv) in carried.names.iter().zip(&carried.new_return_vars) {
-            self.current.insert(n.clone(), *rv);
-        }
         let mut values: Vec<Expr> = trailing_yield(&body).map(<[Expr]>::to_vec).unwrap_or_default();
-        values.extend(carried.names.iter().filter_map(|n| after.get(n)).map(|v| Expr::var(*v, span)));
+        values.extend(carried.names.iter().filter_map(|n| self.current.get(*n)).map(|v| Expr::var(v, span)));
+        for (n, rv) in carried.names.iter().zip(&carried.new_return_vars) {
+            self.current.insert(*n, *rv);
+        }
         if values.is_empty() {
             body
         } else {
@@ -103,14 +126,15 @@ impl Converter<'_> {
     }
 
     pub(super) fn for_stmt(&mut self, s: Stmt) -> Stmt {
-        let Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } = s else {
+        let Stmt::For { loop_var, mut start, mut stop, mut step, iter_args, body, return_vars, kind, span } = s else {
             return s;
         };
-        let (start, stop, step) = (self.expr(&start), self.expr(&stop), self.expr(&step));
-        let before = self.current.clone();
+        self.rename_in(&mut start);
+        self.rename_in(&mut stop);
+        self.rename_in(&mut step);
         let loop_name = self.name(loop_var);
-        let carried = self.plan_carried(&iter_args, &body, &before, Some(&loop_name), span);
-        let new_loop_var = self.version_of(loop_var, &loop_name);
+        let carried = self.plan_carried(&iter_args, &body, Some(loop_name), span);
+        let new_loop_var = self.version_of(loop_var, loop_name);
         self.current.insert(loop_name, new_loop_var);
         self.register_iter_args(&carried);
         let body = self.stmt(*body);
@@ -120,9 +144,9 @@ impl Converter<'_> {
         rvs.extend(&carried.new_return_vars);
         Stmt::For {
             loop_var: new_loop_var,
-            start: Box::new(start),
-            stop: Box::new(stop),
-            step: Box::new(step),
+            start,
+            stop,
+            step,
             iter_args: carried.iter_args,
             body: Box::new(body),
             return_vars: rvs,
@@ -132,17 +156,16 @@ impl Converter<'_> {
     }
 
     pub(super) fn while_stmt(&mut self, s: Stmt) -> Stmt {
-        let Stmt::While { cond, iter_args, body, return_vars, span } = s else {
+        let Stmt::While { mut cond, iter_args, body, return_vars, span } = s else {
             return s;
         };
-        let before = self.current.clone();
-        let carried = self.plan_carried(&iter_args, &body, &before, None, span);
+        let carried = self.plan_carried(&iter_args, &body, None, span);
         self.register_iter_args(&carried);
-        let cond = self.expr(&cond);
+        self.rename_in(&mut cond);
         let body = self.stmt(*body);
         let body = self.finish_carried(&carried, body, span);
         let mut rvs = return_vars;
         rvs.extend(&carried.new_return_vars);
-        Stmt::While { cond: Box::new(cond), iter_args: carried.iter_args, body: Box::new(body), return_vars: rvs, span }
+        Stmt::While { cond, iter_args: carried.iter_args, body: Box::new(body), return_vars: rvs, span }
     }
 }

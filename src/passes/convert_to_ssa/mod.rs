@@ -17,37 +17,40 @@
 
 mod branches;
 mod loops;
-
-use std::collections::BTreeMap;
-
-use rustc_hash::FxHashMap;
+mod names;
 
 use crate::diag::Diagnostic;
 use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarId, VarKind};
 use crate::passes::PassEnv;
+use names::{Name, Names, Versions};
 
 /// The pass entry point: converts every function, in program order.
 pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let functions = std::mem::take(&mut out.functions);
-    out.functions = functions.into_iter().map(|f| Converter::new(&mut out).function(f)).collect();
+    let mut names = Names::new(out.vars.len());
+    out.functions = functions
+        .into_iter()
+        .map(|f| {
+            names.start_function();
+            Converter::new(&mut out, &mut names).function(f)
+        })
+        .collect();
     Ok(out)
 }
-
-/// Name → the variable that currently holds that name's value.
-type Versions = BTreeMap<String, VarId>;
 
 /// Per-function conversion state.
 struct Converter<'p> {
     prog: &'p mut Program,
-    /// Next version number per base name.
-    counter: FxHashMap<String, u32>,
+    names: &'p mut Names,
+    /// Next version number per name.
+    counter: Vec<u32>,
     current: Versions,
 }
 
 impl<'p> Converter<'p> {
-    fn new(prog: &'p mut Program) -> Self {
-        Converter { prog, counter: FxHashMap::default(), current: Versions::new() }
+    fn new(prog: &'p mut Program, names: &'p mut Names) -> Self {
+        Converter { prog, names, counter: Vec::new(), current: Versions::default() }
     }
 
     fn function(mut self, f: Function) -> Function {
@@ -56,7 +59,7 @@ impl<'p> Converter<'p> {
             .iter()
             .map(|p| {
                 let name = self.name(p.var);
-                let var = self.version_of(p.var, &name);
+                let var = self.version_of(p.var, name);
                 self.current.insert(name, var);
                 Param { var, direction: p.direction }
             })
@@ -65,28 +68,34 @@ impl<'p> Converter<'p> {
         Function { params, body, ..f }
     }
 
-    fn name(&self, v: VarId) -> String {
-        self.prog.var_name(v).to_string()
+    /// The interned name of `v`.
+    fn name(&mut self, v: VarId) -> Name {
+        self.names.of_var(self.prog, v)
     }
 
     /// The next version number of `base` (0 first).
-    fn next(&mut self, base: &str) -> u32 {
-        if let Some(slot) = self.counter.get_mut(base) {
-            *slot += 1;
-            return *slot - 1;
+    fn next(&mut self, base: Name) -> u32 {
+        let i = base as usize;
+        if i >= self.counter.len() {
+            self.counter.resize(i + 1, 0);
         }
-        self.counter.insert(base.to_string(), 1);
-        0
+        self.counter[i] += 1;
+        self.counter[i] - 1
     }
 
     /// A new variable named `<base><infix><next(base)>` (infix `_` or `_iter_`).
-    fn fresh(&mut self, base: &str, infix: &str, ty: Type, kind: VarKind, span: Span) -> VarId {
+    fn fresh(&mut self, base: Name, infix: &str, ty: Type, kind: VarKind, span: Span) -> VarId {
         let k = self.next(base);
-        self.prog.new_var(format!("{base}{infix}{k}"), ty, kind, span)
+        let base = self.names.str(base);
+        let mut name = String::with_capacity(base.len() + infix.len() + 10);
+        name.push_str(base);
+        name.push_str(infix);
+        crate::text::push_u64(&mut name, u64::from(k));
+        self.prog.new_var(name, ty, kind, span)
     }
 
     /// The next plain version of `base`, with the type and span of `original`.
-    fn version_of(&mut self, original: VarId, base: &str) -> VarId {
+    fn version_of(&mut self, original: VarId, base: Name) -> VarId {
         let data = self.prog.var(original);
         let (ty, span) = (data.ty.clone(), data.span);
         self.fresh(base, "_", ty, VarKind::Plain, span)
@@ -94,17 +103,17 @@ impl<'p> Converter<'p> {
 
     /// Rewrites every variable use in `e` to the current version of its name (names without a
     /// current version are left alone: globals of other scopes, explicit return vars, …).
-    fn expr(&self, e: &Expr) -> Expr {
-        let mut e = e.clone();
+    fn expr(&mut self, mut e: Expr) -> Expr {
         self.rename_in(&mut e);
         e
     }
 
-    fn rename_in(&self, e: &mut Expr) {
+    fn rename_in(&mut self, e: &mut Expr) {
         match &mut e.kind {
             ExprKind::Var(v) => {
-                if let Some(cur) = self.current.get(self.prog.var_name(*v)) {
-                    *v = *cur;
+                let name = self.name(*v);
+                if let Some(cur) = self.current.get(name) {
+                    *v = cur;
                 }
             }
             ExprKind::Call(c) => c.args.iter_mut().for_each(|a| self.rename_in(a)),
@@ -126,7 +135,7 @@ impl<'p> Converter<'p> {
             Stmt::Assign { var, mut value, span } => {
                 self.rename_in(&mut value);
                 let name = self.name(var);
-                let var = self.version_of(var, &name);
+                let var = self.version_of(var, name);
                 self.current.insert(name, var);
                 Stmt::Assign { var, value, span }
             }
@@ -144,7 +153,10 @@ impl<'p> Converter<'p> {
             }
             Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.stmts(stmts), span },
             Stmt::Ops { stmts, span } => Stmt::Ops { stmts: self.stmts(stmts), span },
-            Stmt::Scope { kind, body, span } => Stmt::Scope { kind, body: Box::new(self.stmt(*body)), span },
+            Stmt::Scope { kind, mut body, span } => {
+                *body = self.stmt(std::mem::replace(&mut *body, Stmt::Break { span }));
+                Stmt::Scope { kind, body, span }
+            }
             Stmt::Break { .. } | Stmt::Continue { .. } => s,
             Stmt::For { .. } => self.for_stmt(s),
             Stmt::While { .. } => self.while_stmt(s),

@@ -6,14 +6,12 @@
 //! second copy sees the first copy's accesses (cross-iteration dependences), after which
 //! positions of the copy are mapped back onto the original statements.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
-use super::effects::{leaf_effects, MemKey};
+use super::effects::{leaf_effects, Effects, MemKey};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
-use super::reduce::{remove_linear, remove_transitive};
+use super::reduce::{remove_duplicates, remove_linear, remove_transitive, Indexes};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -38,23 +36,59 @@ impl Analysis {
     }
 }
 
-/// Last writers and readers of each MemRef (keyed in MemRef-id order, §6 Q7).
+/// Last writers and readers of each MemRef. Only looked up by MemRef (and each MemRef's lists
+/// rewritten on their own), never iterated in an order that reaches the output, so a hash map
+/// serves (§6 Q7 concerns orders, and the lists keep theirs).
 #[derive(Clone, Debug, Default)]
 struct State {
-    writers: BTreeMap<MemKey, Vec<PosId>>,
-    readers: BTreeMap<MemKey, Vec<PosId>>,
+    access: FxHashMap<MemKey, Access>,
+}
+
+/// The last writers and readers of one MemRef, in the order they were recorded.
+#[derive(Clone, Debug, Default)]
+struct Access {
+    writers: Vec<PosId>,
+    readers: Vec<PosId>,
 }
 
 impl State {
     /// The state after an `if`: each MemRef's lists are the then lists followed by the else lists.
-    fn merge(a: State, b: State) -> State {
-        fn cat(mut x: BTreeMap<MemKey, Vec<PosId>>, y: BTreeMap<MemKey, Vec<PosId>>) -> BTreeMap<MemKey, Vec<PosId>> {
-            for (k, mut v) in y {
-                x.entry(k).or_default().append(&mut v);
-            }
-            x
+    fn merge(mut a: State, b: State) -> State {
+        for (k, mut y) in b.access {
+            let x = a.access.entry(k).or_default();
+            x.writers.append(&mut y.writers);
+            x.readers.append(&mut y.readers);
         }
-        State { writers: cat(a.writers, b.writers), readers: cat(a.readers, b.readers) }
+        a
+    }
+}
+
+/// Marks positions seen within one round (a leaf's producers, a folded list), by stamping a
+/// table indexed by position: no set to clear or hash per round.
+#[derive(Debug, Default)]
+struct Marks {
+    round: u32,
+    at: Vec<u32>,
+}
+
+impl Marks {
+    /// Starts a round in which nothing is marked yet.
+    fn next_round(&mut self) {
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            // After 2^32 rounds an old stamp could match again: start over.
+            self.at.iter_mut().for_each(|m| *m = 0);
+            self.round = 1;
+        }
+    }
+
+    /// Marks `p`; true iff it was not marked in this round.
+    fn first(&mut self, p: PosId) -> bool {
+        let k = p.index();
+        if self.at.len() <= k {
+            self.at.resize(k + 1, 0);
+        }
+        std::mem::replace(&mut self.at[k], self.round) != self.round
     }
 }
 
@@ -66,7 +100,9 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         path: Vec::new(),
         pipes: Vec::new(),
         pairs: PairList::default(),
-        producers: FxHashSet::default(),
+        marks: Marks::default(),
+        indexes: Indexes::default(),
+        effects: Effects::default(),
         out: Analysis::default(),
     };
     let mut state = State::default();
@@ -84,8 +120,12 @@ struct Collector<'a> {
     /// `pos_to_stmt`).
     pipes: Vec<Option<PipeType>>,
     pairs: PairList,
-    /// The producers paired with the current leaf (kept to reuse its table).
-    producers: FxHashSet<PosId>,
+    /// The producers paired with the current leaf, or the entries of a folded list.
+    marks: Marks,
+    /// Scratch tables of the reductions.
+    indexes: Indexes,
+    /// The effects of the current leaf (kept to reuse its lists).
+    effects: Effects,
     out: Analysis,
 }
 
@@ -111,9 +151,8 @@ impl Collector<'_> {
                     let run = self.out.positions.intern(&self.path);
                     self.out.op_counts.insert(run, ops.len());
                     for (j, op) in ops.iter().enumerate() {
-                        self.path.push(Elem::op(j));
-                        self.leaf(op, state);
-                        self.path.pop();
+                        let here = self.out.positions.child(run, Elem::op(j));
+                        self.leaf_at(here, op, state);
                     }
                 }
                 Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
@@ -128,9 +167,9 @@ impl Collector<'_> {
             }
             self.path.pop();
         }
-        self.pairs.dedup_from(start);
-        remove_transitive(&mut self.pairs, &self.out.positions, start);
-        remove_linear(&mut self.pairs, &self.out.positions, start);
+        remove_duplicates(&mut self.pairs, start, &mut self.indexes);
+        remove_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
+        remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
     }
 
     fn if_stmt(&mut self, then_body: &Stmt, else_body: Option<&Stmt>, state: &mut State) {
@@ -165,28 +204,43 @@ impl Collector<'_> {
         let start = self.pairs.len();
         self.seq(stmts, 2, state);
         let (body_path, positions) = (self.path.as_slice(), &mut self.out.positions);
-        let mut fold = |p| fold_copy(positions, p, body_path, n);
+        let body = positions.intern(body_path);
+        let mut fold = |p| fold_copy(positions, p, (body, body_path), n);
         self.pairs.map_ends_from(start, &mut fold);
-        let mut seen = FxHashSet::default();
-        for lists in [&mut state.writers, &mut state.readers] {
-            for list in lists.values_mut() {
-                seen.clear();
+        let marks = &mut self.marks;
+        for access in state.access.values_mut() {
+            for list in [&mut access.writers, &mut access.readers] {
+                marks.next_round();
                 list.iter_mut().for_each(|p| *p = fold(*p));
-                list.retain(|&p| seen.insert(p));
+                list.retain(|&p| marks.first(p));
             }
         }
-        self.pairs.dedup_from(start);
+        remove_duplicates(&mut self.pairs, start, &mut self.indexes);
         self.path.pop();
     }
 
+    /// A leaf at the current path.
     fn leaf(&mut self, s: &Stmt, state: &mut State) {
         let here = self.out.positions.intern(&self.path);
+        self.leaf_at(here, s, state);
+    }
+
+    fn leaf_at(&mut self, here: PosId, s: &Stmt, state: &mut State) {
         let k = here.index();
         if self.out.spans.len() <= k {
             self.out.spans.resize(k + 1, None);
         }
         self.out.spans[k].get_or_insert(s.span());
-        let Some(fx) = leaf_effects(self.prog, self.backend, s) else { return };
+        let mut fx = std::mem::take(&mut self.effects);
+        if leaf_effects(self.prog, self.backend, s, &mut fx) {
+            self.record(&fx, here, state);
+        }
+        self.effects = fx;
+    }
+
+    /// Pairs the leaf at `here` with its producers in `state`, then records its accesses.
+    fn record(&mut self, fx: &Effects, here: PosId, state: &mut State) {
+        let k = here.index();
         if self.pipes.len() <= k {
             self.pipes.resize(k + 1, None);
         }
@@ -194,24 +248,22 @@ impl Collector<'_> {
         // Each producer is paired once: a repeat (a leaf writing what it reads, or one producer
         // of two operands) would be the same pair, which the de-duplication drops anyway.
         // (`state` is not part of `self`, so the lists are read in place.)
-        let mut producers = std::mem::take(&mut self.producers);
-        producers.clear();
-        let writers = fx.reads.iter().chain(&fx.writes).flat_map(|m| state.writers.get(m)).flatten();
-        let readers = fx.writes.iter().flat_map(|m| state.readers.get(m)).flatten();
+        self.marks.next_round();
+        let writers = fx.reads.iter().chain(&fx.writes).flat_map(|m| state.access.get(m)).flat_map(|a| &a.writers);
+        let readers = fx.writes.iter().flat_map(|m| state.access.get(m)).flat_map(|a| &a.readers);
         for &p in writers.chain(readers) {
-            if producers.insert(p) {
+            if self.marks.first(p) {
                 self.pair(p, here);
             }
         }
-        self.producers = producers;
         for m in &fx.writes {
-            let writers = state.writers.entry(*m).or_default();
-            writers.clear();
-            writers.push(here);
-            state.readers.entry(*m).or_default().clear();
+            let access = state.access.entry(*m).or_default();
+            access.writers.clear();
+            access.writers.push(here);
+            access.readers.clear();
         }
         for m in &fx.reads {
-            state.readers.entry(*m).or_default().push(here);
+            state.access.entry(*m).or_default().readers.push(here);
         }
     }
 
@@ -234,15 +286,21 @@ impl Collector<'_> {
     }
 }
 
-/// Maps a position in the second copy of an unrolled body (`body` is the path of the loop's
-/// `ForBody` marker, `n` the body's length) back onto the original: only the element right after
-/// `body` changes, and only for positions inside this loop (a new position only when it changes).
-fn fold_copy(positions: &mut Positions, p: PosId, body: &[Elem], n: usize) -> PosId {
+/// Maps a position in the second copy of an unrolled body (`body` is the id and the path of the
+/// loop's `ForBody` marker, `n` the body's length) back onto the original: only the element
+/// right after `body` changes, and only for positions inside this loop (a new position only when
+/// it changes). The original is found by walking down from `body`, the rest of the path unchanged.
+fn fold_copy(positions: &mut Positions, p: PosId, (body, body_path): (PosId, &[Elem]), n: usize) -> PosId {
     let path = positions.path(p);
-    let k = body.len();
+    let k = body_path.len();
     match path.get(k) {
-        Some(e) if e.kind == Kind::Seq && e.index >= n && path.starts_with(body) => {
-            positions.intern_edited(p, |v| v[k].index -= n)
+        Some(&e) if e.kind() == Kind::Seq && e.index() >= n && path.starts_with(body_path) => {
+            let mut id = positions.child(body, e.with_index(e.index() - n));
+            for i in k + 1..positions.path(p).len() {
+                let e = positions.path(p)[i];
+                id = positions.child(id, e);
+            }
+            id
         }
         _ => p,
     }

@@ -9,7 +9,8 @@ use crate::passes::Backend;
 /// (§6 Q7, §6.1 Q24).
 pub type MemKey = (u64, VarId);
 
-/// The MemRefs a leaf reads and writes (each ascending) and the pipe it runs on.
+/// The MemRefs a leaf reads and writes (each ascending) and the pipe it runs on. One value is
+/// refilled for every leaf ([`leaf_effects`]), so that the lists are allocated once per function.
 #[derive(Debug)]
 pub struct Effects {
     pub pipe: PipeType,
@@ -17,13 +18,20 @@ pub struct Effects {
     pub writes: Vec<MemKey>,
 }
 
-/// Effects of an assignment or eval; `None` for other statements and for leaves touching no
-/// MemRef (e.g. `block.alloc`, whose target is the MemRef itself, or scalar code).
-pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt) -> Option<Effects> {
+impl Default for Effects {
+    fn default() -> Self {
+        Effects { pipe: PipeType::S, reads: Vec::new(), writes: Vec::new() }
+    }
+}
+
+/// Fills `fx` with the effects of an assignment or eval and returns true; false (`fx` then
+/// meaningless) for other statements and for leaves touching no MemRef (e.g. `block.alloc`,
+/// whose target is the MemRef itself, or scalar code).
+pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt, fx: &mut Effects) -> bool {
     let (value, target) = match s {
         Stmt::Assign { var, value, .. } => (value, Some(*var)),
         Stmt::Eval { expr, .. } => (expr, None),
-        _ => return None,
+        _ => return false,
     };
     // `block.store` writes its destination through the assigned var; of its operands only
     // the stored tile is read.
@@ -31,7 +39,8 @@ pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt) -> Option<Effect
         Some(c) if is_op(&c.callee, "block.store") => c.args.first(),
         _ => Some(value),
     };
-    let mut reads = Vec::new();
+    let reads = &mut fx.reads;
+    reads.clear();
     if let Some(root) = read_root {
         walk_expr(root, &mut |e| {
             if let Some(m) = e.as_var().and_then(|v| var_memref(prog, v)) {
@@ -41,11 +50,13 @@ pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt) -> Option<Effect
     }
     reads.sort_unstable();
     reads.dedup();
-    let writes: Vec<MemKey> = target.and_then(|v| memref_of(prog, v)).into_iter().collect();
-    if reads.is_empty() && writes.is_empty() {
-        return None;
+    fx.writes.clear();
+    fx.writes.extend(target.and_then(|v| memref_of(prog, v)));
+    if fx.reads.is_empty() && fx.writes.is_empty() {
+        return false;
     }
-    Some(Effects { pipe: pipe_of(value, backend), reads, writes })
+    fx.pipe = pipe_of(value, backend);
+    true
 }
 
 /// The pipe of a leaf's call in the backend table; S for anything else.

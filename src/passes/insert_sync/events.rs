@@ -41,7 +41,7 @@ pub fn adjust_scopes(a: &mut Analysis) {
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
 fn end_of_ops(positions: &mut Positions, p: PosId, op_counts: &FxHashMap<PosId, usize>) -> PosId {
     match positions.path(p).split_last() {
-        Some((last, run)) if last.kind == Kind::Op && !run.is_empty() => {
+        Some((last, run)) if last.kind() == Kind::Op && !run.is_empty() => {
             match positions.get(run).and_then(|r| op_counts.get(&r)) {
                 Some(&n) => positions.intern_edited(p, |q| {
                     q.pop();
@@ -57,7 +57,7 @@ fn end_of_ops(positions: &mut Positions, p: PosId, op_counts: &FxHashMap<PosId, 
 /// The first statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
 fn begin_of_ops(positions: &mut Positions, p: PosId) -> PosId {
     let path = positions.path(p);
-    if path.len() >= 2 && path.last().is_some_and(|e| e.kind == Kind::Op) {
+    if path.len() >= 2 && path.last().is_some_and(|e| e.kind() == Kind::Op) {
         return positions.intern_edited(p, |q| {
             q.pop();
             q.push(Elem::op(0));

@@ -26,7 +26,7 @@ impl Pair {
         self.src == self.dst
     }
     /// Identity for de-duplication (the flags are not part of it).
-    fn key(&self) -> (PosId, PosId, PipeType, PipeType) {
+    pub fn key(&self) -> (PosId, PosId, PipeType, PipeType) {
         (self.set, self.wait, self.src, self.dst)
     }
 }
@@ -61,7 +61,8 @@ fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
 #[derive(Debug, Default)]
 pub struct PairList {
     pairs: Vec<Pair>,
-    /// How many pairs link each (set, wait), whatever their pipes.
+    /// How many pairs link each (set, wait), whatever their pipes (zero for ends no pair links
+    /// any more).
     ends: FxHashMap<(PosId, PosId), usize>,
 }
 
@@ -81,13 +82,7 @@ impl PairList {
 
     /// True iff some pair (at any index) has these ends.
     pub fn links(&self, set: PosId, wait: PosId) -> bool {
-        self.ends.contains_key(&(set, wait))
-    }
-
-    /// [`dedup_from`] on the list.
-    pub fn dedup_from(&mut self, start: usize) {
-        let drop = duplicates(&self.pairs[start..]);
-        self.drop_marked_from(start, &drop);
+        self.ends.get(&(set, wait)).is_some_and(|&n| n > 0)
     }
 
     /// Removes `pairs[start + k]` for every `drop[k]`, keeping the order.
@@ -116,12 +111,11 @@ impl PairList {
 }
 
 /// Takes one pair out of the count of its ends.
+/// (A count that reaches zero stays in the map: removing it would cost a second lookup, and
+/// the ends are often linked again.)
 fn forget(ends: &mut FxHashMap<(PosId, PosId), usize>, p: &Pair) {
     if let Some(n) = ends.get_mut(&(p.set, p.wait)) {
-        *n -= 1;
-        if *n == 0 {
-            ends.remove(&(p.set, p.wait));
-        }
+        *n = n.saturating_sub(1);
     }
 }
 
@@ -158,7 +152,7 @@ mod tests {
         list.push(pair(at[0], at[1]));
         list.push(pair(at[0], at[1]));
         list.push(pair(at[2], at[3]));
-        list.dedup_from(0);
+        list.drop_marked_from(0, &[false, true, false]);
         assert!(list.links(at[0], at[1]), "one of the two is left");
         list.map_ends_from(1, |p| if p == at[3] { at[1] } else { p });
         assert!(!list.links(at[2], at[3]));

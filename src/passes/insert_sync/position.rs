@@ -7,9 +7,7 @@
 //! event-id sort use; [`before`] is the weaker "executes earlier in the same straight-line
 //! code" relation that the reductions and event-id reuse rely on.
 
-use std::hash::{Hash, Hasher};
-
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
 
 /// The kind of one path element, in the reference's order (`Seq < Op < IfThen < IfElse <
 /// ForBody`); `ScopeBody` (Q21) sorts last so that paths without scopes keep their order.
@@ -23,22 +21,46 @@ pub enum Kind {
     ScopeBody,
 }
 
-/// One path element; markers (branches, bodies) have index 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Elem {
-    pub kind: Kind,
-    pub index: usize,
-}
+/// One path element; markers (branches, bodies) have index 0. Packed in one word, the kind in
+/// the top byte above the index, so that comparing, hashing and ordering an element (kind first,
+/// then index, the reference's order) is one integer operation on the hot paths of the pass.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Elem(u64);
+
+/// Bits of an element below its kind; statement indices never come near 2^56.
+const INDEX_BITS: u32 = 56;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+/// The kinds by their packed code (`Kind as u64`).
+const KINDS: [Kind; 6] = [Kind::Seq, Kind::Op, Kind::IfThen, Kind::IfElse, Kind::ForBody, Kind::ScopeBody];
 
 impl Elem {
+    fn new(kind: Kind, index: usize) -> Elem {
+        Elem(((kind as u64) << INDEX_BITS) | (index as u64 & INDEX_MASK))
+    }
     pub fn seq(index: usize) -> Elem {
-        Elem { kind: Kind::Seq, index }
+        Elem::new(Kind::Seq, index)
     }
     pub fn op(index: usize) -> Elem {
-        Elem { kind: Kind::Op, index }
+        Elem::new(Kind::Op, index)
     }
     pub fn marker(kind: Kind) -> Elem {
-        Elem { kind, index: 0 }
+        Elem::new(kind, 0)
+    }
+    pub fn kind(self) -> Kind {
+        KINDS[(self.0 >> INDEX_BITS) as usize]
+    }
+    pub fn index(self) -> usize {
+        (self.0 & INDEX_MASK) as usize
+    }
+    /// The element with the same kind and another index.
+    pub fn with_index(self, index: usize) -> Elem {
+        Elem::new(self.kind(), index)
+    }
+}
+
+impl std::fmt::Debug for Elem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}({})", self.kind(), self.index())
     }
 }
 
@@ -62,35 +84,49 @@ impl PosId {
 /// The positions of one function body, each stored once and numbered densely in the order
 /// they were first seen (an index for per-position tables such as the leaves' pipes).
 ///
-/// The paths lie back to back in one vector and are found by their hash (ids with equal
-/// hashes are chained), so interning allocates nothing per position and growing the table
-/// never hashes a path again.
-#[derive(Debug, Default)]
+/// The positions form a tree: every prefix of an interned path is a position too (the empty
+/// path is [`Positions::ROOT`]), and a position is found from its parent and its last element
+/// ([`Positions::child`]), so that interning the statements of an `OpStmts` costs one small
+/// lookup each instead of hashing their whole paths. The paths lie back to back in one vector,
+/// so interning allocates nothing per position.
+#[derive(Debug)]
 pub struct Positions {
     elems: Vec<Elem>,
     /// Where each id's path lies in `elems`.
     bounds: Vec<(usize, usize)>,
-    /// The latest id of each path hash (only looked up).
-    by_hash: FxHashMap<u64, PosId>,
-    /// The previous id with the same hash as each id.
-    same_hash: Vec<Option<PosId>>,
+    /// The child of a position with one more element (only looked up).
+    children: FxHashMap<(PosId, Elem), PosId>,
     /// Reused by [`Positions::intern_edited`].
     scratch: Path,
 }
 
+impl Default for Positions {
+    fn default() -> Self {
+        Positions { elems: Vec::new(), bounds: vec![(0, 0)], children: FxHashMap::default(), scratch: Path::new() }
+    }
+}
+
 impl Positions {
-    /// The id of `path`, added if it is new.
-    pub fn intern(&mut self, path: &[Elem]) -> PosId {
-        let hash = hash_of(path);
-        if let Some(id) = self.find(hash, path) {
-            return id;
+    /// The empty path, the parent of the outermost elements.
+    pub const ROOT: PosId = PosId(0);
+
+    /// The id of the path of `parent` followed by `e`, added if it is new.
+    pub fn child(&mut self, parent: PosId, e: Elem) -> PosId {
+        let next = PosId(self.bounds.len());
+        let id = *self.children.entry((parent, e)).or_insert(next);
+        if id == next {
+            let (start, end) = self.bounds[parent.0];
+            let at = self.elems.len();
+            self.elems.extend_from_within(start..end);
+            self.elems.push(e);
+            self.bounds.push((at, self.elems.len()));
         }
-        let id = PosId(self.bounds.len());
-        let start = self.elems.len();
-        self.elems.extend_from_slice(path);
-        self.bounds.push((start, self.elems.len()));
-        self.same_hash.push(self.by_hash.insert(hash, id));
         id
+    }
+
+    /// The id of `path`, added (with its prefixes) if it is new.
+    pub fn intern(&mut self, path: &[Elem]) -> PosId {
+        path.iter().fold(Positions::ROOT, |p, &e| self.child(p, e))
     }
 
     /// The id of the path of `p` changed by `edit`, added if it is new.
@@ -106,18 +142,7 @@ impl Positions {
 
     /// The id of `path` if it has been interned.
     pub fn get(&self, path: &[Elem]) -> Option<PosId> {
-        self.find(hash_of(path), path)
-    }
-
-    fn find(&self, hash: u64, path: &[Elem]) -> Option<PosId> {
-        let mut candidate = self.by_hash.get(&hash).copied();
-        while let Some(id) = candidate {
-            if self.path(id) == path {
-                return Some(id);
-            }
-            candidate = self.same_hash[id.0];
-        }
-        None
+        path.iter().try_fold(Positions::ROOT, |p, &e| self.children.get(&(p, e)).copied())
     }
 
     /// The path of an id handed out by this table.
@@ -127,18 +152,12 @@ impl Positions {
     }
 }
 
-fn hash_of(path: &[Elem]) -> u64 {
-    let mut h = FxHasher::default();
-    path.hash(&mut h);
-    h.finish()
-}
-
 /// True iff `a` certainly executes before `b` in the same straight-line code: at the first
 /// element where they differ both are `Seq` or both `Op` indices and `a`'s is smaller.
 /// Prefixes, different branches and different kinds are unordered.
 pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     match a.iter().zip(b).find(|(x, y)| x != y) {
-        Some((x, y)) => x.kind == y.kind && matches!(x.kind, Kind::Seq | Kind::Op) && x.index < y.index,
+        Some((x, y)) => x.kind() == y.kind() && matches!(x.kind(), Kind::Seq | Kind::Op) && x.index() < y.index(),
         None => false,
     }
 }
@@ -149,12 +168,12 @@ pub fn before(a: &[Elem], b: &[Elem]) -> bool {
 /// F2: a barrier in an if branch was taken to cover a dependence around the `if`).
 pub fn dominates(b: &[Elem], c: &[Elem]) -> bool {
     let common = b.iter().zip(c).take_while(|(x, y)| x == y).count();
-    !b[common..].iter().any(|e| matches!(e.kind, Kind::IfThen | Kind::IfElse | Kind::ForBody))
+    !b[common..].iter().any(|e| matches!(e.kind(), Kind::IfThen | Kind::IfElse | Kind::ForBody))
 }
 
 /// Index of the innermost `Seq` element (the scope anchor), if any.
 pub fn depth(p: &[Elem]) -> Option<usize> {
-    p.iter().rposition(|e| e.kind == Kind::Seq)
+    p.iter().rposition(|e| e.kind() == Kind::Seq)
 }
 
 /// True iff both positions have their innermost `Seq` at the same depth and agree on every
@@ -174,8 +193,8 @@ pub type SeqKey = (usize, Option<usize>);
 /// `…, Seq(i), Op(j)`, `(i, None)` for `…, Seq(i)`; `None` for anything else.
 pub fn split_parent(p: &[Elem]) -> Option<(&[Elem], SeqKey)> {
     match p {
-        [parent @ .., s, o] if o.kind == Kind::Op => Some((parent, (s.index, Some(o.index)))),
-        [parent @ .., s] if s.kind == Kind::Seq => Some((parent, (s.index, None))),
+        [parent @ .., s, o] if o.kind() == Kind::Op => Some((parent, (s.index(), Some(o.index())))),
+        [parent @ .., s] if s.kind() == Kind::Seq => Some((parent, (s.index(), None))),
         _ => None,
     }
 }
@@ -229,18 +248,22 @@ mod tests {
         let mut ps = Positions::default();
         let a = ps.intern(&[seq(0), Elem::op(1)]);
         let b = ps.intern(&[seq(0), Elem::op(2)]);
-        let parent = ps.intern(&[seq(0)]);
+        let parent = ps.get(&[seq(0)]).expect("prefixes are interned too");
         assert_ne!(a, b);
         assert_ne!(a, parent);
         assert_eq!(ps.intern(&[seq(0), Elem::op(1)]), a);
+        assert_eq!(ps.child(parent, Elem::op(2)), b, "a child is its parent's path and one element");
         assert_eq!(ps.path(b), &[seq(0), Elem::op(2)]);
-        assert_eq!(ps.get(&[seq(0)]), Some(parent));
+        assert_eq!(ps.intern(&[seq(0)]), parent);
         assert_eq!(ps.get(&[seq(1)]), None);
-        assert_eq!(ps.intern_edited(a, |p| p[1].index = 2), b);
+        assert_eq!(ps.get(&[]), Some(Positions::ROOT));
+        assert_eq!(ps.intern_edited(a, |p| p[1] = p[1].with_index(2)), b);
         let c = ps.intern_edited(a, |p| p.push(Elem::marker(Kind::ForBody)));
         assert_eq!(ps.path(c), &[seq(0), Elem::op(1), Elem::marker(Kind::ForBody)]);
         assert_eq!(ps.path(a), &[seq(0), Elem::op(1)], "editing a copy leaves the original");
-        assert_eq!([a, b, parent, c].map(PosId::index), [0, 1, 2, 3], "ids are dense, in order");
+        let mut ids = [Positions::ROOT, parent, a, b, c].map(PosId::index);
+        ids.sort_unstable();
+        assert_eq!(ids, [0, 1, 2, 3, 4], "ids are dense");
     }
 
     #[test]

@@ -4,13 +4,27 @@
 //! Both look only at the pairs found in the sequence (`pairs[start..]`) and compare each with
 //! the few that share an end with it, found through indexes built over those pairs alone, so a
 //! sequence costs time linear in its own pairs (for straight-line code) whatever came before.
-
-use std::hash::Hash;
-
-use rustc_hash::FxHashMap;
+//! The indexes are tables indexed by position ([`Indexes`]), kept by the caller between
+//! sequences and left empty after each use, so building one costs no hashing or allocation.
 
 use super::pairs::{Pair, PairList};
-use super::position::{before, dominates, Kind, Positions};
+use super::position::{before, dominates, Kind, PosId, Positions};
+
+/// Keeps the first pair of each identity ([`Pair::key`]) among `pairs[start..]`, in order
+/// (earlier pairs are neither dropped nor compared). Equal pairs share their wait, so each pair
+/// is compared only with the earlier ones of its wait's group.
+pub fn remove_duplicates(list: &mut PairList, start: usize, ix: &mut Indexes) {
+    let pairs = &list.as_slice()[start..];
+    ix.by_wait.build(pairs, |p| p.wait);
+    let by_wait = &ix.by_wait;
+    let duplicate: Vec<bool> = pairs
+        .iter()
+        .enumerate()
+        .map(|(k, p)| by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key()))
+        .collect();
+    ix.by_wait.release(pairs, |p| p.wait);
+    list.drop_marked_from(start, &duplicate);
+}
 
 /// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
 /// Decided on the list as it is, then removed all at once.
@@ -18,20 +32,24 @@ use super::position::{before, dominates, Kind, Positions};
 /// A pair ending at `C` was found while visiting `C`, inside this sequence, so every `B→C` is
 /// among `pairs[start..]`; `A→B` may be anywhere (`A` and `B` may precede the sequence) and is
 /// asked of the list's index of ends. The strict order A < B < C makes the three pairs distinct.
-pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usize) {
+pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
     let pairs = &list.as_slice()[start..];
-    let by_wait = Index::new(pairs, |p| p.wait);
+    ix.by_wait.build(pairs, |p| p.wait);
+    // `B→C` can only make another pair transitive if B is before C: decided once per pair.
+    ix.forward.clear();
+    ix.forward.extend(pairs.iter().map(|p| before(positions.path(p.set), positions.path(p.wait))));
+    let (by_wait, forward) = (&ix.by_wait, &ix.forward);
     let redundant: Vec<bool> = pairs
         .iter()
         .map(|ac| {
-            let (a, c) = (positions.path(ac.set), positions.path(ac.wait));
-            by_wait.group(&ac.wait).any(|k| {
+            let a = positions.path(ac.set);
+            by_wait.group(ac.wait).any(|k| {
                 let b_id = pairs[k].set;
-                let b = positions.path(b_id);
-                b_id != ac.set && before(a, b) && before(b, c) && list.links(ac.set, b_id)
+                b_id != ac.set && forward[k] && before(a, positions.path(b_id)) && list.links(ac.set, b_id)
             })
         })
         .collect();
+    ix.by_wait.release(pairs, |p| p.wait);
     list.drop_marked_from(start, &redundant);
 }
 
@@ -46,10 +64,13 @@ pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usiz
 /// wait with a forward `A→C` from before the loop, but phase 2 moves its wait to the end of
 /// the iteration, so it does not order `A` before `C` in the first iteration (fuzz finding
 /// F2; the spec's reduction, §2.10, has no such guard).
-pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize) {
+pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
     let pairs = &list.as_slice()[start..];
-    let by_wait = Index::new(pairs, |p| (p.src, p.dst, p.wait));
-    let by_set = Index::new(pairs, |p| (p.src, p.dst, p.set));
+    ix.by_wait.build(pairs, |p| p.wait);
+    ix.by_set.build(pairs, |p| p.set);
+    let (by_wait, by_set) = (&ix.by_wait, &ix.by_set);
+    // The later pairs with the pipes of pair `i` and its wait (or its set).
+    let same_pipes = |i: usize| move |&j: &usize| pairs[j].src == pairs[i].src && pairs[j].dst == pairs[i].dst;
     let path = |id| positions.path(id);
     let mut redundant = vec![false; pairs.len()];
     for i in 0..pairs.len() {
@@ -57,7 +78,7 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize) {
             continue;
         }
         let p1 = &pairs[i];
-        for j in merge(by_wait.after(i), by_set.after(i)) {
+        for j in merge(by_wait.after(i).filter(same_pipes(i)), by_set.after(i).filter(same_pipes(i))) {
             let p2 = &pairs[j];
             if redundant[j] {
                 continue;
@@ -86,7 +107,18 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize) {
             }
         }
     }
+    ix.by_wait.release(pairs, |p| p.wait);
+    ix.by_set.release(pairs, |p| p.set);
     list.drop_marked_from(start, &redundant);
+}
+
+/// The scratch tables of the reductions, kept between sequences (see the module doc).
+#[derive(Debug, Default)]
+pub struct Indexes {
+    by_wait: Index,
+    by_set: Index,
+    /// Per pair of the tail: its set is before its wait.
+    forward: Vec<bool>,
 }
 
 /// True if dropping `dropped` in favour of `kept` is sound as far as loops go: a loop-carried
@@ -113,34 +145,46 @@ fn carrier(positions: &Positions, p: &Pair) -> Option<usize> {
         return None;
     }
     let common = set.iter().zip(wait).take_while(|(a, b)| a == b).count();
-    set[..common].iter().rposition(|e| e.kind == Kind::ForBody)
+    set[..common].iter().rposition(|e| e.kind() == Kind::ForBody)
 }
 
-/// The indices of a slice of pairs grouped by a key, each group chained in ascending order
-/// through `next` (one map entry per group, no vector per group).
-struct Index<K> {
-    first: FxHashMap<K, usize>,
+/// The indices of a slice of pairs grouped by one end, each group chained in ascending order
+/// through `next`, its head in a table indexed by position (no map, no vector per group). The
+/// table is all [`END`] between uses: [`Index::release`] clears the entries [`Index::build`] set.
+#[derive(Debug, Default)]
+struct Index {
+    first: Vec<usize>,
     next: Vec<usize>,
 }
 
 const END: usize = usize::MAX;
 
-impl<K: Hash + Eq> Index<K> {
-    fn new(pairs: &[Pair], key: impl Fn(&Pair) -> K) -> Self {
-        let mut first = FxHashMap::with_capacity_and_hasher(pairs.len(), Default::default());
-        let mut next = vec![END; pairs.len()];
+impl Index {
+    fn build(&mut self, pairs: &[Pair], end: impl Fn(&Pair) -> PosId) {
+        self.next.clear();
+        self.next.resize(pairs.len(), END);
         for (k, p) in pairs.iter().enumerate().rev() {
-            next[k] = first.insert(key(p), k).unwrap_or(END);
+            let e = end(p).index();
+            if self.first.len() <= e {
+                self.first.resize(e + 1, END);
+            }
+            self.next[k] = std::mem::replace(&mut self.first[e], k);
         }
-        Index { first, next }
     }
 
-    /// The indices with this key, ascending.
-    fn group(&self, key: &K) -> Chain<'_> {
-        Chain { next: &self.next, at: self.first.get(key).copied().unwrap_or(END) }
+    /// Empties the table again (`pairs` and `end` as given to [`Index::build`]).
+    fn release(&mut self, pairs: &[Pair], end: impl Fn(&Pair) -> PosId) {
+        for p in pairs {
+            self.first[end(p).index()] = END;
+        }
     }
 
-    /// The indices after `k` with the key of `k`, ascending.
+    /// The indices with this end, ascending.
+    fn group(&self, at: PosId) -> Chain<'_> {
+        Chain { next: &self.next, at: self.first.get(at.index()).copied().unwrap_or(END) }
+    }
+
+    /// The indices after `k` with the end of `k`, ascending.
     fn after(&self, k: usize) -> Chain<'_> {
         Chain { next: &self.next, at: self.next[k] }
     }
@@ -166,7 +210,7 @@ impl Iterator for Chain<'_> {
 }
 
 /// The union of two ascending sequences, ascending, each index once.
-fn merge<'a>(a: Chain<'a>, b: Chain<'a>) -> impl Iterator<Item = usize> + 'a {
+fn merge(a: impl Iterator<Item = usize>, b: impl Iterator<Item = usize>) -> impl Iterator<Item = usize> {
     let (mut a, mut b) = (a.peekable(), b.peekable());
     std::iter::from_fn(move || match (a.peek().copied(), b.peek().copied()) {
         (Some(x), Some(y)) if x == y => {
@@ -197,13 +241,31 @@ mod tests {
     }
 
     #[test]
+    fn duplicates_in_the_tail_are_dropped_the_first_kept() {
+        let (_, at) = ops(3);
+        let mut list = PairList::default();
+        list.push(pair(Mte2, V, at[0], at[1])); // before the tail: not compared
+        list.push(pair(Mte2, V, at[0], at[1]));
+        list.push(pair(V, V, at[0], at[1])); // other pipes: another identity
+        list.push(pair(Mte2, V, at[0], at[1]));
+        list.push(pair(Mte2, V, at[1], at[2]));
+        let mut second = pair(Mte2, V, at[1], at[2]);
+        second.wait_after = true;
+        list.push(second);
+        remove_duplicates(&mut list, 1, &mut Indexes::default());
+        let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait, p.wait_after)).collect();
+        assert_eq!(left, [(Mte2, at[0], at[1], false), (Mte2, at[0], at[1], false), (V, at[0], at[1], false), (Mte2, at[1], at[2], false)]);
+        assert!(list.links(at[0], at[1]) && list.links(at[1], at[2]));
+    }
+
+    #[test]
     fn a_transitive_pair_is_dropped_through_a_pair_before_the_sequence() {
         let (ps, at) = ops(3);
         let mut list = PairList::default();
         list.push(pair(Mte2, V, at[0], at[1])); // A→B, found before the sequence
         list.push(pair(V, V, at[1], at[2])); // B→C
         list.push(pair(Mte2, V, at[0], at[2])); // A→C
-        remove_transitive(&mut list, &ps, 1);
+        remove_transitive(&mut list, &ps, 1, &mut Indexes::default());
         assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
         assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
     }
@@ -214,7 +276,7 @@ mod tests {
         let mut list = PairList::default();
         list.push(pair(V, V, at[1], at[2]));
         list.push(pair(Mte2, V, at[0], at[2]));
-        remove_transitive(&mut list, &ps, 0);
+        remove_transitive(&mut list, &ps, 0, &mut Indexes::default());
         assert_eq!(list.len(), 2);
     }
 
@@ -226,7 +288,7 @@ mod tests {
         list.push(pair(Mte2, V, at[1], at[3])); // later set, same wait: covers the first
         list.push(pair(Mte2, V, at[1], at[2])); // same set, earlier wait: covers the second
         list.push(pair(V, V, at[0], at[3])); // other pipes: untouched
-        remove_linear(&mut list, &ps, 0);
+        remove_linear(&mut list, &ps, 0, &mut Indexes::default());
         let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait)).collect();
         assert_eq!(left, [(Mte2, at[1], at[2]), (V, at[0], at[3])]);
     }
@@ -235,11 +297,14 @@ mod tests {
     fn merged_chains_are_ascending_and_distinct() {
         let (_, at) = ops(3);
         let pairs = [pair(V, V, at[0], at[1]), pair(V, V, at[0], at[2]), pair(V, V, at[1], at[2]), pair(V, V, at[0], at[2])];
-        let by_set = Index::new(&pairs, |p| p.set);
-        let by_wait = Index::new(&pairs, |p| p.wait);
-        assert_eq!(by_set.group(&at[0]).collect::<Vec<_>>(), [0, 1, 3]);
+        let (mut by_set, mut by_wait) = (Index::default(), Index::default());
+        by_set.build(&pairs, |p| p.set);
+        by_wait.build(&pairs, |p| p.wait);
+        assert_eq!(by_set.group(at[0]).collect::<Vec<_>>(), [0, 1, 3]);
         assert_eq!(by_wait.after(1).collect::<Vec<_>>(), [2, 3]);
         assert_eq!(merge(by_set.after(0), by_wait.after(1)).collect::<Vec<_>>(), [1, 2, 3]);
-        assert_eq!(by_set.group(&at[2]).count(), 0);
+        assert_eq!(by_set.group(at[2]).count(), 0);
+        by_set.release(&pairs, |p| p.set);
+        assert!(by_set.first.iter().all(|&f| f == END), "released tables are empty for the next use");
     }
 }
