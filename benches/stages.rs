@@ -16,6 +16,10 @@ mod common {
     pub mod gen;
 }
 
+/// The allocator of the `ptoc` binary (src/main.rs), so that in-process times are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use common::gen::{generate, Shape};
 use ptoc::passes::{Backend, PassEnv, Pipeline};
 use ptoc::verify::{self, Rule};
