@@ -332,6 +332,8 @@ pub struct Layout<'s> {
     diags: Vec<Diagnostic>,
     /// First token of every logical line, in order (for error messages).
     line_starts: Vec<LineStart<'s>>,
+    /// For one method ([`Layout::nested`]), its number of line breaks; 0 for a whole file.
+    method_lines: usize,
 }
 
 /// The first token of a logical line and its span.
@@ -368,6 +370,9 @@ impl<'s> Layout<'s> {
     pub fn nested(source: &'s str, start: usize, base: usize) -> Layout<'s> {
         let mut layout = Layout::from(source, start);
         layout.at_file_start = false;
+        layout.method_lines = count_newlines(source.as_bytes().get(start..).unwrap_or(&[]));
+        // Every logical line has an entry: size the list once instead of growing it.
+        layout.line_starts.reserve(layout.method_lines);
         // The class body's level counts towards the indentation limit as it does in the whole
         // file; it is phantom: leaving it produces no DEDENT.
         layout.indents = vec![Level { width: 0, phantom: false }, Level { width: base, phantom: true }];
@@ -400,7 +405,15 @@ impl<'s> Layout<'s> {
             header: None,
             diags: Vec::new(),
             line_starts: Vec::new(),
+            method_lines: 0,
         }
+    }
+
+    /// For a [`Layout::nested`] method, the number of line breaks in it: a bound on its
+    /// statements, so that the parser can size the body's list once instead of growing (and
+    /// copying) it through doublings. 0 for a whole file, where a body's end is not known.
+    pub fn method_lines(&self) -> usize {
+        self.method_lines
     }
 
     /// Everything besides the tokens; call after the stream is exhausted.
@@ -618,6 +631,22 @@ impl<'s> Layout<'s> {
     }
 }
 
+/// The number of `\n` bytes in `text`, eight bytes at a time: a byte of `x ^ NEWLINES` is zero
+/// exactly where a `\n` is; `(b & 0x7f) + 0x7f` sets the high bit of every byte whose low seven
+/// bits are not all zero (no carry crosses bytes), and `| b` adds the bytes whose own high bit
+/// is set, so the high bits left clear mark the newlines.
+fn count_newlines(text: &[u8]) -> usize {
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let chunks = text.chunks_exact(8);
+    let tail = chunks.remainder().iter().filter(|&&b| b == b'\n').count();
+    chunks.fold(tail, |n, c| {
+        let x = u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])) ^ NEWLINES;
+        let nonzero = ((x & LOW7) + LOW7) | x;
+        n + (!nonzero & !LOW7).count_ones() as usize
+    })
+}
+
 impl<'s> Iterator for Layout<'s> {
     type Item = Result<Spanned<'s>, LexFatal>;
 
@@ -753,6 +782,18 @@ mod tests {
             Ok(t) => panic!("{src:?} lexed without errors: {t:?}"),
             Err(d) => d.iter().map(|d| (d.code, d.span.range())).collect(),
         }
+    }
+
+    #[test]
+    fn count_newlines_agrees_with_a_byte_loop() {
+        let src = "class C:\n    def f(self):\n        x = 1\n\n        \u{e9}\u{e9}\u{e9}\u{e9} = 2\n\n\n\n\n\n\n\n\n        y = 3\n";
+        for from in 0..=src.len() {
+            let rest = &src.as_bytes()[from..];
+            assert_eq!(count_newlines(rest), rest.iter().filter(|&&b| b == b'\n').count(), "from {from}");
+        }
+        let method = &src.as_bytes()[9..];
+        assert_eq!(Layout::nested(src, 9, 4).method_lines(), method.iter().filter(|&&b| b == b'\n').count());
+        assert_eq!(Layout::new(src).method_lines(), 0);
     }
 
     #[test]

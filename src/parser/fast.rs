@@ -52,6 +52,9 @@ struct Parser<'s, 'l> {
     /// End of the last token consumed (lalrpop's `@R`).
     last_hi: usize,
     depth: u32,
+    /// A bound on the statements of the method being read ([`Layout::method_lines`]), until the
+    /// block that holds them sizes its list with it; 0 afterwards and for a whole file.
+    body_lines: usize,
     /// What the constructors report; anything here makes the parse give up.
     problems: Vec<Problem<'s>>,
 }
@@ -150,6 +153,7 @@ impl<'s, 'l> Parser<'s, 'l> {
             ahead: None,
             last_hi: 0,
             depth: 0,
+            body_lines: 0,
             problems: Vec::new(),
         };
         p.bump();
@@ -364,6 +368,9 @@ impl<'s, 'l> Parser<'s, 'l> {
         };
         self.expect(Tok::Colon)?;
         let header = Span::new(l, self.last_hi);
+        if self.depth == 0 {
+            self.body_lines = self.layout.method_lines();
+        }
         let body = self.block()?;
         Ok(build::func_def(name, params, returns, body, header))
     }
@@ -394,6 +401,11 @@ impl<'s, 'l> Parser<'s, 'l> {
             self.bump();
             if self.at(Tok::Indent) {
                 self.bump();
+                // The first block that starts with a simple statement is taken to be the one that
+                // holds the method's statements (a kernel's body is often one loop around them).
+                if !matches!(self.tok, Tok::If | Tok::For | Tok::While | Tok::With) {
+                    body.reserve(std::mem::take(&mut self.body_lines));
+                }
                 self.enter()?;
                 loop {
                     self.stmt_line(&mut body)?;
