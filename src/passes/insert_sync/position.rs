@@ -157,7 +157,13 @@ impl Positions {
 /// Prefixes, different branches and different kinds are unordered.
 pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     match a.iter().zip(b).find(|(x, y)| x != y) {
-        Some((x, y)) => x.kind() == y.kind() && matches!(x.kind(), Kind::Seq | Kind::Op) && x.index() < y.index(),
+        // On the packed words: the same kind code, one of `Seq`/`Op` (the two lowest codes),
+        // and then the smaller word has the smaller index. No decoding of the kind (this runs
+        // for every candidate of the reductions).
+        Some((x, y)) => {
+            let kind = x.0 >> INDEX_BITS;
+            kind == y.0 >> INDEX_BITS && kind <= Kind::Op as u64 && x.0 < y.0
+        }
         None => false,
     }
 }
