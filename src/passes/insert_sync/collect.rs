@@ -98,6 +98,7 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         prog,
         backend,
         path: Vec::new(),
+        ids: vec![Positions::ROOT],
         pipes: Vec::new(),
         pairs: PairList::default(),
         marks: Marks::default(),
@@ -116,6 +117,9 @@ struct Collector<'a> {
     backend: Backend,
     /// Path of the statement being visited.
     path: Path,
+    /// The id of every prefix of `path` (the root first, the current position last), so that
+    /// a leaf's position costs one lookup from its parent instead of a walk over its path.
+    ids: Vec<PosId>,
     /// Pipe of every leaf with memory effects, indexed by position (the reference's
     /// `pos_to_stmt`).
     pipes: Vec<Option<PipeType>>,
@@ -130,6 +134,23 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
+    /// Steps into `e`: pushes it on the path and its position on the id stack.
+    fn enter(&mut self, e: Elem) {
+        let id = self.out.positions.child(self.here(), e);
+        self.path.push(e);
+        self.ids.push(id);
+    }
+
+    fn leave(&mut self) {
+        self.path.pop();
+        self.ids.pop();
+    }
+
+    /// The position of the current path.
+    fn here(&self) -> PosId {
+        self.ids.last().copied().unwrap_or(Positions::ROOT)
+    }
+
     /// Only sequences, ifs and loops are entered; anything else at this level is opaque.
     fn stmt(&mut self, s: &Stmt, state: &mut State) {
         match s {
@@ -145,10 +166,10 @@ impl Collector<'_> {
     fn seq(&mut self, stmts: &[Stmt], reps: usize, state: &mut State) {
         let start = self.pairs.len();
         for (i, s) in stmts.iter().cycle().take(stmts.len() * reps).enumerate() {
-            self.path.push(Elem::seq(i));
+            self.enter(Elem::seq(i));
             match s {
                 Stmt::Ops { stmts: ops, .. } => {
-                    let run = self.out.positions.intern(&self.path);
+                    let run = self.here();
                     self.out.op_counts.insert(run, ops.len());
                     for (j, op) in ops.iter().enumerate() {
                         let here = self.out.positions.child(run, Elem::op(j));
@@ -159,13 +180,13 @@ impl Collector<'_> {
                 Stmt::For { body, .. } => self.for_body(body, state),
                 // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
                 Stmt::Scope { body, .. } => {
-                    self.path.push(Elem::marker(Kind::ScopeBody));
+                    self.enter(Elem::marker(Kind::ScopeBody));
                     self.seq(as_seq(body), 1, state);
-                    self.path.pop();
+                    self.leave();
                 }
                 other => self.leaf(other, state),
             }
-            self.path.pop();
+            self.leave();
         }
         remove_duplicates(&mut self.pairs, start, &mut self.indexes);
         remove_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
@@ -174,14 +195,14 @@ impl Collector<'_> {
 
     fn if_stmt(&mut self, then_body: &Stmt, else_body: Option<&Stmt>, state: &mut State) {
         let saved = state.clone();
-        self.path.push(Elem::marker(Kind::IfThen));
+        self.enter(Elem::marker(Kind::IfThen));
         self.stmt(then_body, state);
-        self.path.pop();
+        self.leave();
         let after_then = std::mem::replace(state, saved);
         if let Some(e) = else_body {
-            self.path.push(Elem::marker(Kind::IfElse));
+            self.enter(Elem::marker(Kind::IfElse));
             self.stmt(e, state);
-            self.path.pop();
+            self.leave();
         }
         let after_else = std::mem::take(state);
         *state = State::merge(after_then, after_else);
@@ -199,12 +220,12 @@ impl Collector<'_> {
         if stmts.is_empty() {
             return;
         }
-        self.path.push(Elem::marker(Kind::ForBody));
+        self.enter(Elem::marker(Kind::ForBody));
         let n = stmts.len();
         let start = self.pairs.len();
         self.seq(stmts, 2, state);
+        let body = self.here();
         let (body_path, positions) = (self.path.as_slice(), &mut self.out.positions);
-        let body = positions.intern(body_path);
         let mut fold = |p| fold_copy(positions, p, (body, body_path), n);
         self.pairs.map_ends_from(start, &mut fold);
         let marks = &mut self.marks;
@@ -216,12 +237,12 @@ impl Collector<'_> {
             }
         }
         remove_duplicates(&mut self.pairs, start, &mut self.indexes);
-        self.path.pop();
+        self.leave();
     }
 
     /// A leaf at the current path.
     fn leaf(&mut self, s: &Stmt, state: &mut State) {
-        let here = self.out.positions.intern(&self.path);
+        let here = self.here();
         self.leaf_at(here, s, state);
     }
 

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::collect::Analysis;
-use super::position::{split_parent, Elem, Kind, Path, PosId, SeqKey};
+use super::position::{split_parent, Elem, Kind, PosId, Positions, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
 
@@ -43,9 +43,11 @@ impl Slot {
 /// order of their pairs), taken from the front as [`Plan::apply`] walks the sequence.
 type SeqPlan = VecDeque<(Slot, Stmt)>;
 
-/// All insertions, by the path of the `SeqStmts` they go into (only looked up).
-pub struct Plan {
-    seqs: FxHashMap<Path, SeqPlan>,
+/// All insertions, by the position of the `SeqStmts` they go into (only looked up), and the
+/// positions of the function, to find a sequence's id as [`Plan::apply`] walks down.
+pub struct Plan<'a> {
+    seqs: FxHashMap<PosId, SeqPlan>,
+    positions: &'a Positions,
 }
 
 /// Which sync statement an insertion is, for de-duplication per place.
@@ -59,11 +61,11 @@ enum Tag {
     Bar(PipeType, bool),
 }
 
-impl Plan {
+impl<'a> Plan<'a> {
     /// Builds the insertions of all pairs, in order; an identical sync at the same place is
     /// added once (a position is one place: its `SeqStmts` and key are a function of it).
-    pub fn build(prog: &Program, a: &Analysis) -> Plan {
-        let mut plan = Plan { seqs: FxHashMap::default() };
+    pub fn build(prog: &Program, a: &'a Analysis) -> Plan<'a> {
+        let mut plan = Plan { seqs: FxHashMap::default(), positions: &a.positions };
         let mut seen: FxHashSet<(PosId, Tag)> = FxHashSet::default();
         // Each distinct sync statement is made once and cloned (making one looks its op up).
         let mut made: FxHashMap<Tag, Option<Stmt>> = FxHashMap::default();
@@ -77,16 +79,16 @@ impl Plan {
                 _ => continue,
             };
             for (at, after, tag) in std::iter::once(first).chain(second) {
-                let Some((parent, key)) = split_parent(a.positions.path(at)) else { continue };
+                let Some((_, key)) = split_parent(a.positions.path(at)) else { continue };
                 if !seen.insert((at, tag)) {
                     continue;
                 }
                 let Some(stmt) = made.entry(tag).or_insert_with(|| sync_stmt(prog, tag)).clone() else { continue };
-                let sp = match plan.seqs.get_mut(parent) {
-                    Some(sp) => sp,
-                    None => plan.seqs.entry(parent.to_vec()).or_default(),
-                };
-                sp.push_back((Slot::new(key, after), stmt));
+                // The sequence is the parent of `Seq(i)` (the parent of `at`, or its grandparent
+                // for `…, Seq(i), Op(j)`).
+                let seq_child = if key.1.is_some() { a.positions.parent(at) } else { at };
+                let parent = a.positions.parent(seq_child);
+                plan.seqs.entry(parent).or_default().push_back((Slot::new(key, after), stmt));
             }
         }
         for sp in plan.seqs.values_mut() {
@@ -98,22 +100,18 @@ impl Plan {
     /// The body with the insertions applied; takes the body by value so that untouched
     /// statements are moved, not cloned.
     pub fn apply(mut self, body: Stmt) -> Stmt {
-        self.stmt(body, &mut Vec::new())
+        self.stmt(body, Some(Positions::ROOT))
     }
 
-    fn stmt(&mut self, s: Stmt, path: &mut Path) -> Stmt {
+    /// `s` at position `at` (`None`: a position no leaf lies under, with nothing to insert).
+    fn stmt(&mut self, s: Stmt, at: Option<PosId>) -> Stmt {
         match s {
-            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, path), span },
+            Stmt::Seq { stmts, span } => Stmt::Seq { stmts: self.seq(stmts, at), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
-                path.push(Elem::marker(Kind::IfThen));
-                let then_body = Box::new(self.stmt(*then_body, path));
-                path.pop();
-                let else_body = else_body.map(|e| {
-                    path.push(Elem::marker(Kind::IfElse));
-                    let e = Box::new(self.stmt(*e, path));
-                    path.pop();
-                    e
-                });
+                let then_at = self.child(at, Elem::marker(Kind::IfThen));
+                let then_body = Box::new(self.stmt(*then_body, then_at));
+                let else_at = self.child(at, Elem::marker(Kind::IfElse));
+                let else_body = else_body.map(|e| Box::new(self.stmt(*e, else_at)));
                 Stmt::If { cond, then_body, else_body, return_vars, span }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, span } => Stmt::For {
@@ -122,29 +120,33 @@ impl Plan {
                 stop,
                 step,
                 iter_args,
-                body: Box::new(self.body(*body, Kind::ForBody, path)),
+                body: Box::new(self.body(*body, Kind::ForBody, at)),
                 return_vars,
                 kind,
                 span,
             },
             Stmt::Scope { kind, body, span } => {
-                Stmt::Scope { kind, body: Box::new(self.body(*body, Kind::ScopeBody, path)), span }
+                Stmt::Scope { kind, body: Box::new(self.body(*body, Kind::ScopeBody, at)), span }
             }
             other => other,
         }
     }
 
     /// A loop or scope body, as a `SeqStmts` (as phase 1 saw it).
-    fn body(&mut self, body: Stmt, marker: Kind, path: &mut Path) -> Stmt {
+    fn body(&mut self, body: Stmt, marker: Kind, at: Option<PosId>) -> Stmt {
         let span = body.span();
-        path.push(Elem::marker(marker));
-        let stmts = self.seq(into_seq(body), path);
-        path.pop();
+        let stmts = self.seq(into_seq(body), self.child(at, Elem::marker(marker)));
         Stmt::Seq { stmts, span }
     }
 
-    fn seq(&mut self, stmts: Vec<Stmt>, path: &mut Path) -> Vec<Stmt> {
-        let mut plan = self.seqs.remove(path.as_slice()).unwrap_or_default();
+    /// The position of `at` followed by `e`, if some leaf lies under it.
+    fn child(&self, at: Option<PosId>, e: Elem) -> Option<PosId> {
+        at.and_then(|p| self.positions.get_child(p, e))
+    }
+
+    fn seq(&mut self, stmts: Vec<Stmt>, at: Option<PosId>) -> Vec<Stmt> {
+        let Some(at) = at else { return stmts };
+        let mut plan = self.seqs.remove(&at).unwrap_or_default();
         if plan.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
             // Nothing to insert here or below: the sequence is unchanged.
             return stmts;
@@ -167,9 +169,8 @@ impl Plan {
                 }
                 child @ (Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. }) => {
                     flush(&mut pending, &mut out);
-                    path.push(Elem::seq(i));
-                    out.push(self.stmt(child, path));
-                    path.pop();
+                    let child_at = self.child(Some(at), Elem::seq(i));
+                    out.push(self.stmt(child, child_at));
                 }
                 other => {
                     flush(&mut pending, &mut out);

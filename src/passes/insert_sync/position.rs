@@ -96,13 +96,21 @@ pub struct Positions {
     bounds: Vec<(usize, usize)>,
     /// The child of a position with one more element (only looked up).
     children: FxHashMap<(PosId, Elem), PosId>,
+    /// Each id's parent, the id of its path without the last element (the root's is itself).
+    parents: Vec<PosId>,
     /// Reused by [`Positions::intern_edited`].
     scratch: Path,
 }
 
 impl Default for Positions {
     fn default() -> Self {
-        Positions { elems: Vec::new(), bounds: vec![(0, 0)], children: FxHashMap::default(), scratch: Path::new() }
+        Positions {
+            elems: Vec::new(),
+            bounds: vec![(0, 0)],
+            children: FxHashMap::default(),
+            parents: vec![Positions::ROOT],
+            scratch: Path::new(),
+        }
     }
 }
 
@@ -120,8 +128,19 @@ impl Positions {
             self.elems.extend_from_within(start..end);
             self.elems.push(e);
             self.bounds.push((at, self.elems.len()));
+            self.parents.push(parent);
         }
         id
+    }
+
+    /// The id of `parent` followed by `e` if it has been interned.
+    pub fn get_child(&self, parent: PosId, e: Elem) -> Option<PosId> {
+        self.children.get(&(parent, e)).copied()
+    }
+
+    /// The id of the path of `id` without its last element (the root for the root).
+    pub fn parent(&self, id: PosId) -> PosId {
+        self.parents[id.0]
     }
 
     /// The id of `path`, added (with its prefixes) if it is new.
@@ -157,7 +176,13 @@ impl Positions {
 /// Prefixes, different branches and different kinds are unordered.
 pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     match a.iter().zip(b).find(|(x, y)| x != y) {
-        Some((x, y)) => x.kind() == y.kind() && matches!(x.kind(), Kind::Seq | Kind::Op) && x.index() < y.index(),
+        // On the packed words: the same kind code, one of `Seq`/`Op` (the two lowest codes),
+        // and then the smaller word has the smaller index. No decoding of the kind (this runs
+        // for every candidate of the reductions).
+        Some((x, y)) => {
+            let kind = x.0 >> INDEX_BITS;
+            kind == y.0 >> INDEX_BITS && kind <= Kind::Op as u64 && x.0 < y.0
+        }
         None => false,
     }
 }
@@ -257,6 +282,10 @@ mod tests {
         assert_eq!(ps.intern(&[seq(0)]), parent);
         assert_eq!(ps.get(&[seq(1)]), None);
         assert_eq!(ps.get(&[]), Some(Positions::ROOT));
+        assert_eq!(ps.parent(a), parent);
+        assert_eq!(ps.parent(parent), Positions::ROOT);
+        assert_eq!(ps.get_child(parent, Elem::op(1)), Some(a));
+        assert_eq!(ps.get_child(parent, Elem::op(7)), None);
         assert_eq!(ps.intern_edited(a, |p| p[1] = p[1].with_index(2)), b);
         let c = ps.intern_edited(a, |p| p.push(Elem::marker(Kind::ForBody)));
         assert_eq!(ps.path(c), &[seq(0), Elem::op(1), Elem::marker(Kind::ForBody)]);
