@@ -145,7 +145,12 @@ impl Namer {
 /// allocated for it.
 pub fn sanitize(name: &str) -> Cow<'_, str> {
     let ok = |i: usize, c: char| if i == 0 { c.is_ascii_alphabetic() || c == '_' } else { c.is_ascii_alphanumeric() || c == '_' };
-    if !name.is_empty() && name.chars().enumerate().all(|(i, c)| ok(i, c)) {
+    // Every kept character is ASCII, so the check for the usual case can go byte by byte
+    // (no UTF-8 decoding): a non-ASCII byte fails it, as its character would.
+    let first = name.as_bytes().first().copied();
+    if first.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.as_bytes()[1..].iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
         return Cow::Borrowed(name);
     }
     let mut out = String::with_capacity(name.len());
@@ -161,8 +166,10 @@ pub fn sanitize(name: &str) -> Cow<'_, str> {
 /// Identifiers the C++ implementation reserves: `__x`, `_X`, and the `PIPE_*` / `EVENT_ID*`
 /// macros of the CCE headers.
 fn is_reserved_form(s: &str) -> bool {
-    let mut chars = s.chars();
-    let reserved_underscore = chars.next() == Some('_') && chars.next().is_some_and(|c| c == '_' || c.is_ascii_uppercase());
+    let reserved_underscore = match s.as_bytes() {
+        [b'_', c, ..] => *c == b'_' || c.is_ascii_uppercase(),
+        _ => false,
+    };
     reserved_underscore || s.starts_with("PIPE_") || s.starts_with("EVENT_ID")
 }
 
