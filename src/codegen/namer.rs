@@ -71,39 +71,27 @@ impl Namer {
     /// in `suffixes` (`""` is the base itself); all of them are then taken.
     pub fn claim(&mut self, ir_name: &str, suffixes: &[&str]) -> Rc<str> {
         let base = sanitize(ir_name);
-        let candidate: Rc<str> = if self.free(&base, suffixes) {
-            Rc::from(&*base)
-        } else {
-            // Numbered variants `base_k`. When every one of them has a reserved form (`__x`,
-            // `_X`, `PIPE_x` for base `_`, `__x`, `_X`, `PIPE`, `PIPE_x`, `EVENT_IDx`), numbering
-            // would never end: start from `vbase` (itself, then numbered) instead.
-            let (stem, mut k): (Cow<str>, u64) =
-                if is_reserved_form(&format!("{base}_")) { (format!("v{base}").into(), 0) } else { (base, 1) };
-            let mut candidate = String::with_capacity(stem.len() + 4);
-            loop {
-                candidate.clear();
-                candidate.push_str(&stem);
-                if k > 0 {
-                    candidate.push('_');
-                    cat!(&mut candidate; k);
-                }
-                if self.free(&candidate, suffixes) {
-                    break Rc::from(candidate);
-                }
-                k += 1;
-            }
-        };
-        for s in suffixes {
-            if s.is_empty() {
-                self.used.insert(candidate.clone());
-            } else {
-                self.probe.clear();
-                self.probe.push_str(&candidate);
-                self.probe.push_str(s);
-                self.used.insert(Rc::from(self.probe.as_str()));
-            }
+        if let Some(taken) = self.take(&base, suffixes) {
+            return taken;
         }
-        candidate
+        // Numbered variants `base_k`. When every one of them has a reserved form (`__x`,
+        // `_X`, `PIPE_x` for base `_`, `__x`, `_X`, `PIPE`, `PIPE_x`, `EVENT_IDx`), numbering
+        // would never end: start from `vbase` (itself, then numbered) instead.
+        let (stem, mut k): (Cow<str>, u64) =
+            if is_reserved_form(&format!("{base}_")) { (format!("v{base}").into(), 0) } else { (base, 1) };
+        let mut candidate = String::with_capacity(stem.len() + 4);
+        loop {
+            candidate.clear();
+            candidate.push_str(&stem);
+            if k > 0 {
+                candidate.push('_');
+                cat!(&mut candidate; k);
+            }
+            if let Some(taken) = self.take(&candidate, suffixes) {
+                return taken;
+            }
+            k += 1;
+        }
     }
 
     /// Room for `n` more identifiers.
@@ -111,16 +99,43 @@ impl Namer {
         self.used.reserve(n);
     }
 
-    /// Whether `base + s` is neither reserved nor taken for every suffix `s`.
-    fn free(&mut self, base: &str, suffixes: &[&str]) -> bool {
+    /// Takes `base + s` for every suffix `s` and returns `base`, or takes nothing and returns
+    /// `None` when one of them is reserved or already taken. Each name is hashed into the set
+    /// once: the insert itself is the "taken" test (a clash, which is rare, undoes the inserts
+    /// made before it).
+    fn take(&mut self, base: &str, suffixes: &[&str]) -> Option<Rc<str>> {
         let reserved = reserved();
-        suffixes.iter().all(|s| {
+        for s in suffixes {
             self.probe.clear();
             self.probe.push_str(base);
             self.probe.push_str(s);
             let p = self.probe.as_str();
-            !self.used.contains(p) && !reserved.contains(p) && !is_reserved_form(p)
-        })
+            if reserved.contains(p) || is_reserved_form(p) {
+                return None;
+            }
+        }
+        let mut taken: Option<Rc<str>> = None;
+        for (i, s) in suffixes.iter().enumerate() {
+            let name: Rc<str> = if s.is_empty() {
+                taken.get_or_insert_with(|| Rc::from(base)).clone()
+            } else {
+                self.probe.clear();
+                self.probe.push_str(base);
+                self.probe.push_str(s);
+                Rc::from(self.probe.as_str())
+            };
+            // A suffix listed twice is already ours.
+            if !self.used.insert(name) && !suffixes[..i].contains(s) {
+                for earlier in &suffixes[..i] {
+                    self.probe.clear();
+                    self.probe.push_str(base);
+                    self.probe.push_str(earlier);
+                    self.used.remove(self.probe.as_str());
+                }
+                return None;
+            }
+        }
+        Some(taken.unwrap_or_else(|| Rc::from(base)))
     }
 }
 
@@ -130,7 +145,12 @@ impl Namer {
 /// allocated for it.
 pub fn sanitize(name: &str) -> Cow<'_, str> {
     let ok = |i: usize, c: char| if i == 0 { c.is_ascii_alphabetic() || c == '_' } else { c.is_ascii_alphanumeric() || c == '_' };
-    if !name.is_empty() && name.chars().enumerate().all(|(i, c)| ok(i, c)) {
+    // Every kept character is ASCII, so the check for the usual case can go byte by byte
+    // (no UTF-8 decoding): a non-ASCII byte fails it, as its character would.
+    let first = name.as_bytes().first().copied();
+    if first.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.as_bytes()[1..].iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
         return Cow::Borrowed(name);
     }
     let mut out = String::with_capacity(name.len());
@@ -146,8 +166,10 @@ pub fn sanitize(name: &str) -> Cow<'_, str> {
 /// Identifiers the C++ implementation reserves: `__x`, `_X`, and the `PIPE_*` / `EVENT_ID*`
 /// macros of the CCE headers.
 fn is_reserved_form(s: &str) -> bool {
-    let mut chars = s.chars();
-    let reserved_underscore = chars.next() == Some('_') && chars.next().is_some_and(|c| c == '_' || c.is_ascii_uppercase());
+    let reserved_underscore = match s.as_bytes() {
+        [b'_', c, ..] => *c == b'_' || c.is_ascii_uppercase(),
+        _ => false,
+    };
     reserved_underscore || s.starts_with("PIPE_") || s.starts_with("EVENT_ID")
 }
 
@@ -187,6 +209,16 @@ mod tests {
         assert_eq!(&*n.claim("EVENT_ID0", &["_tensor", ""]), "vEVENT_ID0");
         assert_eq!(&*n.claim("EVENT", &[""]), "EVENT");
         assert_eq!(&*n.claim("EVENT", &[""]), "EVENT_1");
+    }
+
+    /// A clash on a later suffix gives back the names taken for the earlier ones.
+    #[test]
+    fn a_clash_takes_nothing() {
+        let mut n = Namer::new();
+        assert_eq!(&*n.claim("tType", &[""]), "tType");
+        assert_eq!(&*n.claim("t", &["", "Type"]), "t_1");
+        assert_eq!(&*n.claim("t", &[""]), "t", "`t` was not kept by the failed claim");
+        assert_eq!(&*n.claim("u", &["", "", "Type"]), "u", "a repeated suffix is not a clash");
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Function {
     f.body = normalize_body(std::mem::replace(&mut f.body, Stmt::empty()));
     let plan = plan_memrefs(prog, &f);
+    // One table entry per MemRef: grown once, not copied on every doubling.
+    prog.vars.reserve(plan.buffers.len());
     let memrefs: Vec<VarId> = plan
         .buffers
         .into_iter()
@@ -72,7 +74,12 @@ pub(crate) struct MemRefPlan {
 /// statements, it does not reorder them).
 pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
     let vars = memory_spaces(&f.body);
-    let mut planner = Planner { prog, vars, plan: MemRefPlan { buffers: Vec::new(), memref_of: FxHashMap::default() } };
+    // Nearly every buffer is a block op's result or a parameter: room for them all up front
+    // (the buffers are large entries, and growing copies them).
+    let expected = vars.len() + f.params.len();
+    let mut memref_of = FxHashMap::default();
+    memref_of.reserve(expected);
+    let mut planner = Planner { prog, vars, plan: MemRefPlan { buffers: Vec::with_capacity(expected), memref_of } };
     for p in &f.params {
         planner.visit_var(p.var);
     }
