@@ -175,19 +175,24 @@ mod tests {
         assert!(matches!(last_stmt(&empty), Stmt::Seq { .. }));
     }
 
-    #[test]
-    fn walks_in_reference_order() {
-        let s = Stmt::For {
+    /// `for v0, (v1,) in range(0, 8, 1)` with return var v2 around `body`.
+    fn counted_for(body: Stmt) -> Stmt {
+        Stmt::For {
             loop_var: VarId(0),
             start: Box::new(int(0)),
             stop: Box::new(int(8)),
             step: Box::new(int(1)),
             iter_args: vec![VarId(1)],
-            body: Box::new(Stmt::Yield { values: vec![int(5)], span: Span::NONE }),
+            body: Box::new(body),
             return_vars: vec![VarId(2)],
             kind: crate::ir::ForKind::Sequential,
             span: Span::NONE,
-        };
+        }
+    }
+
+    #[test]
+    fn walks_in_reference_order() {
+        let s = counted_for(Stmt::Yield { values: vec![int(5)], span: Span::NONE });
         let mut seen = Vec::new();
         walk_all_exprs(&s, &mut |e| seen.push(e.as_const_int().unwrap()));
         assert_eq!(seen, vec![0, 8, 1, 5]);
@@ -217,17 +222,7 @@ mod tests {
             ],
             span: Span::NONE,
         };
-        let s = Stmt::For {
-            loop_var: VarId(0),
-            start: Box::new(int(0)),
-            stop: Box::new(int(8)),
-            step: Box::new(int(1)),
-            iter_args: vec![VarId(1)],
-            body: Box::new(body),
-            return_vars: vec![VarId(2)],
-            kind: crate::ir::ForKind::Sequential,
-            span: Span::NONE,
-        };
+        let s = counted_for(body);
         let mut walked = Vec::new();
         walk_stmts(&s, &mut |st| walked.extend(defined_vars(st)));
         let mut direct = Vec::new();
