@@ -119,14 +119,9 @@ impl EventIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::insert_sync::position::ops;
     use PipeType::{Mte1, Mte2};
 
-    /// Interns `…, Seq(0), Op(i)` for every `i` used below; `at[i]` is its id.
-    fn ops(n: usize) -> (Positions, Vec<PosId>) {
-        let mut positions = Positions::default();
-        let at = (0..n).map(|i| positions.intern(&[Elem::seq(0), Elem::op(i)])).collect();
-        (positions, at)
-    }
 
     #[test]
     fn an_id_is_reused_once_its_wait_is_before_the_next_set() {

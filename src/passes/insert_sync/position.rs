@@ -224,6 +224,14 @@ pub fn split_parent(p: &[Elem]) -> Option<(&[Elem], SeqKey)> {
     }
 }
 
+/// For the unit tests of the pass: the positions `Seq(0), Op(i)` for i < n, and their ids.
+#[cfg(test)]
+pub(super) fn ops(n: usize) -> (Positions, Vec<PosId>) {
+    let mut positions = Positions::default();
+    let at = (0..n).map(|i| positions.intern(&[Elem::seq(0), Elem::op(i)])).collect();
+    (positions, at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

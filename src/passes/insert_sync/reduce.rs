@@ -227,18 +227,12 @@ fn merge(a: impl Iterator<Item = usize>, b: impl Iterator<Item = usize>) -> impl
 mod tests {
     use super::*;
     use crate::ir::PipeType::{Mte2, V};
-    use crate::passes::insert_sync::position::{Elem, PosId};
+    use crate::passes::insert_sync::position::{ops, PosId};
 
     fn pair(src: crate::ir::PipeType, dst: crate::ir::PipeType, set: PosId, wait: PosId) -> Pair {
         Pair { src, dst, set, wait, set_before: false, wait_after: false, event_id: None }
     }
 
-    /// `Seq(0), Op(i)` for i < n.
-    fn ops(n: usize) -> (Positions, Vec<PosId>) {
-        let mut positions = Positions::default();
-        let at = (0..n).map(|i| positions.intern(&[Elem::seq(0), Elem::op(i)])).collect();
-        (positions, at)
-    }
 
     #[test]
     fn duplicates_in_the_tail_are_dropped_the_first_kept() {
