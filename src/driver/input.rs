@@ -31,7 +31,7 @@ pub fn display_name(arg: &str) -> String {
 /// Reads `arg` (a path, or `-` for `stdin`), refusing more than `limit` bytes, and decodes it.
 pub fn read(arg: &str, stdin: &mut dyn Read, limit: u64) -> Result<SourceFile, InputError> {
     let name = display_name(arg);
-    let bytes = if arg == "-" { read_limited(stdin, limit) } else { read_file(arg, limit) };
+    let bytes = if arg == "-" { read_limited(stdin, limit, 0) } else { read_file(arg, limit) };
     match bytes {
         Ok(bytes) => decode(name, bytes),
         Err(diag) => Err(InputError { file: SourceFile { name, text: String::new() }, diag }),
@@ -43,17 +43,22 @@ fn read_file(path: &str, limit: u64) -> Result<Vec<u8>, Diagnostic> {
         |e: std::io::Error| Diagnostic::error(codes::FILE_READ, Span::NONE, format!("cannot read `{path}`: {e}"));
     let mut file = std::fs::File::open(path).map_err(cannot_read)?;
     // Refuse early when the size is known; `read_limited` still guards pipes and special files.
+    let mut size = 0;
     if let Ok(meta) = file.metadata() {
         if meta.is_file() && meta.len() > limit {
             return Err(too_large(Some(meta.len()), limit));
         }
+        size = meta.len();
     }
-    read_limited(&mut file, limit)
+    read_limited(&mut file, limit, size)
 }
 
-/// Reads at most `limit` bytes; one byte more means the input is too large.
-fn read_limited(reader: &mut dyn Read, limit: u64) -> Result<Vec<u8>, Diagnostic> {
-    let mut buf = Vec::new();
+/// Reads at most `limit` bytes; one byte more means the input is too large. `expected` sizes the
+/// buffer (the file's length, when known): a multi-megabyte input read into a growing vector
+/// costs a copy per doubling and page faults for every discarded buffer.
+fn read_limited(reader: &mut dyn Read, limit: u64, expected: u64) -> Result<Vec<u8>, Diagnostic> {
+    // One byte more than expected, so reading to the end finds EOF without growing the buffer.
+    let mut buf = Vec::with_capacity(usize::try_from(expected.min(limit)).unwrap_or(0).saturating_add(1));
     reader
         .take(limit.saturating_add(1))
         .read_to_end(&mut buf)
