@@ -5,7 +5,8 @@
 
 use super::{Rule, VerifyDiagnostic};
 use crate::backend::capacity;
-use crate::ir::{Function, MemorySpace, Program, VarKind};
+use crate::ir::visit::{child_stmts, defined_vars, for_each_var, stmt_exprs};
+use crate::ir::{Function, MemRefInfo, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 use crate::passes::allocate_memory_addr::tile_vars_in_visit_order;
 
 /// Per function: code 0 for each distinct non-DDR MemRef (first met through a tile variable of
@@ -13,32 +14,26 @@ use crate::passes::allocate_memory_addr::tile_vars_in_visit_order;
 /// then code 1 for each space whose high-water mark `max(addr + size)` exceeds the capacity, at
 /// the function. Spaces are reported in `MemorySpace` order (the reference's order is a hash
 /// map's).
+///
+/// The high-water marks do not depend on the order the MemRefs are met in (nor on meeting one
+/// twice), so a program whose addresses are all valid — what allocate-memory-addr produces —
+/// is checked in one plain walk; only a missing address needs the visitor order (and its
+/// de-duplication) for its messages.
 pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
-    let mut seen = Vec::new();
     let mut high_water = [0u64; MemorySpace::ALL.len()];
-    for v in tile_vars_in_visit_order(prog, &f.body) {
-        let Some(m) = prog.var_type(v).memref() else { continue };
-        let VarKind::MemRef(info) = &prog.var(m).kind else { continue };
-        if info.space == MemorySpace::Ddr || seen.contains(&m) {
-            continue;
-        }
-        seen.push(m);
-        match info.addr.as_const_int().and_then(|a| u64::try_from(a).ok()) {
+    let mut missing = false;
+    for_each_mentioned_var(prog, &f.body, &mut |v| {
+        let Some((_, info)) = on_chip_memref(prog, v) else { return };
+        match valid_addr(info) {
             Some(addr) => {
                 let hw = &mut high_water[info.space.index()];
                 *hw = (*hw).max(addr.saturating_add(info.size));
             }
-            None => out.push(VerifyDiagnostic {
-                rule: Rule::AllocatedMemoryAddr,
-                error_code: 0,
-                message: format!(
-                    "MemRef for variable '{}' in {} has no valid address allocated (addr=-1)",
-                    prog.var_name(v),
-                    info.space.name()
-                ),
-                span: prog.var(v).span,
-            }),
+            None => missing = true,
         }
+    });
+    if missing {
+        report_missing_addrs(prog, f, out);
     }
     for &space in MemorySpace::ALL {
         let (used, limit) = (high_water[space.index()], capacity(space));
@@ -55,6 +50,73 @@ pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic
                 ),
                 span: f.span,
             });
+        }
+    }
+}
+
+/// Code 0 for each distinct MemRef without an address, at the first tile variable (in visitor
+/// order) that has it.
+fn report_missing_addrs(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let mut seen = Vec::new();
+    for v in tile_vars_in_visit_order(prog, &f.body) {
+        let Some((m, info)) = on_chip_memref(prog, v) else { continue };
+        if seen.contains(&m) {
+            continue;
+        }
+        seen.push(m);
+        if valid_addr(info).is_none() {
+            out.push(VerifyDiagnostic {
+                rule: Rule::AllocatedMemoryAddr,
+                error_code: 0,
+                message: format!(
+                    "MemRef for variable '{}' in {} has no valid address allocated (addr=-1)",
+                    prog.var_name(v),
+                    info.space.name()
+                ),
+                span: prog.var(v).span,
+            });
+        }
+    }
+}
+
+/// The MemRef of tile variable `v` (its variable and what it describes), when it has one
+/// outside DDR.
+fn on_chip_memref(prog: &Program, v: VarId) -> Option<(VarId, &MemRefInfo)> {
+    let Type::Tile(t) = prog.var_type(v) else { return None };
+    let m = t.memref?;
+    match &prog.var(m).kind {
+        VarKind::MemRef(info) if info.space != MemorySpace::Ddr => Some((m, info)),
+        _ => None,
+    }
+}
+
+/// A MemRef's address, when it is an integer constant ≥ 0.
+fn valid_addr(info: &MemRefInfo) -> Option<u64> {
+    info.addr.as_const_int().and_then(|a| u64::try_from(a).ok())
+}
+
+/// Calls `f` on every variable `s` mentions (the set [`tile_vars_in_visit_order`] draws
+/// from, in another order and with repeats): each statement's defined variables, the variables
+/// of its expressions, and those of its iter args' init values. Assignments, evaluations and
+/// sequences, nearly all of a body, are matched directly rather than through the generic
+/// traversal helpers.
+fn for_each_mentioned_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+    match s {
+        Stmt::Assign { var, value, .. } => {
+            f(*var);
+            for_each_var(value, f);
+        }
+        Stmt::Eval { expr, .. } => for_each_var(expr, f),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| for_each_mentioned_var(prog, c, f)),
+        _ => {
+            for v in defined_vars(s) {
+                f(v);
+                if let VarKind::IterArg { init } = &prog.var(v).kind {
+                    for_each_var(init, f);
+                }
+            }
+            stmt_exprs(s).for_each(|e| for_each_var(e, f));
+            child_stmts(s).for_each(|c| for_each_mentioned_var(prog, c, f));
         }
     }
 }
@@ -102,6 +164,20 @@ mod tests {
     #[test]
     fn ddr_memrefs_need_no_address() {
         assert!(check(&program(&[("DDR", -1, 256, 1)])).is_empty());
+    }
+
+    /// A missing address and an overfull space in one function: both are reported, the
+    /// missing address first (the high-water mark counts only the addressed buffers).
+    #[test]
+    fn a_missing_address_and_an_overfull_space_are_both_reported() {
+        let found = check(&program(&[("Vec", 0, 131072, 1), ("Vec", -1, 256, 2), ("Vec", 131072, 131072, 3)]));
+        assert_eq!(
+            found,
+            vec![
+                (0, "MemRef for variable 't1' in Vec has no valid address allocated (addr=-1)".to_string()),
+                (1, "Function 'k': Vec buffer usage (262144 bytes) exceeds platform limit (196608 bytes)".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -148,7 +148,9 @@ impl NestedCallVerifier<'_> {
     fn var(&mut self, v: VarId) {
         let prog = self.prog;
         let Some(data) = prog.vars.get(v.index()) else { return };
-        if self.expanding.contains(&v) {
+        // Most occurrences are of tiles and scalars, which have nothing to visit.
+        let has_parts = matches!(data.ty, Type::Tensor(_)) || matches!(data.kind, VarKind::IterArg { .. });
+        if !has_parts || self.expanding.contains(&v) {
             return;
         }
         self.expanding.push(v);

@@ -28,7 +28,9 @@ struct SsaVerifier<'a> {
 impl SsaVerifier<'_> {
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Assign { var, .. } => self.define(*var),
+            // Nearly every statement: an assignment (no children, no yield check) or a sequence.
+            Stmt::Assign { var, .. } => return self.define(*var),
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => return stmts.iter().for_each(|c| self.stmt(c)),
             Stmt::If { return_vars, .. } | Stmt::For { return_vars, .. } | Stmt::While { return_vars, .. } => {
                 for &v in return_vars {
                     self.define(v);

@@ -6,12 +6,12 @@
 //! run on a statement before its children (pre-order), as in the reference.
 
 use super::{codes, Rule, VerifyDiagnostic};
-use crate::ir::visit::{last_stmt, walk_stmts};
+use crate::ir::visit::{child_stmts, last_stmt};
 use crate::ir::{Expr, Function, Program, Span, Stmt, Type, VarId, VarKind};
 
 pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     let mut c = TypeChecker { prog, out };
-    walk_stmts(&f.body, &mut |s| c.stmt(s));
+    c.walk(&f.body);
 }
 
 /// The reference's `Type::TypeName()`, used in messages.
@@ -32,6 +32,19 @@ struct TypeChecker<'a> {
 }
 
 impl TypeChecker<'_> {
+    /// Checks `s` and the statements nested in it, parents first. Only if/for/while are
+    /// checked: sequences are walked and leaves skipped without the generic traversal.
+    fn walk(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| self.walk(c)),
+            Stmt::Assign { .. } | Stmt::Eval { .. } | Stmt::Yield { .. } | Stmt::Return { .. } => {}
+            _ => {
+                self.stmt(s);
+                child_stmts(s).for_each(|c| self.walk(c));
+            }
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::For { start, stop, step, iter_args, body, return_vars, span, .. } => {

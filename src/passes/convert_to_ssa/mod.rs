@@ -29,6 +29,8 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let functions = std::mem::take(&mut out.functions);
     let mut names = Names::new(out.vars.len());
+    // Every definition gets a new version, so the table about doubles: grow it once.
+    out.vars.reserve(out.vars.len());
     out.functions = functions
         .into_iter()
         .map(|f| {

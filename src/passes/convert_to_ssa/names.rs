@@ -66,12 +66,14 @@ const NO_NAME: Name = Name::MAX;
 
 impl Names {
     /// An interner for the functions of `prog`, whose variable table now has `vars` entries.
+    /// A function has at most that many names: the tables are sized for them once, rather than
+    /// grown (and the hash map rehashed) step by step.
     pub(super) fn new(vars: usize) -> Names {
         Names {
-            arena: String::new(),
-            ranges: Vec::new(),
-            by_hash: FxHashMap::default(),
-            next: Vec::new(),
+            arena: String::with_capacity(vars * 8),
+            ranges: Vec::with_capacity(vars),
+            by_hash: FxHashMap::with_capacity_and_hasher(vars, Default::default()),
+            next: Vec::with_capacity(vars),
             of_var: vec![(0, NO_NAME); vars],
             function: 0,
         }
