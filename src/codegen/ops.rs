@@ -232,7 +232,7 @@ fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str
 }
 
 fn kw<'c>(c: &'c Call, key: &str) -> Option<&'c KwValue> {
-    c.kwargs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    c.kwargs.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
 fn kw_int(c: &Call, key: &str) -> Option<i64> {

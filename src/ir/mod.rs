@@ -193,8 +193,9 @@ pub enum ExprKind {
 pub struct Call {
     pub callee: Callee,
     pub args: Vec<Expr>,
-    /// Keyword attributes in stored (printed) order.
-    pub kwargs: Vec<(String, KwValue)>,
+    /// Keyword attributes in stored (printed) order. The names are the operator table's
+    /// (`ops::table`): binding refuses any other, so no call carries a name of its own.
+    pub kwargs: Vec<(&'static str, KwValue)>,
 }
 
 /// What a call calls: a registered operator or a function of the program (a GlobalVar).

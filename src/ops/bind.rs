@@ -26,7 +26,7 @@ pub(crate) struct Bound {
     pub args: Vec<Expr>,
     /// The spans of `args` (the rest are unused).
     pub arg_spans: [Span; MAX_PARAMS],
-    pub kwargs: Vec<(String, KwValue)>,
+    pub kwargs: Vec<(&'static str, KwValue)>,
     /// Spans of the kwargs the author wrote (by parameter name).
     pub kw_spans: Vec<(&'static str, Span)>,
     /// The span of the whole call.
@@ -146,10 +146,10 @@ pub(crate) fn bind(
                 None => continue,
             },
         };
-        out_kwargs.push((spec.name.to_string(), value));
+        out_kwargs.push((spec.name, value));
     }
     let fill_dtype = out_kwargs.iter().find_map(|(k, v)| match v {
-        KwValue::DType(d) if k == "dtype" => Some(*d),
+        KwValue::DType(d) if *k == "dtype" => Some(*d),
         _ => None,
     });
 

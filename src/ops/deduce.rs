@@ -39,11 +39,11 @@ pub(crate) struct Cx<'a> {
     pub prog: &'a Program,
     pub def: &'static OpDef,
     pub args: &'a [Expr],
-    pub kwargs: &'a [(String, KwValue)],
+    pub kwargs: &'a [(&'static str, KwValue)],
 }
 
 /// Deduces the type of a call of `def` (the whole check sequence).
-pub(crate) fn deduce(prog: &Program, def: &'static OpDef, args: &[Expr], kwargs: &[(String, KwValue)]) -> R<Type> {
+pub(crate) fn deduce(prog: &Program, def: &'static OpDef, args: &[Expr], kwargs: &[(&'static str, KwValue)]) -> R<Type> {
     let cx = Cx { prog, def, args, kwargs };
     cx.check_kwargs()?;
     cx.check_args()?;
@@ -83,13 +83,13 @@ impl<'a> Cx<'a> {
         for (k, v) in self.kwargs {
             let Some(spec) = def.kwarg(k) else {
                 return Err(DeduceError {
-                    fault: Fault::Kwarg(k.clone()),
+                    fault: Fault::Kwarg(k.to_string()),
                     message: format!("Unknown kwarg '{k}' for operator '{}'", def.name),
                 });
             };
             if !kwvalue::accepts(spec.kind, v) {
                 return Err(DeduceError {
-                    fault: Fault::Kwarg(k.clone()),
+                    fault: Fault::Kwarg(k.to_string()),
                     message: format!(
                         "{} expects {} for '{k}', found {}",
                         def.name,
@@ -236,7 +236,7 @@ impl<'a> Cx<'a> {
     /// The kwarg's value, or its constructor default when the call leaves it out (calls in
     /// the printed spelling are kept as written, so they may lack defaulted kwargs).
     pub(super) fn kw(&self, name: &str) -> Option<KwValue> {
-        match self.kwargs.iter().find(|(k, _)| k == name) {
+        match self.kwargs.iter().find(|(k, _)| *k == name) {
             Some((_, v)) => Some(v.clone()),
             None => self.def.kwarg(name).and_then(|s| s.default).map(|d| d.value()),
         }

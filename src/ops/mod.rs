@@ -246,7 +246,7 @@ pub fn printed_name(op: OpId) -> &'static str {
 
 /// Re-deduces the result type of a call of `op` with these (already lowered) arguments and
 /// kwargs; passes use it when they rebuild calls. Errors are plain messages.
-pub fn deduce_type(prog: &Program, op: OpId, args: &[Expr], kwargs: &[(String, KwValue)]) -> Result<Type, String> {
+pub fn deduce_type(prog: &Program, op: OpId, args: &[Expr], kwargs: &[(&'static str, KwValue)]) -> Result<Type, String> {
     let def = OPS.get(op.0 as usize).ok_or_else(|| format!("unknown operator id {}", op.0))?;
     deduce::deduce(prog, def, args, kwargs).map_err(|e| e.message)
 }

@@ -93,11 +93,11 @@ fn op_name(e: &Expr) -> &'static str {
         Callee::Function(_) => panic!("not an op"),
     }
 }
-fn kwargs_of(e: &Expr) -> Vec<(String, KwValue)> {
+fn kwargs_of(e: &Expr) -> Vec<(&'static str, KwValue)> {
     call(e).kwargs.clone()
 }
-fn kwv(pairs: &[(&str, KwValue)]) -> Vec<(String, KwValue)> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+fn kwv(pairs: &[(&'static str, KwValue)]) -> Vec<(&'static str, KwValue)> {
+    pairs.to_vec()
 }
 fn shape_of(t: &Type) -> Vec<i64> {
     t.shape().expect("shaped").iter().map(|d| d.as_const_int().expect("const dim")).collect()
@@ -390,7 +390,7 @@ fn block_reductions_with_axis_and_keepdim() {
     assert_eq!((op_name(&e), e.ty.clone()), ("block.max", tile_ty(&[64, 1], FP32)));
     // Positional axis (a ConstInt expression) binds to the kwarg too.
     let e = p.ok("block.min", vec![a(0, t.clone()), a(1, int(0))], vec![]);
-    assert_eq!(kwargs_of(&e)[0], ("axis".to_string(), KwValue::Int(0)));
+    assert_eq!(kwargs_of(&e)[0], ("axis", KwValue::Int(0)));
     let v = p.tile("v", &[64], FP16);
     assert_eq!(p.ok("block.sum", vec![a(0, v)], vec![k("axis", KwValue::Int(0))]).ty, Type::Scalar(FP16));
     let d = p.err("block.sum", vec![a(0, t.clone())], vec![k("axis", KwValue::Int(2))]);
@@ -656,7 +656,7 @@ fn system_ops_are_unknown_typed_with_ordered_kwargs() {
             k("event_id", KwValue::Int(1)),
         ],
     );
-    assert_eq!(kwargs_of(&e)[0], ("set_pipe".to_string(), KwValue::Int(1)), "a pipe name is stored as its code");
+    assert_eq!(kwargs_of(&e)[0], ("set_pipe", KwValue::Int(1)), "a pipe name is stored as its code");
     let d = p.err("system.sync_dst", vec![], vec![k("set_pipe", KwValue::Int(1)), k("wait_pipe", KwValue::Int(4))]);
     assert_eq!(d.code, codes::OP_ARG_COUNT);
     let d = p.err("system.bar_v", vec![a(0, int(1))], vec![]);

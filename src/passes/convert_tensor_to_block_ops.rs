@@ -78,7 +78,7 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
     for p in &f.params {
         let Type::Tensor(t) = rw.prog.var_type(p.var).clone() else { continue };
         let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
-        let kwargs = vec![("target_memory".to_string(), KwValue::Space(MemorySpace::Vec))];
+        let kwargs = vec![("target_memory", KwValue::Space(MemorySpace::Vec))];
         let load = rw.op_call("block.load", args, kwargs, span)?;
         let name = format!("{}_tile", rw.prog.var_name(p.var));
         let tile = rw.define(p.var, name, load, span, &mut body);
@@ -367,7 +367,7 @@ impl Rewriter<'_, '_> {
             return Err(Diagnostic::error(codes::UNSUPPORTED, span, "an Out parameter is not a tensor"));
         };
         let args = vec![self.dims(&t.shape, span)];
-        let kwargs = vec![("dtype".to_string(), KwValue::DType(t.dtype))];
+        let kwargs = vec![("dtype", KwValue::DType(t.dtype))];
         self.op_call("tensor.create", args, kwargs, span)
     }
 
@@ -381,7 +381,7 @@ impl Rewriter<'_, '_> {
         &self,
         name: &str,
         args: Vec<Expr>,
-        kwargs: Vec<(String, KwValue)>,
+        kwargs: Vec<(&'static str, KwValue)>,
         span: Span,
     ) -> Result<Expr, Diagnostic> {
         let op = ops::lookup(name)
@@ -390,7 +390,7 @@ impl Rewriter<'_, '_> {
     }
 
     /// A call of `op` with its deduced result type.
-    fn typed_call(&self, op: OpId, args: Vec<Expr>, kwargs: Vec<(String, KwValue)>, span: Span) -> Result<Expr, Diagnostic> {
+    fn typed_call(&self, op: OpId, args: Vec<Expr>, kwargs: Vec<(&'static str, KwValue)>, span: Span) -> Result<Expr, Diagnostic> {
         let ty = ops::deduce_type(self.prog, op, &args, &kwargs).map_err(|m| {
             Diagnostic::error(codes::OP_CHECK, span, format!("cannot convert to '{}': {m}", ops::name(op)))
         })?;

@@ -119,7 +119,7 @@ fn space_written_by(op: &str, call: &Call) -> MemorySpace {
 
 /// The `target_memory` kwarg (stored as a space; hand-built IR may hold its integer code).
 fn target_memory(call: &Call) -> Option<MemorySpace> {
-    call.kwargs.iter().find(|(k, _)| k == "target_memory").and_then(|(_, v)| match v {
+    call.kwargs.iter().find(|(k, _)| *k == "target_memory").and_then(|(_, v)| match v {
         KwValue::Space(s) => Some(*s),
         KwValue::Int(i) => MemorySpace::from_index(*i),
         _ => None,

@@ -42,13 +42,11 @@ fn un(op: UnOp, x: Expr) -> Expr {
     let dtype = if op == UnOp::Not { DataType::Bool } else { DataType::Int64 };
     Expr::new(ExprKind::Unary(op, Box::new(x)), Type::Scalar(dtype), S)
 }
-fn call(op: &str, args: Vec<Expr>, kwargs: Vec<(&str, KwValue)>, ty: Type) -> Expr {
+fn call(op: &str, args: Vec<Expr>, kwargs: Vec<(&'static str, KwValue)>, ty: Type) -> Expr {
     let op = ops::lookup(op).expect("op in table");
-    let kwargs = kwargs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     Expr::new(ExprKind::Call(Box::new(Call { callee: Callee::Op(op), args, kwargs })), ty, S)
 }
-fn fcall(name: &str, args: Vec<Expr>, kwargs: Vec<(&str, KwValue)>, ty: Type) -> Expr {
-    let kwargs = kwargs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+fn fcall(name: &str, args: Vec<Expr>, kwargs: Vec<(&'static str, KwValue)>, ty: Type) -> Expr {
     Expr::new(ExprKind::Call(Box::new(Call { callee: Callee::Function(name.into()), args, kwargs })), ty, S)
 }
 fn assign(var: VarId, value: Expr) -> Stmt {

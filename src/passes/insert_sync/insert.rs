@@ -234,9 +234,9 @@ fn sync_stmt(prog: &Program, tag: Tag) -> Option<Stmt> {
 /// `pl.system.sync_src(set_pipe=…, wait_pipe=…, event_id=…)` (or `sync_dst`) as an eval.
 fn sync_call(prog: &Program, op: &str, src: PipeType, dst: PipeType, id: u8) -> Stmt {
     let kwargs = vec![
-        ("set_pipe".to_string(), KwValue::Int(src.index() as i64)),
-        ("wait_pipe".to_string(), KwValue::Int(dst.index() as i64)),
-        ("event_id".to_string(), KwValue::Int(i64::from(id))),
+        ("set_pipe", KwValue::Int(src.index() as i64)),
+        ("wait_pipe", KwValue::Int(dst.index() as i64)),
+        ("event_id", KwValue::Int(i64::from(id))),
     ];
     eval_op(prog, op, kwargs)
 }
@@ -245,7 +245,7 @@ fn bar_call(prog: &Program, op: &str) -> Stmt {
     eval_op(prog, op, Vec::new())
 }
 
-fn eval_op(prog: &Program, name: &str, kwargs: Vec<(String, KwValue)>) -> Stmt {
+fn eval_op(prog: &Program, name: &str, kwargs: Vec<(&'static str, KwValue)>) -> Stmt {
     let op = crate::ops::lookup(name).expect("system sync ops are in the operator table");
     let ty = crate::ops::deduce_type(prog, op, &[], &kwargs).unwrap_or(Type::Unknown);
     let call = Call { callee: Callee::Op(op), args: Vec::new(), kwargs };

@@ -119,7 +119,7 @@ pub fn leaf_effect(prog: &Program, s: &Stmt, backend: Backend) -> Effect {
 /// IR); `None` if one is missing or out of range.
 fn event(call: &Call) -> Option<Event> {
     let int = |name: &str| {
-        call.kwargs.iter().find(|(k, _)| k == name).and_then(|(_, v)| match v {
+        call.kwargs.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
             KwValue::Int(i) => Some(*i),
             _ => None,
         })
