@@ -666,8 +666,9 @@ impl<'s> Iterator for Layout<'s> {
     type Item = Result<Spanned<'s>, LexFatal>;
 
     /// The usual token (inside a line, nothing queued, a bracket that fits) is handled here,
-    /// inlined into the parser's loop; everything else in [`Layout::next_slow`].
-    #[inline]
+    /// inlined into the parser's loop; everything else in [`Layout::next_slow`]. (Plain
+    /// `#[inline]` leaves it a call of its own, with the token returned through memory.)
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let mut read = None;
         if self.queue.is_empty() && !self.done && self.pending_break.is_none() {
