@@ -80,6 +80,30 @@ fn starts_expr(tok: Tok<'_>) -> bool {
     )
 }
 
+/// Whether `tok` is an operand by itself (a name or literal, [`Parser::atom`]'s leaves).
+fn is_leaf(tok: Tok<'_>) -> bool {
+    matches!(
+        tok,
+        Tok::Name(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::True
+            | Tok::False
+            | Tok::None
+            | Tok::Unsupported
+    )
+}
+
+/// Common tokens after an operand that end its expression: none of them is a postfix (`(`,
+/// `[`, `.`), `**`, or a binary or boolean operator.
+fn ends_leaf(tok: Option<Tok<'_>>) -> bool {
+    matches!(
+        tok,
+        Some(Tok::Comma | Tok::RParen | Tok::RBracket | Tok::Colon | Tok::Assign | Tok::Newline)
+    )
+}
+
 fn bool_op(tok: Tok<'_>) -> Option<BinaryOp> {
     Some(match tok {
         Tok::Or => BinaryOp::Or,
@@ -182,12 +206,13 @@ impl<'s, 'l> Parser<'s, 'l> {
         }
     }
 
-    /// Whether the token after the current one is `=`.
-    fn assign_follows(&mut self) -> bool {
+    /// The token after the current one (`None` at the end of the input or a fatal lexical
+    /// error, which makes the caller discard the parse anyway).
+    fn peek(&mut self) -> Option<Tok<'s>> {
         if self.ahead.is_none() {
             self.ahead = self.layout.next().and_then(Result::ok);
         }
-        matches!(self.ahead, Some((_, Tok::Assign, _)))
+        self.ahead.map(|(_, tok, _)| tok)
     }
 
     /// Whether the current token is of `tok`'s kind (a unit kind: payloads are not compared).
@@ -657,6 +682,13 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     pub fn expr(&mut self) -> Parsed<Expr> {
         self.enter()?;
+        if is_leaf(self.tok) && ends_leaf(self.peek()) {
+            // A lone name or literal (most arguments, list items and assignment targets): the
+            // operator and postfix layers below would each find nothing to do.
+            let e = self.atom()?;
+            self.leave();
+            return Ok(e);
+        }
         let first = self.not_term()?;
         let e = if bool_op(self.tok).is_some() {
             let mut rest = Vec::new();
@@ -773,7 +805,7 @@ impl<'s, 'l> Parser<'s, 'l> {
     }
 
     fn arg(&mut self) -> Parsed<Arg> {
-        if matches!(self.tok, Tok::Name(_)) && self.assign_follows() {
+        if matches!(self.tok, Tok::Name(_)) && matches!(self.peek(), Some(Tok::Assign)) {
             let k = self.name()?;
             self.bump();
             return Ok(Arg::Keyword(k, self.expr()?));
