@@ -186,6 +186,7 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     /// Moves to the next token. A fatal lexical error shows as `Tok::Error` (which no rule
     /// accepts).
+    #[inline(always)]
     fn bump(&mut self) {
         self.last_hi = self.hi;
         let next = match self.ahead.take() {
