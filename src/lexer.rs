@@ -409,6 +409,11 @@ impl<'s> Layout<'s> {
         }
     }
 
+    /// The text being read (spans are offsets in it).
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
     /// For a [`Layout::nested`] method, the number of line breaks in it: a bound on its
     /// statements, so that the parser can size the body's list once instead of growing (and
     /// copying) it through doublings. 0 for a whole file, where a body's end is not known.

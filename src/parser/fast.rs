@@ -42,6 +42,8 @@ pub fn module(layout: &mut Layout<'_>) -> Parsed<Module> {
 
 struct Parser<'s, 'l> {
     layout: &'l mut Layout<'s>,
+    /// The layout's text.
+    source: &'s [u8],
     /// The current token (`Tok::Error` at the end of the input, see `eof`).
     tok: Tok<'s>,
     lo: usize,
@@ -169,6 +171,7 @@ fn keyword(tok: Tok<'_>) -> Option<&'static str> {
 impl<'s, 'l> Parser<'s, 'l> {
     fn new(layout: &'l mut Layout<'s>) -> Parser<'s, 'l> {
         let mut p = Parser {
+            source: layout.source().as_bytes(),
             layout,
             tok: Tok::Error,
             lo: 0,
@@ -214,6 +217,12 @@ impl<'s, 'l> Parser<'s, 'l> {
             self.ahead = self.layout.next().and_then(Result::ok);
         }
         self.ahead.map(|(_, tok, _)| tok)
+    }
+
+    /// Whether `.`, `(` or `[` comes right after the current token, which is then no lone
+    /// operand: the usual case (`pl.…`, `f(…)`) is known without looking ahead.
+    fn postfix_adjacent(&self) -> bool {
+        matches!(self.source.get(self.hi), Some(b'.' | b'(' | b'['))
     }
 
     /// Whether the current token is of `tok`'s kind (a unit kind: payloads are not compared).
@@ -683,7 +692,7 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     pub fn expr(&mut self) -> Parsed<Expr> {
         self.enter()?;
-        if is_leaf(self.tok) && ends_leaf(self.peek()) {
+        if is_leaf(self.tok) && !self.postfix_adjacent() && ends_leaf(self.peek()) {
             // A lone name or literal (most arguments, list items and assignment targets): the
             // operator and postfix layers below would each find nothing to do.
             let e = self.atom()?;
