@@ -63,23 +63,7 @@ struct Parser<'s, 'l> {
 
 /// Whether `tok` can start an expression.
 fn starts_expr(tok: Tok<'_>) -> bool {
-    matches!(
-        tok,
-        Tok::Name(_)
-            | Tok::Int(_)
-            | Tok::Float(_)
-            | Tok::Str(_)
-            | Tok::Unsupported
-            | Tok::True
-            | Tok::False
-            | Tok::None
-            | Tok::LParen
-            | Tok::LBracket
-            | Tok::Minus
-            | Tok::Plus
-            | Tok::Tilde
-            | Tok::Not
-    )
+    is_leaf(tok) || matches!(tok, Tok::LParen | Tok::LBracket | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Not)
 }
 
 /// Whether `tok` is an operand by itself (a name or literal, [`Parser::atom`]'s leaves).
