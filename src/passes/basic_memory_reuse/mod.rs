@@ -90,8 +90,9 @@ fn decide(intervals: &[Interval]) -> Vec<(usize, usize)> {
     let mut passed = 0;
     let mut decisions = Vec::new();
     for (c, cur) in intervals.iter().enumerate() {
-        for i in passed..cur.def.min(horizon) {
-            let mut p = std::mem::replace(&mut waking[i], NONE);
+        let due = passed..cur.def.min(horizon).max(passed);
+        for slot in &mut waking[due] {
+            let mut p = std::mem::replace(slot, NONE);
             while p != NONE {
                 let prev = &intervals[p];
                 space_slot(&mut free, prev.space, n).set(p, Some(prev.size));
