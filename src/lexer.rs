@@ -409,6 +409,11 @@ impl<'s> Layout<'s> {
         }
     }
 
+    /// The text being read (spans are offsets in it).
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
     /// For a [`Layout::nested`] method, the number of line breaks in it: a bound on its
     /// statements, so that the parser can size the body's list once instead of growing (and
     /// copying) it through doublings. 0 for a whole file, where a body's end is not known.
@@ -576,18 +581,15 @@ impl<'s> Layout<'s> {
     /// Bracket bookkeeping for one token; returns the token to emit, or `Err` when nesting is too
     /// deep.
     fn bracket(&mut self, tok: Tok<'s>, lo: usize, hi: usize) -> Result<Tok<'s>, LexFatal> {
+        if self.bracket_fits(tok, lo) {
+            return Ok(tok);
+        }
         if tok.closer().is_some() {
-            if self.brackets.len() >= MAX_NESTING {
-                let msg = format!("brackets nested more than {MAX_NESTING} deep");
-                self.report(error_at(codes::NESTING_TOO_DEEP, lo, hi, msg));
-                return Err(LexFatal);
-            }
-            self.brackets.push((tok, lo));
-            return Ok(tok);
+            let msg = format!("brackets nested more than {MAX_NESTING} deep");
+            self.report(error_at(codes::NESTING_TOO_DEEP, lo, hi, msg));
+            return Err(LexFatal);
         }
-        if !tok.is_closer() {
-            return Ok(tok);
-        }
+        // A closer that does not close the innermost open bracket.
         let text = self.source.get(lo..hi).unwrap_or("");
         match self.brackets.pop() {
             None => {
@@ -595,7 +597,6 @@ impl<'s> Layout<'s> {
                 self.report(error_at(codes::UNMATCHED_BRACKET, lo, hi, msg).with_label("no bracket is open here"));
                 Ok(Tok::Error)
             }
-            Some((open, _)) if open.closer() == Some(tok) => Ok(tok),
             Some((_, open_lo)) => {
                 let open_text = self.source.get(open_lo..open_lo + 1).unwrap_or("");
                 let msg = format!("closing `{text}` does not match the open `{open_text}`");
@@ -606,6 +607,25 @@ impl<'s> Layout<'s> {
                 Ok(Tok::Error)
             }
         }
+    }
+
+    /// The bracket bookkeeping of a token in the usual case, which [`Iterator::next`] handles
+    /// inline: `false`, with nothing recorded, for an opener beyond [`MAX_NESTING`] and for a
+    /// closer that does not close the innermost open bracket ([`Layout::bracket`] reports those).
+    #[inline]
+    fn bracket_fits(&mut self, tok: Tok<'s>, lo: usize) -> bool {
+        if tok.closer().is_some() {
+            if self.brackets.len() >= MAX_NESTING {
+                return false;
+            }
+            self.brackets.push((tok, lo));
+        } else if tok.is_closer() {
+            if self.brackets.last().is_none_or(|&(open, _)| open.closer() != Some(tok)) {
+                return false;
+            }
+            self.brackets.pop();
+        }
+        true
     }
 
     /// Flushes the end of input: NEWLINE if the last line has tokens, then all DEDENTs.
@@ -650,20 +670,21 @@ fn count_newlines(text: &[u8]) -> usize {
 impl<'s> Iterator for Layout<'s> {
     type Item = Result<Spanned<'s>, LexFatal>;
 
-    /// The usual token (inside a line, not a bracket, nothing queued) is handled here, inlined
-    /// into the parser's loop; everything else in [`Layout::next_slow`].
-    #[inline]
+    /// The usual token (inside a line, nothing queued, a bracket that fits) is handled here,
+    /// inlined into the parser's loop; everything else in [`Layout::next_slow`]. (Plain
+    /// `#[inline]` leaves it a call of its own, with the token returned through memory.)
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let mut read = None;
         if self.queue.is_empty() && !self.done && self.pending_break.is_none() {
             let result = self.raw.next();
             if let Some(Ok(tok)) = result {
                 let plain = !matches!(tok, Tok::LineBreak(_) | Tok::Comment(_));
-                if plain && tok.closer().is_none() && !tok.is_closer() {
+                let span = self.raw.span();
+                if plain && self.bracket_fits(tok, span.start) {
                     self.bad_char_run = None;
                     self.at_file_start = false;
                     self.line_has_tokens = true;
-                    let span = self.raw.span();
                     return Some(Ok((span.start, tok, span.end)));
                 }
             }

@@ -74,8 +74,14 @@ impl Piece for Hex {
                 break;
             }
         }
-        out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+        push_digits(out, &buf[i..]);
     }
+}
+
+/// Appends ASCII digits char by char: for the few digits of a number that is cheaper than
+/// validating them as UTF-8 and copying the slice.
+fn push_digits(out: &mut String, digits: &[u8]) {
+    out.extend(digits.iter().map(|&b| char::from(b)));
 }
 
 /// Decimal digits of `v`, like `{v}`.
@@ -94,8 +100,7 @@ pub(crate) fn push_u64(out: &mut String, mut v: u64) {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    push_digits(out, &buf[i..]);
 }
 
 /// `cat!(out; a, b, …)` appends every piece ([`Piece`]) to the `String` `out`.

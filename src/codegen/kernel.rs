@@ -50,7 +50,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
         out: String::new(),
         indent: 1,
         pending_yield: None,
-        tile_text: (None, String::new()),
+        tile_text: (None, String::new(), String::new()),
     };
     k.out.push_str("// Kernel Function: ");
     k.out.push_str(&f.name);
@@ -84,9 +84,10 @@ pub(super) struct Kernel<'p> {
     indent: usize,
     /// Values of the last `yield`, consumed by the enclosing `for`/`if`.
     pending_yield: Option<Vec<String>>,
-    /// The `Tile<…>` text of the last tile declared, for its type without the address: the
-    /// tiles of a kernel mostly share a few types, so it is usually copied, not rebuilt.
-    tile_text: (Option<TileCType>, String),
+    /// The `Tile<…>` text and the `(rows, cols);` constructor arguments of the last tile
+    /// declared, for its type without the address: the tiles of a kernel mostly share a few
+    /// types, so both are usually copied, not rebuilt.
+    tile_text: (Option<TileCType>, String, String),
 }
 
 impl<'p> Kernel<'p> {
@@ -248,13 +249,15 @@ impl<'p> Kernel<'p> {
         if self.tile_text.0 != Some(key) {
             self.tile_text.1.clear();
             cat!(&mut self.tile_text.1; &ty);
+            self.tile_text.2.clear();
+            cat!(&mut self.tile_text.2; "(", ty.rows, ", ", ty.cols, ");\n");
             self.tile_text.0 = Some(key);
         }
         // The hottest lines of a kernel: appended piece by piece (see `crate::text`).
         self.start_line();
         cat!(&mut self.out; "using ", &n, "Type = ", &self.tile_text.1, ";\n");
         self.start_line();
-        cat!(&mut self.out; &n, "Type ", &n, "(", ty.rows, ", ", ty.cols, ");\n");
+        cat!(&mut self.out; &n, "Type ", &n, &self.tile_text.2);
         if let Some(a) = ty.addr {
             self.start_line();
             // `tile_type` only gives non-negative addresses.

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use crate::text::cat;
@@ -37,15 +38,16 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Every reserved word: [`RESERVED`] and the instruction names of the operator table. Built
-/// once per process; each file's [`Namer`] only records the names it hands out.
-fn reserved() -> &'static FxHashSet<&'static str> {
-    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+/// once per process; each file's [`Namer`] starts from a copy, so that one insert into its set
+/// is both the "reserved?" and the "already handed out?" test.
+fn reserved() -> &'static FxHashSet<CompactString> {
+    static SET: OnceLock<FxHashSet<CompactString>> = OnceLock::new();
     SET.get_or_init(|| {
-        let mut set: FxHashSet<&'static str> = RESERVED.iter().copied().collect();
+        let mut set: FxHashSet<CompactString> = RESERVED.iter().copied().map(CompactString::const_new).collect();
         // Every instruction of the operator table is a pto-isa function name.
         for (_, def) in crate::ops::table::entries() {
             if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {
-                set.extend(instrs);
+                set.extend(instrs.into_iter().map(CompactString::const_new));
             }
         }
         set
@@ -53,13 +55,20 @@ fn reserved() -> &'static FxHashSet<&'static str> {
 }
 
 /// Hands out unique C++ identifiers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Namer {
-    /// Identifiers handed out in this file (the reserved words are checked separately). The
-    /// base name is stored as the very `Rc` handed out, so claiming it allocates once.
-    used: FxHashSet<Rc<str>>,
+    /// The identifiers that are not free: the reserved words and those handed out in this
+    /// file. Stored inline (`CompactString` keeps up to 24 bytes without a heap block), so
+    /// taking a name allocates nothing and dropping the set frees one table.
+    taken: FxHashSet<CompactString>,
     /// Scratch buffer for the `base + suffix` probes, so a probe allocates nothing.
     probe: String,
+}
+
+impl Default for Namer {
+    fn default() -> Namer {
+        Namer { taken: reserved().clone(), probe: String::new() }
+    }
 }
 
 impl Namer {
@@ -71,8 +80,8 @@ impl Namer {
     /// in `suffixes` (`""` is the base itself); all of them are then taken.
     pub fn claim(&mut self, ir_name: &str, suffixes: &[&str]) -> Rc<str> {
         let base = sanitize(ir_name);
-        if let Some(taken) = self.take(&base, suffixes) {
-            return taken;
+        if self.take(&base, suffixes) {
+            return Rc::from(&*base);
         }
         // Numbered variants `base_k`. When every one of them has a reserved form (`__x`,
         // `_X`, `PIPE_x` for base `_`, `__x`, `_X`, `PIPE`, `PIPE_x`, `EVENT_IDx`), numbering
@@ -87,8 +96,8 @@ impl Namer {
                 candidate.push('_');
                 cat!(&mut candidate; k);
             }
-            if let Some(taken) = self.take(&candidate, suffixes) {
-                return taken;
+            if self.take(&candidate, suffixes) {
+                return Rc::from(candidate.as_str());
             }
             k += 1;
         }
@@ -96,46 +105,30 @@ impl Namer {
 
     /// Room for `n` more identifiers.
     pub fn reserve(&mut self, n: usize) {
-        self.used.reserve(n);
+        self.taken.reserve(n);
     }
 
-    /// Takes `base + s` for every suffix `s` and returns `base`, or takes nothing and returns
-    /// `None` when one of them is reserved or already taken. Each name is hashed into the set
-    /// once: the insert itself is the "taken" test (a clash, which is rare, undoes the inserts
-    /// made before it).
-    fn take(&mut self, base: &str, suffixes: &[&str]) -> Option<Rc<str>> {
-        let reserved = reserved();
-        for s in suffixes {
+    /// Takes `base + s` for every suffix `s`, or takes nothing and returns `false` when one of
+    /// them is reserved or already taken. Each name is hashed into the set once: the insert
+    /// itself is the "free" test (a clash, which is rare, undoes the inserts made before it).
+    fn take(&mut self, base: &str, suffixes: &[&str]) -> bool {
+        for (i, s) in suffixes.iter().enumerate() {
             self.probe.clear();
             self.probe.push_str(base);
             self.probe.push_str(s);
-            let p = self.probe.as_str();
-            if reserved.contains(p) || is_reserved_form(p) {
-                return None;
-            }
-        }
-        let mut taken: Option<Rc<str>> = None;
-        for (i, s) in suffixes.iter().enumerate() {
-            let name: Rc<str> = if s.is_empty() {
-                taken.get_or_insert_with(|| Rc::from(base)).clone()
-            } else {
-                self.probe.clear();
-                self.probe.push_str(base);
-                self.probe.push_str(s);
-                Rc::from(self.probe.as_str())
-            };
+            let free = !is_reserved_form(&self.probe) && self.taken.insert(CompactString::from(self.probe.as_str()));
             // A suffix listed twice is already ours.
-            if !self.used.insert(name) && !suffixes[..i].contains(s) {
+            if !free && !suffixes[..i].contains(s) {
                 for earlier in &suffixes[..i] {
                     self.probe.clear();
                     self.probe.push_str(base);
                     self.probe.push_str(earlier);
-                    self.used.remove(self.probe.as_str());
+                    self.taken.remove(self.probe.as_str());
                 }
-                return None;
+                return false;
             }
         }
-        Some(taken.unwrap_or_else(|| Rc::from(base)))
+        true
     }
 }
 

@@ -433,7 +433,8 @@ impl MemRefInfo {
         let space = self.space.name();
         let mut name = String::with_capacity(4 + space.len() + 1 + 20);
         name.push_str("mem_");
-        name.extend(space.chars().map(|c| c.to_ascii_lowercase()));
+        name.push_str(space);
+        name[4..].make_ascii_lowercase();
         name.push('_');
         crate::text::push_u64(&mut name, self.id);
         name

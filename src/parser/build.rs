@@ -375,10 +375,19 @@ pub fn postfix(problems: &mut Vec<Problem<'_>>, f: Expr, hi: usize, make: impl F
 /// tree deeper than the limit is ever built, and the recursive stages after the parser (and
 /// dropping the tree) stay within the stack. One error per too-deep expression: a later,
 /// enclosing replacement of the same chain is not reported again.
+#[inline]
 pub fn bounded(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
     if e.depth() <= MAX_EXPR_DEPTH {
         return e;
     }
+    too_deep(problems, e)
+}
+
+/// [`bounded`]'s replacement of a too deep `e` (kept out of line: every node passes through
+/// `bounded`, hardly any gets here).
+#[cold]
+#[inline(never)]
+fn too_deep(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
     let span = e.span;
     let reported = problems.iter().rev().any(|p| {
         matches!(p, Problem::Diag(d) if d.code == codes::NESTING_TOO_DEEP && span.lo <= d.span.lo && d.span.hi <= span.hi)

@@ -42,6 +42,8 @@ pub fn module(layout: &mut Layout<'_>) -> Parsed<Module> {
 
 struct Parser<'s, 'l> {
     layout: &'l mut Layout<'s>,
+    /// The layout's text.
+    source: &'s [u8],
     /// The current token (`Tok::Error` at the end of the input, see `eof`).
     tok: Tok<'s>,
     lo: usize,
@@ -61,22 +63,30 @@ struct Parser<'s, 'l> {
 
 /// Whether `tok` can start an expression.
 fn starts_expr(tok: Tok<'_>) -> bool {
+    is_leaf(tok) || matches!(tok, Tok::LParen | Tok::LBracket | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Not)
+}
+
+/// Whether `tok` is an operand by itself (a name or literal, [`Parser::atom`]'s leaves).
+fn is_leaf(tok: Tok<'_>) -> bool {
     matches!(
         tok,
         Tok::Name(_)
             | Tok::Int(_)
             | Tok::Float(_)
             | Tok::Str(_)
-            | Tok::Unsupported
             | Tok::True
             | Tok::False
             | Tok::None
-            | Tok::LParen
-            | Tok::LBracket
-            | Tok::Minus
-            | Tok::Plus
-            | Tok::Tilde
-            | Tok::Not
+            | Tok::Unsupported
+    )
+}
+
+/// Common tokens after an operand that end its expression: none of them is a postfix (`(`,
+/// `[`, `.`), `**`, or a binary or boolean operator.
+fn ends_leaf(tok: Option<Tok<'_>>) -> bool {
+    matches!(
+        tok,
+        Some(Tok::Comma | Tok::RParen | Tok::RBracket | Tok::Colon | Tok::Assign | Tok::Newline)
     )
 }
 
@@ -145,6 +155,7 @@ fn keyword(tok: Tok<'_>) -> Option<&'static str> {
 impl<'s, 'l> Parser<'s, 'l> {
     fn new(layout: &'l mut Layout<'s>) -> Parser<'s, 'l> {
         let mut p = Parser {
+            source: layout.source().as_bytes(),
             layout,
             tok: Tok::Error,
             lo: 0,
@@ -162,6 +173,7 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     /// Moves to the next token. A fatal lexical error shows as `Tok::Error` (which no rule
     /// accepts).
+    #[inline(always)]
     fn bump(&mut self) {
         self.last_hi = self.hi;
         let next = match self.ahead.take() {
@@ -182,12 +194,19 @@ impl<'s, 'l> Parser<'s, 'l> {
         }
     }
 
-    /// Whether the token after the current one is `=`.
-    fn assign_follows(&mut self) -> bool {
+    /// The token after the current one (`None` at the end of the input or a fatal lexical
+    /// error, which makes the caller discard the parse anyway).
+    fn peek(&mut self) -> Option<Tok<'s>> {
         if self.ahead.is_none() {
             self.ahead = self.layout.next().and_then(Result::ok);
         }
-        matches!(self.ahead, Some((_, Tok::Assign, _)))
+        self.ahead.map(|(_, tok, _)| tok)
+    }
+
+    /// Whether `.`, `(` or `[` comes right after the current token, which is then no lone
+    /// operand: the usual case (`pl.…`, `f(…)`) is known without looking ahead.
+    fn postfix_adjacent(&self) -> bool {
+        matches!(self.source.get(self.hi), Some(b'.' | b'(' | b'['))
     }
 
     /// Whether the current token is of `tok`'s kind (a unit kind: payloads are not compared).
@@ -657,6 +676,13 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     pub fn expr(&mut self) -> Parsed<Expr> {
         self.enter()?;
+        if is_leaf(self.tok) && !self.postfix_adjacent() && ends_leaf(self.peek()) {
+            // A lone name or literal (most arguments, list items and assignment targets): the
+            // operator and postfix layers below would each find nothing to do.
+            let e = self.atom()?;
+            self.leave();
+            return Ok(e);
+        }
         let first = self.not_term()?;
         let e = if bool_op(self.tok).is_some() {
             let mut rest = Vec::new();
@@ -773,7 +799,7 @@ impl<'s, 'l> Parser<'s, 'l> {
     }
 
     fn arg(&mut self) -> Parsed<Arg> {
-        if matches!(self.tok, Tok::Name(_)) && self.assign_follows() {
+        if matches!(self.tok, Tok::Name(_)) && matches!(self.peek(), Some(Tok::Assign)) {
             let k = self.name()?;
             self.bump();
             return Ok(Arg::Keyword(k, self.expr()?));

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use super::PassEnv;
 use crate::backend::capacity;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::visit::{walk_expr, walk_stmts};
+use crate::ir::visit::{for_each_var, walk_stmts};
 use crate::ir::{Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 
 /// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
@@ -126,13 +126,7 @@ pub(crate) fn tile_vars_in_visit_order(prog: &Program, body: &Stmt) -> Vec<VarId
 
 /// Calls `f` on every variable mentioned by `s`, in the order of [`tile_vars_in_visit_order`].
 fn visit_vars(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
-    let exprs = |e: &Expr, f: &mut dyn FnMut(VarId)| {
-        walk_expr(e, &mut |x| {
-            if let ExprKind::Var(v) = x.kind {
-                f(v);
-            }
-        })
-    };
+    let exprs = |e: &Expr, f: &mut dyn FnMut(VarId)| for_each_var(e, &mut |v| f(v));
     let iter_args = |args: &[VarId], f: &mut dyn FnMut(VarId)| {
         for &a in args {
             f(a);

@@ -42,9 +42,13 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 /// (step 4).
 fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Function {
     f.body = normalize_body(std::mem::replace(&mut f.body, Stmt::empty()));
-    let plan = plan_memrefs(prog, &f);
+    // The walk that plans the MemRefs also records the body's variable occurrences in the
+    // order the allocs are listed in, so that listing them needs no second walk.
+    let mut occurrences = Vec::new();
+    let plan = plan(prog, &f, Some(&mut occurrences));
     // One table entry per MemRef: grown once, not copied on every doubling.
     prog.vars.reserve(plan.buffers.len());
+    let first_new = prog.vars.len();
     let memrefs: Vec<VarId> = plan
         .buffers
         .into_iter()
@@ -54,7 +58,7 @@ fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Functio
     for (v, id) in plan.memref_of {
         set_memref(&mut prog.var_mut(v).ty, memrefs[id]);
     }
-    let allocs = alloc_stmts(prog, &f, alloc_op);
+    let allocs = alloc_stmts(prog, &f, &occurrences, first_new, alloc_op);
     insert_allocs(&mut f.body, allocs);
     f
 }
@@ -73,6 +77,13 @@ pub(crate) struct MemRefPlan {
 /// The [`MemRefPlan`] of `f` (whose body need not be normalised: normalising only regroups
 /// statements, it does not reorder them).
 pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
+    plan(prog, f, None)
+}
+
+/// [`plan_memrefs`], recording in `occurrences` (when given) the variable occurrences of the
+/// body in the order [`alloc_stmts`] lists them: the planner's walk order, with each
+/// assignment's target moved before the variables of its value.
+fn plan(prog: &Program, f: &Function, mut occurrences: Option<&mut Vec<VarId>>) -> MemRefPlan {
     let vars = memory_spaces(&f.body);
     // Nearly every buffer is a block op's result or a parameter: room for them all up front
     // (the buffers are large entries, and growing copies them).
@@ -83,7 +94,15 @@ pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
     for p in &f.params {
         planner.visit_var(p.var);
     }
-    walk_vars(&f.body, false, &mut |occ| planner.visit(occ));
+    walk_vars(&f.body, &mut |occ| {
+        if let Some(order) = occurrences.as_deref_mut() {
+            match occ {
+                Occurrence::Var(v) => order.push(v),
+                Occurrence::Assigned { var, uses, .. } => order.insert(order.len() - uses, var),
+            }
+        }
+        planner.visit(occ)
+    });
     planner.plan
 }
 
@@ -142,25 +161,24 @@ fn op_call(e: &Expr) -> Option<(&'static str, &Call)> {
 enum Occurrence<'a> {
     /// Any occurrence other than an assignment's target: a use, a param, a loop/iter/return var.
     Var(VarId),
-    /// The target of `var = value`.
-    Assigned { var: VarId, value: &'a Expr },
+    /// The target of `var = value`, met right after the `uses` occurrences of the variables of
+    /// `value`.
+    Assigned { var: VarId, value: &'a Expr, uses: usize },
 }
 
 /// Calls `f` on every variable occurrence of `s` in the reference mutator's order: an
-/// assignment's value before its target (or the target first when `lhs_first`); a `for`'s loop
-/// var, `start`/`stop`/`step`, iter args, body, return vars; an `if`'s condition, branches,
+/// assignment's value before its target; a `for`'s loop var, `start`/`stop`/`step`, iter args, body, return vars; an `if`'s condition, branches,
 /// return vars; a `while`'s condition, iter args, body, return vars. Iter-arg init values live
 /// in the variable table and are left to the caller.
-fn walk_vars<'a>(s: &'a Stmt, lhs_first: bool, f: &mut impl FnMut(Occurrence<'a>)) {
+fn walk_vars<'a>(s: &'a Stmt, f: &mut impl FnMut(Occurrence<'a>)) {
     match s {
         Stmt::Assign { var, value, .. } => {
-            if lhs_first {
-                f(Occurrence::Assigned { var: *var, value });
-                expr_uses(value, f);
-            } else {
-                expr_uses(value, f);
-                f(Occurrence::Assigned { var: *var, value });
-            }
+            let mut uses = 0;
+            expr_uses(value, &mut |occ| {
+                uses += 1;
+                f(occ)
+            });
+            f(Occurrence::Assigned { var: *var, value, uses });
         }
         Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, .. } => {
             f(Occurrence::Var(*loop_var));
@@ -168,20 +186,20 @@ fn walk_vars<'a>(s: &'a Stmt, lhs_first: bool, f: &mut impl FnMut(Occurrence<'a>
                 expr_uses(e, f);
             }
             iter_args.iter().for_each(|v| f(Occurrence::Var(*v)));
-            walk_vars(body, lhs_first, f);
+            walk_vars(body, f);
             return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
         }
         Stmt::While { cond, iter_args, body, return_vars, .. } => {
             expr_uses(cond, f);
             iter_args.iter().for_each(|v| f(Occurrence::Var(*v)));
-            walk_vars(body, lhs_first, f);
+            walk_vars(body, f);
             return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
         }
         Stmt::If { cond, then_body, else_body, return_vars, .. } => {
             expr_uses(cond, f);
-            walk_vars(then_body, lhs_first, f);
+            walk_vars(then_body, f);
             if let Some(e) = else_body {
-                walk_vars(e, lhs_first, f);
+                walk_vars(e, f);
             }
             return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
         }
@@ -190,7 +208,7 @@ fn walk_vars<'a>(s: &'a Stmt, lhs_first: bool, f: &mut impl FnMut(Occurrence<'a>
                 expr_uses(e, f);
             }
             for c in child_stmts(s) {
-                walk_vars(c, lhs_first, f);
+                walk_vars(c, f);
             }
         }
     }
@@ -225,7 +243,7 @@ impl Planner<'_> {
     fn visit(&mut self, occ: Occurrence<'_>) {
         match occ {
             Occurrence::Var(v) => self.visit_var(v),
-            Occurrence::Assigned { var, value } => {
+            Occurrence::Assigned { var, value, .. } => {
                 if self.vars.get(&var).is_some_and(|e| e.seen) {
                     return;
                 }
@@ -314,24 +332,33 @@ fn buffer_size(ty: &Type) -> u64 {
 // Step 4: alloc statements
 
 /// One `mem_<s>_<id>: pl.MemRefType = pl.block.alloc(<S>, addr, size, id)` per distinct
-/// on-chip MemRef of a tile variable, in first-appearance order (params, then the body with
-/// targets before values).
-fn alloc_stmts(prog: &Program, f: &Function, alloc_op: OpId) -> Vec<Stmt> {
+/// on-chip MemRef of a tile variable, in first-appearance order: params, then the body's
+/// variable `occurrences` (targets before values, see [`plan`]). The MemRefs made for `f` are
+/// the variables from index `first_new` on.
+fn alloc_stmts(prog: &Program, f: &Function, occurrences: &[VarId], first_new: usize, alloc_op: OpId) -> Vec<Stmt> {
     let mut order = Vec::new();
-    let mut listed = FxHashSet::default();
+    // Which MemRefs are listed: the function's own (nearly all) in a table indexed from
+    // `first_new`, which is cheaper than hashing each of the many occurrences; any other
+    // (a MemRef the input gave a parameter) in a set.
+    let mut listed_new = vec![false; prog.vars.len() - first_new];
+    let mut listed_other = FxHashSet::default();
     let mut note = |v: VarId| {
         if let Type::Tile(t) = prog.var_type(v) {
             if let Some(m) = t.memref {
-                if matches!(&prog.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) && listed.insert(m) {
-                    order.push(m);
+                if matches!(&prog.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) {
+                    let first_time = match (m.0 as usize).checked_sub(first_new) {
+                        Some(i) => !std::mem::replace(&mut listed_new[i], true),
+                        None => listed_other.insert(m),
+                    };
+                    if first_time {
+                        order.push(m);
+                    }
                 }
             }
         }
     };
     f.params.iter().for_each(|p| note(p.var));
-    walk_vars(&f.body, true, &mut |occ| match occ {
-        Occurrence::Var(v) | Occurrence::Assigned { var: v, .. } => note(v),
-    });
+    occurrences.iter().for_each(|&v| note(v));
     order
         .into_iter()
         .filter_map(|m| {
@@ -371,5 +398,30 @@ fn insert_allocs(body: &mut Stmt, allocs: Vec<Stmt>) {
             ops.splice(0..0, allocs);
         }
         None => stmts.insert(0, Stmt::Ops { stmts: allocs, span }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The occurrences the planning walk records are the body's variables with each
+    /// assignment's target before its value's variables, the order the allocs are listed in.
+    #[test]
+    fn recorded_occurrences_put_targets_before_values() {
+        let src = "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, a_0: pl.Tensor[[16], pl.FP32], out_0: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:\n        z_0: pl.Tile[[16], pl.FP32] = pl.block.load(a_0, [0], [16], target_memory=pl.MemorySpace.Vec)\n        for i_0, (acc_1,) in pl.range(0, 4, 1, init_values=(z_0,)):\n            s_0: pl.Tile[[16], pl.FP32] = pl.block.add(acc_1, z_0)\n            acc_2: pl.Tile[[16], pl.FP32] = pl.yield_(s_0)\n        r_0: pl.Tensor[[16], pl.FP32] = pl.block.store(acc_2, [0], [16], out_0)\n        return r_0\n";
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        let f = &prog.functions[0];
+        let mut recorded = Vec::new();
+        let with = plan(&prog, f, Some(&mut recorded));
+        let names: Vec<&str> = recorded.iter().map(|&v| prog.var_name(v)).collect();
+        assert_eq!(
+            names,
+            ["z_0", "a_0", "i_0", "acc_1", "s_0", "acc_1", "z_0", "s_0", "acc_2", "r_0", "acc_2", "out_0", "r_0"]
+        );
+        // Recording does not change the plan.
+        let without = plan_memrefs(&prog, f);
+        assert_eq!(with.buffers, without.buffers);
+        assert_eq!(with.memref_of, without.memref_of);
     }
 }

@@ -42,9 +42,12 @@ impl Interval {
 /// The intervals of the tile definitions among `stmts`, in definition order of their
 /// representatives.
 pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
-    // Definitions: (tile var, its MemRef, index), in statement order.
-    let mut defs: Vec<(VarId, VarId, usize)> = Vec::new();
+    // Definitions: (tile var, its MemRef, index), in statement order. Sized for the usual
+    // kernel (about one tile definition per statement, each used a few statements later), so
+    // that neither is copied while it grows.
+    let mut defs: Vec<(VarId, VarId, usize)> = Vec::with_capacity(stmts.len());
     let mut last_use: FxHashMap<VarId, usize> = FxHashMap::default();
+    last_use.reserve(stmts.len());
     for (i, s) in stmts.iter().enumerate() {
         if let Stmt::Assign { var, .. } = s {
             if let Type::Tile(t) = prog.var_type(*var) {
@@ -60,7 +63,8 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
     // One interval per MemRef, in order of its first definition; later definitions of the
     // same MemRef (reshape chains) join it.
     let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
-    let mut out: Vec<Interval> = Vec::new();
+    index_of.reserve(defs.len());
+    let mut out: Vec<Interval> = Vec::with_capacity(defs.len());
     for &(var, memref, idx) in &defs {
         let iv = match index_of.get(&memref) {
             Some(&k) => {

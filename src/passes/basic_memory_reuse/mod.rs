@@ -12,9 +12,6 @@ mod blocks;
 mod first_fit;
 mod lifetime;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
@@ -70,31 +67,47 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
 /// and its users overlap the current one exactly when one of them ends at or after the current
 /// start: an earlier interval is free while `busy` (its last index and its users') is before
 /// the current start. Free intervals wait in a [`FirstFit`] per space; a taken one comes back
-/// (from the `waking` heap) once the walk passes its new `busy`. The result is the same as the
-/// definition's scan over all earlier intervals (tested against it), in O(n log n).
+/// once the walk passes its new `busy`. The result is the same as the definition's scan over
+/// all earlier intervals (tested against it), in O(n log n).
+///
+/// Every interval ends at or after its start (`last >= def`), as `lifetime::intervals` makes
+/// them: what waits to come back is always due at or after the current start.
 fn decide(intervals: &[Interval]) -> Vec<(usize, usize)> {
     let n = intervals.len();
     let mut free: Vec<(MemorySpace, FirstFit)> = Vec::new();
     let mut busy: Vec<usize> = intervals.iter().map(|iv| iv.last).collect();
-    let mut waking: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
+    // The intervals waiting to come back, by their `busy` index: a list per index
+    // (`waking[i]` is its first interval, `next[p]` the one after `p`). The walk passes the
+    // indices in increasing order, so this is a priority queue without the heap.
+    const NONE: usize = usize::MAX;
+    let horizon = intervals.iter().map(|iv| iv.last + 1).max().unwrap_or(0);
+    let mut waking = vec![NONE; horizon];
+    let mut next = vec![NONE; n];
+    fn wait(waking: &mut [usize], next: &mut [usize], p: usize, until: usize) {
+        next[p] = waking[until];
+        waking[until] = p;
+    }
+    let mut passed = 0;
     let mut decisions = Vec::new();
     for (c, cur) in intervals.iter().enumerate() {
-        while let Some(&Reverse((until, p))) = waking.peek() {
-            if until >= cur.def {
-                break;
+        let due = passed..cur.def.min(horizon).max(passed);
+        for slot in &mut waking[due] {
+            let mut p = std::mem::replace(slot, NONE);
+            while p != NONE {
+                let prev = &intervals[p];
+                space_slot(&mut free, prev.space, n).set(p, Some(prev.size));
+                p = next[p];
             }
-            waking.pop();
-            let prev = &intervals[p];
-            space_slot(&mut free, prev.space, n).set(p, Some(prev.size));
         }
+        passed = passed.max(cur.def);
         let candidates = space_slot(&mut free, cur.space, n);
         if let Some(p) = candidates.first_at_least(cur.size) {
             candidates.set(p, None);
             busy[p] = busy[p].max(cur.last);
-            waking.push(Reverse((busy[p], p)));
+            wait(&mut waking, &mut next, p, busy[p]);
             decisions.push((c, p));
         }
-        waking.push(Reverse((busy[c], c)));
+        wait(&mut waking, &mut next, c, busy[c]);
     }
     decisions
 }
