@@ -24,6 +24,54 @@ impl Default for Effects {
     }
 }
 
+/// The effects of the leaves of the first copy of an unrolled loop body, in visiting order,
+/// replayed for the second copy (the same statements in the same order), so that the operands
+/// of a leaf are walked once per loop. Used as a stack: an unrolled body records above the
+/// entries of the bodies around it and truncates back to its [`Recorded::mark`] when done.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Per leaf: its pipe and where its reads and writes lie in `keys`, or `None` for a leaf
+    /// touching no MemRef.
+    leaves: Vec<Option<(PipeType, usize, usize, usize)>>,
+    keys: Vec<MemKey>,
+}
+
+impl Recorded {
+    /// The current top of the stack, for [`Recorded::truncate`].
+    pub fn mark(&self) -> (usize, usize) {
+        (self.leaves.len(), self.keys.len())
+    }
+
+    /// Drops everything recorded since `mark`.
+    pub fn truncate(&mut self, (leaves, keys): (usize, usize)) {
+        self.leaves.truncate(leaves);
+        self.keys.truncate(keys);
+    }
+
+    /// Records the next leaf's effects (`None`: it touches no MemRef).
+    pub fn record(&mut self, fx: Option<&Effects>) {
+        let entry = fx.map(|fx| {
+            let start = self.keys.len();
+            self.keys.extend_from_slice(&fx.reads);
+            self.keys.extend_from_slice(&fx.writes);
+            (fx.pipe, start, start + fx.reads.len(), self.keys.len())
+        });
+        self.leaves.push(entry);
+    }
+
+    /// Fills `fx` with the effects recorded at index `k` and returns true, or false for a leaf
+    /// touching no MemRef (as [`leaf_effects`] does).
+    pub fn replay(&self, k: usize, fx: &mut Effects) -> bool {
+        let Some(Some((pipe, start, mid, end))) = self.leaves.get(k).copied() else { return false };
+        fx.pipe = pipe;
+        fx.reads.clear();
+        fx.reads.extend_from_slice(&self.keys[start..mid]);
+        fx.writes.clear();
+        fx.writes.extend_from_slice(&self.keys[mid..end]);
+        true
+    }
+}
+
 /// Fills `fx` with the effects of an assignment or eval and returns true; false (`fx` then
 /// meaningless) for other statements and for leaves touching no MemRef (e.g. `block.alloc`,
 /// whose target is the MemRef itself, or scalar code).

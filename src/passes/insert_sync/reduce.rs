@@ -17,13 +17,15 @@ pub fn remove_duplicates(list: &mut PairList, start: usize, ix: &mut Indexes) {
     let pairs = &list.as_slice()[start..];
     ix.by_wait.build(pairs, |p| p.wait);
     let by_wait = &ix.by_wait;
-    let duplicate: Vec<bool> = pairs
-        .iter()
-        .enumerate()
-        .map(|(k, p)| by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key()))
-        .collect();
+    ix.drop.clear();
+    ix.drop.extend(
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(k, p)| by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key())),
+    );
     ix.by_wait.release(pairs, |p| p.wait);
-    list.drop_marked_from(start, &duplicate);
+    list.drop_marked_from(start, &ix.drop);
 }
 
 /// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
@@ -39,18 +41,16 @@ pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usiz
     ix.forward.clear();
     ix.forward.extend(pairs.iter().map(|p| before(positions.path(p.set), positions.path(p.wait))));
     let (by_wait, forward) = (&ix.by_wait, &ix.forward);
-    let redundant: Vec<bool> = pairs
-        .iter()
-        .map(|ac| {
-            let a = positions.path(ac.set);
-            by_wait.group(ac.wait).any(|k| {
-                let b_id = pairs[k].set;
-                b_id != ac.set && forward[k] && before(a, positions.path(b_id)) && list.links(ac.set, b_id)
-            })
+    ix.drop.clear();
+    ix.drop.extend(pairs.iter().map(|ac| {
+        let a = positions.path(ac.set);
+        by_wait.group(ac.wait).any(|k| {
+            let b_id = pairs[k].set;
+            b_id != ac.set && forward[k] && before(a, positions.path(b_id)) && list.links(ac.set, b_id)
         })
-        .collect();
+    }));
     ix.by_wait.release(pairs, |p| p.wait);
-    list.drop_marked_from(start, &redundant);
+    list.drop_marked_from(start, &ix.drop);
 }
 
 /// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
@@ -72,7 +72,9 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
     // The later pairs with the pipes of pair `i` and its wait (or its set).
     let same_pipes = |i: usize| move |&j: &usize| pairs[j].src == pairs[i].src && pairs[j].dst == pairs[i].dst;
     let path = |id| positions.path(id);
-    let mut redundant = vec![false; pairs.len()];
+    let redundant = &mut ix.drop;
+    redundant.clear();
+    redundant.resize(pairs.len(), false);
     for i in 0..pairs.len() {
         if redundant[i] {
             continue;
@@ -109,7 +111,7 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
     }
     ix.by_wait.release(pairs, |p| p.wait);
     ix.by_set.release(pairs, |p| p.set);
-    list.drop_marked_from(start, &redundant);
+    list.drop_marked_from(start, &ix.drop);
 }
 
 /// The scratch tables of the reductions, kept between sequences (see the module doc).
@@ -119,6 +121,8 @@ pub struct Indexes {
     by_set: Index,
     /// Per pair of the tail: its set is before its wait.
     forward: Vec<bool>,
+    /// Per pair of the tail: the reduction drops it.
+    drop: Vec<bool>,
 }
 
 /// True if dropping `dropped` in favour of `kept` is sound as far as loops go: a loop-carried
