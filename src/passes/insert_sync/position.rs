@@ -164,6 +164,17 @@ impl Positions {
         path.iter().try_fold(Positions::ROOT, |p, &e| self.children.get(&(p, e)).copied())
     }
 
+    /// [`before`] on the paths of two ids. Positions in one run of ops or one sequence share
+    /// their parent and differ in their last element only: that common case compares the two
+    /// elements and walks no path (this runs for every candidate of the reductions).
+    pub fn before(&self, a: PosId, b: PosId) -> bool {
+        if a != Positions::ROOT && b != Positions::ROOT && self.parents[a.0] == self.parents[b.0] {
+            let last = |id: PosId| self.elems[self.bounds[id.0].1 - 1];
+            return before_elem(last(a), last(b));
+        }
+        before(self.path(a), self.path(b))
+    }
+
     /// The path of an id handed out by this table.
     pub fn path(&self, id: PosId) -> &[Elem] {
         let (start, end) = self.bounds[id.0];
@@ -176,15 +187,17 @@ impl Positions {
 /// Prefixes, different branches and different kinds are unordered.
 pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     match a.iter().zip(b).find(|(x, y)| x != y) {
-        // On the packed words: the same kind code, one of `Seq`/`Op` (the two lowest codes),
-        // and then the smaller word has the smaller index. No decoding of the kind (this runs
-        // for every candidate of the reductions).
-        Some((x, y)) => {
-            let kind = x.0 >> INDEX_BITS;
-            kind == y.0 >> INDEX_BITS && kind <= Kind::Op as u64 && x.0 < y.0
-        }
+        Some((&x, &y)) => before_elem(x, y),
         None => false,
     }
+}
+
+/// [`before`] at the first element where two paths differ: the same kind, `Seq` or `Op`, and a
+/// smaller index. On the packed words: the same kind code, one of the two lowest codes, and
+/// then the smaller word has the smaller index, without decoding the kind.
+fn before_elem(x: Elem, y: Elem) -> bool {
+    let kind = x.0 >> INDEX_BITS;
+    kind == y.0 >> INDEX_BITS && kind <= Kind::Op as u64 && x.0 < y.0
 }
 
 /// True iff every execution that reaches `c` has run `b` (for `b` [`before`] `c`): `b` is not
@@ -250,6 +263,27 @@ mod tests {
         let else_leaf = [seq(1), Elem::marker(Kind::IfElse), seq(0)];
         assert!(!before(&then_leaf, &else_leaf));
         assert!(!before(&else_leaf, &then_leaf));
+    }
+
+    #[test]
+    fn before_on_ids_agrees_with_before_on_paths() {
+        let paths: [&[Elem]; 7] = [
+            &[seq(0), Elem::op(1)],
+            &[seq(0), Elem::op(2)],
+            &[seq(0)],
+            &[seq(1)],
+            &[seq(1), Elem::marker(Kind::IfThen), seq(0)],
+            &[seq(1), Elem::marker(Kind::IfElse), seq(0)],
+            &[seq(1), Elem::marker(Kind::IfElse), seq(2)],
+        ];
+        let mut ps = Positions::default();
+        let ids: Vec<PosId> = paths.iter().map(|p| ps.intern(p)).collect();
+        for (a, pa) in ids.iter().zip(paths) {
+            assert!(!ps.before(Positions::ROOT, *a) && !ps.before(*a, Positions::ROOT));
+            for (b, pb) in ids.iter().zip(paths) {
+                assert_eq!(ps.before(*a, *b), before(pa, pb), "{pa:?} before {pb:?}");
+            }
+        }
     }
 
     #[test]

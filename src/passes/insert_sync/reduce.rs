@@ -8,7 +8,7 @@
 //! sequences and left empty after each use, so building one costs no hashing or allocation.
 
 use super::pairs::{Pair, PairList};
-use super::position::{before, dominates, Kind, PosId, Positions};
+use super::position::{dominates, Kind, PosId, Positions};
 
 /// Keeps the first pair of each identity ([`Pair::key`]) among `pairs[start..]`, in order
 /// (earlier pairs are neither dropped nor compared). Equal pairs share their wait, so each pair
@@ -39,14 +39,13 @@ pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usiz
     ix.by_wait.build(pairs, |p| p.wait);
     // `B→C` can only make another pair transitive if B is before C: decided once per pair.
     ix.forward.clear();
-    ix.forward.extend(pairs.iter().map(|p| before(positions.path(p.set), positions.path(p.wait))));
+    ix.forward.extend(pairs.iter().map(|p| positions.before(p.set, p.wait)));
     let (by_wait, forward) = (&ix.by_wait, &ix.forward);
     ix.drop.clear();
     ix.drop.extend(pairs.iter().map(|ac| {
-        let a = positions.path(ac.set);
         by_wait.group(ac.wait).any(|k| {
-            let b_id = pairs[k].set;
-            b_id != ac.set && forward[k] && before(a, positions.path(b_id)) && list.links(ac.set, b_id)
+            let b = pairs[k].set;
+            b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b)
         })
     }));
     ix.by_wait.release(pairs, |p| p.wait);
@@ -93,16 +92,16 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
             let runs = |b, c| !p1.same_pipe() || dominates(path(b), path(c));
             let covers = |kept, dropped| covers(positions, kept, dropped);
             if p1.wait == p2.wait {
-                if before(path(p1.set), path(p2.set)) && covers(p2, p1) && runs(p2.set, p2.wait) {
+                if positions.before(p1.set, p2.set) && covers(p2, p1) && runs(p2.set, p2.wait) {
                     redundant[i] = true;
                     break;
-                } else if before(path(p2.set), path(p1.set)) && covers(p1, p2) && runs(p1.set, p1.wait) {
+                } else if positions.before(p2.set, p1.set) && covers(p1, p2) && runs(p1.set, p1.wait) {
                     redundant[j] = true;
                 }
             } else if p1.set == p2.set {
-                if before(path(p1.wait), path(p2.wait)) && covers(p1, p2) && runs(p1.wait, p2.wait) {
+                if positions.before(p1.wait, p2.wait) && covers(p1, p2) && runs(p1.wait, p2.wait) {
                     redundant[j] = true;
-                } else if before(path(p2.wait), path(p1.wait)) && covers(p2, p1) && runs(p2.wait, p1.wait) {
+                } else if positions.before(p2.wait, p1.wait) && covers(p2, p1) && runs(p2.wait, p1.wait) {
                     redundant[i] = true;
                     break;
                 }
@@ -144,10 +143,10 @@ fn covers(positions: &Positions, kept: &Pair, dropped: &Pair) -> bool {
 /// loop). `None` for a forward pair (and for a backward one outside any loop, which phase 1
 /// does not create).
 fn carrier(positions: &Positions, p: &Pair) -> Option<usize> {
-    let (set, wait) = (positions.path(p.set), positions.path(p.wait));
-    if before(set, wait) {
+    if positions.before(p.set, p.wait) {
         return None;
     }
+    let (set, wait) = (positions.path(p.set), positions.path(p.wait));
     let common = set.iter().zip(wait).take_while(|(a, b)| a == b).count();
     set[..common].iter().rposition(|e| e.kind() == Kind::ForBody)
 }
