@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::effects::{leaf_effects, Effects, MemKey, Recorded};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
-use super::reduce::{remove_duplicates, remove_linear, remove_transitive, Indexes};
+use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
 use super::stamps::{Marks, Memo};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
@@ -194,8 +194,7 @@ impl Collector<'_> {
             self.leave();
         }
         self.recorded.truncate(mark);
-        remove_duplicates(&mut self.pairs, start, &mut self.indexes);
-        remove_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
+        remove_duplicates_and_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
         remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
     }
 

@@ -18,23 +18,27 @@ pub fn remove_duplicates(list: &mut PairList, start: usize, ix: &mut Indexes) {
     ix.by_wait.build(pairs, |p| p.wait);
     let by_wait = &ix.by_wait;
     ix.drop.clear();
-    ix.drop.extend(
-        pairs
-            .iter()
-            .enumerate()
-            .map(|(k, p)| by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key())),
-    );
+    ix.drop.extend(pairs.iter().enumerate().map(|(k, p)| is_duplicate(pairs, by_wait, k, p)));
     ix.by_wait.release(pairs, |p| p.wait);
     list.drop_marked_from(start, &ix.drop);
 }
 
-/// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
-/// Decided on the list as it is, then removed all at once.
+/// True if pair `k` (`p`) of `pairs` equals an earlier one ([`remove_duplicates`]).
+fn is_duplicate(pairs: &[Pair], by_wait: &Index, k: usize, p: &Pair) -> bool {
+    by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key())
+}
+
+/// [`remove_duplicates`], then drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist
+/// with A before B before C. Decided on the list as it is, then removed all at once.
 ///
 /// A pair ending at `C` was found while visiting `C`, inside this sequence, so every `B→C` is
 /// among `pairs[start..]`; `A→B` may be anywhere (`A` and `B` may precede the sequence) and is
 /// asked of the list's index of ends. The strict order A < B < C makes the three pairs distinct.
-pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
+///
+/// Both reductions are decided in one pass over one index: whether a pair is transitive
+/// depends only on the ends present in the list, which dropping a duplicate does not change
+/// (an equal pair stays), so deciding on the list with its duplicates gives the same result.
+pub fn remove_duplicates_and_transitive(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
     let pairs = &list.as_slice()[start..];
     ix.by_wait.build(pairs, |p| p.wait);
     // `B→C` can only make another pair transitive if B is before C: decided once per pair.
@@ -42,11 +46,12 @@ pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usiz
     ix.forward.extend(pairs.iter().map(|p| positions.before(p.set, p.wait)));
     let (by_wait, forward) = (&ix.by_wait, &ix.forward);
     ix.drop.clear();
-    ix.drop.extend(pairs.iter().map(|ac| {
-        by_wait.group(ac.wait).any(|k| {
-            let b = pairs[k].set;
-            b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b)
-        })
+    ix.drop.extend(pairs.iter().enumerate().map(|(k, ac)| {
+        is_duplicate(pairs, by_wait, k, ac)
+            || by_wait.group(ac.wait).any(|k| {
+                let b = pairs[k].set;
+                b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b)
+            })
     }));
     ix.by_wait.release(pairs, |p| p.wait);
     list.drop_marked_from(start, &ix.drop);
@@ -262,7 +267,9 @@ mod tests {
         list.push(pair(Mte2, V, at[0], at[1])); // A→B, found before the sequence
         list.push(pair(V, V, at[1], at[2])); // B→C
         list.push(pair(Mte2, V, at[0], at[2])); // A→C
-        remove_transitive(&mut list, &ps, 1, &mut Indexes::default());
+        list.push(pair(Mte2, V, at[0], at[2])); // a duplicate of A→C
+        list.push(pair(Mte2, V, at[1], at[2])); // a duplicate of B→C
+        remove_duplicates_and_transitive(&mut list, &ps, 1, &mut Indexes::default());
         assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
         assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
     }
@@ -273,7 +280,7 @@ mod tests {
         let mut list = PairList::default();
         list.push(pair(V, V, at[1], at[2]));
         list.push(pair(Mte2, V, at[0], at[2]));
-        remove_transitive(&mut list, &ps, 0, &mut Indexes::default());
+        remove_duplicates_and_transitive(&mut list, &ps, 0, &mut Indexes::default());
         assert_eq!(list.len(), 2);
     }
 
