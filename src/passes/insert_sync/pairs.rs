@@ -7,7 +7,7 @@ use super::position::PosId;
 use crate::ir::PipeType;
 
 /// A dependence to synchronise: `src` pipe at `set` must finish before `dst` pipe at `wait`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
     pub src: PipeType,
     pub dst: PipeType,
@@ -35,7 +35,7 @@ impl Pair {
 /// neither dropped nor compared).
 pub fn dedup_from(pairs: &mut Vec<Pair>, start: usize) {
     let drop = duplicates(&pairs[start..]);
-    drop_marked_from(pairs, start, &drop);
+    drop_marked_from(pairs, start, &drop, |_| {});
 }
 
 /// For each pair, whether one before it in `pairs` has the same identity.
@@ -44,13 +44,19 @@ fn duplicates(pairs: &[Pair]) -> Vec<bool> {
     pairs.iter().map(|p| !seen.insert(p.key())).collect()
 }
 
-/// Removes `pairs[start + k]` for every `drop[k]`, keeping the order; only the tail is moved.
-fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
+/// Removes `pairs[start + k]` for every `drop[k]`, keeping the order, and hands each removed
+/// pair to `dropped`; only the tail is moved.
+fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool], mut dropped: impl FnMut(&Pair)) {
     let Some(first) = drop.iter().position(|&d| d) else { return };
     let mut kept = start + first;
-    for (k, _) in drop.iter().enumerate().skip(first).filter(|(_, &d)| !d) {
-        pairs.swap(kept, start + k);
-        kept += 1;
+    for (k, &d) in drop.iter().enumerate().skip(first) {
+        let p = pairs[start + k];
+        if d {
+            dropped(&p);
+        } else {
+            pairs[kept] = p;
+            kept += 1;
+        }
     }
     pairs.truncate(kept);
 }
@@ -97,25 +103,12 @@ impl PairList {
 
     /// True iff some pair (at any index) has these ends.
     pub fn links(&self, set: PosId, wait: PosId) -> bool {
-        self.link(set, wait).is_some_and(|k| self.links[k].count > 0)
-    }
-
-    /// The index in `links` of the entry for (set, wait), if there is one.
-    fn link(&self, set: PosId, wait: PosId) -> Option<usize> {
-        let mut k = self.heads.get(wait.index()).copied().unwrap_or(NO_LINK);
-        while k != NO_LINK {
-            let l = &self.links[k as usize];
-            if l.set == set {
-                return Some(k as usize);
-            }
-            k = l.next;
-        }
-        None
+        link(&self.heads, &self.links, set, wait).is_some_and(|k| self.links[k].count > 0)
     }
 
     /// Adds one pair with these ends to the index.
     fn add(&mut self, set: PosId, wait: PosId) {
-        if let Some(k) = self.link(set, wait) {
+        if let Some(k) = link(&self.heads, &self.links, set, wait) {
             self.links[k].count += 1;
             return;
         }
@@ -127,25 +120,10 @@ impl PairList {
         self.links.push(Link { set, count: 1, next });
     }
 
-    /// Takes one pair out of the count of its ends.
-    fn forget(&mut self, set: PosId, wait: PosId) {
-        if let Some(k) = self.link(set, wait) {
-            let n = &mut self.links[k].count;
-            *n = n.saturating_sub(1);
-        }
-    }
-
     /// Removes `pairs[start + k]` for every `drop[k]`, keeping the order.
     pub fn drop_marked_from(&mut self, start: usize, drop: &[bool]) {
-        let Some(first) = drop.iter().position(|&d| d) else { return };
-        for k in first..drop.len() {
-            if drop[k] {
-                let p = &self.pairs[start + k];
-                let (set, wait) = (p.set, p.wait);
-                self.forget(set, wait);
-            }
-        }
-        drop_marked_from(&mut self.pairs, start, drop);
+        let PairList { pairs, heads, links } = self;
+        drop_marked_from(pairs, start, drop, |p| forget(heads, links, p.set, p.wait));
     }
 
     /// Replaces both ends of every pair at index ≥ `start` by `f` of them.
@@ -155,7 +133,7 @@ impl PairList {
             let (old_set, old_wait) = (p.set, p.wait);
             let (set, wait) = (f(old_set), f(old_wait));
             if (set, wait) != (old_set, old_wait) {
-                self.forget(old_set, old_wait);
+                forget(&self.heads, &mut self.links, old_set, old_wait);
                 self.add(set, wait);
                 let p = &mut self.pairs[i];
                 (p.set, p.wait) = (set, wait);
@@ -165,6 +143,27 @@ impl PairList {
 
     pub fn into_vec(self) -> Vec<Pair> {
         self.pairs
+    }
+}
+
+/// The index in `links` of the entry of [`PairList`]'s index for (set, wait), if there is one.
+fn link(heads: &[u32], links: &[Link], set: PosId, wait: PosId) -> Option<usize> {
+    let mut k = heads.get(wait.index()).copied().unwrap_or(NO_LINK);
+    while k != NO_LINK {
+        let l = &links[k as usize];
+        if l.set == set {
+            return Some(k as usize);
+        }
+        k = l.next;
+    }
+    None
+}
+
+/// Takes one pair out of the count of its ends in [`PairList`]'s index.
+fn forget(heads: &[u32], links: &mut [Link], set: PosId, wait: PosId) {
+    if let Some(k) = link(heads, links, set, wait) {
+        let n = &mut links[k].count;
+        *n = n.saturating_sub(1);
     }
 }
 

@@ -64,6 +64,11 @@ impl std::fmt::Debug for Elem {
     }
 }
 
+/// The last element recorded for the root, which has none: a marker, so that [`before_elem`]
+/// of it and any element is false (the root, a prefix of every path, is before nothing and
+/// nothing is before it), as the root shares its parent (itself) with its children.
+const ROOT_LAST: Elem = Elem((Kind::ScopeBody as u64) << INDEX_BITS);
+
 /// The path being walked, pushed and popped; interned into a [`PosId`] at each leaf.
 pub type Path = Vec<Elem>;
 
@@ -96,8 +101,9 @@ pub struct Positions {
     bounds: Vec<(usize, usize)>,
     /// The child of a position with one more element (only looked up).
     children: FxHashMap<(PosId, Elem), PosId>,
-    /// Each id's parent, the id of its path without the last element (the root's is itself).
-    parents: Vec<PosId>,
+    /// Each id's parent, the id of its path without the last element (the root's is itself),
+    /// and that last element ([`ROOT_LAST`] for the root), for [`Positions::before`].
+    nodes: Vec<(PosId, Elem)>,
     /// Reused by [`Positions::intern_edited`].
     scratch: Path,
 }
@@ -108,7 +114,7 @@ impl Default for Positions {
             elems: Vec::new(),
             bounds: vec![(0, 0)],
             children: FxHashMap::default(),
-            parents: vec![Positions::ROOT],
+            nodes: vec![(Positions::ROOT, ROOT_LAST)],
             scratch: Path::new(),
         }
     }
@@ -128,7 +134,7 @@ impl Positions {
             self.elems.extend_from_within(start..end);
             self.elems.push(e);
             self.bounds.push((at, self.elems.len()));
-            self.parents.push(parent);
+            self.nodes.push((parent, e));
         }
         id
     }
@@ -140,7 +146,7 @@ impl Positions {
 
     /// The id of the path of `id` without its last element (the root for the root).
     pub fn parent(&self, id: PosId) -> PosId {
-        self.parents[id.0]
+        self.nodes[id.0].0
     }
 
     /// The id of `path`, added (with its prefixes) if it is new.
@@ -167,10 +173,11 @@ impl Positions {
     /// [`before`] on the paths of two ids. Positions in one run of ops or one sequence share
     /// their parent and differ in their last element only: that common case compares the two
     /// elements and walks no path (this runs for every candidate of the reductions).
+    #[inline]
     pub fn before(&self, a: PosId, b: PosId) -> bool {
-        if a != Positions::ROOT && b != Positions::ROOT && self.parents[a.0] == self.parents[b.0] {
-            let last = |id: PosId| self.elems[self.bounds[id.0].1 - 1];
-            return before_elem(last(a), last(b));
+        let ((pa, x), (pb, y)) = (self.nodes[a.0], self.nodes[b.0]);
+        if pa == pb {
+            return before_elem(x, y);
         }
         before(self.path(a), self.path(b))
     }
