@@ -74,7 +74,9 @@ impl<'a> Plan<'a> {
     /// added once (a position is one place: its `SeqStmts` and key are a function of it).
     pub fn build(prog: &Program, a: &'a Analysis) -> Plan<'a> {
         let mut plan = Plan { seqs: FxHashMap::default(), made: Vec::new(), positions: &a.positions };
-        let mut seen: FxHashSet<(PosId, Tag)> = FxHashSet::default();
+        // At most two insertions per pair: sized once instead of grown.
+        let mut seen: FxHashSet<(PosId, Tag)> =
+            FxHashSet::with_capacity_and_hasher(2 * a.pairs.len(), Default::default());
         // The index in `plan.made` of each tag's statement (`None`: the tag has none).
         let mut made: FxHashMap<Tag, Option<usize>> = FxHashMap::default();
         for p in &a.pairs {
