@@ -80,10 +80,31 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         recorded: Recorded::default(),
         out: Analysis::default(),
     };
+    c.out.positions.reserve(positions_hint(body).min(MAX_POSITIONS_HINT));
     let mut state = State::default();
     c.stmt(body, &mut state);
     c.out.pairs = c.pairs.into_vec();
     c.out
+}
+
+/// The most positions reserved ahead (a hint, not a limit: a deep nest of loops can make
+/// the estimate huge).
+const MAX_POSITIONS_HINT: usize = 1 << 20;
+
+/// About how many positions phase 1 interns for `s`: one per statement it walks, a loop body
+/// counted twice (both copies), so that the table of positions is sized once instead of grown.
+fn positions_hint(s: &Stmt) -> usize {
+    let hint = |b: &Stmt| positions_hint(b);
+    match s {
+        Stmt::Seq { stmts, .. } => stmts.iter().map(hint).fold(1, usize::saturating_add),
+        Stmt::Ops { stmts, .. } => stmts.len() + 1,
+        Stmt::If { then_body, else_body, .. } => {
+            else_body.as_deref().map_or(0, hint).saturating_add(hint(then_body)).saturating_add(3)
+        }
+        Stmt::For { body, .. } => hint(body).saturating_mul(2).saturating_add(2),
+        Stmt::Scope { body, .. } => hint(body).saturating_add(2),
+        _ => 1,
+    }
 }
 
 /// Which repetition of its sequence a leaf is visited in (see [`Collector::seq`]).

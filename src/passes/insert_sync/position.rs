@@ -139,6 +139,14 @@ impl Positions {
         id
     }
 
+    /// Makes room for `n` more positions (of about four elements each).
+    pub fn reserve(&mut self, n: usize) {
+        self.children.reserve(n);
+        self.bounds.reserve(n);
+        self.nodes.reserve(n);
+        self.elems.reserve(n.saturating_mul(4));
+    }
+
     /// The id of `parent` followed by `e` if it has been interned.
     pub fn get_child(&self, parent: PosId, e: Elem) -> Option<PosId> {
         self.children.get(&(parent, e)).copied()

@@ -268,7 +268,7 @@ mod tests {
         list.push(pair(V, V, at[1], at[2])); // B→C
         list.push(pair(Mte2, V, at[0], at[2])); // A→C
         list.push(pair(Mte2, V, at[0], at[2])); // a duplicate of A→C
-        list.push(pair(Mte2, V, at[1], at[2])); // a duplicate of B→C
+        list.push(pair(V, V, at[1], at[2])); // a duplicate of B→C
         remove_duplicates_and_transitive(&mut list, &ps, 1, &mut Indexes::default());
         assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
         assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
