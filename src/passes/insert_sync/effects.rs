@@ -140,3 +140,32 @@ fn memref_of(prog: &Program, v: VarId) -> Option<MemKey> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::VarId;
+
+    fn effects(pipe: PipeType, reads: &[MemKey], writes: &[MemKey]) -> Effects {
+        Effects { pipe, reads: reads.to_vec(), writes: writes.to_vec() }
+    }
+
+    #[test]
+    fn recorded_effects_replay_in_order_and_truncate_to_a_mark() {
+        let (m1, m2, m3) = ((1, VarId(1)), (2, VarId(2)), (3, VarId(3)));
+        let mut rec = Recorded::default();
+        rec.record(Some(&effects(PipeType::Mte2, &[m1], &[m2])));
+        let mark = rec.mark();
+        rec.record(None);
+        rec.record(Some(&effects(PipeType::V, &[m2, m3], &[])));
+        let mut fx = Effects::default();
+        assert!(!rec.replay(1, &mut fx), "a leaf touching no MemRef replays as none");
+        assert!(rec.replay(2, &mut fx));
+        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::V, &[m2, m3][..], &[][..]));
+        assert!(rec.replay(0, &mut fx), "replaying overwrites the previous lists");
+        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::Mte2, &[m1][..], &[m2][..]));
+        rec.truncate(mark);
+        assert!(!rec.replay(1, &mut fx), "entries above the mark are gone");
+        assert_eq!(rec.mark(), mark);
+    }
+}
