@@ -300,12 +300,16 @@ impl Collector<'_> {
         // Each producer is paired once: a repeat (a leaf writing what it reads, or one producer
         // of two operands) would be the same pair, which the de-duplication drops anyway.
         // (`state` is not part of `self`, so the lists are read in place.)
+        // Plain loops rather than one flattened iterator: this runs for every leaf.
         self.marks.next_round();
-        let writers = fx.reads.iter().chain(&fx.writes).flat_map(|m| state.access.get(m)).flat_map(|a| &a.writers);
-        let readers = fx.writes.iter().flat_map(|m| state.access.get(m)).flat_map(|a| &a.readers);
-        for &p in writers.chain(readers) {
-            if self.marks.first(p) {
-                self.pair(p, here);
+        for m in fx.reads.iter().chain(&fx.writes) {
+            if let Some(a) = state.access.get(m) {
+                self.pair_unmarked(&a.writers, here);
+            }
+        }
+        for m in &fx.writes {
+            if let Some(a) = state.access.get(m) {
+                self.pair_unmarked(&a.readers, here);
             }
         }
         for m in &fx.writes {
@@ -316,6 +320,15 @@ impl Collector<'_> {
         }
         for m in &fx.reads {
             state.access.entry(*m).or_default().readers.push(here);
+        }
+    }
+
+    /// Pairs each producer not marked yet in this round with `consumer`, and marks it.
+    fn pair_unmarked(&mut self, producers: &[PosId], consumer: PosId) {
+        for &p in producers {
+            if self.marks.first(p) {
+                self.pair(p, consumer);
+            }
         }
     }
 
