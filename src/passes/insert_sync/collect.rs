@@ -8,10 +8,11 @@
 
 use rustc_hash::FxHashMap;
 
-use super::effects::{leaf_effects, Effects, MemKey};
+use super::effects::{leaf_effects, Effects, MemKey, Recorded};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
-use super::reduce::{remove_duplicates, remove_linear, remove_transitive, Indexes};
+use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
+use super::stamps::{Marks, Memo};
 use crate::diag::Span;
 use crate::ir::{PipeType, Program, Stmt};
 use crate::passes::Backend;
@@ -63,35 +64,6 @@ impl State {
     }
 }
 
-/// Marks positions seen within one round (a leaf's producers, a folded list), by stamping a
-/// table indexed by position: no set to clear or hash per round.
-#[derive(Debug, Default)]
-struct Marks {
-    round: u32,
-    at: Vec<u32>,
-}
-
-impl Marks {
-    /// Starts a round in which nothing is marked yet.
-    fn next_round(&mut self) {
-        self.round = self.round.wrapping_add(1);
-        if self.round == 0 {
-            // After 2^32 rounds an old stamp could match again: start over.
-            self.at.iter_mut().for_each(|m| *m = 0);
-            self.round = 1;
-        }
-    }
-
-    /// Marks `p`; true iff it was not marked in this round.
-    fn first(&mut self, p: PosId) -> bool {
-        let k = p.index();
-        if self.at.len() <= k {
-            self.at.resize(k + 1, 0);
-        }
-        std::mem::replace(&mut self.at[k], self.round) != self.round
-    }
-}
-
 /// Runs phase 1 on a function body.
 pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
     let mut c = Collector {
@@ -102,14 +74,48 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         pipes: Vec::new(),
         pairs: PairList::default(),
         marks: Marks::default(),
+        folded: Memo::default(),
         indexes: Indexes::default(),
         effects: Effects::default(),
+        recorded: Recorded::default(),
         out: Analysis::default(),
     };
+    c.out.positions.reserve(positions_hint(body).min(MAX_POSITIONS_HINT));
     let mut state = State::default();
     c.stmt(body, &mut state);
     c.out.pairs = c.pairs.into_vec();
     c.out
+}
+
+/// The most positions reserved ahead (a hint, not a limit: a deep nest of loops can make
+/// the estimate huge).
+const MAX_POSITIONS_HINT: usize = 1 << 20;
+
+/// About how many positions phase 1 interns for `s`: one per statement it walks, a loop body
+/// counted twice (both copies), so that the table of positions is sized once instead of grown.
+fn positions_hint(s: &Stmt) -> usize {
+    let hint = |b: &Stmt| positions_hint(b);
+    match s {
+        Stmt::Seq { stmts, .. } => stmts.iter().map(hint).fold(1, usize::saturating_add),
+        Stmt::Ops { stmts, .. } => stmts.len() + 1,
+        Stmt::If { then_body, else_body, .. } => {
+            else_body.as_deref().map_or(0, hint).saturating_add(hint(then_body)).saturating_add(3)
+        }
+        Stmt::For { body, .. } => hint(body).saturating_mul(2).saturating_add(2),
+        Stmt::Scope { body, .. } => hint(body).saturating_add(2),
+        _ => 1,
+    }
+}
+
+/// Which repetition of its sequence a leaf is visited in (see [`Collector::seq`]).
+#[derive(Clone, Copy)]
+enum Copy {
+    /// The sequence is walked once.
+    Only,
+    /// The first of several repetitions: the effects are computed and recorded.
+    First,
+    /// A later repetition: the effects are those recorded at this index.
+    Again(usize),
 }
 
 struct Collector<'a> {
@@ -126,10 +132,14 @@ struct Collector<'a> {
     pairs: PairList,
     /// The producers paired with the current leaf, or the entries of a folded list.
     marks: Marks,
+    /// The folding of the current loop body's copy, per position.
+    folded: Memo,
     /// Scratch tables of the reductions.
     indexes: Indexes,
     /// The effects of the current leaf (kept to reuse its lists).
     effects: Effects,
+    /// The effects of the leaves of the first copy of the unrolled bodies being walked.
+    recorded: Recorded,
     out: Analysis,
 }
 
@@ -163,9 +173,25 @@ impl Collector<'_> {
 
     /// The statements `reps` times in a row (2 for an unrolled loop body: the copy has
     /// indices n..2n−1), without materialising the copy.
+    ///
+    /// The leaves directly in the statements have the same effects in every repetition: they
+    /// are computed in the first and replayed from [`Recorded`] in the others.
     fn seq(&mut self, stmts: &[Stmt], reps: usize, state: &mut State) {
         let start = self.pairs.len();
+        let mark = self.recorded.mark();
+        let mut next = mark.0;
         for (i, s) in stmts.iter().cycle().take(stmts.len() * reps).enumerate() {
+            if i % stmts.len() == 0 {
+                next = mark.0;
+            }
+            let mut copy = || match (reps, i < stmts.len()) {
+                (1, _) => Copy::Only,
+                (_, true) => Copy::First,
+                (_, false) => {
+                    next += 1;
+                    Copy::Again(next - 1)
+                }
+            };
             self.enter(Elem::seq(i));
             match s {
                 Stmt::Ops { stmts: ops, .. } => {
@@ -173,7 +199,7 @@ impl Collector<'_> {
                     self.out.op_counts.insert(run, ops.len());
                     for (j, op) in ops.iter().enumerate() {
                         let here = self.out.positions.child(run, Elem::op(j));
-                        self.leaf_at(here, op, state);
+                        self.leaf_at(here, op, state, copy());
                     }
                 }
                 Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
@@ -184,12 +210,12 @@ impl Collector<'_> {
                     self.seq(as_seq(body), 1, state);
                     self.leave();
                 }
-                other => self.leaf(other, state),
+                other => self.leaf_at(self.here(), other, state, copy()),
             }
             self.leave();
         }
-        remove_duplicates(&mut self.pairs, start, &mut self.indexes);
-        remove_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
+        self.recorded.truncate(mark);
+        remove_duplicates_and_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
         remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
     }
 
@@ -225,8 +251,9 @@ impl Collector<'_> {
         let start = self.pairs.len();
         self.seq(stmts, 2, state);
         let body = self.here();
-        let (body_path, positions) = (self.path.as_slice(), &mut self.out.positions);
-        let mut fold = |p| fold_copy(positions, p, (body, body_path), n);
+        let (body_path, positions, folded) = (self.path.as_slice(), &mut self.out.positions, &mut self.folded);
+        folded.next_round();
+        let mut fold = |p| folded.get_or(p, |p| fold_copy(positions, p, (body, body_path), n));
         self.pairs.map_ends_from(start, &mut fold);
         let marks = &mut self.marks;
         for access in state.access.values_mut() {
@@ -240,20 +267,24 @@ impl Collector<'_> {
         self.leave();
     }
 
-    /// A leaf at the current path.
-    fn leaf(&mut self, s: &Stmt, state: &mut State) {
-        let here = self.here();
-        self.leaf_at(here, s, state);
-    }
-
-    fn leaf_at(&mut self, here: PosId, s: &Stmt, state: &mut State) {
+    /// The leaf `s` at `here`, in the given repetition of its sequence.
+    fn leaf_at(&mut self, here: PosId, s: &Stmt, state: &mut State, copy: Copy) {
         let k = here.index();
         if self.out.spans.len() <= k {
             self.out.spans.resize(k + 1, None);
         }
         self.out.spans[k].get_or_insert(s.span());
         let mut fx = std::mem::take(&mut self.effects);
-        if leaf_effects(self.prog, self.backend, s, &mut fx) {
+        let touches_memory = match copy {
+            Copy::Only => leaf_effects(self.prog, self.backend, s, &mut fx),
+            Copy::First => {
+                let touches = leaf_effects(self.prog, self.backend, s, &mut fx);
+                self.recorded.record(touches.then_some(&fx));
+                touches
+            }
+            Copy::Again(k) => self.recorded.replay(k, &mut fx),
+        };
+        if touches_memory {
             self.record(&fx, here, state);
         }
         self.effects = fx;
@@ -269,12 +300,16 @@ impl Collector<'_> {
         // Each producer is paired once: a repeat (a leaf writing what it reads, or one producer
         // of two operands) would be the same pair, which the de-duplication drops anyway.
         // (`state` is not part of `self`, so the lists are read in place.)
+        // Plain loops rather than one flattened iterator: this runs for every leaf.
         self.marks.next_round();
-        let writers = fx.reads.iter().chain(&fx.writes).flat_map(|m| state.access.get(m)).flat_map(|a| &a.writers);
-        let readers = fx.writes.iter().flat_map(|m| state.access.get(m)).flat_map(|a| &a.readers);
-        for &p in writers.chain(readers) {
-            if self.marks.first(p) {
-                self.pair(p, here);
+        for m in fx.reads.iter().chain(&fx.writes) {
+            if let Some(a) = state.access.get(m) {
+                self.pair_unmarked(&a.writers, here);
+            }
+        }
+        for m in &fx.writes {
+            if let Some(a) = state.access.get(m) {
+                self.pair_unmarked(&a.readers, here);
             }
         }
         for m in &fx.writes {
@@ -285,6 +320,15 @@ impl Collector<'_> {
         }
         for m in &fx.reads {
             state.access.entry(*m).or_default().readers.push(here);
+        }
+    }
+
+    /// Pairs each producer not marked yet in this round with `consumer`, and marks it.
+    fn pair_unmarked(&mut self, producers: &[PosId], consumer: PosId) {
+        for &p in producers {
+            if self.marks.first(p) {
+                self.pair(p, consumer);
+            }
         }
     }
 

@@ -24,6 +24,54 @@ impl Default for Effects {
     }
 }
 
+/// The effects of the leaves of the first copy of an unrolled loop body, in visiting order,
+/// replayed for the second copy (the same statements in the same order), so that the operands
+/// of a leaf are walked once per loop. Used as a stack: an unrolled body records above the
+/// entries of the bodies around it and truncates back to its [`Recorded::mark`] when done.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Per leaf: its pipe and where its reads and writes lie in `keys`, or `None` for a leaf
+    /// touching no MemRef.
+    leaves: Vec<Option<(PipeType, usize, usize, usize)>>,
+    keys: Vec<MemKey>,
+}
+
+impl Recorded {
+    /// The current top of the stack, for [`Recorded::truncate`].
+    pub fn mark(&self) -> (usize, usize) {
+        (self.leaves.len(), self.keys.len())
+    }
+
+    /// Drops everything recorded since `mark`.
+    pub fn truncate(&mut self, (leaves, keys): (usize, usize)) {
+        self.leaves.truncate(leaves);
+        self.keys.truncate(keys);
+    }
+
+    /// Records the next leaf's effects (`None`: it touches no MemRef).
+    pub fn record(&mut self, fx: Option<&Effects>) {
+        let entry = fx.map(|fx| {
+            let start = self.keys.len();
+            self.keys.extend_from_slice(&fx.reads);
+            self.keys.extend_from_slice(&fx.writes);
+            (fx.pipe, start, start + fx.reads.len(), self.keys.len())
+        });
+        self.leaves.push(entry);
+    }
+
+    /// Fills `fx` with the effects recorded at index `k` and returns true, or false for a leaf
+    /// touching no MemRef (as [`leaf_effects`] does).
+    pub fn replay(&self, k: usize, fx: &mut Effects) -> bool {
+        let Some(Some((pipe, start, mid, end))) = self.leaves.get(k).copied() else { return false };
+        fx.pipe = pipe;
+        fx.reads.clear();
+        fx.reads.extend_from_slice(&self.keys[start..mid]);
+        fx.writes.clear();
+        fx.writes.extend_from_slice(&self.keys[mid..end]);
+        true
+    }
+}
+
 /// Fills `fx` with the effects of an assignment or eval and returns true; false (`fx` then
 /// meaningless) for other statements and for leaves touching no MemRef (e.g. `block.alloc`,
 /// whose target is the MemRef itself, or scalar code).
@@ -90,5 +138,34 @@ fn memref_of(prog: &Program, v: VarId) -> Option<MemKey> {
     match &prog.var(m).kind {
         VarKind::MemRef(info) => Some((info.id, m)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::VarId;
+
+    fn effects(pipe: PipeType, reads: &[MemKey], writes: &[MemKey]) -> Effects {
+        Effects { pipe, reads: reads.to_vec(), writes: writes.to_vec() }
+    }
+
+    #[test]
+    fn recorded_effects_replay_in_order_and_truncate_to_a_mark() {
+        let (m1, m2, m3) = ((1, VarId(1)), (2, VarId(2)), (3, VarId(3)));
+        let mut rec = Recorded::default();
+        rec.record(Some(&effects(PipeType::Mte2, &[m1], &[m2])));
+        let mark = rec.mark();
+        rec.record(None);
+        rec.record(Some(&effects(PipeType::V, &[m2, m3], &[])));
+        let mut fx = Effects::default();
+        assert!(!rec.replay(1, &mut fx), "a leaf touching no MemRef replays as none");
+        assert!(rec.replay(2, &mut fx));
+        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::V, &[m2, m3][..], &[][..]));
+        assert!(rec.replay(0, &mut fx), "replaying overwrites the previous lists");
+        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::Mte2, &[m1][..], &[m2][..]));
+        rec.truncate(mark);
+        assert!(!rec.replay(1, &mut fx), "entries above the mark are gone");
+        assert_eq!(rec.mark(), mark);
     }
 }

@@ -2,8 +2,6 @@
 //! `bar_v` / `bar_m` evals and splice them into the body, merged into the neighbouring
 //! `OpStmts` so that sync ops never form blocks of their own when a run of ops is adjacent.
 
-use std::collections::VecDeque;
-
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::collect::Analysis;
@@ -40,13 +38,23 @@ impl Slot {
 }
 
 /// The insertions into one `SeqStmts`, sorted by slot (stably: those at one slot keep the
-/// order of their pairs), taken from the front as [`Plan::apply`] walks the sequence.
-type SeqPlan = VecDeque<(Slot, Stmt)>;
+/// order of their pairs), taken from `next` on as [`Plan::apply`] walks the sequence. An
+/// insertion is the index of its statement in [`Plan::made`]: only the statements that reach
+/// the output are cloned, as late as possible, and sorting moves small entries.
+#[derive(Default)]
+struct SeqPlan {
+    items: Vec<(Slot, usize)>,
+    next: usize,
+}
 
-/// All insertions, by the position of the `SeqStmts` they go into (only looked up), and the
-/// positions of the function, to find a sequence's id as [`Plan::apply`] walks down.
+/// All insertions, by the position of the `SeqStmts` they go into (only looked up), the
+/// sync statements they insert, and the positions of the function, to find a sequence's id
+/// as [`Plan::apply`] walks down.
 pub struct Plan<'a> {
     seqs: FxHashMap<PosId, SeqPlan>,
+    /// Each distinct sync statement, made once (making one looks its op up) and cloned for
+    /// each insertion.
+    made: Vec<Stmt>,
     positions: &'a Positions,
 }
 
@@ -65,10 +73,12 @@ impl<'a> Plan<'a> {
     /// Builds the insertions of all pairs, in order; an identical sync at the same place is
     /// added once (a position is one place: its `SeqStmts` and key are a function of it).
     pub fn build(prog: &Program, a: &'a Analysis) -> Plan<'a> {
-        let mut plan = Plan { seqs: FxHashMap::default(), positions: &a.positions };
-        let mut seen: FxHashSet<(PosId, Tag)> = FxHashSet::default();
-        // Each distinct sync statement is made once and cloned (making one looks its op up).
-        let mut made: FxHashMap<Tag, Option<Stmt>> = FxHashMap::default();
+        let mut plan = Plan { seqs: FxHashMap::default(), made: Vec::new(), positions: &a.positions };
+        // At most two insertions per pair: sized once instead of grown.
+        let mut seen: FxHashSet<(PosId, Tag)> =
+            FxHashSet::with_capacity_and_hasher(2 * a.pairs.len(), Default::default());
+        // The index in `plan.made` of each tag's statement (`None`: the tag has none).
+        let mut made: FxHashMap<Tag, Option<usize>> = FxHashMap::default();
         for p in &a.pairs {
             let (first, second) = match p.event_id {
                 Some(id) if !p.same_pipe() => (
@@ -83,16 +93,22 @@ impl<'a> Plan<'a> {
                 if !seen.insert((at, tag)) {
                     continue;
                 }
-                let Some(stmt) = made.entry(tag).or_insert_with(|| sync_stmt(prog, tag)).clone() else { continue };
+                let stmts = &mut plan.made;
+                let made = made.entry(tag).or_insert_with(|| {
+                    let stmt = sync_stmt(prog, tag)?;
+                    stmts.push(stmt);
+                    Some(stmts.len() - 1)
+                });
+                let Some(stmt) = *made else { continue };
                 // The sequence is the parent of `Seq(i)` (the parent of `at`, or its grandparent
                 // for `…, Seq(i), Op(j)`).
                 let seq_child = if key.1.is_some() { a.positions.parent(at) } else { at };
                 let parent = a.positions.parent(seq_child);
-                plan.seqs.entry(parent).or_default().push_back((Slot::new(key, after), stmt));
+                plan.seqs.entry(parent).or_default().items.push((Slot::new(key, after), stmt));
             }
         }
         for sp in plan.seqs.values_mut() {
-            sp.make_contiguous().sort_by_key(|&(slot, _)| slot);
+            sp.items.sort_by_key(|&(slot, _)| slot);
         }
         plan
     }
@@ -147,7 +163,7 @@ impl<'a> Plan<'a> {
     fn seq(&mut self, stmts: Vec<Stmt>, at: Option<PosId>) -> Vec<Stmt> {
         let Some(at) = at else { return stmts };
         let mut plan = self.seqs.remove(&at).unwrap_or_default();
-        if plan.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
+        if plan.items.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
             // Nothing to insert here or below: the sequence is unchanged.
             return stmts;
         }
@@ -155,15 +171,15 @@ impl<'a> Plan<'a> {
         let mut out: Vec<Stmt> = Vec::with_capacity(n);
         let mut pending: Vec<Stmt> = Vec::new();
         for (i, child) in stmts.into_iter().enumerate() {
-            take(&mut plan, Slot::new((i, None), false), &mut pending);
+            plan.take(Slot::new((i, None), false), &self.made, &mut pending);
             match child {
                 Stmt::Ops { stmts: ops, span } => {
                     let mut run = std::mem::take(&mut pending);
-                    run.reserve(ops.len() + plan.iter().take_while(|(slot, _)| slot.child == i).count());
+                    run.reserve(ops.len() + plan.items[plan.next..].iter().take_while(|(slot, _)| slot.child == i).count());
                     for (j, op) in ops.into_iter().enumerate() {
-                        take(&mut plan, Slot::new((i, Some(j)), false), &mut run);
+                        plan.take(Slot::new((i, Some(j)), false), &self.made, &mut run);
                         run.push(op);
-                        take(&mut plan, Slot::new((i, Some(j)), true), &mut run);
+                        plan.take(Slot::new((i, Some(j)), true), &self.made, &mut run);
                     }
                     out.push(Stmt::Ops { stmts: run, span });
                 }
@@ -177,23 +193,24 @@ impl<'a> Plan<'a> {
                     out.push(other);
                 }
             }
-            take(&mut plan, Slot::new((i, None), true), &mut pending);
+            plan.take(Slot::new((i, None), true), &self.made, &mut pending);
         }
-        take(&mut plan, Slot::new((n, None), false), &mut pending);
+        plan.take(Slot::new((n, None), false), &self.made, &mut pending);
         flush(&mut pending, &mut out);
         out
     }
 }
 
-/// Moves the insertions at `slot` to `out`, dropping any at earlier slots that the walk has
-/// passed (slots that name no statement of the sequence).
-fn take(plan: &mut SeqPlan, slot: Slot, out: &mut Vec<Stmt>) {
-    while plan.front().is_some_and(|&(s, _)| s < slot) {
-        plan.pop_front();
-    }
-    while plan.front().is_some_and(|&(s, _)| s == slot) {
-        if let Some((_, stmt)) = plan.pop_front() {
-            out.push(stmt);
+impl SeqPlan {
+    /// Appends the statements (of `made`) inserted at `slot` to `out`, skipping any at earlier
+    /// slots that the walk has passed (slots that name no statement of the sequence).
+    fn take(&mut self, slot: Slot, made: &[Stmt], out: &mut Vec<Stmt>) {
+        while self.items.get(self.next).is_some_and(|&(s, _)| s < slot) {
+            self.next += 1;
+        }
+        while let Some(&(_, k)) = self.items.get(self.next).filter(|&&(s, _)| s == slot) {
+            out.push(made[k].clone());
+            self.next += 1;
         }
     }
 }

@@ -32,6 +32,7 @@ mod insert;
 mod pairs;
 mod position;
 mod reduce;
+mod stamps;
 
 use super::stmt_structure::normalize_body;
 use super::PassEnv;

@@ -1,13 +1,13 @@
 //! The dependence pairs of InsertSync, and the list phase 1 keeps them in while it adds, folds
 //! and prunes them.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::position::PosId;
 use crate::ir::PipeType;
 
 /// A dependence to synchronise: `src` pipe at `set` must finish before `dst` pipe at `wait`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
     pub src: PipeType,
     pub dst: PipeType,
@@ -35,7 +35,7 @@ impl Pair {
 /// neither dropped nor compared).
 pub fn dedup_from(pairs: &mut Vec<Pair>, start: usize) {
     let drop = duplicates(&pairs[start..]);
-    drop_marked_from(pairs, start, &drop);
+    drop_marked_from(pairs, start, &drop, |_| {});
 }
 
 /// For each pair, whether one before it in `pairs` has the same identity.
@@ -44,13 +44,19 @@ fn duplicates(pairs: &[Pair]) -> Vec<bool> {
     pairs.iter().map(|p| !seen.insert(p.key())).collect()
 }
 
-/// Removes `pairs[start + k]` for every `drop[k]`, keeping the order; only the tail is moved.
-fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
+/// Removes `pairs[start + k]` for every `drop[k]`, keeping the order, and hands each removed
+/// pair to `dropped`; only the tail is moved.
+fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool], mut dropped: impl FnMut(&Pair)) {
     let Some(first) = drop.iter().position(|&d| d) else { return };
     let mut kept = start + first;
-    for (k, _) in drop.iter().enumerate().skip(first).filter(|(_, &d)| !d) {
-        pairs.swap(kept, start + k);
-        kept += 1;
+    for (k, &d) in drop.iter().enumerate().skip(first) {
+        let p = pairs[start + k];
+        if d {
+            dropped(&p);
+        } else {
+            pairs[kept] = p;
+            kept += 1;
+        }
     }
     pairs.truncate(kept);
 }
@@ -61,10 +67,25 @@ fn drop_marked_from(pairs: &mut Vec<Pair>, start: usize, drop: &[bool]) {
 #[derive(Debug, Default)]
 pub struct PairList {
     pairs: Vec<Pair>,
-    /// How many pairs link each (set, wait), whatever their pipes (zero for ends no pair links
-    /// any more).
-    ends: FxHashMap<(PosId, PosId), usize>,
+    /// How many pairs link each (set, wait), whatever their pipes: per wait (indexed by
+    /// position) a chain of its sets through `links`. A leaf waits on a handful of producers,
+    /// so walking its chain is cheaper than hashing the two ends (this index is updated for
+    /// every pair found). Entries whose count reaches zero stay in their chain, as the ends
+    /// are often linked again.
+    heads: Vec<u32>,
+    links: Vec<Link>,
 }
+
+/// One (set, wait) of [`PairList`]'s index: the set, its count, the next entry of the wait's chain.
+#[derive(Debug)]
+struct Link {
+    set: PosId,
+    count: u32,
+    next: u32,
+}
+
+/// The end of a chain of [`PairList`]'s index.
+const NO_LINK: u32 = u32::MAX;
 
 impl PairList {
     pub fn len(&self) -> usize {
@@ -76,31 +97,46 @@ impl PairList {
     }
 
     pub fn push(&mut self, p: Pair) {
-        *self.ends.entry((p.set, p.wait)).or_default() += 1;
+        self.add(p.set, p.wait);
         self.pairs.push(p);
     }
 
     /// True iff some pair (at any index) has these ends.
     pub fn links(&self, set: PosId, wait: PosId) -> bool {
-        self.ends.get(&(set, wait)).is_some_and(|&n| n > 0)
+        link(&self.heads, &self.links, set, wait).is_some_and(|k| self.links[k].count > 0)
+    }
+
+    /// Adds one pair with these ends to the index.
+    fn add(&mut self, set: PosId, wait: PosId) {
+        if let Some(k) = link(&self.heads, &self.links, set, wait) {
+            self.links[k].count += 1;
+            return;
+        }
+        let w = wait.index();
+        if self.heads.len() <= w {
+            self.heads.resize(w + 1, NO_LINK);
+        }
+        let next = std::mem::replace(&mut self.heads[w], self.links.len() as u32);
+        self.links.push(Link { set, count: 1, next });
     }
 
     /// Removes `pairs[start + k]` for every `drop[k]`, keeping the order.
     pub fn drop_marked_from(&mut self, start: usize, drop: &[bool]) {
-        for (p, _) in self.pairs[start..].iter().zip(drop).filter(|(_, &d)| d) {
-            forget(&mut self.ends, p);
-        }
-        drop_marked_from(&mut self.pairs, start, drop);
+        let PairList { pairs, heads, links } = self;
+        drop_marked_from(pairs, start, drop, |p| forget(heads, links, p.set, p.wait));
     }
 
     /// Replaces both ends of every pair at index ≥ `start` by `f` of them.
     pub fn map_ends_from(&mut self, start: usize, mut f: impl FnMut(PosId) -> PosId) {
-        for p in &mut self.pairs[start..] {
-            let (set, wait) = (f(p.set), f(p.wait));
-            if (set, wait) != (p.set, p.wait) {
-                forget(&mut self.ends, p);
+        for i in start..self.pairs.len() {
+            let p = &self.pairs[i];
+            let (old_set, old_wait) = (p.set, p.wait);
+            let (set, wait) = (f(old_set), f(old_wait));
+            if (set, wait) != (old_set, old_wait) {
+                forget(&self.heads, &mut self.links, old_set, old_wait);
+                self.add(set, wait);
+                let p = &mut self.pairs[i];
                 (p.set, p.wait) = (set, wait);
-                *self.ends.entry((set, wait)).or_default() += 1;
             }
         }
     }
@@ -110,11 +146,23 @@ impl PairList {
     }
 }
 
-/// Takes one pair out of the count of its ends.
-/// (A count that reaches zero stays in the map: removing it would cost a second lookup, and
-/// the ends are often linked again.)
-fn forget(ends: &mut FxHashMap<(PosId, PosId), usize>, p: &Pair) {
-    if let Some(n) = ends.get_mut(&(p.set, p.wait)) {
+/// The index in `links` of the entry of [`PairList`]'s index for (set, wait), if there is one.
+fn link(heads: &[u32], links: &[Link], set: PosId, wait: PosId) -> Option<usize> {
+    let mut k = heads.get(wait.index()).copied().unwrap_or(NO_LINK);
+    while k != NO_LINK {
+        let l = &links[k as usize];
+        if l.set == set {
+            return Some(k as usize);
+        }
+        k = l.next;
+    }
+    None
+}
+
+/// Takes one pair out of the count of its ends in [`PairList`]'s index.
+fn forget(heads: &[u32], links: &mut [Link], set: PosId, wait: PosId) {
+    if let Some(k) = link(heads, links, set, wait) {
+        let n = &mut links[k].count;
         *n = n.saturating_sub(1);
     }
 }

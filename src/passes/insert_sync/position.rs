@@ -64,6 +64,11 @@ impl std::fmt::Debug for Elem {
     }
 }
 
+/// The last element recorded for the root, which has none: a marker, so that [`before_elem`]
+/// of it and any element is false (the root, a prefix of every path, is before nothing and
+/// nothing is before it), as the root shares its parent (itself) with its children.
+const ROOT_LAST: Elem = Elem((Kind::ScopeBody as u64) << INDEX_BITS);
+
 /// The path being walked, pushed and popped; interned into a [`PosId`] at each leaf.
 pub type Path = Vec<Elem>;
 
@@ -96,8 +101,9 @@ pub struct Positions {
     bounds: Vec<(usize, usize)>,
     /// The child of a position with one more element (only looked up).
     children: FxHashMap<(PosId, Elem), PosId>,
-    /// Each id's parent, the id of its path without the last element (the root's is itself).
-    parents: Vec<PosId>,
+    /// Each id's parent, the id of its path without the last element (the root's is itself),
+    /// and that last element ([`ROOT_LAST`] for the root), for [`Positions::before`].
+    nodes: Vec<(PosId, Elem)>,
     /// Reused by [`Positions::intern_edited`].
     scratch: Path,
 }
@@ -108,7 +114,7 @@ impl Default for Positions {
             elems: Vec::new(),
             bounds: vec![(0, 0)],
             children: FxHashMap::default(),
-            parents: vec![Positions::ROOT],
+            nodes: vec![(Positions::ROOT, ROOT_LAST)],
             scratch: Path::new(),
         }
     }
@@ -128,9 +134,17 @@ impl Positions {
             self.elems.extend_from_within(start..end);
             self.elems.push(e);
             self.bounds.push((at, self.elems.len()));
-            self.parents.push(parent);
+            self.nodes.push((parent, e));
         }
         id
+    }
+
+    /// Makes room for `n` more positions (of about four elements each).
+    pub fn reserve(&mut self, n: usize) {
+        self.children.reserve(n);
+        self.bounds.reserve(n);
+        self.nodes.reserve(n);
+        self.elems.reserve(n.saturating_mul(4));
     }
 
     /// The id of `parent` followed by `e` if it has been interned.
@@ -140,7 +154,7 @@ impl Positions {
 
     /// The id of the path of `id` without its last element (the root for the root).
     pub fn parent(&self, id: PosId) -> PosId {
-        self.parents[id.0]
+        self.nodes[id.0].0
     }
 
     /// The id of `path`, added (with its prefixes) if it is new.
@@ -164,6 +178,18 @@ impl Positions {
         path.iter().try_fold(Positions::ROOT, |p, &e| self.children.get(&(p, e)).copied())
     }
 
+    /// [`before`] on the paths of two ids. Positions in one run of ops or one sequence share
+    /// their parent and differ in their last element only: that common case compares the two
+    /// elements and walks no path (this runs for every candidate of the reductions).
+    #[inline]
+    pub fn before(&self, a: PosId, b: PosId) -> bool {
+        let ((pa, x), (pb, y)) = (self.nodes[a.0], self.nodes[b.0]);
+        if pa == pb {
+            return before_elem(x, y);
+        }
+        before(self.path(a), self.path(b))
+    }
+
     /// The path of an id handed out by this table.
     pub fn path(&self, id: PosId) -> &[Elem] {
         let (start, end) = self.bounds[id.0];
@@ -176,15 +202,17 @@ impl Positions {
 /// Prefixes, different branches and different kinds are unordered.
 pub fn before(a: &[Elem], b: &[Elem]) -> bool {
     match a.iter().zip(b).find(|(x, y)| x != y) {
-        // On the packed words: the same kind code, one of `Seq`/`Op` (the two lowest codes),
-        // and then the smaller word has the smaller index. No decoding of the kind (this runs
-        // for every candidate of the reductions).
-        Some((x, y)) => {
-            let kind = x.0 >> INDEX_BITS;
-            kind == y.0 >> INDEX_BITS && kind <= Kind::Op as u64 && x.0 < y.0
-        }
+        Some((&x, &y)) => before_elem(x, y),
         None => false,
     }
+}
+
+/// [`before`] at the first element where two paths differ: the same kind, `Seq` or `Op`, and a
+/// smaller index. On the packed words: the same kind code, one of the two lowest codes, and
+/// then the smaller word has the smaller index, without decoding the kind.
+fn before_elem(x: Elem, y: Elem) -> bool {
+    let kind = x.0 >> INDEX_BITS;
+    kind == y.0 >> INDEX_BITS && kind <= Kind::Op as u64 && x.0 < y.0
 }
 
 /// True iff every execution that reaches `c` has run `b` (for `b` [`before`] `c`): `b` is not
@@ -250,6 +278,27 @@ mod tests {
         let else_leaf = [seq(1), Elem::marker(Kind::IfElse), seq(0)];
         assert!(!before(&then_leaf, &else_leaf));
         assert!(!before(&else_leaf, &then_leaf));
+    }
+
+    #[test]
+    fn before_on_ids_agrees_with_before_on_paths() {
+        let paths: [&[Elem]; 7] = [
+            &[seq(0), Elem::op(1)],
+            &[seq(0), Elem::op(2)],
+            &[seq(0)],
+            &[seq(1)],
+            &[seq(1), Elem::marker(Kind::IfThen), seq(0)],
+            &[seq(1), Elem::marker(Kind::IfElse), seq(0)],
+            &[seq(1), Elem::marker(Kind::IfElse), seq(2)],
+        ];
+        let mut ps = Positions::default();
+        let ids: Vec<PosId> = paths.iter().map(|p| ps.intern(p)).collect();
+        for (a, pa) in ids.iter().zip(paths) {
+            assert!(!ps.before(Positions::ROOT, *a) && !ps.before(*a, Positions::ROOT));
+            for (b, pb) in ids.iter().zip(paths) {
+                assert_eq!(ps.before(*a, *b), before(pa, pb), "{pa:?} before {pb:?}");
+            }
+        }
     }
 
     #[test]

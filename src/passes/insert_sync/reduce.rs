@@ -8,7 +8,7 @@
 //! sequences and left empty after each use, so building one costs no hashing or allocation.
 
 use super::pairs::{Pair, PairList};
-use super::position::{before, dominates, Kind, PosId, Positions};
+use super::position::{dominates, Kind, PosId, Positions};
 
 /// Keeps the first pair of each identity ([`Pair::key`]) among `pairs[start..]`, in order
 /// (earlier pairs are neither dropped nor compared). Equal pairs share their wait, so each pair
@@ -17,40 +17,44 @@ pub fn remove_duplicates(list: &mut PairList, start: usize, ix: &mut Indexes) {
     let pairs = &list.as_slice()[start..];
     ix.by_wait.build(pairs, |p| p.wait);
     let by_wait = &ix.by_wait;
-    let duplicate: Vec<bool> = pairs
-        .iter()
-        .enumerate()
-        .map(|(k, p)| by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key()))
-        .collect();
+    ix.drop.clear();
+    ix.drop.extend(pairs.iter().enumerate().map(|(k, p)| is_duplicate(pairs, by_wait, k, p)));
     ix.by_wait.release(pairs, |p| p.wait);
-    list.drop_marked_from(start, &duplicate);
+    list.drop_marked_from(start, &ix.drop);
 }
 
-/// Drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist with A before B before C.
-/// Decided on the list as it is, then removed all at once.
+/// True if pair `k` (`p`) of `pairs` equals an earlier one ([`remove_duplicates`]).
+fn is_duplicate(pairs: &[Pair], by_wait: &Index, k: usize, p: &Pair) -> bool {
+    by_wait.group(p.wait).take_while(|&j| j < k).any(|j| pairs[j].key() == p.key())
+}
+
+/// [`remove_duplicates`], then drops `A→C` (index ≥ start) when some `A→B` and `B→C` exist
+/// with A before B before C. Decided on the list as it is, then removed all at once.
 ///
 /// A pair ending at `C` was found while visiting `C`, inside this sequence, so every `B→C` is
 /// among `pairs[start..]`; `A→B` may be anywhere (`A` and `B` may precede the sequence) and is
 /// asked of the list's index of ends. The strict order A < B < C makes the three pairs distinct.
-pub fn remove_transitive(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
+///
+/// Both reductions are decided in one pass over one index: whether a pair is transitive
+/// depends only on the ends present in the list, which dropping a duplicate does not change
+/// (an equal pair stays), so deciding on the list with its duplicates gives the same result.
+pub fn remove_duplicates_and_transitive(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
     let pairs = &list.as_slice()[start..];
     ix.by_wait.build(pairs, |p| p.wait);
     // `B→C` can only make another pair transitive if B is before C: decided once per pair.
     ix.forward.clear();
-    ix.forward.extend(pairs.iter().map(|p| before(positions.path(p.set), positions.path(p.wait))));
+    ix.forward.extend(pairs.iter().map(|p| positions.before(p.set, p.wait)));
     let (by_wait, forward) = (&ix.by_wait, &ix.forward);
-    let redundant: Vec<bool> = pairs
-        .iter()
-        .map(|ac| {
-            let a = positions.path(ac.set);
-            by_wait.group(ac.wait).any(|k| {
-                let b_id = pairs[k].set;
-                b_id != ac.set && forward[k] && before(a, positions.path(b_id)) && list.links(ac.set, b_id)
+    ix.drop.clear();
+    ix.drop.extend(pairs.iter().enumerate().map(|(k, ac)| {
+        is_duplicate(pairs, by_wait, k, ac)
+            || by_wait.group(ac.wait).any(|k| {
+                let b = pairs[k].set;
+                b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b)
             })
-        })
-        .collect();
+    }));
     ix.by_wait.release(pairs, |p| p.wait);
-    list.drop_marked_from(start, &redundant);
+    list.drop_marked_from(start, &ix.drop);
 }
 
 /// For pairs with the same pipes (index ≥ start): with the same wait keep the latest set;
@@ -72,7 +76,9 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
     // The later pairs with the pipes of pair `i` and its wait (or its set).
     let same_pipes = |i: usize| move |&j: &usize| pairs[j].src == pairs[i].src && pairs[j].dst == pairs[i].dst;
     let path = |id| positions.path(id);
-    let mut redundant = vec![false; pairs.len()];
+    let redundant = &mut ix.drop;
+    redundant.clear();
+    redundant.resize(pairs.len(), false);
     for i in 0..pairs.len() {
         if redundant[i] {
             continue;
@@ -91,16 +97,16 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
             let runs = |b, c| !p1.same_pipe() || dominates(path(b), path(c));
             let covers = |kept, dropped| covers(positions, kept, dropped);
             if p1.wait == p2.wait {
-                if before(path(p1.set), path(p2.set)) && covers(p2, p1) && runs(p2.set, p2.wait) {
+                if positions.before(p1.set, p2.set) && covers(p2, p1) && runs(p2.set, p2.wait) {
                     redundant[i] = true;
                     break;
-                } else if before(path(p2.set), path(p1.set)) && covers(p1, p2) && runs(p1.set, p1.wait) {
+                } else if positions.before(p2.set, p1.set) && covers(p1, p2) && runs(p1.set, p1.wait) {
                     redundant[j] = true;
                 }
             } else if p1.set == p2.set {
-                if before(path(p1.wait), path(p2.wait)) && covers(p1, p2) && runs(p1.wait, p2.wait) {
+                if positions.before(p1.wait, p2.wait) && covers(p1, p2) && runs(p1.wait, p2.wait) {
                     redundant[j] = true;
-                } else if before(path(p2.wait), path(p1.wait)) && covers(p2, p1) && runs(p2.wait, p1.wait) {
+                } else if positions.before(p2.wait, p1.wait) && covers(p2, p1) && runs(p2.wait, p1.wait) {
                     redundant[i] = true;
                     break;
                 }
@@ -109,7 +115,7 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
     }
     ix.by_wait.release(pairs, |p| p.wait);
     ix.by_set.release(pairs, |p| p.set);
-    list.drop_marked_from(start, &redundant);
+    list.drop_marked_from(start, &ix.drop);
 }
 
 /// The scratch tables of the reductions, kept between sequences (see the module doc).
@@ -119,6 +125,8 @@ pub struct Indexes {
     by_set: Index,
     /// Per pair of the tail: its set is before its wait.
     forward: Vec<bool>,
+    /// Per pair of the tail: the reduction drops it.
+    drop: Vec<bool>,
 }
 
 /// True if dropping `dropped` in favour of `kept` is sound as far as loops go: a loop-carried
@@ -140,10 +148,10 @@ fn covers(positions: &Positions, kept: &Pair, dropped: &Pair) -> bool {
 /// loop). `None` for a forward pair (and for a backward one outside any loop, which phase 1
 /// does not create).
 fn carrier(positions: &Positions, p: &Pair) -> Option<usize> {
-    let (set, wait) = (positions.path(p.set), positions.path(p.wait));
-    if before(set, wait) {
+    if positions.before(p.set, p.wait) {
         return None;
     }
+    let (set, wait) = (positions.path(p.set), positions.path(p.wait));
     let common = set.iter().zip(wait).take_while(|(a, b)| a == b).count();
     set[..common].iter().rposition(|e| e.kind() == Kind::ForBody)
 }
@@ -259,7 +267,9 @@ mod tests {
         list.push(pair(Mte2, V, at[0], at[1])); // A→B, found before the sequence
         list.push(pair(V, V, at[1], at[2])); // B→C
         list.push(pair(Mte2, V, at[0], at[2])); // A→C
-        remove_transitive(&mut list, &ps, 1, &mut Indexes::default());
+        list.push(pair(Mte2, V, at[0], at[2])); // a duplicate of A→C
+        list.push(pair(V, V, at[1], at[2])); // a duplicate of B→C
+        remove_duplicates_and_transitive(&mut list, &ps, 1, &mut Indexes::default());
         assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
         assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
     }
@@ -270,7 +280,7 @@ mod tests {
         let mut list = PairList::default();
         list.push(pair(V, V, at[1], at[2]));
         list.push(pair(Mte2, V, at[0], at[2]));
-        remove_transitive(&mut list, &ps, 0, &mut Indexes::default());
+        remove_duplicates_and_transitive(&mut list, &ps, 0, &mut Indexes::default());
         assert_eq!(list.len(), 2);
     }
 
