@@ -673,7 +673,10 @@ impl<'s> Iterator for Layout<'s> {
     /// The usual token (inside a line, nothing queued, a bracket that fits) is handled here,
     /// inlined into the parser's loop; everything else in [`Layout::next_slow`]. (Plain
     /// `#[inline]` leaves it a call of its own, with the token returned through memory.)
-    #[inline(always)]
+    // Forced only when optimising: unoptimised code gives every inlined local its own slot
+    // in each caller's frame, and the parser's recursion then overflows a 2 MiB test thread
+    // (`fast_tests::deep_text_falls_back_to_lalrpop`) before reaching its depth limit.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next(&mut self) -> Option<Self::Item> {
         let mut read = None;
         if self.queue.is_empty() && !self.done && self.pending_break.is_none() {

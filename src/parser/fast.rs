@@ -173,7 +173,10 @@ impl<'s, 'l> Parser<'s, 'l> {
 
     /// Moves to the next token. A fatal lexical error shows as `Tok::Error` (which no rule
     /// accepts).
-    #[inline(always)]
+    // Forced only when optimising: unoptimised code gives every inlined local its own slot
+    // in each caller's frame, and the parser's recursion then overflows a 2 MiB test thread
+    // (`fast_tests::deep_text_falls_back_to_lalrpop`) before reaching its depth limit.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn bump(&mut self) {
         self.last_hi = self.hi;
         let next = match self.ahead.take() {
