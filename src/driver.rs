@@ -28,7 +28,7 @@ use crate::passes::{self, Backend, PassEnv, Pipeline};
 pub use compile::{dump_header, frontend};
 
 use cli::{Cli, ColorArg, Emit, VerifyLevel};
-use compile::{Emitted, Request};
+use compile::{Early, Emitted, Request};
 use input::SourceFile;
 use report::Style;
 
@@ -51,6 +51,9 @@ pub struct Output {
     pub code: i32,
     /// Files to write (path, contents); empty unless the run succeeded with `-o`.
     pub files: Vec<(PathBuf, Vec<u8>)>,
+    /// Files already written (not in `files`), when the host let the run write them as they
+    /// were ready ([`Host::write_early`]); [`write_files`] completes them, dropping discards.
+    pub(crate) written: Option<output::Batch>,
 }
 
 /// What the driver needs from its environment besides the arguments.
@@ -61,6 +64,10 @@ pub struct Host<'a> {
     pub stderr_is_terminal: bool,
     /// Whether `NO_COLOR` is set to a non-empty value.
     pub no_color: bool,
+    /// Whether the run may write `-o` C++ files while it compiles, each as soon as it is ready
+    /// (the CLI: the writing overlaps the compilation of other functions). They are then not in
+    /// [`Output::files`], and only [`write_files`]/[`deliver`] make them final.
+    pub write_early: bool,
 }
 
 impl Host<'_> {
@@ -78,7 +85,7 @@ impl Host<'_> {
 /// Stderr counts as not a terminal, so `--color=auto` means no colour.
 pub fn run(args: &[String], stdin: &[u8]) -> Output {
     let mut stdin = stdin;
-    run_with(args, Host { stdin: &mut stdin, stderr_is_terminal: false, no_color: false })
+    run_with(args, Host { stdin: &mut stdin, stderr_is_terminal: false, no_color: false, write_early: false })
 }
 
 /// [`run`] with an explicit environment (what `main` uses).
@@ -118,6 +125,7 @@ pub fn cpp_by_function(source: &str, pipeline: Pipeline, jobs: usize) -> Option<
         verify_sync: false,
         report_redundant_sync: false,
         by_function: Some(jobs),
+        early: None,
     };
     by_function::compile(source, &req, jobs)
 }
@@ -141,7 +149,8 @@ pub fn deliver(out: Output) -> i32 {
 /// without them; when one cannot be written, the run becomes a `FILE_WRITE` error (exit status
 /// 1, nothing on stdout). `main` does this through [`deliver`]; the lit tests call it directly.
 pub fn write_files(mut out: Output) -> Output {
-    if let Err((path, e)) = output::write_all(&out.files) {
+    let batch = out.written.take().unwrap_or_default();
+    if let Err((path, e)) = batch.finish(&out.files) {
         let d = Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot write `{}`: {e}", path.display()));
         let style = Style { format: cli::ErrorFormat::Human, color: Color::Never };
         out.stderr.extend_from_slice(report::render(&[d], None, style).as_bytes());
@@ -226,12 +235,22 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         verify_sync: cli.verify_sync,
         report_redundant_sync: cli.report_redundant_sync,
         by_function: (!cli.whole_program).then(|| jobs(cli.jobs)),
+        early: None,
+    };
+    let out_dir = cli.output.as_deref().filter(|p| p.as_os_str() != "-");
+    let batch = output::Batch::default();
+    let request = match out_dir {
+        Some(dir) if host.write_early && request.emit_cpp => Request { early: Some(Early { dir, batch: &batch }), ..request },
+        _ => request,
     };
     let mut dumps = String::new();
-    match compile::compile(&file.text, &request, &mut dumps) {
+    // On an error, `batch` is dropped and takes back any file written early.
+    let mut out = match compile::compile(&file.text, &request, &mut dumps) {
         Ok(emitted) => success(emitted, cli.output, dumps),
-        Err(diags) => input_error(&diags, &file, style, dumps),
-    }
+        Err(diags) => return input_error(&diags, &file, style, dumps),
+    };
+    out.written = Some(batch);
+    out
 }
 
 /// Places the emitted result on stdout or into `-o` files.
@@ -436,11 +455,11 @@ mod tests {
     #[test]
     fn colour_resolution() {
         let mut none: &[u8] = b"";
-        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: false };
+        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: false, write_early: false };
         assert_eq!(h.color(ColorArg::Auto), Color::Always);
         assert_eq!(h.color(ColorArg::Never), Color::Never);
         let mut none: &[u8] = b"";
-        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: true };
+        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: true, write_early: false };
         assert_eq!(h.color(ColorArg::Auto), Color::Never);
         assert_eq!(h.color(ColorArg::Always), Color::Always);
     }

@@ -1,7 +1,8 @@
 //! No partial output (issue 8): with `-o`, the real `ptoc` binary changes nothing at the output
 //! path when the compilation fails — an input error, or a late pass that runs out of memory
 //! (E0602) or hardware event ids (E0601) after the front end succeeded — and replaces the
-//! output on success. Neither leaves temporary files behind.
+//! output on success. Neither leaves temporary files behind. The same holds when the CLI has
+//! already written some kernel files early (function at a time) before a later function fails.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -192,6 +193,71 @@ fn an_unwritable_output_path_is_an_error_and_leaves_nothing() {
         assert_eq!(r.code, Some(1), "{emit}: {}", r.stderr);
         assert!(r.stderr.contains("[E0004]") && r.stderr.contains("cannot write"), "{emit}: {}", r.stderr);
         assert_eq!(snapshot(&dir), before, "{emit}");
+    }
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Four kernels, then `last`: with `-j1` the four are compiled, and written (the CLI writes
+/// each kernel file as soon as it is generated), before `last` is reached.
+fn kernels_then(last: &str) -> String {
+    let tile = "pl.Tile[[16, 16], pl.FP32]";
+    let t = "pl.Tensor[[16, 16], pl.FP32]";
+    let mut src = HEADER.to_string();
+    for i in 0..4 {
+        src.push_str(&format!(
+            "    @pl.function(type=pl.FunctionType.InCore)\n    def k{i}(self, x: {t}, out: {t}) -> {t}:\n        a: {tile} = pl.block.load(x, [0, 0], [16, 16], target_memory=pl.MemorySpace.Vec)\n        b: {tile} = pl.block.add(a, a)\n        r: {t} = pl.block.store(b, [0, 0], [16, 16], out)\n        return r\n"
+        ));
+    }
+    src + last
+}
+
+#[test]
+fn kernels_written_early_are_taken_back_when_a_later_function_fails() {
+    let dir = scratch("early-error");
+    let bad = "    @pl.function(type=pl.FunctionType.InCore)\n    def k4(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:\n        return undefined\n";
+    let input = dir.with_extension("early-error.pto");
+    std::fs::write(&input, kernels_then(bad)).unwrap();
+    let fresh = dir.join("fresh");
+    let old = dir.join("old");
+    std::fs::create_dir_all(old.join("kernels/aiv")).unwrap();
+    std::fs::write(old.join("kernels/aiv/k0.cpp"), "stale").unwrap();
+    let before = snapshot(&dir);
+    for jobs in ["-j1", "-j2", "-j3"] {
+        for out in [&fresh, &old] {
+            let r = ptoc(&[jobs, "--emit", "cpp", "-o", out.to_str().unwrap(), input.to_str().unwrap()]);
+            assert_eq!(r.code, Some(1), "{jobs}: {}", r.stderr);
+            assert!(r.stderr.contains("E0301"), "{jobs}: {}", r.stderr);
+            assert!(!fresh.exists(), "{jobs}: the directories made for early files are removed too");
+            assert!(snapshot(&dir) == before, "{jobs}: a file was left or changed in {}", out.display());
+        }
+    }
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_program_compiled_whole_after_early_writes_gets_the_same_files() {
+    // An incore scope makes outline-incore-scopes create a function: function-at-a-time
+    // compilation gives up at `main`, after writing the kernels, and the program is compiled
+    // whole.
+    let dir = scratch("early-fallback");
+    let scope = "    @pl.function\n    def main(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Tensor[[16, 16], pl.FP32]):\n        with pl.incore():\n            a: pl.Tile[[16, 16], pl.FP32] = pl.block.load(x, [0, 0], [16, 16], target_memory=pl.MemorySpace.Vec)\n            r: pl.Tensor[[16, 16], pl.FP32] = pl.block.store(a, [0, 0], [16, 16], out)\n        return\n";
+    let input = dir.with_extension("early-fallback.pto");
+    std::fs::write(&input, kernels_then(scope)).unwrap();
+    let whole = dir.join("whole");
+    let r = ptoc(&["--whole-program", "--emit", "cpp", "-o", whole.to_str().unwrap(), input.to_str().unwrap()]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let expected = snapshot(&whole);
+    assert!(expected.contains_key("kernels/aiv/main_incore_0.cpp") && expected.contains_key("kernels/aiv/k3.cpp"));
+    for jobs in ["-j1", "-j2"] {
+        let out = dir.join(jobs);
+        // Into a new directory, then again into the same one (every file up to date).
+        for _ in 0..2 {
+            let r = ptoc(&[jobs, "--emit", "cpp", "-o", out.to_str().unwrap(), input.to_str().unwrap()]);
+            assert_eq!(r.code, Some(0), "{jobs}: {}", r.stderr);
+            assert!(snapshot(&out) == expected, "{jobs}: files differ from --whole-program's (or a temporary is left)");
+        }
     }
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_dir_all(&dir);

@@ -42,8 +42,9 @@ pub fn applies(req: &Request) -> bool {
         })
 }
 
-/// The C++ files of `source` (sorted by path), or `None` if the program has to be compiled
-/// whole (see the module comment). `jobs` is the number of threads to use.
+/// The C++ files of `source` (sorted by path; without the kernel files written through
+/// `req.early`), or `None` if the program has to be compiled whole (see the module comment).
+/// `jobs` is the number of threads to use.
 pub fn compile(source: &str, req: &Request, jobs: usize) -> Option<Vec<(String, String)>> {
     let split = methods::split(source)?;
     let head = lower::lower_head(parser::parse(&split.head(source)).ok()?)?;
@@ -74,8 +75,9 @@ pub fn compile(source: &str, req: &Request, jobs: usize) -> Option<Vec<(String, 
 
 /// What one function became.
 enum Unit {
-    /// A kernel: its file, and what the orchestration file needs to know about it.
-    Kernel { path: String, text: String, stub: Stub },
+    /// A kernel: its file (`None` once written through [`Request::early`]), and what the
+    /// orchestration file needs to know about it.
+    Kernel { path: String, text: Option<String>, stub: Stub },
     /// An orchestration function, compiled through the passes; emitted last.
     Orchestration(Program),
     /// A function calling one whose signature was not known yet when it was lowered.
@@ -145,7 +147,17 @@ impl Work<'_> {
             directions: f.params.iter().map(|p| p.direction).collect(),
             core,
         };
-        Some(Unit::Kernel { path: format!("kernels/{}/{}.cpp", core.dir(), f.name), text, stub })
+        let path = format!("kernels/{}/{}.cpp", core.dir(), f.name);
+        // Written now, while other functions compile, the text need not be kept. A failure to
+        // write ends this path; compiling whole then meets and reports it.
+        let text = match self.req.early {
+            Some(early) => {
+                early.batch.place(&early.dir.join(&path), text.as_bytes()).ok()?;
+                None
+            }
+            None => Some(text),
+        };
+        Some(Unit::Kernel { path, text, stub })
     }
 
     /// The planned passes, as `compile::run_passes` runs them, on a one-function program. Any
@@ -201,7 +213,7 @@ fn assemble(units: Vec<Unit>) -> Option<Vec<(String, String)>> {
     for unit in units {
         match unit {
             Unit::Kernel { path, text, stub } => {
-                files.push((path, text));
+                files.extend(text.map(|text| (path, text)));
                 stubs.push(stub);
             }
             Unit::Orchestration(p) => orchs.push(p),

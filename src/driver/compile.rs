@@ -11,7 +11,8 @@ use crate::{lower, parser, printer};
 pub enum Emitted {
     /// Canonical `.pto` text of the final program (no trailing newline, like the printer).
     Ir(String),
-    /// C++ files: relative path (e.g. `kernels/aiv/k.cpp`) and text, sorted by path.
+    /// C++ files: relative path (e.g. `kernels/aiv/k.cpp`) and text, sorted by path; without
+    /// those already written through [`Request::early`].
     Files(Vec<(String, String)>),
 }
 
@@ -37,6 +38,16 @@ pub struct Request<'a> {
     /// Compile function at a time on this many threads when the request allows it
     /// ([`super::by_function`]); `None` (`--whole-program`) never does.
     pub by_function: Option<usize>,
+    /// Where C++ files may be written as soon as each is ready (the CLI with `-o DIR`); files
+    /// placed there are left out of [`Emitted::Files`].
+    pub early: Option<Early<'a>>,
+}
+
+/// An output directory and the batch that writes into it (see [`Request::early`]).
+#[derive(Clone, Copy)]
+pub struct Early<'a> {
+    pub dir: &'a std::path::Path,
+    pub batch: &'a super::output::Batch,
 }
 
 /// The front end: parse and lower.
@@ -51,6 +62,10 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     if let Some(jobs) = req.by_function.filter(|_| super::by_function::applies(req)) {
         if let Some(files) = super::by_function::compile(source, req, jobs) {
             return Ok(Emitted::Files(files));
+        }
+        // Compiling whole writes every file at the end; take back what the fast path wrote.
+        if let Some(early) = req.early {
+            early.batch.discard();
         }
     }
     let prog = run_passes(&|| frontend(source), source, req, dumps)?;
@@ -290,6 +305,7 @@ mod tests {
             verify_sync: false,
             report_redundant_sync: false,
             by_function: None,
+            early: None,
         };
         run_passes(&|| Ok(Program::new("p")), "", &req, &mut String::new())
     }

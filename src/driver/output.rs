@@ -2,6 +2,10 @@
 //! that did not exist is created in place and removed again if anything fails; a file that
 //! exists is replaced by renaming a temporary over it once everything else was written.
 //!
+//! Files can be written as they are ready (a [`Batch`]): function-at-a-time compilation puts
+//! each kernel file in place as soon as it is generated, while the other functions compile,
+//! instead of holding megabytes of text until the end and writing them all then.
+//!
 //! Output directories are rewritten again and again (autotuning loops, golden test suites), and
 //! most of the files come out the same: an existing file whose contents are already the ones to
 //! write keeps its data and only gets a new modification time (`make` then sees it as fresh, as
@@ -12,113 +16,154 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
-/// Writes every `(path, bytes)`; creates missing parent directories. All or none: an error
-/// leaves every existing target as it was and removes the files this call created. Returns the
-/// first error (in the order of `files`) with its path.
-pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
-    let mut created: Vec<&Path> = Vec::new();
-    let mut temps: Vec<(PathBuf, &Path)> = Vec::new();
-    let mut first_error = None;
-    for ((path, _), placed) in files.iter().zip(place_all(files)) {
-        match placed {
-            Ok(Placed::Created) => created.push(path),
-            Ok(Placed::Unchanged) => {}
-            Ok(Placed::Temporary(tmp)) => temps.push((tmp, path)),
-            Err(e) => {
-                first_error.get_or_insert((path.clone(), e));
+/// Files being written, all or none (an error leaves every existing target as it was and
+/// removes the files and directories the batch created): [`Batch::place`] (from any thread) puts each file in
+/// place or in a temporary at once; [`Batch::finish`] adds the last ones and renames the
+/// temporaries over their targets; [`Batch::discard`], or dropping the batch unfinished, removes
+/// everything placed and the directories made for it.
+#[derive(Debug, Default)]
+pub struct Batch {
+    state: Mutex<Placed>,
+}
+
+/// What a batch has done so far.
+#[derive(Debug, Default)]
+struct Placed {
+    /// Files created where none was.
+    created: Vec<PathBuf>,
+    /// Temporaries to rename over their targets: (temporary, target).
+    temps: Vec<(PathBuf, PathBuf)>,
+    /// Directories made, parents before children.
+    dirs: Vec<PathBuf>,
+}
+
+impl Batch {
+    /// Writes `bytes` to `path` as far as can be done before the batch is finished: a new file
+    /// is created; an existing one holding `bytes` is left (touched); otherwise the bytes go to
+    /// a temporary beside it.
+    pub fn place(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        self.make_dir(dir)?;
+        match File::create_new(path) {
+            Ok(file) => {
+                // Recorded before filling, so that a failure to fill removes it too.
+                self.state().created.push(path.to_path_buf());
+                return fill(file, bytes);
             }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
         }
+        if holds(path, bytes) {
+            return Ok(());
+        }
+        let tmp = write_temp(dir, path, bytes)?;
+        self.state().temps.push((tmp, path.to_path_buf()));
+        Ok(())
     }
-    let mut renamed = 0;
-    if first_error.is_none() {
-        for (tmp, path) in &temps {
+
+    /// Places `files` (spread over the CPUs when there are many), then renames the temporaries
+    /// over their targets, in path order. On the first error (in the order of `files`, then of
+    /// the renames) everything not yet renamed is discarded and the error returned.
+    pub fn finish(self, files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
+        if let Some((i, e)) = self.place_all(files).into_iter().enumerate().find_map(|(i, r)| r.err().map(|e| (i, e))) {
+            return Err((files[i].0.clone(), e));
+        }
+        let mut state = std::mem::take(&mut *self.state());
+        state.temps.sort_by(|a, b| a.1.cmp(&b.1));
+        for k in 0..state.temps.len() {
+            let (tmp, path) = &state.temps[k];
             if let Err(e) = fs::rename(tmp, path) {
-                first_error = Some((path.to_path_buf(), e));
-                break;
+                let path = path.clone();
+                // The temporaries renamed before the failure are targets now and stay.
+                state.temps.drain(..k);
+                *self.state() = state;
+                return Err((path, e));
             }
-            renamed += 1;
+        }
+        Ok(())
+    }
+
+    /// Removes everything placed so far (created files, temporaries, then the directories made
+    /// for them if they are empty); the batch can be used again.
+    pub fn discard(&self) {
+        let state = std::mem::take(&mut *self.state());
+        for path in state.created.iter().chain(state.temps.iter().map(|(tmp, _)| tmp)) {
+            let _ = fs::remove_file(path);
+        }
+        for dir in state.dirs.iter().rev() {
+            let _ = fs::remove_dir(dir);
         }
     }
-    let Some(error) = first_error else { return Ok(()) };
-    // The temporaries renamed before the failure are targets now and stay.
-    for (tmp, _) in &temps[renamed..] {
-        let _ = fs::remove_file(tmp);
-    }
-    for path in created {
-        let _ = fs::remove_file(path);
-    }
-    Err(error)
-}
 
-/// Files per thread below which [`place_all`] does not start another: a thread costs tens of
-/// microseconds, a file written about as much.
-const FILES_PER_THREAD: usize = 16;
-
-/// [`place`] for every file, the results in the order of `files`. Large outputs (a kernel file
-/// per function) are spread over the CPUs: writing 12 MB into the page cache is several
-/// milliseconds of kernel time, a tenth of a whole compilation.
-fn place_all(files: &[(PathBuf, Vec<u8>)]) -> Vec<io::Result<Placed>> {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = cpus.min(files.len() / FILES_PER_THREAD).max(1);
-    if threads == 1 {
-        return files.iter().map(|(path, bytes)| place(path, bytes)).collect();
+    fn state(&self) -> std::sync::MutexGuard<'_, Placed> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
-    // Thread t takes files t, t + threads, ...: neighbours in path order are alike in size.
-    let mut results: Vec<Option<io::Result<Placed>>> = files.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mine = files.iter().enumerate().skip(t).step_by(threads);
-                    mine.map(|(i, (path, bytes))| (i, place(path, bytes))).collect::<Vec<_>>()
+
+    /// `fs::create_dir_all`, recording the directories it made.
+    fn make_dir(&self, dir: &Path) -> io::Result<()> {
+        if dir.is_dir() {
+            return Ok(());
+        }
+        if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            self.make_dir(parent)?;
+        }
+        match fs::create_dir(dir) {
+            Ok(()) => {
+                self.state().dirs.push(dir.to_path_buf());
+                Ok(())
+            }
+            // Made meanwhile by another thread (or it is a file: placing then fails).
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`Batch::place`] for every file, the results in the order of `files`. Large outputs (a
+    /// kernel file per function) are spread over the CPUs: writing 12 MB into the page cache is
+    /// several milliseconds of kernel time.
+    fn place_all(&self, files: &[(PathBuf, Vec<u8>)]) -> Vec<io::Result<()>> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = cpus.min(files.len() / FILES_PER_THREAD).max(1);
+        if threads == 1 {
+            return files.iter().map(|(path, bytes)| self.place(path, bytes)).collect();
+        }
+        // Thread t takes files t, t + threads, ...: neighbours in path order are alike in size.
+        let mut results: Vec<Option<io::Result<()>>> = files.iter().map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mine = files.iter().enumerate().skip(t).step_by(threads);
+                        mine.map(|(i, (path, bytes))| (i, self.place(path, bytes))).collect::<Vec<_>>()
+                    })
                 })
-            })
-            .collect();
-        for worker in workers {
-            let done = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (i, result) in done {
-                results[i] = Some(result);
+                .collect();
+            for worker in workers {
+                let done = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                for (i, result) in done {
+                    results[i] = Some(result);
+                }
             }
-        }
-    });
-    results.into_iter().map(|r| r.unwrap_or_else(|| Err(io::Error::other("file not written")))).collect()
+        });
+        results.into_iter().map(|r| r.unwrap_or_else(|| Err(io::Error::other("file not written")))).collect()
+    }
 }
 
-/// What [`place`] did with one file.
-enum Placed {
-    /// The target did not exist and now holds the bytes.
-    Created,
-    /// The target already held the bytes; its modification time is now.
-    Unchanged,
-    /// The bytes are in this temporary, to be renamed over the target.
-    Temporary(PathBuf),
+impl Drop for Batch {
+    fn drop(&mut self) {
+        self.discard();
+    }
 }
 
-/// The first step of writing `bytes` to `path` (see [`Placed`]).
-fn place(path: &Path, bytes: &[u8]) -> io::Result<Placed> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    fs::create_dir_all(dir)?;
-    match File::create_new(path) {
-        Ok(file) => {
-            if let Err(e) = fill(file, bytes) {
-                let _ = fs::remove_file(path);
-                return Err(e);
-            }
-            return Ok(Placed::Created);
-        }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
-    if holds(path, bytes) {
-        return Ok(Placed::Unchanged);
-    }
-    write_temp(dir, path, bytes).map(Placed::Temporary)
-}
+/// Files per thread below which [`Batch::place_all`] does not start another: a thread costs
+/// tens of microseconds, a file written about as much.
+const FILES_PER_THREAD: usize = 16;
 
 /// Whether `path` is a regular file (not a link to one) holding exactly `bytes`; if so, its
 /// modification time is set to now. Any failure, including of setting the time, means no: the
@@ -163,6 +208,10 @@ fn fill(mut file: File, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
+        Batch::default().finish(files)
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("ptoc-output-test-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
@@ -198,6 +247,30 @@ mod tests {
     }
 
     #[test]
+    fn a_discarded_batch_leaves_what_was_there() {
+        let d = scratch("discard");
+        fs::create_dir_all(d.join("kept")).unwrap();
+        fs::write(d.join("kept/old.txt"), "old").unwrap();
+        let batch = Batch::default();
+        batch.place(&d.join("kept/old.txt"), b"new").unwrap();
+        batch.place(&d.join("kept/new.txt"), b"new").unwrap();
+        batch.place(&d.join("made/deeper/f.txt"), b"new").unwrap();
+        assert_eq!(entries(&d), ["kept", "made"]);
+        drop(batch);
+        assert_eq!(entries(&d), ["kept"]);
+        assert_eq!(entries(&d.join("kept")), ["old.txt"]);
+        assert_eq!(fs::read_to_string(d.join("kept/old.txt")).unwrap(), "old");
+        // Placed early, finished with more: everything lands, nothing is left over.
+        let batch = Batch::default();
+        batch.place(&d.join("made/a.txt"), b"a").unwrap();
+        batch.finish(&[(d.join("kept/old.txt"), b"b".to_vec())]).unwrap();
+        assert_eq!(fs::read_to_string(d.join("made/a.txt")).unwrap(), "a");
+        assert_eq!(fs::read_to_string(d.join("kept/old.txt")).unwrap(), "b");
+        assert_eq!(entries(&d.join("kept")), ["old.txt"]);
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
     fn files_created_before_a_failure_are_removed() {
         let d = scratch("created");
         fs::write(d.join("blocker"), "").unwrap();
@@ -221,7 +294,7 @@ mod tests {
         files[3 * FILES_PER_THREAD].0 = d.join("blocker/y.cpp");
         let err = write_all(&files).unwrap_err();
         assert_eq!(err.0, d.join("blocker/x.cpp"));
-        assert_eq!(entries(&d.join("k")), Vec::<String>::new());
+        assert!(!d.join("k").exists(), "the directory made for the files is removed");
         files.retain(|(p, _)| !p.starts_with(d.join("blocker")));
         write_all(&files).unwrap();
         for (p, bytes) in &files {
