@@ -197,6 +197,7 @@ impl Collector<'_> {
                 Stmt::Ops { stmts: ops, .. } => {
                     let run = self.here();
                     self.out.op_counts.insert(run, ops.len());
+                    self.out.positions.intern_ops(run, ops.len());
                     for (j, op) in ops.iter().enumerate() {
                         let here = self.out.positions.child(run, Elem::op(j));
                         self.leaf_at(here, op, state, copy());
