@@ -11,14 +11,15 @@ pub type MemKey = (u64, VarId);
 
 /// The MemRefs a leaf reads and writes (each ascending) and the pipe it runs on. One value is
 /// refilled for every leaf ([`leaf_effects`]), so that the lists are allocated once per function.
+/// `K` names a MemRef: its [`MemKey`], or the dense index phase 1 gives it in its function.
 #[derive(Debug)]
-pub struct Effects {
+pub struct Effects<K = MemKey> {
     pub pipe: PipeType,
-    pub reads: Vec<MemKey>,
-    pub writes: Vec<MemKey>,
+    pub reads: Vec<K>,
+    pub writes: Vec<K>,
 }
 
-impl Default for Effects {
+impl<K> Default for Effects<K> {
     fn default() -> Self {
         Effects { pipe: PipeType::S, reads: Vec::new(), writes: Vec::new() }
     }
@@ -28,15 +29,21 @@ impl Default for Effects {
 /// replayed for the second copy (the same statements in the same order), so that the operands
 /// of a leaf are walked once per loop. Used as a stack: an unrolled body records above the
 /// entries of the bodies around it and truncates back to its [`Recorded::mark`] when done.
-#[derive(Debug, Default)]
-pub struct Recorded {
+#[derive(Debug)]
+pub struct Recorded<K> {
     /// Per leaf: its pipe and where its reads and writes lie in `keys`, or `None` for a leaf
     /// touching no MemRef.
     leaves: Vec<Option<(PipeType, usize, usize, usize)>>,
-    keys: Vec<MemKey>,
+    keys: Vec<K>,
 }
 
-impl Recorded {
+impl<K> Default for Recorded<K> {
+    fn default() -> Self {
+        Recorded { leaves: Vec::new(), keys: Vec::new() }
+    }
+}
+
+impl<K: Copy> Recorded<K> {
     /// The current top of the stack, for [`Recorded::truncate`].
     pub fn mark(&self) -> (usize, usize) {
         (self.leaves.len(), self.keys.len())
@@ -49,7 +56,7 @@ impl Recorded {
     }
 
     /// Records the next leaf's effects (`None`: it touches no MemRef).
-    pub fn record(&mut self, fx: Option<&Effects>) {
+    pub fn record(&mut self, fx: Option<&Effects<K>>) {
         let entry = fx.map(|fx| {
             let start = self.keys.len();
             self.keys.extend_from_slice(&fx.reads);
@@ -61,7 +68,7 @@ impl Recorded {
 
     /// Fills `fx` with the effects recorded at index `k` and returns true, or false for a leaf
     /// touching no MemRef (as [`leaf_effects`] does).
-    pub fn replay(&self, k: usize, fx: &mut Effects) -> bool {
+    pub fn replay(&self, k: usize, fx: &mut Effects<K>) -> bool {
         let Some(Some((pipe, start, mid, end))) = self.leaves.get(k).copied() else { return false };
         fx.pipe = pipe;
         fx.reads.clear();
