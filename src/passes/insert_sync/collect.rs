@@ -286,18 +286,22 @@ impl Collector<'_> {
             self.out.spans.resize(k + 1, None);
         }
         self.out.spans[k].get_or_insert(s.span());
-        let mut fx = std::mem::take(&mut self.effects);
-        let touches_memory = match copy {
-            Copy::Only => self.effects_of(s, &mut fx),
-            Copy::First => {
-                let touches = self.effects_of(s, &mut fx);
-                self.recorded.record(touches.then_some(&fx));
-                touches
+        if let Copy::Again(k) = copy {
+            // The recorded lists are read in place (taken out of `self` for the call), not copied.
+            let recorded = std::mem::take(&mut self.recorded);
+            if let Some((pipe, reads, writes)) = recorded.get(k) {
+                self.record(pipe, reads, writes, here, state);
             }
-            Copy::Again(k) => self.recorded.replay(k, &mut fx),
-        };
+            self.recorded = recorded;
+            return;
+        }
+        let mut fx = std::mem::take(&mut self.effects);
+        let touches_memory = self.effects_of(s, &mut fx);
+        if let Copy::First = copy {
+            self.recorded.record(touches_memory.then_some(&fx));
+        }
         if touches_memory {
-            self.record(&fx, here, state);
+            self.record(fx.pipe, &fx.reads, &fx.writes, here, state);
         }
         self.effects = fx;
     }
@@ -321,13 +325,14 @@ impl Collector<'_> {
         true
     }
 
-    /// Pairs the leaf at `here` with its producers in `state`, then records its accesses.
-    fn record(&mut self, fx: &Effects<usize>, here: PosId, state: &mut State) {
+    /// Pairs the leaf at `here` (on `pipe`, with these MemRef indexes) with its producers in
+    /// `state`, then records its accesses.
+    fn record(&mut self, pipe: PipeType, reads: &[usize], writes: &[usize], here: PosId, state: &mut State) {
         let k = here.index();
         if self.pipes.len() <= k {
             self.pipes.resize(k + 1, None);
         }
-        self.pipes[k] = Some(fx.pipe);
+        self.pipes[k] = Some(pipe);
         // Every MemRef of the leaf has an entry (its index is below the number seen so far).
         if state.access.len() < self.memrefs.len() {
             state.access.resize_with(self.memrefs.len(), Access::default);
@@ -337,19 +342,19 @@ impl Collector<'_> {
         // (`state` is not part of `self`, so the lists are read in place.)
         // Plain loops rather than one flattened iterator: this runs for every leaf.
         self.marks.next_round();
-        for &m in fx.reads.iter().chain(&fx.writes) {
+        for &m in reads.iter().chain(writes) {
             self.pair_unmarked(&state.access[m].writers, here);
         }
-        for &m in &fx.writes {
+        for &m in writes {
             self.pair_unmarked(&state.access[m].readers, here);
         }
-        for &m in &fx.writes {
+        for &m in writes {
             let access = &mut state.access[m];
             access.writers.clear();
             access.writers.push(here);
             access.readers.clear();
         }
-        for &m in &fx.reads {
+        for &m in reads {
             state.access[m].readers.push(here);
         }
     }

@@ -66,16 +66,11 @@ impl<K: Copy> Recorded<K> {
         self.leaves.push(entry);
     }
 
-    /// Fills `fx` with the effects recorded at index `k` and returns true, or false for a leaf
-    /// touching no MemRef (as [`leaf_effects`] does).
-    pub fn replay(&self, k: usize, fx: &mut Effects<K>) -> bool {
-        let Some(Some((pipe, start, mid, end))) = self.leaves.get(k).copied() else { return false };
-        fx.pipe = pipe;
-        fx.reads.clear();
-        fx.reads.extend_from_slice(&self.keys[start..mid]);
-        fx.writes.clear();
-        fx.writes.extend_from_slice(&self.keys[mid..end]);
-        true
+    /// The pipe, reads and writes recorded at index `k`, read in place; `None` for a leaf
+    /// touching no MemRef (as [`leaf_effects`] returns false).
+    pub fn get(&self, k: usize) -> Option<(PipeType, &[K], &[K])> {
+        let (pipe, start, mid, end) = self.leaves.get(k).copied().flatten()?;
+        Some((pipe, &self.keys[start..mid], &self.keys[mid..end]))
     }
 }
 
@@ -165,14 +160,12 @@ mod tests {
         let mark = rec.mark();
         rec.record(None);
         rec.record(Some(&effects(PipeType::V, &[m2, m3], &[])));
-        let mut fx = Effects::default();
-        assert!(!rec.replay(1, &mut fx), "a leaf touching no MemRef replays as none");
-        assert!(rec.replay(2, &mut fx));
-        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::V, &[m2, m3][..], &[][..]));
-        assert!(rec.replay(0, &mut fx), "replaying overwrites the previous lists");
-        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::Mte2, &[m1][..], &[m2][..]));
+        assert_eq!(rec.get(1), None, "a leaf touching no MemRef replays as none");
+        assert_eq!(rec.get(2), Some((PipeType::V, &[m2, m3][..], &[][..])));
+        assert_eq!(rec.get(0), Some((PipeType::Mte2, &[m1][..], &[m2][..])));
         rec.truncate(mark);
-        assert!(!rec.replay(1, &mut fx), "entries above the mark are gone");
+        assert_eq!(rec.get(1), None, "entries above the mark are gone");
+        assert_eq!(rec.get(0), Some((PipeType::Mte2, &[m1][..], &[m2][..])));
         assert_eq!(rec.mark(), mark);
     }
 }
