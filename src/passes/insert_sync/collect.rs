@@ -414,3 +414,30 @@ pub fn as_seq(body: &Stmt) -> &[Stmt] {
         other => std::slice::from_ref(other),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::insert_sync::position::ops;
+
+    fn access(writers: &[PosId], readers: &[PosId]) -> Access {
+        Access { writers: writers.to_vec(), readers: readers.to_vec() }
+    }
+
+    #[test]
+    fn merging_states_of_different_lengths_keeps_every_memref() {
+        let (_, at) = ops(4);
+        // The then branch saw one MemRef, the else branch a second one too.
+        let then = State { access: vec![access(&[at[0]], &[at[1]])] };
+        let other = State { access: vec![access(&[at[2]], &[]), access(&[], &[at[3]])] };
+        let merged = State::merge(then, other);
+        assert_eq!(merged.access.len(), 2);
+        assert_eq!(merged.access[0].writers, [at[0], at[2]], "then lists first, else lists after");
+        assert_eq!(merged.access[0].readers, [at[1]]);
+        assert!(merged.access[1].writers.is_empty());
+        assert_eq!(merged.access[1].readers, [at[3]]);
+        let merged = State::merge(State::default(), State { access: vec![access(&[at[0]], &[])] });
+        assert_eq!(merged.access.len(), 1);
+        assert_eq!(merged.access[0].writers, [at[0]]);
+    }
+}
