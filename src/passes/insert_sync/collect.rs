@@ -37,12 +37,13 @@ impl Analysis {
     }
 }
 
-/// Last writers and readers of each MemRef. Only looked up by MemRef (and each MemRef's lists
-/// rewritten on their own), never iterated in an order that reaches the output, so a hash map
-/// serves (§6 Q7 concerns orders, and the lists keep theirs).
+/// Last writers and readers of each MemRef, indexed by the MemRef's dense index in the function
+/// ([`Collector::memrefs`]; past the end: none yet). Only looked up by MemRef (and each MemRef's
+/// lists rewritten on their own), never iterated in an order that reaches the output (§6 Q7
+/// concerns orders, and the lists keep theirs).
 #[derive(Clone, Debug, Default)]
 struct State {
-    access: FxHashMap<MemKey, Access>,
+    access: Vec<Access>,
 }
 
 /// The last writers and readers of one MemRef, in the order they were recorded.
@@ -55,8 +56,10 @@ struct Access {
 impl State {
     /// The state after an `if`: each MemRef's lists are the then lists followed by the else lists.
     fn merge(mut a: State, b: State) -> State {
-        for (k, mut y) in b.access {
-            let x = a.access.entry(k).or_default();
+        if a.access.len() < b.access.len() {
+            a.access.resize_with(b.access.len(), Access::default);
+        }
+        for (x, mut y) in a.access.iter_mut().zip(b.access) {
             x.writers.append(&mut y.writers);
             x.readers.append(&mut y.readers);
         }
@@ -76,6 +79,8 @@ pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
         marks: Marks::default(),
         folded: Memo::default(),
         indexes: Indexes::default(),
+        memrefs: FxHashMap::default(),
+        keys: Effects::default(),
         effects: Effects::default(),
         recorded: Recorded::default(),
         out: Analysis::default(),
@@ -136,10 +141,16 @@ struct Collector<'a> {
     folded: Memo,
     /// Scratch tables of the reductions.
     indexes: Indexes,
-    /// The effects of the current leaf (kept to reuse its lists).
-    effects: Effects,
+    /// The dense index of each MemRef the leaves walked so far touch, in order of first sight:
+    /// the index of its entry in a [`State`]. Sized by what the function uses (in whole-program
+    /// mode too), and looked up once per operand of a leaf, not in the second copy of a body.
+    memrefs: FxHashMap<MemKey, usize>,
+    /// The effects of the current leaf by [`MemKey`], then `effects` by dense index (both kept
+    /// to reuse their lists).
+    keys: Effects,
+    effects: Effects<usize>,
     /// The effects of the leaves of the first copy of the unrolled bodies being walked.
-    recorded: Recorded,
+    recorded: Recorded<usize>,
     out: Analysis,
 }
 
@@ -197,6 +208,7 @@ impl Collector<'_> {
                 Stmt::Ops { stmts: ops, .. } => {
                     let run = self.here();
                     self.out.op_counts.insert(run, ops.len());
+                    self.out.positions.intern_ops(run, ops.len());
                     for (j, op) in ops.iter().enumerate() {
                         let here = self.out.positions.child(run, Elem::op(j));
                         self.leaf_at(here, op, state, copy());
@@ -256,7 +268,7 @@ impl Collector<'_> {
         let mut fold = |p| folded.get_or(p, |p| fold_copy(positions, p, (body, body_path), n));
         self.pairs.map_ends_from(start, &mut fold);
         let marks = &mut self.marks;
-        for access in state.access.values_mut() {
+        for access in &mut state.access {
             for list in [&mut access.writers, &mut access.readers] {
                 marks.next_round();
                 list.iter_mut().for_each(|p| *p = fold(*p));
@@ -274,52 +286,76 @@ impl Collector<'_> {
             self.out.spans.resize(k + 1, None);
         }
         self.out.spans[k].get_or_insert(s.span());
-        let mut fx = std::mem::take(&mut self.effects);
-        let touches_memory = match copy {
-            Copy::Only => leaf_effects(self.prog, self.backend, s, &mut fx),
-            Copy::First => {
-                let touches = leaf_effects(self.prog, self.backend, s, &mut fx);
-                self.recorded.record(touches.then_some(&fx));
-                touches
+        if let Copy::Again(k) = copy {
+            // The recorded lists are read in place (taken out of `self` for the call), not copied.
+            let recorded = std::mem::take(&mut self.recorded);
+            if let Some((pipe, reads, writes)) = recorded.get(k) {
+                self.record(pipe, reads, writes, here, state);
             }
-            Copy::Again(k) => self.recorded.replay(k, &mut fx),
-        };
+            self.recorded = recorded;
+            return;
+        }
+        let mut fx = std::mem::take(&mut self.effects);
+        let touches_memory = self.effects_of(s, &mut fx);
+        if let Copy::First = copy {
+            self.recorded.record(touches_memory.then_some(&fx));
+        }
         if touches_memory {
-            self.record(&fx, here, state);
+            self.record(fx.pipe, &fx.reads, &fx.writes, here, state);
         }
         self.effects = fx;
     }
 
-    /// Pairs the leaf at `here` with its producers in `state`, then records its accesses.
-    fn record(&mut self, fx: &Effects, here: PosId, state: &mut State) {
+    /// [`leaf_effects`] of `s`, its MemRefs given by their dense indexes (new ones numbered
+    /// in order of first sight), in the same order.
+    fn effects_of(&mut self, s: &Stmt, fx: &mut Effects<usize>) -> bool {
+        if !leaf_effects(self.prog, self.backend, s, &mut self.keys) {
+            return false;
+        }
+        let memrefs = &mut self.memrefs;
+        let mut index = |m: &MemKey| {
+            let next = memrefs.len();
+            *memrefs.entry(*m).or_insert(next)
+        };
+        fx.pipe = self.keys.pipe;
+        fx.reads.clear();
+        fx.reads.extend(self.keys.reads.iter().map(&mut index));
+        fx.writes.clear();
+        fx.writes.extend(self.keys.writes.iter().map(&mut index));
+        true
+    }
+
+    /// Pairs the leaf at `here` (on `pipe`, with these MemRef indexes) with its producers in
+    /// `state`, then records its accesses.
+    fn record(&mut self, pipe: PipeType, reads: &[usize], writes: &[usize], here: PosId, state: &mut State) {
         let k = here.index();
         if self.pipes.len() <= k {
             self.pipes.resize(k + 1, None);
         }
-        self.pipes[k] = Some(fx.pipe);
+        self.pipes[k] = Some(pipe);
+        // Every MemRef of the leaf has an entry (its index is below the number seen so far).
+        if state.access.len() < self.memrefs.len() {
+            state.access.resize_with(self.memrefs.len(), Access::default);
+        }
         // Each producer is paired once: a repeat (a leaf writing what it reads, or one producer
         // of two operands) would be the same pair, which the de-duplication drops anyway.
         // (`state` is not part of `self`, so the lists are read in place.)
         // Plain loops rather than one flattened iterator: this runs for every leaf.
         self.marks.next_round();
-        for m in fx.reads.iter().chain(&fx.writes) {
-            if let Some(a) = state.access.get(m) {
-                self.pair_unmarked(&a.writers, here);
-            }
+        for &m in reads.iter().chain(writes) {
+            self.pair_unmarked(&state.access[m].writers, here);
         }
-        for m in &fx.writes {
-            if let Some(a) = state.access.get(m) {
-                self.pair_unmarked(&a.readers, here);
-            }
+        for &m in writes {
+            self.pair_unmarked(&state.access[m].readers, here);
         }
-        for m in &fx.writes {
-            let access = state.access.entry(*m).or_default();
+        for &m in writes {
+            let access = &mut state.access[m];
             access.writers.clear();
             access.writers.push(here);
             access.readers.clear();
         }
-        for m in &fx.reads {
-            state.access.entry(*m).or_default().readers.push(here);
+        for &m in reads {
+            state.access[m].readers.push(here);
         }
     }
 
@@ -376,5 +412,32 @@ pub fn as_seq(body: &Stmt) -> &[Stmt] {
     match body {
         Stmt::Seq { stmts, .. } => stmts,
         other => std::slice::from_ref(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::insert_sync::position::ops;
+
+    fn access(writers: &[PosId], readers: &[PosId]) -> Access {
+        Access { writers: writers.to_vec(), readers: readers.to_vec() }
+    }
+
+    #[test]
+    fn merging_states_of_different_lengths_keeps_every_memref() {
+        let (_, at) = ops(4);
+        // The then branch saw one MemRef, the else branch a second one too.
+        let then = State { access: vec![access(&[at[0]], &[at[1]])] };
+        let other = State { access: vec![access(&[at[2]], &[]), access(&[], &[at[3]])] };
+        let merged = State::merge(then, other);
+        assert_eq!(merged.access.len(), 2);
+        assert_eq!(merged.access[0].writers, [at[0], at[2]], "then lists first, else lists after");
+        assert_eq!(merged.access[0].readers, [at[1]]);
+        assert!(merged.access[1].writers.is_empty());
+        assert_eq!(merged.access[1].readers, [at[3]]);
+        let merged = State::merge(State::default(), State { access: vec![access(&[at[0]], &[])] });
+        assert_eq!(merged.access.len(), 1);
+        assert_eq!(merged.access[0].writers, [at[0]]);
     }
 }

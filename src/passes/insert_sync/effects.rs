@@ -11,14 +11,15 @@ pub type MemKey = (u64, VarId);
 
 /// The MemRefs a leaf reads and writes (each ascending) and the pipe it runs on. One value is
 /// refilled for every leaf ([`leaf_effects`]), so that the lists are allocated once per function.
+/// `K` names a MemRef: its [`MemKey`], or the dense index phase 1 gives it in its function.
 #[derive(Debug)]
-pub struct Effects {
+pub struct Effects<K = MemKey> {
     pub pipe: PipeType,
-    pub reads: Vec<MemKey>,
-    pub writes: Vec<MemKey>,
+    pub reads: Vec<K>,
+    pub writes: Vec<K>,
 }
 
-impl Default for Effects {
+impl<K> Default for Effects<K> {
     fn default() -> Self {
         Effects { pipe: PipeType::S, reads: Vec::new(), writes: Vec::new() }
     }
@@ -28,15 +29,21 @@ impl Default for Effects {
 /// replayed for the second copy (the same statements in the same order), so that the operands
 /// of a leaf are walked once per loop. Used as a stack: an unrolled body records above the
 /// entries of the bodies around it and truncates back to its [`Recorded::mark`] when done.
-#[derive(Debug, Default)]
-pub struct Recorded {
+#[derive(Debug)]
+pub struct Recorded<K> {
     /// Per leaf: its pipe and where its reads and writes lie in `keys`, or `None` for a leaf
     /// touching no MemRef.
     leaves: Vec<Option<(PipeType, usize, usize, usize)>>,
-    keys: Vec<MemKey>,
+    keys: Vec<K>,
 }
 
-impl Recorded {
+impl<K> Default for Recorded<K> {
+    fn default() -> Self {
+        Recorded { leaves: Vec::new(), keys: Vec::new() }
+    }
+}
+
+impl<K: Copy> Recorded<K> {
     /// The current top of the stack, for [`Recorded::truncate`].
     pub fn mark(&self) -> (usize, usize) {
         (self.leaves.len(), self.keys.len())
@@ -49,7 +56,7 @@ impl Recorded {
     }
 
     /// Records the next leaf's effects (`None`: it touches no MemRef).
-    pub fn record(&mut self, fx: Option<&Effects>) {
+    pub fn record(&mut self, fx: Option<&Effects<K>>) {
         let entry = fx.map(|fx| {
             let start = self.keys.len();
             self.keys.extend_from_slice(&fx.reads);
@@ -59,16 +66,11 @@ impl Recorded {
         self.leaves.push(entry);
     }
 
-    /// Fills `fx` with the effects recorded at index `k` and returns true, or false for a leaf
-    /// touching no MemRef (as [`leaf_effects`] does).
-    pub fn replay(&self, k: usize, fx: &mut Effects) -> bool {
-        let Some(Some((pipe, start, mid, end))) = self.leaves.get(k).copied() else { return false };
-        fx.pipe = pipe;
-        fx.reads.clear();
-        fx.reads.extend_from_slice(&self.keys[start..mid]);
-        fx.writes.clear();
-        fx.writes.extend_from_slice(&self.keys[mid..end]);
-        true
+    /// The pipe, reads and writes recorded at index `k`, read in place; `None` for a leaf
+    /// touching no MemRef (as [`leaf_effects`] returns false).
+    pub fn get(&self, k: usize) -> Option<(PipeType, &[K], &[K])> {
+        let (pipe, start, mid, end) = self.leaves.get(k).copied().flatten()?;
+        Some((pipe, &self.keys[start..mid], &self.keys[mid..end]))
     }
 }
 
@@ -158,14 +160,12 @@ mod tests {
         let mark = rec.mark();
         rec.record(None);
         rec.record(Some(&effects(PipeType::V, &[m2, m3], &[])));
-        let mut fx = Effects::default();
-        assert!(!rec.replay(1, &mut fx), "a leaf touching no MemRef replays as none");
-        assert!(rec.replay(2, &mut fx));
-        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::V, &[m2, m3][..], &[][..]));
-        assert!(rec.replay(0, &mut fx), "replaying overwrites the previous lists");
-        assert_eq!((fx.pipe, fx.reads.as_slice(), fx.writes.as_slice()), (PipeType::Mte2, &[m1][..], &[m2][..]));
+        assert_eq!(rec.get(1), None, "a leaf touching no MemRef replays as none");
+        assert_eq!(rec.get(2), Some((PipeType::V, &[m2, m3][..], &[][..])));
+        assert_eq!(rec.get(0), Some((PipeType::Mte2, &[m1][..], &[m2][..])));
         rec.truncate(mark);
-        assert!(!rec.replay(1, &mut fx), "entries above the mark are gone");
+        assert_eq!(rec.get(1), None, "entries above the mark are gone");
+        assert_eq!(rec.get(0), Some((PipeType::Mte2, &[m1][..], &[m2][..])));
         assert_eq!(rec.mark(), mark);
     }
 }

@@ -93,14 +93,19 @@ impl PosId {
 /// path is [`Positions::ROOT`]), and a position is found from its parent and its last element
 /// ([`Positions::child`]), so that interning the statements of an `OpStmts` costs one small
 /// lookup each instead of hashing their whole paths. The paths lie back to back in one vector,
-/// so interning allocates nothing per position.
+/// so interning allocates nothing per position. The statements of one `OpStmts` are usually
+/// interned together ([`Positions::intern_ops`]): their ids are consecutive and a lookup of one
+/// is an index into a table, not a hash lookup (phase 1 does one per leaf and per folded end).
 #[derive(Debug)]
 pub struct Positions {
     elems: Vec<Elem>,
     /// Where each id's path lies in `elems`.
     bounds: Vec<(usize, usize)>,
-    /// The child of a position with one more element (only looked up).
+    /// The child of a position with one more element (only looked up), except the `Op`
+    /// children held by `ops`.
     children: FxHashMap<(PosId, Elem), PosId>,
+    /// How each id's `Op` children are found, indexed by id.
+    ops: Vec<OpChildren>,
     /// Each id's parent, the id of its path without the last element (the root's is itself),
     /// and that last element ([`ROOT_LAST`] for the root), for [`Positions::before`].
     nodes: Vec<(PosId, Elem)>,
@@ -114,6 +119,7 @@ impl Default for Positions {
             elems: Vec::new(),
             bounds: vec![(0, 0)],
             children: FxHashMap::default(),
+            ops: vec![OpChildren::None],
             nodes: vec![(Positions::ROOT, ROOT_LAST)],
             scratch: Path::new(),
         }
@@ -126,30 +132,66 @@ impl Positions {
 
     /// The id of the path of `parent` followed by `e`, added if it is new.
     pub fn child(&mut self, parent: PosId, e: Elem) -> PosId {
+        if let Some(id) = self.run_child(parent, e) {
+            return id;
+        }
         let next = PosId(self.bounds.len());
         let id = *self.children.entry((parent, e)).or_insert(next);
         if id == next {
-            let (start, end) = self.bounds[parent.0];
-            let at = self.elems.len();
-            self.elems.extend_from_within(start..end);
-            self.elems.push(e);
-            self.bounds.push((at, self.elems.len()));
-            self.nodes.push((parent, e));
+            self.push(parent, e);
+            if e.kind() == Kind::Op && self.ops[parent.0] == OpChildren::None {
+                self.ops[parent.0] = OpChildren::Each;
+            }
         }
         id
     }
 
-    /// Makes room for `n` more positions (of about four elements each).
+    /// Interns `Op(0)` … `Op(n − 1)` under `parent` as consecutive ids, so that [`Positions::child`]
+    /// finds each by its index. Only when `parent` has no `Op` child yet (otherwise they are
+    /// interned one at a time, as [`Positions::child`] is asked for them): a path keeps one id.
+    pub fn intern_ops(&mut self, parent: PosId, n: usize) {
+        if self.ops[parent.0] != OpChildren::None || n == 0 {
+            return;
+        }
+        let first = self.bounds.len();
+        self.ops[parent.0] = OpChildren::Run { first, len: n };
+        for j in 0..n {
+            self.push(parent, Elem::op(j));
+        }
+    }
+
+    /// The id of `Op(j)` under `parent` if it is in a run of [`Positions::intern_ops`].
+    fn run_child(&self, parent: PosId, e: Elem) -> Option<PosId> {
+        match self.ops[parent.0] {
+            OpChildren::Run { first, len } if e.kind() == Kind::Op && e.index() < len => Some(PosId(first + e.index())),
+            _ => None,
+        }
+    }
+
+    /// Adds the new position `parent` followed by `e`.
+    fn push(&mut self, parent: PosId, e: Elem) {
+        let (start, end) = self.bounds[parent.0];
+        let at = self.elems.len();
+        self.elems.extend_from_within(start..end);
+        self.elems.push(e);
+        self.bounds.push((at, self.elems.len()));
+        self.nodes.push((parent, e));
+        self.ops.push(OpChildren::None);
+    }
+
+    /// Makes room for `n` more positions (of about four elements each; most of them ops, which
+    /// need no entry in the map of children).
     pub fn reserve(&mut self, n: usize) {
-        self.children.reserve(n);
+        self.children.reserve(n / 4);
         self.bounds.reserve(n);
         self.nodes.reserve(n);
+        self.ops.reserve(n);
         self.elems.reserve(n.saturating_mul(4));
     }
 
     /// The id of `parent` followed by `e` if it has been interned.
     pub fn get_child(&self, parent: PosId, e: Elem) -> Option<PosId> {
-        self.children.get(&(parent, e)).copied()
+        self.run_child(parent, e).or_else(|| self.children.get(&(parent, e)).copied())
     }
 
     /// The id of the path of `id` without its last element (the root for the root).
@@ -175,7 +217,7 @@ impl Positions {
 
     /// The id of `path` if it has been interned.
     pub fn get(&self, path: &[Elem]) -> Option<PosId> {
-        path.iter().try_fold(Positions::ROOT, |p, &e| self.children.get(&(p, e)).copied())
+        path.iter().try_fold(Positions::ROOT, |p, &e| self.get_child(p, e))
     }
 
     /// [`before`] on the paths of two ids. Positions in one run of ops or one sequence share
@@ -195,6 +237,17 @@ impl Positions {
         let (start, end) = self.bounds[id.0];
         &self.elems[start..end]
     }
+}
+
+/// How the `Op` children of a position are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpChildren {
+    /// It has none yet.
+    None,
+    /// `Op(j)` for `j < len` is id `first + j` ([`Positions::intern_ops`]); any other in the map.
+    Run { first: usize, len: usize },
+    /// In the map of children, interned one at a time.
+    Each,
 }
 
 /// True iff `a` certainly executes before `b` in the same straight-line code: at the first
@@ -350,6 +403,34 @@ mod tests {
         let mut ids = [Positions::ROOT, parent, a, b, c].map(PosId::index);
         ids.sort_unstable();
         assert_eq!(ids, [0, 1, 2, 3, 4], "ids are dense");
+    }
+
+    #[test]
+    fn ops_interned_together_are_consecutive_and_keep_one_id_per_path() {
+        let mut ps = Positions::default();
+        let run = ps.intern(&[seq(0)]);
+        ps.intern_ops(run, 3);
+        let ids: Vec<usize> = (0..3).map(|j| ps.child(run, Elem::op(j)).index()).collect();
+        assert_eq!(ids, [run.index() + 1, run.index() + 2, run.index() + 3]);
+        assert_eq!(ps.intern(&[seq(0), Elem::op(2)]).index(), ids[2]);
+        assert_eq!(ps.get(&[seq(0), Elem::op(1)]).map(PosId::index), Some(ids[1]));
+        assert_eq!(ps.path(PosId(ids[1])), &[seq(0), Elem::op(1)]);
+        assert_eq!(ps.parent(PosId(ids[1])), run);
+        assert_eq!(ps.get_child(run, Elem::op(3)), None, "past the run");
+        let past = ps.child(run, Elem::op(3));
+        assert_eq!(ps.get_child(run, Elem::op(3)), Some(past));
+        ps.intern_ops(run, 5);
+        assert_eq!(ps.child(run, Elem::op(3)), past, "a second run adds no ids");
+        assert_eq!(ps.get_child(run, Elem::op(4)), None);
+        // Op children interned one at a time first: the run is not allocated.
+        let other = ps.intern(&[seq(1)]);
+        let single = ps.child(other, Elem::op(1));
+        ps.intern_ops(other, 3);
+        assert_eq!(ps.child(other, Elem::op(1)), single);
+        assert_eq!(ps.get_child(other, Elem::op(0)), None);
+        let zero = ps.child(other, Elem::op(0));
+        assert_eq!(ps.path(zero), &[seq(1), Elem::op(0)]);
+        assert_eq!(ps.get(&[seq(1), Elem::op(0)]), Some(zero));
     }
 
     #[test]
