@@ -72,21 +72,25 @@ fn is_arg(p: &Param) -> bool {
 }
 
 /// Binds `args`/`kwargs` to `def`'s parameters; see the module doc.
+/// The positional arguments are taken out of `args` (left empty).
 pub(crate) fn bind(
     prog: &Program,
     def: &'static OpDef,
-    args: impl Iterator<Item = ArgIn>,
+    args: &mut Vec<ArgIn>,
     kwargs: Vec<KwIn>,
     insert_defaults: bool,
     span: Span,
 ) -> Result<Bound, Diagnostic> {
+    if kwargs.is_empty() && binds_in_order(def, args) {
+        return bind_in_order(def, args, insert_defaults, span);
+    }
     let params = &def.params[..def.params.len().min(MAX_PARAMS)];
     let mut slots: [Option<Given>; MAX_PARAMS] = [const { None }; MAX_PARAMS];
     let free = |slots: &[Option<Given>], pred: &dyn Fn(&Param) -> bool| {
         params.iter().enumerate().position(|(i, p)| slots[i].is_none() && pred(p))
     };
 
-    for (pos, a) in args.enumerate() {
+    for (pos, a) in args.drain(..).enumerate() {
         let target = if is_plain(&a.value) {
             free(&slots, &takes_plain)
         } else {
@@ -133,25 +137,14 @@ pub(crate) fn bind(
                 kw_spans.push((spec.name, g.span));
                 to_kwarg(prog, def, spec.name, spec.kind, g)?
             }
-            None => match spec.default {
-                Some(d) if insert_defaults => d.value(),
-                Some(_) => continue,
-                None if spec.required => {
-                    return Err(Diagnostic::error(
-                        codes::OP_ARG_COUNT,
-                        span,
-                        format!("{} is missing the argument '{}'", def.name, spec.name),
-                    ))
-                }
+            None => match unwritten_kwarg(def, spec, insert_defaults, span)? {
+                Some(v) => v,
                 None => continue,
             },
         };
         out_kwargs.push((spec.name, value));
     }
-    let fill_dtype = out_kwargs.iter().find_map(|(k, v)| match v {
-        KwValue::DType(d) if *k == "dtype" => Some(*d),
-        _ => None,
-    });
+    let fill_dtype = fill_dtype(&out_kwargs);
 
     let mut out_args = Vec::with_capacity(def.arity());
     let mut arg_spans = [Span::NONE; MAX_PARAMS];
@@ -169,6 +162,72 @@ pub(crate) fn bind(
         out_args.push(to_arg(def, pos, p.name, conv, fill_dtype, g)?);
     }
     Ok(Bound { args: out_args, arg_spans, kwargs: out_kwargs, kw_spans, span })
+}
+
+/// Whether a call binds each positional argument to the next IR argument parameter, as most
+/// calls do (`pl.block.add(a, b)`): no kwargs written (checked by the caller), every argument
+/// an expression, exactly as many as the operator has argument parameters. Then the general
+/// binding would put argument k in argument parameter k and leave every kwarg unwritten, which
+/// [`bind_in_order`] does directly, without the slot array.
+fn binds_in_order(def: &OpDef, args: &[ArgIn]) -> bool {
+    args.len() <= MAX_PARAMS
+        && args.iter().all(|a| matches!(a.value, ArgValue::Expr(_)))
+        && def.params.len() <= MAX_PARAMS
+        && def.arity() == args.len()
+}
+
+/// [`bind`] for a call where [`binds_in_order`] holds: same result, same errors.
+fn bind_in_order(def: &'static OpDef, args: &mut Vec<ArgIn>, insert_defaults: bool, span: Span) -> Result<Bound, Diagnostic> {
+    // Taken out first, so that `args` is left empty on every return.
+    let given = args.drain(..);
+    let mut out_kwargs = Vec::new();
+    for spec in def.kwargs {
+        if let Some(v) = unwritten_kwarg(def, spec, insert_defaults, span)? {
+            out_kwargs.push((spec.name, v));
+        }
+    }
+    let fill_dtype = fill_dtype(&out_kwargs);
+    let mut out_args = Vec::with_capacity(given.len());
+    let mut arg_spans = [Span::NONE; MAX_PARAMS];
+    for ((pos, a), p) in given.enumerate().zip(def.arg_params()) {
+        let Slot::Arg { conv, .. } = p.slot else { continue };
+        arg_spans[pos] = a.span;
+        out_args.push(match a.value {
+            // What `to_arg` does with an expression for any other parameter, without moving
+            // it through a `Result` twice.
+            ArgValue::Expr(e) if conv != ArgConv::Fill => e,
+            value => to_arg(def, pos, p.name, conv, fill_dtype, Given { value, span: a.span, by_keyword: false })?,
+        });
+    }
+    Ok(Bound { args: out_args, arg_spans, kwargs: out_kwargs, kw_spans: Vec::new(), span })
+}
+
+/// The stored value of kwarg `spec` when the call does not write it: its default when defaults
+/// are inserted, nothing when it may be left out, an error when it is required.
+fn unwritten_kwarg(
+    def: &OpDef,
+    spec: &super::table::KwSpec,
+    insert_defaults: bool,
+    span: Span,
+) -> Result<Option<KwValue>, Diagnostic> {
+    match spec.default {
+        Some(d) if insert_defaults => Ok(Some(d.value())),
+        Some(_) => Ok(None),
+        None if spec.required => Err(Diagnostic::error(
+            codes::OP_ARG_COUNT,
+            span,
+            format!("{} is missing the argument '{}'", def.name, spec.name),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The `dtype` kwarg, which `full`'s fill value takes ([`ArgConv::Fill`]).
+fn fill_dtype(kwargs: &[(&'static str, KwValue)]) -> Option<DataType> {
+    kwargs.iter().find_map(|(k, v)| match v {
+        KwValue::DType(d) if *k == "dtype" => Some(*d),
+        _ => None,
+    })
 }
 
 /// No parameter takes positional argument `pos`. When an IR argument is still unbound, the
