@@ -89,7 +89,7 @@ pub fn build_op_call_in(
     // IR reads back unchanged even when it lacks a defaulted kwarg (hand-built IR); the DSL
     // spellings (`pl.load`, `pl.block.and_`) get the defaults the reference's constructors add.
     let insert_defaults = !is_dotted(path, def.printed);
-    let bound = bind::bind(prog, def, args.drain(..), kwargs, insert_defaults, span)?;
+    let bound = bind::bind(prog, def, args, kwargs, insert_defaults, span)?;
     let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
             && matches!(bound.args.get(1).map(|a| prog.type_of(a)), Some(Type::Scalar(_)));
