@@ -95,8 +95,9 @@ pub struct Cli {
     pub backend: BackendArg,
 
     /// Write the output here instead of stdout (a file for --emit=ir, a directory for
-    /// --emit=cpp; missing directories are created). Files are written to temporary names and
-    /// renamed when complete, so on any error the path is left untouched. `-` means stdout.
+    /// --emit=cpp; missing directories are created). All or none: on any error the path is left
+    /// as it was (new files are removed again, existing ones replaced only at the end; files
+    /// already holding their new contents are kept). `-` means stdout.
     #[arg(short = 'o', long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 
