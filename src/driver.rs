@@ -221,6 +221,10 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Err(e) => return input_error(&[e.diag], &e.file, style, String::new()),
     };
 
+    // With `-o DIR`, the CLI writes C++ files into `batch` as they are ready.
+    let batch = output::Batch::default();
+    let out_dir = cli.output.as_deref().filter(|p| p.as_os_str() != "-");
+    let early = out_dir.filter(|_| host.write_early && cli.emit == Emit::Cpp).map(|dir| Early { dir, batch: &batch });
     let request = Request {
         passes: &plan,
         env: PassEnv { backend },
@@ -235,13 +239,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         verify_sync: cli.verify_sync,
         report_redundant_sync: cli.report_redundant_sync,
         by_function: (!cli.whole_program).then(|| jobs(cli.jobs)),
-        early: None,
-    };
-    let out_dir = cli.output.as_deref().filter(|p| p.as_os_str() != "-");
-    let batch = output::Batch::default();
-    let request = match out_dir {
-        Some(dir) if host.write_early && request.emit_cpp => Request { early: Some(Early { dir, batch: &batch }), ..request },
-        _ => request,
+        early,
     };
     let mut dumps = String::new();
     // On an error, `batch` is dropped and takes back any file written early.

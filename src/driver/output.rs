@@ -20,10 +20,10 @@ use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
 /// Files being written, all or none (an error leaves every existing target as it was and
-/// removes the files and directories the batch created): [`Batch::place`] (from any thread) puts each file in
-/// place or in a temporary at once; [`Batch::finish`] adds the last ones and renames the
-/// temporaries over their targets; [`Batch::discard`], or dropping the batch unfinished, removes
-/// everything placed and the directories made for it.
+/// removes the files and directories the batch created): [`Batch::place`] (from any thread)
+/// puts each file in place or in a temporary at once; [`Batch::finish`] adds the last ones and
+/// renames the temporaries over their targets; [`Batch::discard`], or dropping the batch
+/// unfinished, removes everything placed and the directories made for it.
 #[derive(Debug, Default)]
 pub struct Batch {
     state: Mutex<Placed>,
