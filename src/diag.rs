@@ -153,6 +153,7 @@ pub mod codes {
     pub const BAD_TYPE: &str = "E0403";
     pub const BAD_SCALAR_OP: &str = "E0405";
     pub const BAD_TUPLE_INDEX: &str = "E0406";
+    pub const ANNOTATION_MISMATCH: &str = "E0407";
     // Operators (E05xx).
     pub const UNKNOWN_OP: &str = "E0501";
     pub const OP_ARG_COUNT: &str = "E0502";

@@ -28,19 +28,37 @@ fn main() {
     let args = Arguments::from_args();
     common::quiet_panics();
     let dir = corpus::corpus_dir();
+    let dsl_dir = corpus::dsl_corpus_dir();
     let mut trials = Vec::new();
-    if dir.is_dir() {
-        let d = dir.clone();
-        trials.push(Trial::test("conformance", move || conformance(&d).map_err(Failed::from)));
+    let (main_found, dsl_found) = (dir.is_dir(), dsl_dir.is_dir());
+    if !main_found {
+        println!("conformance corpus not found at {} (set PTOC_CONFORMANCE_DIR); 0 checks", dir.display());
+    }
+    if !dsl_found {
+        println!("DSL conformance corpus not found at {} (set PTOC_CONFORMANCE_DSL_DIR); 0 checks", dsl_dir.display());
+    }
+    if main_found || dsl_found {
+        let (d, dd) = (dir.clone(), dsl_dir.clone());
+        trials.push(Trial::test("conformance", move || {
+            conformance(main_found.then_some(d.as_path()), dsl_found.then_some(dd.as_path())).map_err(Failed::from)
+        }));
+    } else {
+        trials.push(Trial::test("conformance", || Ok(())));
+    }
+    if main_found {
         for path in common::files_under(&dir, ".pto") {
             let name = format!("round-trip/{}", common::relative_name(&path, &dir));
             trials.push(Trial::test(name, move || round_trip(&path).map_err(Failed::from)));
         }
-    } else {
-        trials.push(Trial::test("conformance", move || {
-            println!("conformance corpus not found at {} (set PTOC_CONFORMANCE_DIR); 0 checks", dir.display());
-            Ok(())
-        }));
+    }
+    if dsl_found {
+        // The reference's printed stages must read back as printed (not as hand-written DSL).
+        for path in common::files_under(&dsl_dir, ".pto") {
+            if corpus::file_name(&path).starts_with("after-") {
+                let name = format!("round-trip/{DSL_FOLDER}/{}", common::relative_name(&path, &dsl_dir));
+                trials.push(Trial::test(name, move || round_trip(&path).map_err(Failed::from)));
+            }
+        }
     }
     libtest_mimic::run(&args, trials).exit();
 }
@@ -48,35 +66,53 @@ fn main() {
 // ---------------------------------------------------------------------------------------------
 // The conformance trial
 
-fn conformance(corpus: &Path) -> Result<(), String> {
-    let results: Vec<(String, Outcome)> = corpus::cases(corpus)
-        .into_iter()
-        .map(|(id, folder, dir)| {
-            let outcome = match run_case(&folder, &dir) {
-                Ok(()) => Outcome::Pass,
-                Err(why) => Outcome::Fail(common::excerpt(&why, 2000)),
-            };
-            (id, outcome)
-        })
-        .collect();
+fn conformance(corpus: Option<&Path>, dsl_corpus: Option<&Path>) -> Result<(), String> {
+    let outcome = |r: Result<(), String>| match r {
+        Ok(()) => Outcome::Pass,
+        Err(why) => Outcome::Fail(common::excerpt(&why, 2000)),
+    };
+    let mut results: Vec<(String, Outcome)> = Vec::new();
+    if let Some(corpus) = corpus {
+        for (id, folder, dir) in corpus::cases(corpus) {
+            results.push((id, outcome(run_case(&folder, &dir))));
+        }
+    }
+    if let Some(dsl) = dsl_corpus {
+        for dir in corpus::dsl_cases(dsl) {
+            for (id, check) in dsl_checks(&dir) {
+                results.push((id, outcome(check())));
+            }
+        }
+    }
+    // Ids of a corpus that is absent are not judged (the lists name cases of both).
+    let present = |id: &String| {
+        if id.starts_with(DSL_FOLDER) {
+            dsl_corpus.is_some()
+        } else {
+            corpus.is_some()
+        }
+    };
 
     let root = common::manifest_dir();
     let pending_path = root.join(PENDING_FILE);
     let pending_text = std::fs::read_to_string(&pending_path).unwrap_or_default();
     let deviations =
         pending::parse_deviations(&std::fs::read_to_string(root.join(DEVIATIONS_FILE)).unwrap_or_default());
-    let mut listed = pending::parse_pending(&pending_text);
+    let deviations: Vec<(String, String)> = deviations.into_iter().filter(|(id, _)| present(id)).collect();
+    let mut listed: Vec<String> = pending::parse_pending(&pending_text).into_iter().filter(present).collect();
     let mut verdict = pending::judge(&results, &listed, &deviations);
 
     if std::env::var_os("PTOC_UPDATE_PENDING").is_some_and(|v| v == "1") {
         let new_text = pending::rewrite_pending(&pending_text, &verdict.failing);
         std::fs::write(&pending_path, &new_text).map_err(|e| format!("cannot write {PENDING_FILE}: {e}"))?;
         println!("PTOC_UPDATE_PENDING=1: wrote {} ids to {PENDING_FILE}", verdict.failing.len());
-        listed = pending::parse_pending(&new_text);
+        listed = pending::parse_pending(&new_text).into_iter().filter(present).collect();
         verdict = pending::judge(&results, &listed, &deviations);
     }
 
-    println!("conformance corpus: {}", corpus.display());
+    for c in corpus.iter().chain(dsl_corpus.iter()) {
+        println!("conformance corpus: {}", c.display());
+    }
     println!("{:<32} {:>6} {:>6} {:>7} {:>10}", "folder", "passed", "failed", "pending", "deviations");
     for (folder, c) in &verdict.folders {
         println!("{folder:<32} {:>6} {:>6} {:>7} {:>10}", c.passed, c.failed, c.pending, c.deviations);
@@ -306,6 +342,95 @@ fn expect_files(out: &Output, expected: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The DSL corpus
+
+/// The folder name the DSL corpus's checks are counted under (ids `conformance-dsl/<case>/<stage>`).
+const DSL_FOLDER: &str = "conformance-dsl";
+
+type Check = Box<dyn FnOnce() -> Result<(), String>>;
+
+/// The checks of one DSL case, each with its id: one per stage (`…/<case>/<pass>`, the IR after
+/// that pass of the default pipeline from input.pto) and `…/<case>/codegen` when the reference's
+/// C++ is recorded. For a program with `with pl.incore():` ptoc's default pipeline outlines the
+/// scope, so the expected stages are those of `outline/` where it has them, with the parent
+/// function promoted to Orchestration (spec §6.1 Q25, `conformance-deviations.md`).
+fn dsl_checks(dir: &Path) -> Vec<(String, Check)> {
+    let case = corpus::file_name(dir);
+    let input = dir.join("input.pto");
+    let outline = dir.join("outline");
+    let mut stages: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| corpus::stage_pass(&corpus::file_name(&p)).map(|pass| (pass, p)))
+        .collect();
+    stages.sort_by(|a, b| a.1.cmp(&b.1));
+    let mut checks: Vec<(String, Check)> = Vec::new();
+    if stages.is_empty() {
+        checks.push((
+            format!("{DSL_FOLDER}/{case}/stages"),
+            Box::new(|| Err("no after-NN-<pass>.pto files".to_string())),
+        ));
+    }
+    for (pass, recorded) in stages {
+        let outlined = common::files_under(&outline, &format!("-{pass}.pto")).into_iter().next();
+        let input = input.clone();
+        let id = format!("{DSL_FOLDER}/{case}/{}", corpus::stage_pass_id(&recorded));
+        let check: Check = Box::new(move || {
+            let mut want = read(&recorded)?;
+            if let Some(o) = &outlined {
+                want = promote_outlined_parents(&read(o)?, &read(&input)?);
+            }
+            let out = ptoc(&["--stop-after", pass.as_str()], &input);
+            if out.code != 0 {
+                return Err(failed_run(&out));
+            }
+            let got = String::from_utf8_lossy(&out.stdout);
+            if same_text(&want, &got) {
+                Ok(())
+            } else {
+                Err(format!("after {pass}: {}", first_difference(&want, &got)))
+            }
+        });
+        checks.push((id, check));
+    }
+    let codegen = dir.join("codegen");
+    if codegen.is_dir() {
+        checks.push((
+            format!("{DSL_FOLDER}/{case}/codegen"),
+            Box::new(move || expect_files(&ptoc(&["--emit", "cpp", "-o", OUT_DIR], &input), &codegen)),
+        ));
+    }
+    checks
+}
+
+/// The reference's outlined IR with each function that held a `with pl.incore():` scope in the
+/// input decorated as Orchestration, as ptoc makes it (§6.1 Q25).
+fn promote_outlined_parents(outlined: &str, input: &str) -> String {
+    let mut parents = Vec::new();
+    let mut current: Option<&str> = None;
+    for line in input.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("def ") {
+            current = rest.split('(').next();
+        } else if t.starts_with("with ") && t.contains(".incore()") {
+            if let Some(f) = current {
+                if !parents.contains(&f) {
+                    parents.push(f);
+                }
+            }
+        }
+    }
+    let mut out = outlined.to_string();
+    for f in parents {
+        let plain = format!("@pl.function\n    def {f}(");
+        let promoted = format!("@pl.function(type=pl.FunctionType.Orchestration)\n    def {f}(");
+        out = out.replace(&plain, &promoted);
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -25,8 +25,8 @@ class Example:
     def kernel_mm(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16], k: pl.Scalar[pl.INT32], flag: pl.Scalar[pl.BOOL], c: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         ta: pl.Tile[[16, 16], pl.FP16] = pl.block.load(a, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
         tb: pl.Tile[[16, 16], pl.FP16] = pl.block.load(b, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
-        la: pl.Tile[[16, 16], pl.FP16] = pl.block.move(ta, target_memory=pl.MemorySpace.Left)
-        rb: pl.Tile[[16, 16], pl.FP16] = pl.block.move(tb, target_memory=pl.MemorySpace.Right)
+        la: pl.Tile[[16, 16], pl.FP16] = pl.block.move(ta, target_memory=pl.MemorySpace.Left, transpose=False)
+        rb: pl.Tile[[16, 16], pl.FP16] = pl.block.move(tb, target_memory=pl.MemorySpace.Right, transpose=False)
         acc: pl.Tile[[16, 16], pl.FP32] = pl.block.matmul(la, rb)
         out: pl.Tensor[[16, 16], pl.FP32] = pl.block.l0c_store(acc, [0, 0], [16, 16], c)
         return out
@@ -69,13 +69,9 @@ fn program(orch: &str) -> String {
 /// `orchestration/<name>.cpp` and `kernel_config.py`, or the rendered diagnostics.
 fn generate(source: &str) -> String {
     let prog = ptoc::driver::frontend(source).unwrap_or_else(|d| panic!("program lowers: {d:?}"));
-    let orch = prog
-        .functions
-        .iter()
-        .find(|f| f.kind == FunctionType::Orchestration)
-        .expect("an orchestration function");
-    let files = orchestration::emit(&prog, orch)
-        .and_then(|cpp| kernel_config::emit(&prog, orch).map(|py| (cpp, py)));
+    let orch =
+        prog.functions.iter().find(|f| f.kind == FunctionType::Orchestration).expect("an orchestration function");
+    let files = orchestration::emit(&prog, orch).and_then(|cpp| kernel_config::emit(&prog, orch).map(|py| (cpp, py)));
     match files {
         Ok((cpp, py)) => format!("// ==== orchestration/{}.cpp\n{cpp}// ==== kernel_config.py\n{py}", orch.name),
         Err(d) => render(&d, "input.pto", source, Color::Never),

@@ -58,7 +58,7 @@ pub fn compile(source: &str, req: &Request, jobs: usize) -> Option<Vec<(String, 
         failed: AtomicBool::new(false),
     };
     let mut done = run_workers(&work, jobs.max(1));
-    if work.failed.load(Ordering::Relaxed) {
+    if work.failed.load(Ordering::Relaxed) || !work.sigs.readings_agree() {
         return None;
     }
     done.sort_by_key(|(i, _)| *i);
@@ -133,7 +133,9 @@ impl Work<'_> {
 
     /// Passes and kernel codegen for a lowered function.
     fn finish(&self, lowered: Lowered) -> Option<Unit> {
-        let Lowered::Done(prog) = lowered else { return None };
+        let Lowered::Done(prog) = lowered else {
+            return None;
+        };
         let prog = self.passes(prog)?;
         let f = &prog.functions[0];
         if f.kind == FunctionType::Orchestration {
@@ -229,7 +231,10 @@ fn assemble(units: Vec<Unit>) -> Option<Vec<(String, String)>> {
                 cores.record(prog.function(&s.name)?, s.core);
             }
             let orch = prog.functions.iter().find(|f| f.kind == FunctionType::Orchestration)?;
-            files.push((format!("orchestration/{}.cpp", orch.name), orchestration::emit_with(&prog, orch, &cores).ok()?));
+            files.push((
+                format!("orchestration/{}.cpp", orch.name),
+                orchestration::emit_with(&prog, orch, &cores).ok()?,
+            ));
             files.push(("kernel_config.py".to_string(), kernel_config::emit_with(&prog, orch, &cores).ok()?));
         }
         // Several orchestration functions are an error, reported by whole-program codegen.

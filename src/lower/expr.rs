@@ -19,7 +19,11 @@ impl Lowerer {
             A::Int(v) => int_literal(*v, false, e.span),
             A::Float(v) => Ok(Expr::float(*v, DataType::Fp32, e.span)),
             A::Bool(b) => Ok(Expr::bool(*b, e.span)),
-            A::Str(_) => Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "a string is only allowed as a keyword argument value")),
+            A::Str(_) => Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                e.span,
+                "a string is only allowed as a keyword argument value",
+            )),
             A::None => Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "`None` is not an expression of the IR")),
             A::Unsupported => Err(Diagnostic::error(
                 codes::UNSUPPORTED,
@@ -100,7 +104,13 @@ impl Lowerer {
         let tuple = self.lower_expr(base)?;
         let idx = match items {
             [Arg::Positional(ast::Expr { kind: A::Int(i), .. })] => *i,
-            _ => return Err(Diagnostic::error(codes::BAD_TUPLE_INDEX, span, "a subscript must be one integer literal, like t[0]")),
+            _ => {
+                return Err(Diagnostic::error(
+                    codes::BAD_TUPLE_INDEX,
+                    span,
+                    "a subscript must be one integer literal, like t[0]",
+                ))
+            }
         };
         let Type::Tuple(elems) = self.prog.type_of(&tuple) else {
             return Err(Diagnostic::error(
@@ -127,7 +137,9 @@ impl Lowerer {
             }
             A::Name(name) if self.scopes.lookup(name).is_none() => match name.as_str() {
                 "min" | "max" | "abs" => return self.lower_builtin(name, args, span),
-                _ if self.sigs.contains_key(name.as_str()) => return self.lower_function_call(name, f.span, args, span),
+                _ if self.sigs.contains_key(name.as_str()) => {
+                    return self.lower_function_call(name, f.span, args, span)
+                }
                 _ => {}
             },
             _ => {}
@@ -139,15 +151,16 @@ impl Lowerer {
             None => {
                 long = self.prefixed_path(f);
                 match &long {
-                    Some(p) => p,
-                    None => {
-                        return Err(Diagnostic::error(
+                        Some(p) => p,
+                        None => return Err(Diagnostic::error(
                             codes::UNKNOWN_OP,
                             f.span,
-                            format!("unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`", self.prefix),
-                        ))
+                            format!(
+                                "unknown function; operators are called as `{}.<name>(...)` and program functions as `self.<name>(...)`",
+                                self.prefix
+                            ),
+                        )),
                     }
-                }
             }
         };
         match path {
@@ -177,7 +190,7 @@ impl Lowerer {
                 }),
             }
         }
-        let call = ops::build_op_call_in(&self.prog, path, f.span, &mut pos, kws, span);
+        let call = ops::build_op_call_in(&self.prog, path, f.span, &mut pos, kws, span, self.authorship.hand_written);
         self.op_args = pos;
         call
     }
@@ -208,8 +221,15 @@ impl Lowerer {
             "MemorySpace" => MemorySpace::ALL.iter().map(|m| m.name()).collect(),
             _ => PipeType::ALL.iter().map(|m| m.name()).collect(),
         };
-        Diagnostic::error(codes::UNKNOWN_ENUM, e.span, format!("unknown {enum_name} value `{}`", path.last().copied().unwrap_or_default()))
-            .with_note(format!("expected one of {}", members.iter().map(|m| format!("{}.{enum_name}.{m}", self.prefix)).collect::<Vec<_>>().join(", ")))
+        Diagnostic::error(
+            codes::UNKNOWN_ENUM,
+            e.span,
+            format!("unknown {enum_name} value `{}`", path.last().copied().unwrap_or_default()),
+        )
+        .with_note(format!(
+            "expected one of {}",
+            members.iter().map(|m| format!("{}.{enum_name}.{m}", self.prefix)).collect::<Vec<_>>().join(", ")
+        ))
     }
 
     fn plain_value(&self, e: &ast::Expr, keyword: bool) -> Option<KwValue> {
@@ -245,7 +265,13 @@ impl Lowerer {
     fn lower_const(&mut self, args: &[Arg], span: Span) -> R<Expr> {
         let (value, dtype) = match args {
             [Arg::Positional(v), Arg::Positional(d)] => (v, d),
-            _ => return Err(Diagnostic::error(codes::OP_ARG_COUNT, span, format!("`{}.const` takes a literal and a dtype", self.prefix))),
+            _ => {
+                return Err(Diagnostic::error(
+                    codes::OP_ARG_COUNT,
+                    span,
+                    format!("`{}.const` takes a literal and a dtype", self.prefix),
+                ))
+            }
         };
         let dtype = self.lower_dtype(dtype)?;
         let (neg, lit) = match &value.kind {
@@ -262,7 +288,11 @@ impl Lowerer {
                 let v = if n == "inf" { f64::INFINITY } else { f64::NAN };
                 Ok(Expr::float(if neg { -v } else { v }, dtype, span))
             }
-            _ => Err(Diagnostic::error(codes::OP_ARG_TYPE, value.span, format!("`{}.const` needs a number literal", self.prefix))),
+            _ => Err(Diagnostic::error(
+                codes::OP_ARG_TYPE,
+                value.span,
+                format!("`{}.const` needs a number literal", self.prefix),
+            )),
         }
     }
 
@@ -272,12 +302,22 @@ impl Lowerer {
         for a in args {
             match a {
                 Arg::Positional(e) => vals.push(self.lower_expr(e)?),
-                Arg::Keyword(k, _) => return Err(Diagnostic::error(codes::OP_KWARG, k.span, format!("`{name}` takes no keyword arguments"))),
+                Arg::Keyword(k, _) => {
+                    return Err(Diagnostic::error(
+                        codes::OP_KWARG,
+                        k.span,
+                        format!("`{name}` takes no keyword arguments"),
+                    ))
+                }
             }
         }
         let want = if name == "abs" { 1 } else { 2 };
         if vals.len() != want {
-            return Err(Diagnostic::error(codes::OP_ARG_COUNT, span, format!("`{name}` takes {want} argument(s), found {}", vals.len())));
+            return Err(Diagnostic::error(
+                codes::OP_ARG_COUNT,
+                span,
+                format!("`{name}` takes {want} argument(s), found {}", vals.len()),
+            ));
         }
         let mut it = vals.into_iter();
         let a = it.next().unwrap();
@@ -301,7 +341,8 @@ impl Lowerer {
         };
         let Some((nparams, ty)) = known else {
             self.waiting |= self.shared.is_some();
-            let mut d = Diagnostic::error(codes::UNKNOWN_FUNCTION, name_span, format!("the program has no function `{name}`"));
+            let mut d =
+                Diagnostic::error(codes::UNKNOWN_FUNCTION, name_span, format!("the program has no function `{name}`"));
             if let Some(s) = suggest(name, self.sigs.keys().map(String::as_str)) {
                 d = d.with_note(format!("help: a function with a similar name exists: `{s}`"));
             }
@@ -312,7 +353,11 @@ impl Lowerer {
             match a {
                 Arg::Positional(e) => vals.push(self.lower_expr(e)?),
                 Arg::Keyword(k, _) => {
-                    return Err(Diagnostic::error(codes::OP_KWARG, k.span, "calls of program functions take positional arguments only"))
+                    return Err(Diagnostic::error(
+                        codes::OP_KWARG,
+                        k.span,
+                        "calls of program functions take positional arguments only",
+                    ))
                 }
             }
         }

@@ -10,6 +10,8 @@
 //! have defined are bound to an `Unknown`-typed variable so that later uses don't cascade), and
 //! all diagnostics are returned together.
 
+mod annotation;
+mod authorship;
 mod expr;
 mod memrefs;
 mod scope;
@@ -19,8 +21,8 @@ mod types;
 use crate::ast;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind};
-use scope::Scopes;
 use rustc_hash::FxHashMap as HashMap;
+use scope::Scopes;
 use std::sync::{Arc, PoisonError, RwLock};
 
 /// Lowers a parsed file to a program. The syntax tree is consumed: each function's tree is
@@ -64,6 +66,21 @@ pub fn lower_head(module: ast::Module) -> Option<Head> {
 #[derive(Debug, Default)]
 pub struct Signatures {
     known: RwLock<HashMap<String, CallSignature>>,
+    /// How each method was read (see [`Signatures::readings_agree`]).
+    readings: std::sync::Mutex<Vec<Reading>>,
+}
+
+/// How a method read on its own was read: whether it is hand-written or printed is decided
+/// over the whole file (see `Authorship`), so one read alone may have been read wrongly.
+#[derive(Clone, Copy, Debug)]
+struct Reading {
+    /// Its parameters name MemRefs (then the file is printed).
+    memrefs: bool,
+    /// It has a form only hand-written text has.
+    hand_written: bool,
+    /// Reading it the other way would give other IR (a loop result named otherwise, or an
+    /// annotation that contradicts its value).
+    sensitive: bool,
 }
 
 /// What a call of a function needs to know about it.
@@ -90,6 +107,23 @@ impl Signatures {
         true
     }
 
+    fn record(&self, r: Reading) {
+        self.readings.lock().unwrap_or_else(PoisonError::into_inner).push(r);
+    }
+
+    /// Whether every method lowered on its own was read as the whole file reads: hand-written
+    /// when some method is and none names a MemRef. A method read as printed in a hand-written
+    /// file agrees when nothing it holds reads differently. When they disagree the file must be
+    /// lowered whole.
+    pub fn readings_agree(&self) -> bool {
+        let readings = self.readings.lock().unwrap_or_else(PoisonError::into_inner);
+        let file = !readings.iter().any(|r| r.memrefs) && readings.iter().any(|r| r.hand_written);
+        readings.iter().all(|r| {
+            let own = !r.memrefs && r.hand_written;
+            own == file || (!own && !r.sensitive)
+        })
+    }
+
     fn get(&self, name: &str) -> Option<(usize, Type)> {
         let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
         known.get(name).map(|s| (s.params, result_type(&s.return_types)))
@@ -106,14 +140,14 @@ fn is_closed(t: &Type) -> bool {
         })
     };
     match t {
-        Type::Tensor(t) => {
-            t.memref.is_none() && closed(&t.shape) && t.view.as_ref().is_none_or(|v| closed(&v.stride))
-        }
+        Type::Tensor(t) => t.memref.is_none() && closed(&t.shape) && t.view.as_ref().is_none_or(|v| closed(&v.stride)),
         Type::Tile(t) => {
             t.memref.is_none()
                 && closed(&t.shape)
                 && t.view.as_ref().is_none_or(|v| {
-                    closed(&v.valid_shape) && closed(&v.stride) && v.start_offset.as_deref().is_none_or(|e| closed(std::slice::from_ref(e)))
+                    closed(&v.valid_shape)
+                        && closed(&v.stride)
+                        && v.start_offset.as_deref().is_none_or(|e| closed(std::slice::from_ref(e)))
                 })
         }
         Type::Tuple(ts) => ts.iter().all(is_closed),
@@ -150,14 +184,25 @@ pub fn lower_method(head: &Head, f: ast::FuncDef, sigs: &Arc<Signatures>, first_
     l.prog.name = head.name.clone();
     l.in_class = true;
     l.shared = Some(Arc::clone(sigs));
+    // Whether a file is hand-written is decided over all of it (see `Authorship`): the method is
+    // read as it reads alone, and the caller checks that all agree (`readings_agree`).
+    let (memrefs, hand_written) = (l.has_memrefs(&f), l.is_hand_written(&f));
+    l.authorship.hand_written = !memrefs && hand_written;
     l.begin_function();
     let sig = l.lower_signature(&f);
     if first_time && !sigs.publish(&f.name.name, &sig) {
         return Lowered::Failed;
     }
     let body = l.lower_body(&f.body, f.span);
+    let sensitive = l.authorship.sensitive(&l.prog);
+    l.settle_authorship();
+    sigs.record(Reading { memrefs, hand_written, sensitive });
     if l.waiting {
-        return if l.diags.iter().all(|d| d.code == codes::UNKNOWN_FUNCTION) { Lowered::Waiting(f) } else { Lowered::Failed };
+        return if l.diags.iter().all(|d| d.code == codes::UNKNOWN_FUNCTION) {
+            Lowered::Waiting(f)
+        } else {
+            Lowered::Failed
+        };
     }
     if !l.diags.is_empty() {
         return Lowered::Failed;
@@ -186,8 +231,9 @@ struct Signature {
 /// innermost enclosing if/for/while: the names it binds and their types.
 struct YieldRecord {
     targets: Vec<ast::Ident>,
-    /// The annotation of a single-target yield.
+    /// The annotation of a single-target yield, and its span.
     annotation: Option<Type>,
+    annotation_span: Span,
     value_types: Vec<Type>,
 }
 
@@ -227,6 +273,40 @@ pub(crate) struct Lowerer {
     constant_types: Vec<(types::ConstantShaped, Type)>,
     /// The buffer `lower_call` collects an operator call's positional arguments in.
     op_args: Vec<crate::ops::ArgIn>,
+    /// What the file's text says about who wrote it (see [`Authorship`]).
+    authorship: Authorship,
+}
+
+/// Whether a program's text was written by hand (the DSL style) or by the printer, and what
+/// follows from it once the whole file has been read.
+///
+/// The reference's DSL parser and its printer disagree on one construct: a loop's return
+/// variables are named `<iter_arg>_out` by the parser whatever name the loop-level yield binds,
+/// while the printer writes the return variables' own names there (after convert-to-ssa they are
+/// `x_2`, not `x_iter_1_out`). ptoc reads hand-written functions as the parser does and printed
+/// ones as printed, so that both the reference's DSL programs and every printed stage read back
+/// as the reference means them. A file counts as hand-written when its text has anything the
+/// printer never writes (see `authorship.rs`): an assignment without an annotation, tuple
+/// unpacking, a DSL form (`pl.add`, `pl.load`, `pl.min`), or an operator call that leaves out a
+/// keyword argument — unless its parameters carry MemRefs (text after the memory passes, which
+/// only the printer writes). The same split decides whether calls get their defaulted keyword arguments
+/// (the reference's constructors add them; printed IR has them unless built without) and what
+/// an annotation that contradicts its value means: an error in hand-written text, IR for the
+/// verifier to judge in printed text.
+#[derive(Default)]
+struct Authorship {
+    hand_written: bool,
+    /// Loop return variables and the names the reference's parser gives them.
+    loop_outs: Vec<(VarId, String)>,
+    /// Annotations that contradict their values, reported if the function is hand-written.
+    mismatches: Vec<Diagnostic>,
+}
+
+impl Authorship {
+    /// Whether the text read so far would give other IR read the other way.
+    fn sensitive(&self, prog: &Program) -> bool {
+        !self.mismatches.is_empty() || self.loop_outs.iter().any(|(v, name)| prog.var_name(*v) != name)
+    }
 }
 
 impl Lowerer {
@@ -241,7 +321,8 @@ impl Lowerer {
             .iter()
             .find_map(|imp| {
                 let path: Vec<&str> = imp.module.iter().map(|i| i.name.as_str()).collect();
-                (path == ["pypto", "language"]).then(|| imp.alias.as_ref().map_or("pypto.language".to_string(), |a| a.name.to_string()))
+                (path == ["pypto", "language"])
+                    .then(|| imp.alias.as_ref().map_or("pypto.language".to_string(), |a| a.name.to_string()))
             })
             .unwrap_or_else(|| "pl".to_string())
     }
@@ -265,6 +346,7 @@ impl Lowerer {
             waiting: false,
             constant_types: Vec::new(),
             op_args: Vec::new(),
+            authorship: Authorship::default(),
         }
     }
 
@@ -291,6 +373,8 @@ impl Lowerer {
                 ast::Item::Function(f) => funcs.push(f),
             }
         }
+        self.authorship.hand_written =
+            !funcs.iter().any(|f| self.has_memrefs(f)) && funcs.iter().any(|f| self.is_hand_written(f));
         // Signatures first, so that calls may refer to functions defined later.
         let mut lowered_sigs = Vec::new();
         for f in funcs {
@@ -326,6 +410,7 @@ impl Lowerer {
             // Duplicates were rejected above, so this cannot fail.
             let _ = self.prog.add_function(func);
         }
+        self.settle_authorship();
     }
 
     /// The file-level checks (one program class, decorated, holding only functions; no function
@@ -336,8 +421,12 @@ impl Lowerer {
             let ast::Item::Class(c) = item else { continue };
             if let Some(first) = class_name {
                 self.error(
-                    Diagnostic::error(codes::BAD_FILE_STRUCTURE, c.name.span, "a file holds one program, but this is a second `@pl.program` class")
-                        .with_secondary(first.span, "the first program"),
+                    Diagnostic::error(
+                        codes::BAD_FILE_STRUCTURE,
+                        c.name.span,
+                        "a file holds one program, but this is a second `@pl.program` class",
+                    )
+                    .with_secondary(first.span, "the first program"),
                 );
                 continue;
             }
@@ -346,7 +435,8 @@ impl Lowerer {
             self.in_class = true;
             for s in &c.body {
                 if let ast::ClassStmt::Other(st) = s {
-                    let docstring = matches!(&st.kind, ast::StmtKind::Expr(e) if matches!(e.kind, ast::ExprKind::Str(_)));
+                    let docstring =
+                        matches!(&st.kind, ast::StmtKind::Expr(e) if matches!(e.kind, ast::ExprKind::Str(_)));
                     if !docstring && st.kind != ast::StmtKind::Pass {
                         self.error(Diagnostic::error(
                             codes::BAD_FILE_STRUCTURE,
@@ -485,20 +575,21 @@ impl Lowerer {
             let mut kind = FunctionType::Opaque;
             for a in args {
                 match a {
-                    ast::Arg::Keyword(k, v) if k.name == "type" => {
-                        match self.prefixed_path(v).as_deref() {
-                            Some(["FunctionType", name]) if FunctionType::from_name(name).is_some() => {
-                                kind = FunctionType::from_name(name).unwrap();
-                            }
-                            _ => self.error(
-                                Diagnostic::error(codes::UNKNOWN_ENUM, v.span, "unknown function type")
-                                    .with_note(format!(
-                                        "expected one of {}",
-                                        FunctionType::ALL.iter().map(|t| format!("{}.FunctionType.{}", self.prefix, t.name())).collect::<Vec<_>>().join(", ")
-                                    )),
-                            ),
+                    ast::Arg::Keyword(k, v) if k.name == "type" => match self.prefixed_path(v).as_deref() {
+                        Some(["FunctionType", name]) if FunctionType::from_name(name).is_some() => {
+                            kind = FunctionType::from_name(name).unwrap();
                         }
-                    }
+                        _ => self.error(
+                            Diagnostic::error(codes::UNKNOWN_ENUM, v.span, "unknown function type").with_note(format!(
+                                "expected one of {}",
+                                FunctionType::ALL
+                                    .iter()
+                                    .map(|t| format!("{}.FunctionType.{}", self.prefix, t.name()))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )),
+                        ),
+                    },
                     ast::Arg::Keyword(k, _) if k.name == "strict_ssa" => {}
                     other => self.error(Diagnostic::error(
                         codes::BAD_DECORATOR,
@@ -584,6 +675,46 @@ impl Lowerer {
         let out = self.lower_stmts(stmts);
         Stmt::block(out, span)
     }
+
+    /// Applies what [`Authorship`] decided for the text just read: in hand-written text, loop
+    /// return variables take the reference parser's names and contradicting annotations are
+    /// errors. Returns whether the text was hand-written.
+    fn settle_authorship(&mut self) -> bool {
+        let a = std::mem::take(&mut self.authorship);
+        if !a.hand_written {
+            return false;
+        }
+        for (v, name) in a.loop_outs {
+            self.prog.var_mut(v).name = name;
+        }
+        self.diags.extend(a.mismatches);
+        true
+    }
+
+    /// The type of a variable annotated `ann` (the annotation at `ann_span`) whose value has
+    /// type `value` (see [`annotation::merge`]). A disagreement keeps the annotation and is an
+    /// error if the function turns out to be hand-written.
+    fn annotated_type(&mut self, ann: Type, value: &Type, ann_span: Span) -> Type {
+        match annotation::merge(&self.prog, &ann, value) {
+            Ok(t) => t,
+            Err(d) => {
+                let shown = |t: &Type| crate::ops::fmt_type(&self.prog, t);
+                let diag = Diagnostic::error(
+                    codes::ANNOTATION_MISMATCH,
+                    ann_span,
+                    format!(
+                        "the annotation's {} disagrees with the value: annotated {}, but the value is {}",
+                        d.what(),
+                        shown(&ann),
+                        shown(value)
+                    ),
+                )
+                .with_note("the variable takes its value's type; correct or remove the annotation");
+                self.authorship.mismatches.push(diag);
+                ann
+            }
+        }
+    }
 }
 
 struct FunctionState {
@@ -602,8 +733,20 @@ mod tests {
     #[test]
     fn fast_path_matchers_agree_with_prefixed_path() {
         let exprs = [
-            "pl.block.add", "pl.add", "pl.a.b.c", "pl.a.b.c.d", "pl", "x.block.add", "pl.pl.add", "f(1).add",
-            "pypto.language.block.add", "pypto.language.add", "pypto.language", "language.add", "Tile", "pl.Tile",
+            "pl.block.add",
+            "pl.add",
+            "pl.a.b.c",
+            "pl.a.b.c.d",
+            "pl",
+            "x.block.add",
+            "pl.pl.add",
+            "f(1).add",
+            "pypto.language.block.add",
+            "pypto.language.add",
+            "pypto.language",
+            "language.add",
+            "Tile",
+            "pl.Tile",
         ];
         for prefix in ["pl", "pypto.language"] {
             let l = Lowerer::with_prefix(prefix.to_string());

@@ -79,7 +79,10 @@ impl Lowerer {
                     return Err(Diagnostic::error(
                         codes::BAD_LOOP,
                         e.span,
-                        format!("`{}.cond(...)` must be the first statement of a `{}.while_` loop", self.prefix, self.prefix),
+                        format!(
+                            "`{}.cond(...)` must be the first statement of a `{}.while_` loop",
+                            self.prefix, self.prefix
+                        ),
                     ));
                 }
                 let expr = self.lower_expr(e)?;
@@ -133,7 +136,11 @@ impl Lowerer {
                 let body_stmts = self.lower_stmts(body);
                 let leaked = self.scopes.pop();
                 self.scopes.leak(leaked);
-                out.push(Stmt::Scope { kind: ScopeKind::InCore, body: Box::new(Stmt::block(body_stmts, s.span)), span: s.span });
+                out.push(Stmt::Scope {
+                    kind: ScopeKind::InCore,
+                    body: Box::new(Stmt::block(body_stmts, s.span)),
+                    span: s.span,
+                });
                 Ok(())
             }
             S::Break => {
@@ -168,12 +175,21 @@ impl Lowerer {
         args.iter()
             .map(|a| match a {
                 Arg::Positional(e) => self.lower_expr(e),
-                Arg::Keyword(k, _) => Err(Diagnostic::error(codes::OP_KWARG, k.span, format!("`{what}` takes no keyword arguments"))),
+                Arg::Keyword(k, _) => {
+                    Err(Diagnostic::error(codes::OP_KWARG, k.span, format!("`{what}` takes no keyword arguments")))
+                }
             })
             .collect()
     }
 
-    fn lower_yield_assign(&mut self, targets: &[ast::Ident], ann: Option<&ast::Expr>, args: &[Arg], span: Span, out: &mut Vec<Stmt>) -> R<()> {
+    fn lower_yield_assign(
+        &mut self,
+        targets: &[ast::Ident],
+        ann: Option<&ast::Expr>,
+        args: &[Arg],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let values = self.lower_positional(args, "pl.yield_")?;
         if values.len() != targets.len() {
             return Err(Diagnostic::error(
@@ -186,6 +202,7 @@ impl Lowerer {
             Some(a) if targets.len() == 1 => Some(self.lower_type(a)?),
             _ => None,
         };
+        let annotation_span = ann.map_or(span, |a| a.span);
         let value_types = values.iter().map(|v| self.prog.type_of(v).clone()).collect();
         let Some(frame) = self.yield_frames.last_mut() else {
             return Err(Diagnostic::error(
@@ -194,7 +211,7 @@ impl Lowerer {
                 "a yield outside of an `if`, `for` or `while` has nothing to assign",
             ));
         };
-        frame.push(YieldRecord { targets: targets.to_vec(), annotation, value_types });
+        frame.push(YieldRecord { targets: targets.to_vec(), annotation, annotation_span, value_types });
         out.push(Stmt::Yield { values, span });
         Ok(())
     }
@@ -204,7 +221,14 @@ impl Lowerer {
     /// passes (§7 Q4), and hand-built IR may declare a type that differs from its value's (which
     /// the verifier then judges). Without an annotation it is the value's type. (The reference's
     /// DSL parser ignores annotations instead; see docs/language.md.)
-    fn lower_assign(&mut self, target: &ast::Ident, ann: Option<&ast::Expr>, value: &ast::Expr, span: Span, out: &mut Vec<Stmt>) -> R<()> {
+    fn lower_assign(
+        &mut self,
+        target: &ast::Ident,
+        ann: Option<&ast::Expr>,
+        value: &ast::Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let value = self.lower_expr(value)?;
         if let Some(info) = alloc_info(&value) {
             // `mem_vec_3: pl.MemRefType = pl.block.alloc(...)` defines the MemRef itself.
@@ -215,7 +239,11 @@ impl Lowerer {
             return Ok(());
         }
         let ty = match ann {
-            Some(a) => self.lower_type(a)?,
+            Some(a) => {
+                let at = self.lower_type(a)?;
+                let value_ty = self.prog.type_of(&value).clone();
+                self.annotated_type(at, &value_ty, a.span)
+            }
             None => self.prog.type_of(&value).clone(),
         };
         let var = self.prog.new_var(target.name.as_str(), ty, VarKind::Plain, target.span);
@@ -231,7 +259,11 @@ impl Lowerer {
             return Err(Diagnostic::error(
                 codes::BAD_TARGET,
                 value.span,
-                format!("cannot unpack a {} value into {} names; only tuple values unpack", self.prog.type_of(&value).kind_name(), targets.len()),
+                format!(
+                    "cannot unpack a {} value into {} names; only tuple values unpack",
+                    self.prog.type_of(&value).kind_name(),
+                    targets.len()
+                ),
             ));
         };
         if elems.len() != targets.len() {
@@ -252,7 +284,14 @@ impl Lowerer {
         Ok(())
     }
 
-    fn lower_if(&mut self, cond: &ast::Expr, then_body: &[ast::Stmt], else_body: Option<&[ast::Stmt]>, span: Span, out: &mut Vec<Stmt>) -> R<()> {
+    fn lower_if(
+        &mut self,
+        cond: &ast::Expr,
+        then_body: &[ast::Stmt],
+        else_body: Option<&[ast::Stmt]>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let cond = self.lower_expr(cond)?;
         // The else branch does not run after the then branch: its names must not resolve to the
         // then branch's variables through the closed-scope fallback.
@@ -274,7 +313,11 @@ impl Lowerer {
                 return Err(Diagnostic::error(
                     codes::BAD_YIELD,
                     e.targets[0].span.to(e.targets[e.targets.len() - 1].span),
-                    format!("the else branch yields to ({}) but the then branch to ({})", names(e).join(", "), names(t).join(", ")),
+                    format!(
+                        "the else branch yields to ({}) but the then branch to ({})",
+                        names(e).join(", "),
+                        names(t).join(", ")
+                    ),
                 )
                 .with_secondary(t.targets[0].span, "the then branch's yield"));
             }
@@ -296,7 +339,16 @@ impl Lowerer {
             for n in names {
                 let annotation = yield_annotation(&n.name, &then_yields, &else_yields);
                 let shown = annotation.is_some();
-                let ty = annotation.unwrap_or_else(|| value_type(&n.name, &then_yields, &else_yields));
+                let ty = match annotation {
+                    // The reference types an if's return var by the annotation itself (§3.10);
+                    // a value that contradicts it is still a mistake in hand-written text.
+                    Some((ann, at)) => {
+                        let value = value_type(&n.name, &then_yields, &else_yields);
+                        self.annotated_type(ann.clone(), &value, at);
+                        ann
+                    }
+                    None => value_type(&n.name, &then_yields, &else_yields),
+                };
                 let v = self.prog.new_var(n.name.as_str(), ty, VarKind::Plain, n.span);
                 if !shown {
                     self.hidden_types.push(v);
@@ -326,7 +378,14 @@ impl Lowerer {
         (stmts, yields, scope)
     }
 
-    fn lower_for(&mut self, target: &ast::ForTarget, iter: &ast::Expr, body: &[ast::Stmt], span: Span, out: &mut Vec<Stmt>) -> R<()> {
+    fn lower_for(
+        &mut self,
+        target: &ast::ForTarget,
+        iter: &ast::Expr,
+        body: &[ast::Stmt],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let A::Call(f, args) = &iter.kind else {
             return Err(self.bad_iterator(iter));
         };
@@ -343,7 +402,11 @@ impl Lowerer {
                 Arg::Positional(e) => bounds.push(e),
                 Arg::Keyword(k, e) if k.name == "init_values" => init_values = Some(e),
                 Arg::Keyword(k, _) => {
-                    return Err(Diagnostic::error(codes::BAD_LOOP, k.span, format!("unknown keyword `{}`; a range takes `init_values=`", k.name)))
+                    return Err(Diagnostic::error(
+                        codes::BAD_LOOP,
+                        k.span,
+                        format!("unknown keyword `{}`; a range takes `init_values=`", k.name),
+                    ))
                 }
             }
         }
@@ -362,11 +425,16 @@ impl Lowerer {
             }
         };
         let Some(loop_name) = &target.var else {
-            return Err(Diagnostic::error(codes::BAD_LOOP, target.span, "a range loop needs a loop variable: `for i in ...` or `for i, (a, b) in ...`"));
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                target.span,
+                "a range loop needs a loop variable: `for i in ...` or `for i, (a, b) in ...`",
+            ));
         };
         let inits = self.lower_init_values(target, init_values, iter.span)?;
         self.scopes.push();
-        let loop_var = self.prog.new_var(loop_name.name.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
+        let loop_var =
+            self.prog.new_var(loop_name.name.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
         self.scopes.bind(&loop_name.name, loop_var);
         let iter_args = self.bind_iter_args(target, inits);
         self.yield_frames.push(Vec::new());
@@ -394,7 +462,15 @@ impl Lowerer {
     }
 
     /// `for (a, b) in pl.while_(init_values=(x, y)):` whose body starts with `pl.cond(c)`.
-    fn lower_ssa_while(&mut self, target: &ast::ForTarget, args: &[Arg], iter_span: Span, body: &[ast::Stmt], span: Span, out: &mut Vec<Stmt>) -> R<()> {
+    fn lower_ssa_while(
+        &mut self,
+        target: &ast::ForTarget,
+        args: &[Arg],
+        iter_span: Span,
+        body: &[ast::Stmt],
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let mut init_values = None;
         for a in args {
             match a {
@@ -409,10 +485,18 @@ impl Lowerer {
             }
         }
         if init_values.is_none() {
-            return Err(Diagnostic::error(codes::BAD_LOOP, iter_span, format!("`{}.while_` needs `init_values=(...)`", self.prefix)));
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                iter_span,
+                format!("`{}.while_` needs `init_values=(...)`", self.prefix),
+            ));
         }
         if let Some(v) = &target.var {
-            return Err(Diagnostic::error(codes::BAD_LOOP, v.span, "a `while_` loop has no loop variable: write `for (a, b) in pl.while_(...)`"));
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                v.span,
+                "a `while_` loop has no loop variable: write `for (a, b) in pl.while_(...)`",
+            ));
         }
         let cond_ast = match body.first() {
             Some(ast::Stmt { kind: S::Expr(e), .. }) if self.is_form(e, "cond") => e,
@@ -421,7 +505,10 @@ impl Lowerer {
                 return Err(Diagnostic::error(
                     codes::BAD_LOOP,
                     at,
-                    format!("the body of a `{}.while_` loop must start with `{}.cond(<condition>)`", self.prefix, self.prefix),
+                    format!(
+                        "the body of a `{}.while_` loop must start with `{}.cond(<condition>)`",
+                        self.prefix, self.prefix
+                    ),
                 ));
             }
         };
@@ -431,7 +518,11 @@ impl Lowerer {
         let A::Call(_, cond_args) = &cond_ast.kind else { unreachable!("checked by is_form") };
         let cond = match cond_args.as_slice() {
             [Arg::Positional(c)] => self.lower_expr(c),
-            _ => Err(Diagnostic::error(codes::BAD_LOOP, cond_ast.span, format!("`{}.cond` takes exactly one condition", self.prefix))),
+            _ => Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                cond_ast.span,
+                format!("`{}.cond` takes exactly one condition", self.prefix),
+            )),
         };
         self.yield_frames.push(Vec::new());
         let body_stmts = self.lower_stmts(&body[1..]);
@@ -439,30 +530,55 @@ impl Lowerer {
         self.scopes.pop();
         let cond = cond?;
         let return_vars = self.loop_return_vars(&iter_args, &yields, span)?;
-        out.push(Stmt::While { cond: Box::new(cond), iter_args, body: Box::new(Stmt::block(body_stmts, span)), return_vars, span });
+        out.push(Stmt::While {
+            cond: Box::new(cond),
+            iter_args,
+            body: Box::new(Stmt::block(body_stmts, span)),
+            return_vars,
+            span,
+        });
         Ok(())
     }
 
     fn bad_iterator(&self, iter: &ast::Expr) -> Diagnostic {
         let p = &self.prefix;
-        Diagnostic::error(codes::BAD_LOOP, iter.span, format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)` or `{p}.while_(...)`"))
+        Diagnostic::error(
+            codes::BAD_LOOP,
+            iter.span,
+            format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)` or `{p}.while_(...)`"),
+        )
     }
 
     /// Lowers `init_values=(...)` and checks it against the loop's tuple of iter-arg names.
-    fn lower_init_values(&mut self, target: &ast::ForTarget, init: Option<&ast::Expr>, iter_span: Span) -> R<Vec<Expr>> {
+    fn lower_init_values(
+        &mut self,
+        target: &ast::ForTarget,
+        init: Option<&ast::Expr>,
+        iter_span: Span,
+    ) -> R<Vec<Expr>> {
         let names = target.tuple.as_deref().unwrap_or(&[]);
         let values = match init {
             None => Vec::new(),
             Some(e) => match &e.kind {
                 A::Tuple(vals) | A::List(vals) => vals.iter().map(|v| self.lower_expr(v)).collect::<R<Vec<_>>>()?,
-                _ => return Err(Diagnostic::error(codes::BAD_LOOP, e.span, "`init_values` must be a tuple or list literal")),
+                _ => {
+                    return Err(Diagnostic::error(
+                        codes::BAD_LOOP,
+                        e.span,
+                        "`init_values` must be a tuple or list literal",
+                    ))
+                }
             },
         };
         if values.len() != names.len() {
             return Err(Diagnostic::error(
                 codes::BAD_LOOP,
                 init.map_or(iter_span, |e| e.span),
-                format!("the loop names {} iteration argument(s) but gives {} initial value(s)", names.len(), values.len()),
+                format!(
+                    "the loop names {} iteration argument(s) but gives {} initial value(s)",
+                    names.len(),
+                    values.len()
+                ),
             )
             .with_secondary(target.span, "iteration arguments"));
         }
@@ -495,7 +611,11 @@ impl Lowerer {
                 return Err(Diagnostic::error(
                     codes::BAD_YIELD,
                     rec.targets[0].span,
-                    format!("the loop has {} iteration argument(s) but its yield assigns {} name(s)", iter_args.len(), rec.targets.len()),
+                    format!(
+                        "the loop has {} iteration argument(s) but its yield assigns {} name(s)",
+                        iter_args.len(),
+                        rec.targets.len()
+                    ),
                 ));
             }
         }
@@ -505,12 +625,20 @@ impl Lowerer {
                 Some(r) => (r.targets[i].name.to_string(), r.targets[i].span),
                 None => (format!("{}_out", self.prog.var_name(it)), span),
             };
-            let annotation = rec.and_then(|r| r.annotation.clone());
+            let annotation = rec.and_then(|r| r.annotation.clone().map(|t| (t, r.annotation_span)));
             let shown = annotation.is_some();
-            let ty = annotation.unwrap_or_else(|| self.prog.var_type(it).clone());
+            let iter_ty = self.prog.var_type(it).clone();
+            let ty = match annotation {
+                Some((t, at)) => self.annotated_type(t, &iter_ty, at),
+                None => iter_ty,
+            };
             let v = self.prog.new_var(&name, ty, VarKind::Plain, name_span);
             if !shown {
                 self.hidden_types.push(v);
+            }
+            if rec.is_some() {
+                let reference_name = format!("{}_out", self.prog.var_name(it));
+                self.authorship.loop_outs.push((v, reference_name));
             }
             out.push(v);
         }
@@ -524,8 +652,12 @@ impl Lowerer {
 
 /// The type an if's return var is annotated with: the annotation of a single-target yield
 /// naming it.
-fn yield_annotation(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Option<Type> {
-    then_y.iter().chain(else_y).find_map(|r| (r.targets.len() == 1 && r.targets[0].name == name).then(|| r.annotation.clone()).flatten())
+fn yield_annotation(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Option<(Type, Span)> {
+    then_y.iter().chain(else_y).find_map(|r| {
+        (r.targets.len() == 1 && r.targets[0].name == name)
+            .then(|| r.annotation.clone().map(|t| (t, r.annotation_span)))
+            .flatten()
+    })
 }
 
 /// The type of an if's return var without an annotation: the then-branch value's type, else
@@ -549,7 +681,9 @@ fn value_type(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Typ
 /// The MemRef described by a `block.alloc(space, addr, size, id)` call.
 fn alloc_info(value: &Expr) -> Option<MemRefInfo> {
     let call = value.as_call()?;
-    let Callee::Op(op) = call.callee else { return None };
+    let Callee::Op(op) = call.callee else {
+        return None;
+    };
     if crate::ops::name(op) != "block.alloc" || call.args.len() != 4 {
         return None;
     }

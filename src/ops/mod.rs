@@ -20,6 +20,7 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Program, Type, UnOp};
 use dispatch::Target;
 pub use promote::promote_dtypes;
+pub(crate) use shape::fmt_type;
 pub use table::{Category, OpDef, OPS};
 
 /// An argument as lowering hands it over: an IR expression, or a plain value when the text was
@@ -63,7 +64,7 @@ pub fn build_op_call(
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    build_op_call_in(prog, path, path_span, &mut args, kwargs, span)
+    build_op_call_in(prog, path, path_span, &mut args, kwargs, span, false)
 }
 
 /// [`build_op_call`] taking the positional arguments out of `args` (left empty), so that a
@@ -75,6 +76,7 @@ pub fn build_op_call_in(
     args: &mut Vec<ArgIn>,
     kwargs: Vec<KwIn>,
     span: Span,
+    hand_written: bool,
 ) -> Result<Expr, Diagnostic> {
     let (id, def) = match dispatch::resolve(prog, path, path_span, args, &kwargs, span) {
         Ok(Target::Op(id, def)) => (id, def),
@@ -85,10 +87,11 @@ pub fn build_op_call_in(
             return Err(d);
         }
     };
-    // A call written in the printed spelling (`pl.block.load`) is kept as written, so printed
-    // IR reads back unchanged even when it lacks a defaulted kwarg (hand-built IR); the DSL
-    // spellings (`pl.load`, `pl.block.and_`) get the defaults the reference's constructors add.
-    let insert_defaults = !is_dotted(path, def.printed);
+    // A call in hand-written text, or in a DSL spelling (`pl.load`, `pl.block.and_`), gets every
+    // keyword parameter it leaves out with its default, in the table's order, as the reference's
+    // constructors add them (§3.10). Printed text is kept as written, so IR the reference built
+    // without a defaulted kwarg reads back unchanged.
+    let insert_defaults = hand_written || !is_dotted(path, def.printed);
     let bound = bind::bind(prog, def, args, kwargs, insert_defaults, span)?;
     let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
@@ -107,15 +110,33 @@ pub fn build_op_call_in(
     Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
 }
 
+/// Whether a call of `path` (the dotted name after `pl.`, two parts) with `positional`
+/// positional arguments and these keyword names is written the way the printer writes it: the
+/// op's printed spelling, its IR arguments positionally and every defaulted keyword argument
+/// by name. `None` when `path` names no operator (the call is judged elsewhere).
+pub fn is_printed_form(path: &[&str], positional: usize, keywords: &[&str]) -> Option<bool> {
+    let [ns, name] = path else { return None };
+    let category = [table::Category::Tensor, table::Category::Block, table::Category::Sync, table::Category::Test]
+        .into_iter()
+        .find(|c| c.prefix() == *ns)?;
+    let d = def(index::by_spelling(category, name)?);
+    let complete = d.kwargs.iter().all(|k| k.default.is_none() || keywords.contains(&k.name));
+    Some(is_dotted(path, d.printed) && positional <= d.arity() && complete)
+}
+
 /// Whether the segments of `path` joined with dots spell `dotted` (without building the string).
 fn is_dotted(path: &[&str], dotted: &str) -> bool {
     let mut rest = dotted;
     for (k, seg) in path.iter().enumerate() {
         if k > 0 {
-            let Some(r) = rest.strip_prefix('.') else { return false };
+            let Some(r) = rest.strip_prefix('.') else {
+                return false;
+            };
             rest = r;
         }
-        let Some(r) = rest.strip_prefix(seg) else { return false };
+        let Some(r) = rest.strip_prefix(seg) else {
+            return false;
+        };
         rest = r;
     }
     rest.is_empty()
@@ -246,7 +267,12 @@ pub fn printed_name(op: OpId) -> &'static str {
 
 /// Re-deduces the result type of a call of `op` with these (already lowered) arguments and
 /// kwargs; passes use it when they rebuild calls. Errors are plain messages.
-pub fn deduce_type(prog: &Program, op: OpId, args: &[Expr], kwargs: &[(&'static str, KwValue)]) -> Result<Type, String> {
+pub fn deduce_type(
+    prog: &Program,
+    op: OpId,
+    args: &[Expr],
+    kwargs: &[(&'static str, KwValue)],
+) -> Result<Type, String> {
     let def = OPS.get(op.0 as usize).ok_or_else(|| format!("unknown operator id {}", op.0))?;
     deduce::deduce(prog, def, args, kwargs).map_err(|e| e.message)
 }

@@ -10,6 +10,20 @@ pub fn corpus_dir() -> PathBuf {
     }
 }
 
+/// `$PTOC_CONFORMANCE_DSL_DIR`, else `../shared/conformance-dsl` next to the crate: the
+/// DSL-style programs with the reference's IR after every stage (layout: its README.md).
+pub fn dsl_corpus_dir() -> PathBuf {
+    match std::env::var_os("PTOC_CONFORMANCE_DSL_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => super::manifest_dir().join("../shared/conformance-dsl"),
+    }
+}
+
+/// The case directories of the DSL corpus, sorted.
+pub fn dsl_cases(corpus: &Path) -> Vec<PathBuf> {
+    subdirs(corpus)
+}
+
 /// Every case as (id `<folder>/<case>`, folder, case directory), sorted by id.
 pub fn cases(corpus: &Path) -> Vec<(String, String, PathBuf)> {
     let mut out = Vec::new();
@@ -40,6 +54,12 @@ pub fn stage_pass(file: &str) -> Option<String> {
     let rest = file.strip_prefix("after-")?.strip_suffix(".pto")?;
     let (nn, pass) = rest.split_once('-')?;
     (!nn.is_empty() && nn.chars().all(|c| c.is_ascii_digit()) && !pass.is_empty()).then(|| pass.to_string())
+}
+
+/// The id part of a stage file: `after-03-run-verifier.pto` → `03-run-verifier`.
+pub fn stage_pass_id(file: &Path) -> String {
+    let name = file_name(file);
+    name.strip_prefix("after-").and_then(|r| r.strip_suffix(".pto")).unwrap_or(&name).to_string()
 }
 
 #[cfg(test)]

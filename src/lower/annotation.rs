@@ -1,0 +1,108 @@
+//! How an annotation and the type of the value it annotates combine (spec `ir-and-syntax.md`
+//! §3.10, docs/language.md "Types").
+//!
+//! The reference's DSL parser ignores annotations: a variable's type is its value's. ptoc takes
+//! the value's view too, but keeps what only the annotation can say — the MemRef after the memory
+//! passes, and a view written out in full (printed IR) — and checks the rest: an annotation whose
+//! kind, shape, dtype or memory space disagrees with the value is a mistake the reference would
+//! silently ignore (hand-written text) or IR built to differ on purpose (printed text, for the
+//! verifier to judge). [`merge`] says which; the caller decides what a disagreement means.
+
+use crate::ir::{dims_equal, Program, Type};
+use std::sync::Arc;
+
+/// What the annotation says that the value's type contradicts.
+#[derive(Debug, PartialEq)]
+pub(super) enum Disagreement {
+    Kind,
+    Dtype,
+    Shape,
+    MemorySpace,
+}
+
+impl Disagreement {
+    pub(super) fn what(&self) -> &'static str {
+        match self {
+            Disagreement::Kind => "kind",
+            Disagreement::Dtype => "dtype",
+            Disagreement::Shape => "shape",
+            Disagreement::MemorySpace => "memory space",
+        }
+    }
+}
+
+/// The type of a variable annotated `ann` whose value has type `value`, or the disagreement.
+/// An annotation that writes a MemRef or a view is the whole type (printed IR: after the memory
+/// passes only the annotation carries the MemRef, and the reference's tests build IR whose
+/// variables lack the view their values would have); one that writes neither takes the value's
+/// view. An unknown type on either side gives the other.
+pub(super) fn merge(prog: &Program, ann: &Type, value: &Type) -> Result<Type, Disagreement> {
+    match (ann, value) {
+        (_, Type::Unknown) => Ok(ann.clone()),
+        (Type::Unknown, _) => Ok(value.clone()),
+        (Type::Scalar(a), Type::Scalar(v)) => {
+            if a == v {
+                Ok(ann.clone())
+            } else {
+                Err(Disagreement::Dtype)
+            }
+        }
+        (Type::Tensor(a), Type::Tensor(v)) => {
+            check(prog, a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
+            if a.memref.is_some() || a.view.is_some() || v.view.is_none() {
+                return Ok(ann.clone());
+            }
+            let mut t = (**v).clone();
+            t.memref = None;
+            Ok(Type::Tensor(Arc::new(t)))
+        }
+        (Type::Tile(a), Type::Tile(v)) => {
+            check(prog, a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
+            if a.memref.is_some() || a.view.is_some() || v.view.is_none() {
+                return Ok(ann.clone());
+            }
+            let mut t = (**v).clone();
+            t.memref = None;
+            Ok(Type::Tile(Arc::new(t)))
+        }
+        (Type::Tuple(a), Type::Tuple(v)) => {
+            if a.len() != v.len() {
+                return Err(Disagreement::Shape);
+            }
+            a.iter().zip(v).map(|(a, v)| merge(prog, a, v)).collect::<Result<Vec<_>, _>>().map(Type::Tuple)
+        }
+        (Type::MemRef, Type::MemRef) => Ok(ann.clone()),
+        _ => Err(Disagreement::Kind),
+    }
+}
+
+fn check(
+    prog: &Program,
+    same_dtype: bool,
+    ann_shape: &[crate::ir::Expr],
+    value_shape: &[crate::ir::Expr],
+    ann_memref: Option<crate::ir::VarId>,
+    value_memref: Option<crate::ir::VarId>,
+) -> Result<(), Disagreement> {
+    if !same_dtype {
+        return Err(Disagreement::Dtype);
+    }
+    // Only dims known on both sides can disagree: symbolic dims are not compared (two spellings
+    // of one size, `n * 2` and `2 * n`, must not be an error).
+    let known_differ = |a: &crate::ir::Expr, v: &crate::ir::Expr| {
+        a.as_const_int().is_some() && v.as_const_int().is_some() && !dims_equal(a, v)
+    };
+    if ann_shape.len() != value_shape.len() || ann_shape.iter().zip(value_shape).any(|(a, v)| known_differ(a, v)) {
+        return Err(Disagreement::Shape);
+    }
+    if let (Some(a), Some(v)) = (ann_memref, value_memref) {
+        let space = |m| match &prog.var(m).kind {
+            crate::ir::VarKind::MemRef(info) => Some(info.space),
+            _ => None,
+        };
+        if space(a) != space(v) {
+            return Err(Disagreement::MemorySpace);
+        }
+    }
+    Ok(())
+}
