@@ -114,6 +114,13 @@ fn ptoc_insert_sync_output_is_hazard_free() {
             _ => None,
         })
         .collect();
+    // The DSL corpus's programs (where the reference's own insert-sync output has hazards, see
+    // conformance-deviations.md): ptoc's must have none.
+    let dsl = common::corpus::dsl_corpus_dir();
+    let dsl_runs = common::corpus::dsl_cases(&dsl).into_iter().map(|case| {
+        (case.join("input.pto"), &["--pipeline", "default", "--stop-after", "insert-sync"][..])
+    });
+    let runs: Vec<(PathBuf, &[&str])> = runs.into_iter().chain(dsl_runs).collect();
     let (mut skipped, mut failures) = (0, Vec::new());
     for (input, flags) in &runs {
         let mut args = vec!["ptoc".to_string(), "--verify-sync".into(), "--error-format".into(), "short".into()];
