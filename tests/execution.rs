@@ -308,8 +308,10 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
     write(&work.join("host_main.cpp"), main.as_bytes()).map_err(harness)?;
     units.push(("host_main.cpp".into(), main, Vec::new(), false));
     let compiled: Vec<(String, Result<PathBuf, String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            units.iter().map(|(rel, text, flags, pch)| (rel, s.spawn(move || tc.object(text, flags, *pch)))).collect();
+        let handles: Vec<_> = units
+            .iter()
+            .map(|(rel, text, flags, pch)| (rel, s.spawn(move || tc.object(rel, text, flags, *pch))))
+            .collect();
         handles.into_iter().map(|(rel, h)| (rel.clone(), h.join().unwrap_or_else(|_| Err("panicked".into())))).collect()
     });
     let mut objs = Vec::new();
@@ -317,7 +319,11 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
     for (rel, r) in compiled {
         match r {
             Ok(o) => objs.push(o),
-            Err(log) => errors.push(format!("{rel}: {}", tidy(&first_error(&log)))),
+            Err(log) => {
+                // An error in a header is reported with the TU it came from.
+                let e = tidy(&first_error(&log));
+                errors.push(if e.starts_with(&rel) { e } else { format!("{rel}: {e}") });
+            }
         }
     }
     if !errors.is_empty() {
@@ -437,8 +443,8 @@ fn selftest(tc: &Toolchain, out_of_bounds: bool) -> Result<(), String> {
         }],
         extra_returns: vec![],
     };
-    let k = tc.object(&kernel, &host::rename_flags(Kind::Kernel, "poke"), false)?;
-    let m = tc.object(&host::main_cpp(std::slice::from_ref(&sig), &[]), &[], false)?;
+    let k = tc.object("poke.cpp", &kernel, &host::rename_flags(Kind::Kernel, "poke"), false)?;
+    let m = tc.object("host_main.cpp", &host::main_cpp(std::slice::from_ref(&sig), &[]), &[], false)?;
     let exe = tc.link(&[k, m])?;
     let work = work_dir(tc, if out_of_bounds { "selftest/oob" } else { "selftest/ok" })?;
     let input = inputs::tensor(&mut inputs::Rng::new("selftest"), &spec);

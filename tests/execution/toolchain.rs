@@ -11,6 +11,7 @@ use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -36,6 +37,9 @@ pub struct Toolchain {
     headers_hash: String,
     pch: OnceLock<Result<PathBuf, String>>,
 }
+
+/// Changes when what the cache stores changes (e.g. the text of cached failure logs).
+const CACHE_FORMAT: &str = "exec-cache-2";
 
 /// The header the PCH is built from: what every kernel includes first.
 const PCH_SOURCE: &str = "#include <cstdint>\n#include <pto/pto-inst.hpp>\n";
@@ -104,7 +108,8 @@ impl Toolchain {
     }
 
     fn key(&self, text: &str, flags: &[String]) -> String {
-        let mut parts: Vec<&[u8]> = vec![text.as_bytes(), self.version.as_bytes(), self.headers_hash.as_bytes()];
+        let mut parts: Vec<&[u8]> =
+            vec![CACHE_FORMAT.as_bytes(), text.as_bytes(), self.version.as_bytes(), self.headers_hash.as_bytes()];
         parts.extend(flags.iter().map(|f| f.as_bytes()));
         hash_hex(&parts)
     }
@@ -124,7 +129,7 @@ impl Toolchain {
                 std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
                 let src = dir.join(format!("{key}.hpp"));
                 std::fs::write(&src, PCH_SOURCE).map_err(|e| e.to_string())?;
-                let tmp = dir.join(format!("{key}.pch.tmp{}", std::process::id()));
+                let tmp = dir.join(format!("{key}.pch.{}.tmp", unique()));
                 let mut cmd = Command::new(&self.cxx);
                 cmd.args(&flags).arg(&src).arg("-o").arg(&tmp);
                 let (ok, log) = self.exec(cmd);
@@ -139,7 +144,8 @@ impl Toolchain {
 
     /// Compiles `text` (a translation unit) with the common flags plus `extra`; with `pch`,
     /// against the precompiled pto-isa header. Returns the cached object's path or the log.
-    pub fn object(&self, text: &str, extra: &[String], pch: bool) -> Result<PathBuf, String> {
+    /// `name` stands for the cached source file's path in the log (the path is a hash).
+    pub fn object(&self, name: &str, text: &str, extra: &[String], pch: bool) -> Result<PathBuf, String> {
         let mut flags = self.flags();
         flags.extend(extra.iter().cloned());
         if pch {
@@ -156,18 +162,22 @@ impl Toolchain {
             return Err(log);
         }
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let src = dir.join(format!("{key}.cpp"));
+        // Two programs may hold the same TU and compile it at the same time: every file but
+        // the final object is private to this call, and the rename is atomic.
+        let u = unique();
+        let src = dir.join(format!("{key}.{u}.cpp"));
         std::fs::write(&src, text).map_err(|e| e.to_string())?;
-        let tmp = dir.join(format!("{key}.o.tmp{}", std::process::id()));
+        let tmp = dir.join(format!("{key}.o.{u}.tmp"));
         let mut cmd = Command::new(&self.cxx);
         cmd.args(&flags).arg("-c").arg(&src).arg("-o").arg(&tmp);
         let (ok, log) = self.exec(cmd);
+        let _ = std::fs::remove_file(&src);
         if ok {
             std::fs::rename(&tmp, &obj).map_err(|e| e.to_string())?;
             Ok(obj)
         } else {
             let _ = std::fs::remove_file(&tmp);
-            let log = format!("{}\n{}", src.display(), log);
+            let log = log.replace(&src.display().to_string(), name);
             let _ = std::fs::write(&err, &log);
             Err(log)
         }
@@ -184,7 +194,7 @@ impl Toolchain {
             return Ok(exe);
         }
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let tmp = dir.join(format!("{key}.tmp{}", std::process::id()));
+        let tmp = dir.join(format!("{key}.{}.tmp", unique()));
         let mut cmd = Command::new(&self.cxx);
         cmd.args(objs).arg("-o").arg(&tmp).arg("-lm");
         let (ok, log) = self.exec(cmd);
@@ -206,6 +216,12 @@ impl Toolchain {
             Err(e) => (false, format!("cannot run {}: {e}", self.cxx)),
         }
     }
+}
+
+/// A name part no other call (in this or another process) uses.
+fn unique() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 /// A counting semaphore of JOBS compiler slots shared by all trials.
