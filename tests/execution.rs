@@ -232,6 +232,9 @@ fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Outcome {
     }
 }
 
+/// Input sets per function (each a run of the executable and of the interpreter).
+const INPUT_SETS: usize = 2;
+
 type Step<T> = Result<T, (Class, String)>;
 
 /// A failure of the harness itself (not of ptoc's C++): reported as an internal error so
@@ -293,6 +296,10 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
         has
     });
 
+    for n in &notes {
+        println!("{}: note: {n}", p.id);
+    }
+
     // 2. Compile every generated TU and the host main, two at a time; link.
     let table = host::kernel_table(files.get("kernel_config.py").map_or("", String::as_str));
     let mut units: Vec<(String, String, Vec<String>, bool)> = Vec::new();
@@ -333,11 +340,14 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
     // An assertion message starts with the executable's name (a hash).
     let exe_prefix = format!("{}: ", exe.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
 
-    // 3. Run every function on its inputs.
-    for f in &funcs {
-        let (in_dir, out_dir) = (work.join("in").join(&f.name), work.join("cpp-out").join(&f.name));
+    // 3. Run every function on INPUT_SETS sets of inputs (scalar arguments differ between
+    // them, so both sides of a scalar `if` have a chance).
+    let runs: Vec<(&FuncSig, String)> =
+        funcs.iter().flat_map(|f| (0..INPUT_SETS).map(move |k| (f, format!("{}/{k}", f.name)))).collect();
+    for (f, run) in &runs {
+        let (in_dir, out_dir) = (work.join("in").join(run), work.join("cpp-out").join(run));
         std::fs::create_dir_all(&out_dir).map_err(|e| harness(e.to_string()))?;
-        let mut rng = inputs::Rng::new(&format!("{}/{}", p.id, f.name));
+        let mut rng = inputs::Rng::new(&format!("{}/{run}", p.id));
         for prm in &f.params {
             let a = match &prm.ty {
                 ParamType::Tensor(t) => inputs::tensor(&mut rng, t),
@@ -360,7 +370,7 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
         let _ = std::fs::write(out_dir.join("stderr.txt"), &r.stderr);
         if let Some(why) = why {
             let detail = tidy(&run_failure_detail(&r.stderr.replace(&exe_prefix, "")));
-            return Err((Class::RunFail, format!("{}: {why}: {detail}", f.name)));
+            return Err((Class::RunFail, format!("{run}: {why}: {detail}")));
         }
     }
 
@@ -371,12 +381,12 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
     let before = ptoc::driver::frontend(&source).ok();
     let before_sigs: Vec<(String, Result<FuncSig, String>)> =
         before.as_ref().map(signature::signatures).unwrap_or_default();
-    for f in &funcs {
-        let in_dir = work.join("in").join(&f.name);
-        let cpp_dir = work.join("cpp-out").join(&f.name);
+    for (f, run) in &runs {
+        let in_dir = work.join("in").join(run);
+        let cpp_dir = work.join("cpp-out").join(run);
         let inputs: Vec<(String, PathBuf)> =
             f.params.iter().map(|prm| (prm.name.clone(), in_dir.join(format!("{}.npy", prm.name)))).collect();
-        let ref_dir = work.join("interp").join(&f.name);
+        let ref_dir = work.join("interp").join(run);
         interp::run(&file, "default", &f.name, &inputs, &ref_dir).map_err(|e| (Class::InterpFail, e))?;
         // Every file the C++ wrote has its counterpart from the interpreter.
         let mut outputs: Vec<(String, execution::npy::Elem)> = Vec::new();
@@ -392,7 +402,7 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
             let got = read_npy(&cpp_dir.join(format!("{name}.npy"))).map_err(harness)?;
             let want = read_npy(&ref_dir.join(format!("{name}.npy"))).map_err(|e| (Class::InterpFail, e))?;
             compare::compare(&got, &want, *elem)
-                .map_err(|e| (Class::Mismatch, format!("{}: {name}: C++ vs interpreter: {e}", f.name)))?;
+                .map_err(|e| (Class::Mismatch, format!("{run}: {name}: C++ vs interpreter: {e}")))?;
         }
         // The same function before the passes (outlined kernels do not exist there).
         let Some((_, Ok(b))) = before_sigs.iter().find(|(n, _)| *n == f.name) else {
@@ -403,7 +413,7 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
         }
         let inputs_b: Vec<(String, PathBuf)> =
             b.params.iter().zip(&inputs).map(|(bp, (_, path))| (bp.name.clone(), path.clone())).collect();
-        let none_dir = work.join("interp-none").join(&f.name);
+        let none_dir = work.join("interp-none").join(run);
         interp::run(&file, "none", &f.name, &inputs_b, &none_dir).map_err(|e| (Class::InterpFail, e))?;
         for (bp, fp) in b.params.iter().zip(&f.params) {
             if let ParamType::Tensor(t) = &fp.ty {
@@ -411,7 +421,7 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
                 let before =
                     read_npy(&none_dir.join(format!("{}.npy", bp.name))).map_err(|e| (Class::InterpFail, e))?;
                 compare::compare(&after, &before, t.elem).map_err(|e| {
-                    (Class::Mismatch, format!("{}: {}: interpreter after the passes vs before: {e}", f.name, fp.name))
+                    (Class::Mismatch, format!("{run}: {}: interpreter after the passes vs before: {e}", fp.name))
                 })?;
             }
         }
