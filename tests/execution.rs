@@ -1,0 +1,482 @@
+//! Execution tests: ptoc's C++ compiled against pto-isa's CPU simulator and run, with ptoc's
+//! IR interpreter (`ptoc run`) as the oracle. See docs/execution-tests.md.
+//!
+//! For every program of the corpus (examples, the lit codegen programs ptoc accepts, the
+//! DSL conformance inputs, the cpusim programs, genmix programs generated at test time):
+//! 1. `ptoc --emit cpp` in-process; the function signatures come from ptoc's IR after the
+//!    default pipeline (`execution::signature`);
+//! 2. every kernel and orchestration file and a generated host main (`execution::host`) are
+//!    compiled with clang against pto-isa (`-D__CPU_SIM`), cached (`execution::toolchain`),
+//!    and linked into one executable per program;
+//! 3. each InCore and Orchestration function runs on seeded random inputs
+//!    (`execution::inputs`) with guard zones around every tensor;
+//! 4. the interpreter runs the same function on the same `.npy` files, after the default
+//!    pipeline and on the input as written (`--pipeline none`); the three results must agree
+//!    (`execution::compare`).
+//!
+//! Trials: `exec/<corpus>/<name>` per program, judged against
+//! `tests/execution-expected-failures.txt` (`execution::expected`); `exec/selftest/*` check
+//! the harness itself (a kernel that writes out of bounds must be caught); one trial checks the
+//! expected-failures file. After the run, a summary line gives the counts.
+//! Without clang++-19 (or `$PTOC_CXX`) or pto-isa, one trial says so and checks nothing.
+
+mod common;
+
+mod execution {
+    pub mod compare;
+    pub mod corpus;
+    pub mod expected;
+    pub mod host;
+    pub mod inputs;
+    pub mod interp;
+    pub mod npy;
+    pub mod signature;
+    pub mod toolchain;
+}
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use execution::expected::{self, Class, Entry};
+use execution::npy::Array;
+use execution::signature::{self, FuncSig, Kind, ParamType};
+use execution::toolchain::{self, Toolchain};
+use execution::{compare, corpus, host, inputs, interp};
+use libtest_mimic::{Arguments, Failed, Trial};
+use ptoc::driver;
+
+/// How one program ended.
+#[derive(Clone, Debug)]
+enum Outcome {
+    /// Ran, and every result agreed with the interpreter.
+    Pass,
+    /// Ran without crashing or writing out of bounds; no interpreter to compare with.
+    NotCompared,
+    /// A lit error test: ptoc refuses it, as intended; not counted.
+    Excluded,
+    Fail(Class, String),
+}
+
+impl Outcome {
+    fn failure(&self) -> Option<(Class, &str)> {
+        match self {
+            Outcome::Fail(c, why) => Some((*c, why.as_str())),
+            _ => None,
+        }
+    }
+}
+
+type Results = Arc<Mutex<Vec<(String, Outcome)>>>;
+
+fn main() {
+    let args = Arguments::from_args();
+    common::quiet_panics();
+    let root = common::manifest_dir();
+    let toolchain = match Toolchain::detect(&root) {
+        Ok(t) => Arc::new(t),
+        Err(why) => {
+            let trial = Trial::test("exec", move || {
+                println!("execution tests: {why}; 0 checks");
+                Ok(())
+            });
+            libtest_mimic::run(&args, vec![trial]).exit();
+        }
+    };
+    let expected_text = std::fs::read_to_string(root.join(expected::FILE)).unwrap_or_default();
+    let listed = expected::parse(&expected_text);
+    let updating = std::env::var_os("PTOC_UPDATE_EXEC_FAILURES").is_some_and(|v| v == "1");
+    let programs = corpus::programs(&root);
+    let results: Results = Arc::default();
+
+    let mut trials = Vec::new();
+    {
+        let ids: Vec<String> = programs.iter().map(|p| p.id.clone()).collect();
+        let listed = listed.clone();
+        trials.push(Trial::test("exec/expected-failures-file", move || {
+            let map = listed.map_err(|e| format!("{}: {e}", expected::FILE))?;
+            let stale: Vec<&String> = map.keys().filter(|id| !ids.contains(id)).collect();
+            if stale.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{} lists programs that do not exist: {stale:?}", expected::FILE).into())
+            }
+        }));
+    }
+    for (name, oob) in [("exec/selftest/in-bounds-write", false), ("exec/selftest/guard-zone", true)] {
+        let tc = Arc::clone(&toolchain);
+        trials.push(Trial::test(name, move || selftest(&tc, oob).map_err(Failed::from)));
+    }
+    let listed_map = listed.clone().unwrap_or_default();
+    for p in programs {
+        let (tc, results, root) = (Arc::clone(&toolchain), Arc::clone(&results), root.clone());
+        let entry = listed_map.get(&p.id).cloned();
+        trials.push(Trial::test(p.id.clone(), move || {
+            let start = Instant::now();
+            let outcome = common::guard(|| run_program(&tc, &root, &p))
+                .unwrap_or_else(|panic| Outcome::Fail(Class::Ice, format!("harness or ptoc {panic}")));
+            results.lock().unwrap().push((p.id.clone(), outcome.clone()));
+            if let Outcome::Fail(c, why) = &outcome {
+                println!(
+                    "{}: {} ({:.1}s): {}",
+                    p.id,
+                    c.name(),
+                    start.elapsed().as_secs_f64(),
+                    expected::short_reason(why)
+                );
+            }
+            if updating {
+                return Ok(());
+            }
+            expected::judge(&p.id, outcome.failure(), entry.as_ref(), interp::available()).map_err(Failed::from)
+        }));
+    }
+
+    let conclusion = libtest_mimic::run(&args, trials);
+    let results = results.lock().unwrap().clone();
+    summary(&results, &toolchain);
+    if updating && !results.is_empty() {
+        let mut map = listed_map;
+        for (id, outcome) in &results {
+            match outcome.failure() {
+                Some((class, why)) => {
+                    map.insert(id.clone(), Entry { class, reason: expected::short_reason(why) });
+                }
+                None => {
+                    // Keep interpreter-only entries when there is no interpreter to judge them.
+                    if !map.get(id).is_some_and(|e| e.class.needs_interpreter() && !interp::available()) {
+                        map.remove(id);
+                    }
+                }
+            }
+        }
+        let path = root.join(expected::FILE);
+        match std::fs::write(&path, expected::render(&map)) {
+            Ok(()) => println!("PTOC_UPDATE_EXEC_FAILURES=1: wrote {} entries to {}", map.len(), expected::FILE),
+            Err(e) => println!("cannot write {}: {e}", path.display()),
+        }
+    }
+    conclusion.exit();
+}
+
+fn summary(results: &[(String, Outcome)], tc: &Toolchain) {
+    if results.is_empty() {
+        return;
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, o) in results {
+        let k = match o {
+            Outcome::Pass => "pass",
+            Outcome::NotCompared => "not-compared",
+            Outcome::Excluded => "excluded",
+            Outcome::Fail(c, _) => c.name(),
+        };
+        *counts.entry(k).or_default() += 1;
+    }
+    let order =
+        ["pass", "not-compared", "refused", "ice", "compile-fail", "run-fail", "interp-fail", "mismatch", "excluded"];
+    let line: Vec<String> = order.iter().map(|k| format!("{} {k}", counts.get(k).copied().unwrap_or(0))).collect();
+    println!("execution summary ({} programs, {}): {}", results.len(), tc.version, line.join(", "));
+    if !interp::available() {
+        println!("(not compared: this ptoc has no `ptoc run` interpreter)");
+    }
+}
+
+/// Runs ptoc in-process.
+fn ptoc(args: &[&str]) -> driver::Output {
+    let argv: Vec<String> = std::iter::once("ptoc").chain(args.iter().copied()).map(String::from).collect();
+    driver::run(&argv, b"")
+}
+
+/// The first line of a compiler log that says `error`, else its first line.
+fn first_error(log: &str) -> String {
+    log.lines().find(|l| l.contains("error")).or_else(|| log.lines().next()).unwrap_or("").trim().to_string()
+}
+
+/// The informative part of a failed run's stderr: an assertion as `file:line: Assertion `…'
+/// failed.` (without the function signature, which is long), else the first lines.
+fn run_failure_detail(stderr: &str) -> String {
+    if let Some(line) = stderr.lines().find(|l| l.contains(": Assertion")) {
+        let at = line.split(": ").next().unwrap_or("");
+        let what = &line[line.find("Assertion").unwrap_or(0)..];
+        return format!("{at}: {what}");
+    }
+    stderr.lines().filter(|l| !l.trim().is_empty()).take(4).collect::<Vec<_>>().join(" | ")
+}
+
+/// The program's scratch directory (kept after the run, for inspection).
+fn work_dir(tc: &Toolchain, id: &str) -> Result<PathBuf, String> {
+    let dir = tc.cache.join("work").join(id.replace('/', "__"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn read_npy(path: &Path) -> Result<Array, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Array::from_npy(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Outcome {
+    match try_program(tc, root, p) {
+        Ok(o) => o,
+        Err((c, why)) => Outcome::Fail(c, why),
+    }
+}
+
+/// Input sets per function (each a run of the executable and of the interpreter).
+const INPUT_SETS: usize = 2;
+
+type Step<T> = Result<T, (Class, String)>;
+
+/// A failure of the harness itself (not of ptoc's C++): reported as an internal error so
+/// that it is never silently expected.
+fn harness(e: String) -> (Class, String) {
+    (Class::Ice, format!("harness: {e}"))
+}
+
+fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome> {
+    let file = corpus::materialize(root, &tc.cache, &p.source).map_err(harness)?;
+    let file_s = file.to_string_lossy().into_owned();
+    let work = work_dir(tc, &p.id).map_err(harness)?;
+    // Messages go into the expected-failures file: no machine-specific paths in them.
+    let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let isa_include = format!("{}/", tc.pto_isa.join("include").display());
+    let tidy = |s: &str| s.replace(&file_s, &file_name).replace(&isa_include, "");
+
+    // 1. C++ from ptoc, and the signatures from its IR.
+    let out = ptoc(&["--error-format", "short", "--emit", "cpp", "-o", "cpp", &file_s]);
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    match out.code {
+        0 => {}
+        1 if p.optional => return Ok(Outcome::Excluded),
+        1 => return Err((Class::Refused, tidy(&stderr))),
+        code => return Err((Class::Ice, format!("ptoc exited with {code}: {}", tidy(&stderr)))),
+    }
+    let files: BTreeMap<String, String> = out
+        .files
+        .iter()
+        .map(|(path, bytes)| {
+            let rel = path.strip_prefix("cpp").unwrap_or(path);
+            (common::relative_name(rel, Path::new("")), String::from_utf8_lossy(bytes).into_owned())
+        })
+        .collect();
+    for (rel, text) in &files {
+        write(&work.join("cpp").join(rel), text.as_bytes()).map_err(harness)?;
+    }
+    let source = std::fs::read_to_string(&file).map_err(|e| harness(e.to_string()))?;
+    let lowered = signature::lowered(&source).map_err(harness)?;
+    let mut funcs: Vec<FuncSig> = Vec::new();
+    let mut notes = Vec::new();
+    for (name, sig) in signature::signatures(&lowered) {
+        match sig {
+            Ok(s) => funcs.push(s),
+            Err(why) => notes.push(format!("{name} not run: {why}")),
+        }
+    }
+    let file_of = |f: &FuncSig| match f.kind {
+        Kind::Kernel => {
+            ["aiv", "aic"].iter().map(|c| format!("kernels/{c}/{}.cpp", f.name)).find(|k| files.contains_key(k))
+        }
+        Kind::Orchestration => Some(format!("orchestration/{}.cpp", f.name)).filter(|k| files.contains_key(k)),
+    };
+    funcs.retain(|f| {
+        let has = file_of(f).is_some();
+        if !has {
+            notes.push(format!("{} not run: ptoc emitted no file for it", f.name));
+        }
+        has
+    });
+
+    for n in &notes {
+        println!("{}: note: {n}", p.id);
+    }
+
+    // 2. Compile every generated TU and the host main, two at a time; link.
+    let table = host::kernel_table(files.get("kernel_config.py").map_or("", String::as_str));
+    let mut units: Vec<(String, String, Vec<String>, bool)> = Vec::new();
+    for (rel, text) in &files {
+        let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".cpp").to_string();
+        if rel.starts_with("kernels/") && rel.ends_with(".cpp") {
+            units.push((rel.clone(), text.clone(), host::rename_flags(Kind::Kernel, &stem), true));
+        } else if rel.starts_with("orchestration/") && rel.ends_with(".cpp") {
+            units.push((rel.clone(), text.clone(), host::rename_flags(Kind::Orchestration, &stem), false));
+        }
+    }
+    let main = host::main_cpp(&funcs, &table);
+    write(&work.join("host_main.cpp"), main.as_bytes()).map_err(harness)?;
+    units.push(("host_main.cpp".into(), main, Vec::new(), false));
+    let compiled: Vec<(String, Result<PathBuf, String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = units
+            .iter()
+            .map(|(rel, text, flags, pch)| (rel, s.spawn(move || tc.object(rel, text, flags, *pch))))
+            .collect();
+        handles.into_iter().map(|(rel, h)| (rel.clone(), h.join().unwrap_or_else(|_| Err("panicked".into())))).collect()
+    });
+    let mut objs = Vec::new();
+    let mut errors = Vec::new();
+    for (rel, r) in compiled {
+        match r {
+            Ok(o) => objs.push(o),
+            Err(log) => {
+                // An error in a header is reported with the TU it came from.
+                let e = tidy(&first_error(&log));
+                errors.push(if e.starts_with(&rel) { e } else { format!("{rel}: {e}") });
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err((Class::CompileFail, errors.join("\n")));
+    }
+    let exe = tc.link(&objs).map_err(|log| (Class::CompileFail, format!("link: {}", tidy(&first_error(&log)))))?;
+    // An assertion message starts with the executable's name (a hash).
+    let exe_prefix = format!("{}: ", exe.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+
+    // 3. Run every function on INPUT_SETS sets of inputs (scalar arguments differ between
+    // them, so both sides of a scalar `if` have a chance).
+    let runs: Vec<(&FuncSig, String)> =
+        funcs.iter().flat_map(|f| (0..INPUT_SETS).map(move |k| (f, format!("{}/{k}", f.name)))).collect();
+    for (f, run) in &runs {
+        let (in_dir, out_dir) = (work.join("in").join(run), work.join("cpp-out").join(run));
+        std::fs::create_dir_all(&out_dir).map_err(|e| harness(e.to_string()))?;
+        let mut rng = inputs::Rng::new(&format!("{}/{run}", p.id));
+        for prm in &f.params {
+            let a = match &prm.ty {
+                ParamType::Tensor(t) => inputs::tensor(&mut rng, t),
+                ParamType::Scalar(_, e) => inputs::scalar(&mut rng, *e),
+            };
+            write(&in_dir.join(format!("{}.npy", prm.name)), &a.to_npy()).map_err(harness)?;
+        }
+        for (i, t) in &f.extra_returns {
+            write(&in_dir.join(format!("return_{i}.npy")), &inputs::tensor(&mut rng, t).to_npy()).map_err(harness)?;
+        }
+        let r =
+            toolchain::run(&exe, &[&f.name, &in_dir.to_string_lossy(), &out_dir.to_string_lossy()]).map_err(harness)?;
+        let why = match (r.timed_out, r.code) {
+            (true, _) => Some(format!("timed out after {}s", toolchain::RUN_TIMEOUT.as_secs())),
+            (_, Some(0)) => None,
+            (_, Some(3)) => Some("wrote outside a tensor".into()),
+            (_, Some(c)) => Some(format!("exit status {c}")),
+            (_, None) => Some("crashed".into()),
+        };
+        let _ = std::fs::write(out_dir.join("stderr.txt"), &r.stderr);
+        if let Some(why) = why {
+            let detail = tidy(&run_failure_detail(&r.stderr.replace(&exe_prefix, "")));
+            return Err((Class::RunFail, format!("{run}: {why}: {detail}")));
+        }
+    }
+
+    // 4. Compare with the interpreter, after the default pipeline and before any pass.
+    if !interp::available() {
+        return Ok(Outcome::NotCompared);
+    }
+    let before = ptoc::driver::frontend(&source).ok();
+    let before_sigs: Vec<(String, Result<FuncSig, String>)> =
+        before.as_ref().map(signature::signatures).unwrap_or_default();
+    for (f, run) in &runs {
+        let in_dir = work.join("in").join(run);
+        let cpp_dir = work.join("cpp-out").join(run);
+        let inputs: Vec<(String, PathBuf)> =
+            f.params.iter().map(|prm| (prm.name.clone(), in_dir.join(format!("{}.npy", prm.name)))).collect();
+        let ref_dir = work.join("interp").join(run);
+        interp::run(&file, "default", &f.name, &inputs, &ref_dir).map_err(|e| (Class::InterpFail, e))?;
+        // Every file the C++ wrote has its counterpart from the interpreter.
+        let mut outputs: Vec<(String, execution::npy::Elem)> = Vec::new();
+        for prm in &f.params {
+            if let ParamType::Tensor(t) = &prm.ty {
+                outputs.push((prm.name.clone(), t.elem));
+            }
+        }
+        for (i, t) in &f.extra_returns {
+            outputs.push((format!("return_{i}"), t.elem));
+        }
+        for (name, elem) in &outputs {
+            let got = read_npy(&cpp_dir.join(format!("{name}.npy"))).map_err(harness)?;
+            let want = read_npy(&ref_dir.join(format!("{name}.npy"))).map_err(|e| (Class::InterpFail, e))?;
+            compare::compare(&got, &want, *elem)
+                .map_err(|e| (Class::Mismatch, format!("{run}: {name}: C++ vs interpreter: {e}")))?;
+        }
+        // The same function before the passes (outlined kernels do not exist there).
+        let Some((_, Ok(b))) = before_sigs.iter().find(|(n, _)| *n == f.name) else {
+            continue;
+        };
+        if b.params.len() != f.params.len() {
+            return Err((Class::Mismatch, format!("{}: the passes changed the parameter count", f.name)));
+        }
+        let inputs_b: Vec<(String, PathBuf)> =
+            b.params.iter().zip(&inputs).map(|(bp, (_, path))| (bp.name.clone(), path.clone())).collect();
+        let none_dir = work.join("interp-none").join(run);
+        interp::run(&file, "none", &f.name, &inputs_b, &none_dir).map_err(|e| (Class::InterpFail, e))?;
+        for (bp, fp) in b.params.iter().zip(&f.params) {
+            if let ParamType::Tensor(t) = &fp.ty {
+                let after = read_npy(&ref_dir.join(format!("{}.npy", fp.name))).map_err(|e| (Class::InterpFail, e))?;
+                let before =
+                    read_npy(&none_dir.join(format!("{}.npy", bp.name))).map_err(|e| (Class::InterpFail, e))?;
+                compare::compare(&after, &before, t.elem).map_err(|e| {
+                    (Class::Mismatch, format!("{run}: {}: interpreter after the passes vs before: {e}", fp.name))
+                })?;
+            }
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// The harness checks itself: a hand-written kernel writes one element, in bounds or just past
+/// the end of its tensor; the in-bounds run must succeed and write that element, the other
+/// must be reported as a guard-zone violation.
+fn selftest(tc: &Toolchain, out_of_bounds: bool) -> Result<(), String> {
+    use execution::npy::Elem;
+    use execution::signature::{ParamSig, TensorSpec};
+    let index = if out_of_bounds { "4 * 4" } else { "5" };
+    let kernel = format!(
+        "#include <cstdint>\n#include \"tensor.h\"\n\
+         extern \"C\" void kernel_entry(int64_t* args) {{\n\
+         Tensor* t = reinterpret_cast<Tensor*>(args[0]);\n\
+         reinterpret_cast<float*>(t->buffer.addr)[t->start_offset + {index}] = 42.0f;\n}}\n"
+    );
+    let spec = TensorSpec { dtype: ptoc::ir::DataType::Fp32, elem: Elem::F32, shape: vec![4, 4] };
+    let sig = FuncSig {
+        name: "poke".into(),
+        kind: Kind::Kernel,
+        params: vec![ParamSig {
+            name: "t".into(),
+            ty: ParamType::Tensor(spec.clone()),
+            direction: ptoc::ir::ParamDirection::Out,
+        }],
+        extra_returns: vec![],
+    };
+    let k = tc.object("poke.cpp", &kernel, &host::rename_flags(Kind::Kernel, "poke"), false)?;
+    let m = tc.object("host_main.cpp", &host::main_cpp(std::slice::from_ref(&sig), &[]), &[], false)?;
+    let exe = tc.link(&[k, m])?;
+    let work = work_dir(tc, if out_of_bounds { "selftest/oob" } else { "selftest/ok" })?;
+    let input = inputs::tensor(&mut inputs::Rng::new("selftest"), &spec);
+    write(&work.join("in/t.npy"), &input.to_npy())?;
+    std::fs::create_dir_all(work.join("out")).map_err(|e| e.to_string())?;
+    let r = toolchain::run(&exe, &["poke", &work.join("in").to_string_lossy(), &work.join("out").to_string_lossy()])?;
+    if out_of_bounds {
+        if r.code != Some(3) || !r.stderr.contains("GUARD VIOLATION: tensor t: byte offset 64 (after") {
+            return Err(format!("the out-of-bounds write was not reported: exit {:?}, stderr {}", r.code, r.stderr));
+        }
+        return Ok(());
+    }
+    if r.code != Some(0) {
+        return Err(format!("exit {:?}: {}", r.code, r.stderr));
+    }
+    let got = read_npy(&work.join("out/t.npy"))?;
+    let mut want = input.clone();
+    want.data[20..24].copy_from_slice(&42.0f32.to_le_bytes());
+    compare::compare(&got, &want, Elem::F32)?;
+    // And the comparison notices a wrong element.
+    if compare::compare(&got, &input, Elem::F32).is_ok() {
+        return Err("the comparison missed a changed element".into());
+    }
+    Ok(())
+}

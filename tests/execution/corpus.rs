@@ -1,0 +1,98 @@
+//! The programs the execution tests run: ids and where their text comes from.
+
+use std::path::{Path, PathBuf};
+
+/// genmix programs per kind (seeds 1..=N), generated at test time.
+pub const GENMIX_PER_KIND: u64 = 20;
+pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "reduce", "scalar", "mixed"];
+
+#[derive(Clone, Debug)]
+pub enum Source {
+    File(PathBuf),
+    Genmix { kind: &'static str, seed: u64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// `exec/<corpus>/<name>`.
+    pub id: String,
+    pub source: Source,
+    /// Lit programs are included only if ptoc accepts them with `--emit cpp` (the folder also
+    /// holds error tests); a refusal is then not a failure.
+    pub optional: bool,
+}
+
+fn stem(p: &Path) -> String {
+    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p: &PathBuf| p.is_file() && p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every program, sorted by corpus then name.
+pub fn programs(root: &Path) -> Vec<Program> {
+    let shared = root.join("../shared");
+    let mut out = Vec::new();
+    let mut add = |id: String, source: Source, optional: bool| out.push(Program { id, source, optional });
+    for p in files(&root.join("examples"), &["pto"]) {
+        add(format!("exec/examples/{}", stem(&p)), Source::File(p), false);
+    }
+    for p in files(&root.join("lit-tests/codegen"), &["pto"]) {
+        add(format!("exec/lit/codegen/{}", stem(&p)), Source::File(p), true);
+    }
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(shared.join("conformance-dsl"))
+        .map(|rd| rd.flatten().map(|e| e.path().join("input.pto")).filter(|p| p.is_file()).collect())
+        .unwrap_or_default();
+    cases.sort();
+    for p in cases {
+        let case = p.parent().map(stem).unwrap_or_default();
+        add(format!("exec/conformance-dsl/{case}"), Source::File(p), false);
+    }
+    for p in files(&shared.join("cpusim/programs"), &["pto", "py"]) {
+        add(format!("exec/cpusim/{}", stem(&p)), Source::File(p), false);
+    }
+    for kind in GENMIX_KINDS {
+        for seed in 1..=GENMIX_PER_KIND {
+            add(format!("exec/genmix/{kind}_s{seed}"), Source::Genmix { kind, seed }, false);
+        }
+    }
+    out
+}
+
+/// The path of the program's text; genmix programs are generated on first use into the
+/// cache (keyed by a hash of genmix.py, so a new generator regenerates them).
+pub fn materialize(root: &Path, cache: &Path, src: &Source) -> Result<PathBuf, String> {
+    match src {
+        Source::File(p) => Ok(p.clone()),
+        Source::Genmix { kind, seed } => {
+            let script = root.join("../shared/tools/genmix.py");
+            let text = std::fs::read(&script).map_err(|e| format!("cannot read {}: {e}", script.display()))?;
+            let dir = cache.join("genmix").join(&super::toolchain::hash_hex(&[&text])[..16]);
+            let path = dir.join(format!("{kind}_s{seed}.pto"));
+            if path.is_file() {
+                return Ok(path);
+            }
+            let out = std::process::Command::new("python3")
+                .arg(&script)
+                .args(["--seed", &seed.to_string(), "--kind", kind])
+                .output()
+                .map_err(|e| format!("cannot run python3 (needed for genmix programs): {e}"))?;
+            if !out.status.success() {
+                return Err(format!("genmix.py failed: {}", String::from_utf8_lossy(&out.stderr)));
+            }
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let tmp = dir.join(format!("{kind}_s{seed}.pto.tmp{}", std::process::id()));
+            std::fs::write(&tmp, &out.stdout).map_err(|e| e.to_string())?;
+            std::fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
+            Ok(path)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! The oracle: ptoc's IR interpreter, `ptoc run FILE [--pipeline P] --func NAME
+//! --input PARAM=FILE.npy ... -o DIR`, called in-process. It writes `DIR/<param>.npy` for every
+//! tensor parameter and `DIR/return_<i>.npy` for returned values. Until the subcommand exists
+//! the driver rejects `run` as a usage error; [`available`] detects that once.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use ptoc::driver;
+
+/// Whether this ptoc has the `run` subcommand: `ptoc run --help` succeeds and documents
+/// `--input`. (Without it, `run` is taken as the input file and the extra arguments are a usage
+/// error, exit status 2.)
+pub fn available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let out = driver::run(&["ptoc".to_string(), "run".into(), "--help".into()], b"");
+        out.code == driver::exit::SUCCESS && String::from_utf8_lossy(&out.stdout).contains("--input")
+    })
+}
+
+/// Runs function `func` of `file` (after `pipeline`) on `inputs` (param name → .npy path);
+/// the results land in `out_dir`. `Err` carries ptoc's diagnostics.
+pub fn run(
+    file: &Path,
+    pipeline: &str,
+    func: &str,
+    inputs: &[(String, PathBuf)],
+    out_dir: &Path,
+) -> Result<(), String> {
+    let mut args: Vec<String> = vec!["ptoc".into(), "run".into(), "--error-format".into(), "short".into()];
+    args.extend(["--pipeline".into(), pipeline.into(), "--func".into(), func.into()]);
+    for (name, path) in inputs {
+        args.push("--input".into());
+        args.push(format!("{name}={}", path.display()));
+    }
+    args.extend(["-o".into(), out_dir.display().to_string(), file.display().to_string()]);
+    let out = driver::run(&args, b"");
+    if out.code != driver::exit::SUCCESS {
+        return Err(format!(
+            "`{}` exited with {}: {}",
+            args[1..].join(" "),
+            out.code,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    // The in-process driver returns `-o` files instead of writing them (as for --emit cpp).
+    std::fs::create_dir_all(out_dir).map_err(|e| e.to_string())?;
+    for (path, bytes) in &out.files {
+        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
