@@ -134,7 +134,10 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Ok(p) => p,
         Err(diags) => return input_error(&diags, &file, style, dumps),
     };
-    match execute(&prog, &cli) {
+    // Parameters are named as the source writes them (convert-to-ssa renames `a` to `a_0`):
+    // --input and the output files use those names.
+    let written = super::compile::frontend(&file.text).ok();
+    match execute(&prog, written.as_ref(), &cli) {
         Ok((stdout, files)) => Output {
             stdout: stdout.into_bytes(),
             stderr: dumps.into_bytes(),
@@ -146,7 +149,11 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
 }
 
 /// Runs the chosen function; returns the summary text and the files to write.
-fn execute(prog: &Program, cli: &RunCli) -> Result<(String, Vec<(PathBuf, Vec<u8>)>), Diagnostic> {
+fn execute(
+    prog: &Program,
+    written: Option<&Program>,
+    cli: &RunCli,
+) -> Result<(String, Vec<(PathBuf, Vec<u8>)>), Diagnostic> {
     let name = match &cli.func {
         Some(f) => f.as_str(),
         None => interp::default_function(prog)?,
@@ -159,15 +166,16 @@ fn execute(prog: &Program, cli: &RunCli) -> Result<(String, Vec<(PathBuf, Vec<u8
             format!("the program has no function `{name}` (it has: {})", names.join(", ")),
         ));
     };
-    let given = given_inputs(prog, func, cli)?;
+    let names = param_names(prog, written, func);
+    let given = given_inputs(prog, func, &names, cli)?;
     let args = interp::inputs::make_args(prog, func, cli.seed, given)?;
     let result = interp::run_function(prog, name, args)?;
 
     let mut outputs: Vec<(String, Array)> = Vec::new();
-    for (p, v) in func.params.iter().zip(&result.params) {
+    for (name, v) in names.iter().zip(&result.params) {
         if matches!(v, Value::Tensor(_) | Value::Tile(_)) {
             if let Some(a) = v.array() {
-                outputs.push((prog.var_name(p.var).to_string(), a));
+                outputs.push((name.clone(), a));
             }
         }
     }
@@ -220,10 +228,27 @@ fn num(x: f64) -> String {
     }
 }
 
+/// The parameter names of `func` as the source writes them: those of the same function in the
+/// program as written when it has one with as many parameters (passes keep the order), else
+/// the current names (a function made by a pass).
+fn param_names(prog: &Program, written: Option<&Program>, func: &Function) -> Vec<String> {
+    let original = written.and_then(|w| w.function(&func.name).map(|f| (w, f)));
+    match original {
+        Some((w, f)) if f.params.len() == func.params.len() => {
+            f.params.iter().map(|p| w.var_name(p.var).to_string()).collect()
+        }
+        _ => func.params.iter().map(|p| prog.var_name(p.var).to_string()).collect(),
+    }
+}
+
 /// The values given with --input and --input-dir, per parameter.
-fn given_inputs(prog: &Program, func: &Function, cli: &RunCli) -> Result<Vec<Option<Value>>, Diagnostic> {
+fn given_inputs(
+    prog: &Program,
+    func: &Function,
+    names: &[String],
+    cli: &RunCli,
+) -> Result<Vec<Option<Value>>, Diagnostic> {
     let mut given: Vec<Option<Value>> = vec![None; func.params.len()];
-    let names: Vec<&str> = func.params.iter().map(|p| prog.var_name(p.var)).collect();
     for spec in &cli.inputs {
         let Some((param, value)) = spec.split_once('=') else {
             return Err(bad_input(
@@ -231,7 +256,7 @@ fn given_inputs(prog: &Program, func: &Function, cli: &RunCli) -> Result<Vec<Opt
                 format!("--input `{spec}`: expected PARAM=FILE.npy or PARAM=<number>"),
             ));
         };
-        let Some(k) = names.iter().position(|n| *n == param) else {
+        let Some(k) = names.iter().position(|n| n == param) else {
             return Err(bad_input(
                 func.span,
                 format!(
