@@ -252,13 +252,13 @@ fn given_inputs(
     for spec in &cli.inputs {
         let Some((param, value)) = spec.split_once('=') else {
             return Err(bad_input(
-                func.span,
+                Span::NONE,
                 format!("--input `{spec}`: expected PARAM=FILE.npy or PARAM=<number>"),
             ));
         };
         let Some(k) = names.iter().position(|n| n == param) else {
             return Err(bad_input(
-                func.span,
+                Span::NONE,
                 format!(
                     "--input `{spec}`: `{}` has no parameter `{param}` (it has: {})",
                     func.name,
@@ -267,16 +267,16 @@ fn given_inputs(
             ));
         };
         given[k] = Some(if value.ends_with(".npy") {
-            read_param(prog, func, k, Path::new(value))?
+            read_param(prog, func, k, &names[k], Path::new(value))?
         } else {
-            number_param(prog, func, k, value)?
+            number_param(prog, func, k, &names[k], value)?
         });
     }
     if let Some(dir) = &cli.input_dir {
         for (k, name) in names.iter().enumerate() {
             let path = dir.join(format!("{name}.npy"));
             if given[k].is_none() && path.is_file() {
-                given[k] = Some(read_param(prog, func, k, &path)?);
+                given[k] = Some(read_param(prog, func, k, name, &path)?);
             }
         }
     }
@@ -288,14 +288,14 @@ fn bad_input(span: Span, msg: String) -> Diagnostic {
 }
 
 /// A scalar parameter's value from its text.
-fn number_param(prog: &Program, func: &Function, k: usize, text: &str) -> Result<Value, Diagnostic> {
+fn number_param(prog: &Program, func: &Function, k: usize, name: &str, text: &str) -> Result<Value, Diagnostic> {
     let var = prog.var(func.params[k].var);
     let Type::Scalar(d) = var.ty else {
         return Err(bad_input(
             var.span,
             format!(
                 "parameter `{}` is a {}: give it as PARAM=FILE.npy, not a number",
-                var.name,
+                name,
                 var.ty.kind_name()
             ),
         ));
@@ -316,20 +316,16 @@ fn number_param(prog: &Program, func: &Function, k: usize, text: &str) -> Result
         Some(n) => Ok(Value::Scalar(Scalar::new(d, n))),
         None => Err(bad_input(
             var.span,
-            format!(
-                "parameter `{}` is {}: `{text}` is not such a number",
-                var.name,
-                d.name()
-            ),
+            format!("parameter `{}` is {}: `{text}` is not such a number", name, d.name()),
         )),
     }
 }
 
 /// A tensor parameter's value from an .npy file, checked against the parameter's dtype and
 /// constant dims.
-fn read_param(prog: &Program, func: &Function, k: usize, path: &Path) -> Result<Value, Diagnostic> {
+fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path) -> Result<Value, Diagnostic> {
     let var = prog.var(func.params[k].var);
-    let fail = |m: String| bad_input(var.span, format!("parameter `{}`: `{}`: {m}", var.name, path.display()));
+    let fail = |m: String| bad_input(var.span, format!("parameter `{}`: `{}`: {m}", name, path.display()));
     let (Type::Tensor(_) | Type::Tile(_)) = var.ty else {
         return Err(fail(format!(
             "the parameter is a {}; give it as PARAM=<number>",
