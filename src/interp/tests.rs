@@ -531,3 +531,146 @@ fn errors_name_the_problem() {
     let e = run_function(&p, "g", vec![]).unwrap_err();
     assert_eq!(e.code, codes::RUN_NO_FUNCTION);
 }
+
+#[test]
+fn layout_and_remaining_tile_ops() {
+    let a = [1.0, 2.0, 3.0, 4.0];
+    // [1, 4] tiles reshaped to [2, 2] and back, transposed: [[1, 2], [3, 4]]ᵀ = [[1, 3], [2, 4]].
+    let r = binary(
+        Fp32,
+        Fp32,
+        "pl.block.reshape(pl.block.transpose(pl.block.reshape(x, [2, 2]), 0, 1), [1, 4])",
+        &a,
+        &a,
+    );
+    assert_eq!(r, [1.0, 3.0, 2.0, 4.0]);
+    let r = binary(Fp32, Fp32, "pl.block.reshape(pl.move(pl.block.reshape(x, [2, 2]), target_memory=pl.MemorySpace.Vec, transpose=True), [1, 4])", &a, &a);
+    assert_eq!(r, [1.0, 3.0, 2.0, 4.0]);
+    // prelu: x > 0 ? x : x * slope.
+    let r = binary(
+        Fp32,
+        Fp32,
+        "pl.block.prelu(x, y, x)",
+        &[1.0, -2.0, 0.0, -4.0],
+        &[0.5, 0.5, 0.5, 0.25],
+    );
+    assert_eq!(r, [1.0, -1.0, 0.0, -1.0]);
+    let r = binary(
+        Int32,
+        Int32,
+        "pl.block.xor(x, y, x)",
+        &[12.0, 5.0, -1.0, 0.0],
+        &[10.0, 3.0, 6.0, 9.0],
+    );
+    assert_eq!(r, [6.0, 6.0, -7.0, 9.0]);
+    // Shifting right is arithmetic on signed types.
+    let r = binary(
+        Int32,
+        Int32,
+        "pl.block.shr(x, y)",
+        &[16.0, -16.0, 7.0, 1.0],
+        &[2.0, 2.0, 1.0, 0.0],
+    );
+    assert_eq!(r, [4.0, -4.0, 3.0, 1.0]);
+    let r = binary(Int16, Int16, "pl.block.not_(x)", &[0.0, -1.0, 5.0, 1.0], &a);
+    assert_eq!(r, [-1.0, 0.0, -6.0, -2.0]);
+    let r = binary(Fp32, Fp32, "pl.block.fillpad(pl.block.vec_move(x))", &a, &a);
+    assert_eq!(r, a);
+    let r = binary(Fp32, Fp32, "pl.block.rsqrt(x)", &[1.0, 4.0, 16.0, 0.25], &a);
+    assert_eq!(r, [1.0, 0.5, 0.25, 2.0]);
+    let r = binary(Fp32, Fp32, "pl.block.log(x)", &[1.0, 1.0, 1.0, 1.0], &a);
+    assert_eq!(r, [0.0; 4]);
+}
+
+#[test]
+fn views_row_expand_and_batched_matmul() {
+    let p = program(
+        "    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 4], pl.FP32], o1: pl.Out[pl.Tensor[[2, 2], pl.FP32]], o2: pl.Out[pl.Tensor[[2, 4], pl.FP32]], o3: pl.Out[pl.Tensor[[2, 4], pl.FP32]], o4: pl.Out[pl.Tensor[[2, 2], pl.FP32]]):
+        x: pl.Tile[[2, 4], pl.FP32] = pl.load(a, [0, 0], [2, 4])
+        v = pl.block.view(x, [2, 2], [0, 2])
+        e = pl.block.row_expand(x)
+        c = pl.block.col_expand_div(x, pl.block.view(x, [1, 4], [0, 0]))
+        g = pl.block.gemv(pl.block.view(x, [2, 2], [0, 0]), pl.block.view(x, [2, 2], [0, 2]))
+        r1 = pl.store(v, [0, 0], [2, 2], o1)
+        r2 = pl.store(e, [0, 0], [2, 4], o2)
+        r3 = pl.store(c, [0, 0], [2, 4], o3)
+        r4 = pl.store(g, [0, 0], [2, 2], o4)
+",
+    );
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    let z = |n: usize, s: &[usize]| t(Fp32, s, &vec![0.0; n]);
+    let r = run(
+        &p,
+        "k",
+        vec![
+            t(Fp32, &[2, 4], &a),
+            z(4, &[2, 2]),
+            z(8, &[2, 4]),
+            z(8, &[2, 4]),
+            z(4, &[2, 2]),
+        ],
+    );
+    assert_eq!(vals(&r.params[1]), [3.0, 4.0, 7.0, 8.0]);
+    assert_eq!(vals(&r.params[2]), [1.0, 1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 5.0]);
+    assert_eq!(
+        vals(&r.params[3]),
+        [1.0, 1.0, 1.0, 1.0, 5.0, 3.0, (7.0f64 / 3.0) as f32 as f64, 2.0]
+    );
+    // [[1, 2], [5, 6]] @ [[3, 4], [7, 8]] = [[17, 20], [57, 68]].
+    assert_eq!(vals(&r.params[4]), [17.0, 20.0, 57.0, 68.0]);
+}
+
+#[test]
+fn tensor_views_alias_their_buffer() {
+    let p = program(
+        "    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, out: pl.Out[pl.Tensor[[2, 2], pl.FP32]]) -> pl.Tensor[[2, 2], pl.FP32]:
+        x = pl.block.full([2, 2], dtype=pl.FP32, value=9.0)
+        r = pl.store(x, [0, 0], [2, 2], out)
+        return r
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, big: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> tuple[pl.Tensor[[4, 4], pl.FP32], pl.Scalar[pl.FP32], pl.Scalar[pl.INT64]]:
+        w = pl.tensor.view(big, [2, 2], [1, 2])
+        w2 = self.fill(w)
+        src = pl.tensor.create([1, 2], dtype=pl.FP32)
+        b2 = pl.tensor.assemble(big, pl.tensor.add(src, 5.0), [3, 0])
+        tt = pl.tensor.transpose(big, 0, 1)
+        s = pl.tensor.read(tt, [2, 1])
+        d = pl.tensor.dim(tt, 0)
+        return b2, s, d
+",
+    );
+    let r = run(&p, "main", vec![t(Fp32, &[4, 4], &[0.0; 16])]);
+    let mut want = vec![0.0; 16];
+    for i in [6, 7, 10, 11] {
+        want[i] = 9.0;
+    }
+    want[12] = 5.0;
+    want[13] = 5.0;
+    assert_eq!(vals(&r.params[0]), want);
+    assert_eq!(vals(&r.returns[0]), want);
+    assert_eq!(vals(&r.returns[1]), [9.0]);
+    assert_eq!(vals(&r.returns[2]), [4.0]);
+}
+
+#[test]
+fn reductions_to_a_scalar_and_batched_matmul() {
+    let p = program(
+        "    @pl.function
+    def f(self, a: pl.Tensor[[2, 2, 3], pl.FP32], b: pl.Tensor[[3, 1], pl.FP32]) -> tuple[pl.Tensor[[2, 2, 1], pl.FP32], pl.Tensor[[2, 1], pl.FP32]]:
+        m = pl.tensor.matmul(a, b)
+        r = pl.tensor.row_max(pl.tensor.reshape(a, [2, 6]))
+        return m, r
+",
+    );
+    let a: Vec<f64> = (1..=12).map(f64::from).collect();
+    let r = run(
+        &p,
+        "f",
+        vec![t(Fp32, &[2, 2, 3], &a), t(Fp32, &[3, 1], &[1.0, 1.0, 1.0])],
+    );
+    assert_eq!(vals(&r.returns[0]), [6.0, 15.0, 24.0, 33.0]);
+    assert_eq!(r.returns[0].array().unwrap().shape(), [2, 2, 1]);
+    assert_eq!(vals(&r.returns[1]), [6.0, 12.0]);
+}
