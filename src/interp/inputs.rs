@@ -11,7 +11,7 @@
 
 use super::err;
 use super::exec::check_dtype;
-use super::value::{Array, Num, Scalar, Value};
+use super::value::{element_count, Array, Num, Scalar, Value};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{DataType, ExprKind, Function, Program, Type, VarId};
 
@@ -110,7 +110,8 @@ pub fn make_args(
                     };
                     shape.push(n);
                 }
-                let n: usize = shape.iter().product();
+                let n = element_count(&shape)
+                    .map_err(|m| err(codes::RUN_BAD_INPUT, var.span, format!("parameter `{}`: {m}", var.name)))?;
                 let a = Array::from_nums(d, shape, (0..n).map(|_| rng.element(d)));
                 if matches!(var.ty, Type::Tile(_)) {
                     Value::tile(a)

@@ -5,7 +5,7 @@
 use super::err;
 use super::exec::{check_dtype, Interp};
 use super::numeric::{float_to_int, is_float, round_float, wrap_int, RoundMode};
-use super::value::{next_index, strides_of, Array, Num, Scalar, Tensor, Value};
+use super::value::{element_count, next_index, strides_of, Array, Num, Scalar, Tensor, Value};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, DataType, Expr, KwValue, OpId, Type};
 
@@ -239,7 +239,7 @@ fn zip(ops: &[&Array], out: DataType, f: impl Fn(&[Num]) -> Result<Num, String>)
             format!("operand shapes {} do not broadcast", shapes.join(", "))
         })?;
     }
-    let n: usize = shape.iter().product();
+    let n = element_count(&shape)?;
     let same: Vec<bool> = ops.iter().map(|a| a.shape() == shape.as_slice()).collect();
     let mut idx = vec![0usize; shape.len()];
     let mut res = Array::zeros(out, shape.clone());
@@ -361,9 +361,10 @@ fn matmul_nd(a: &Array, b: &Array, out: DataType) -> Result<Array, String> {
     let (bb, bm) = b.shape().split_at(b.shape().len() - 2);
     let batch = broadcast(ab, bb).ok_or_else(|| format!("batch shapes {ab:?} and {bb:?} do not broadcast"))?;
     let (m, k, n) = (am[0], am[1], bm[1]);
-    let nb: usize = batch.iter().product();
     let mut shape = batch.clone();
     shape.extend([m, n]);
+    element_count(&shape)?;
+    let nb: usize = batch.iter().product();
     let mut res = Array::zeros(out, shape.clone());
     let mut idx = vec![0usize; batch.len()];
     for t in 0..nb {
@@ -540,12 +541,15 @@ impl Cx<'_> {
             )),
         }
     }
-    /// A list of non-negative sizes.
+    /// A list of non-negative sizes (of at most `MAX_ELEMENTS` elements in all).
     fn dims(&self, i: usize) -> Result<Vec<usize>, Diagnostic> {
-        self.ints(i)?
+        let dims = self
+            .ints(i)?
             .into_iter()
-            .map(|d| usize::try_from(d).map_err(|_| self.fail(codes::RUN_SHAPE, i, format!("negative size {d}"))))
-            .collect()
+            .map(|d| usize::try_from(d).map_err(|_| self.fail(codes::RUN_SHAPE, i, format!("bad size {d}"))))
+            .collect::<Result<Vec<usize>, Diagnostic>>()?;
+        element_count(&dims).map_err(|m| self.fail(codes::RUN_ERROR, i, m))?;
+        Ok(dims)
     }
     fn kw(&self, name: &str) -> Option<&KwValue> {
         self.call.kwargs.iter().find(|(k, _)| *k == name).map(|(_, v)| v)

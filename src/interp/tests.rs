@@ -674,3 +674,21 @@ fn reductions_to_a_scalar_and_batched_matmul() {
     assert_eq!(r.returns[0].array().unwrap().shape(), [2, 2, 1]);
     assert_eq!(vals(&r.returns[1]), [6.0, 12.0]);
 }
+
+#[test]
+fn huge_arrays_are_errors_not_aborts() {
+    let p = program(
+        "    @pl.function
+    def f(self, n: pl.Scalar[pl.INT64]) -> pl.Tensor[[n, n], pl.FP32]:
+        t = pl.tensor.create([n, n], dtype=pl.FP32)
+        return t
+",
+    );
+    let e = run_function(&p, "f", vec![Value::scalar_i64(Int64, 1 << 40)]).unwrap_err();
+    assert_eq!(e.code, codes::RUN_ERROR);
+    assert!(e.message.contains("more than"), "{}", e.message);
+    let e = run_function(&p, "f", vec![Value::scalar_i64(Int64, -1)]).unwrap_err();
+    assert_eq!(e.code, codes::RUN_SHAPE);
+    let r = run(&p, "f", vec![Value::scalar_i64(Int64, 3)]);
+    assert_eq!(r.returns[0].array().unwrap().shape(), [3, 3]);
+}

@@ -155,6 +155,19 @@ impl Array {
     }
 }
 
+/// The most elements one array may have (2^26, 1 GiB of `i128`s): a program that asks for more
+/// (a huge `tensor.create`, a broadcast of two long vectors) is an error, not an abort.
+pub const MAX_ELEMENTS: usize = 1 << 26;
+
+/// The element count of `shape`, or an error past [`MAX_ELEMENTS`].
+pub fn element_count(shape: &[usize]) -> Result<usize, String> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= MAX_ELEMENTS)
+        .ok_or_else(|| format!("an array of shape {shape:?} has more than {MAX_ELEMENTS} elements"))
+}
+
 /// Row-major strides of a shape.
 pub fn strides_of(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];
