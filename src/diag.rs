@@ -169,6 +169,22 @@ pub mod codes {
     pub const REDUNDANT_SYNC: &str = "E0605";
     /// insert-sync: loops nested deeper than it analyses (its analysis is exponential in depth).
     pub const LOOP_NEST_TOO_DEEP: &str = "E0606";
+    // Running a program: the interpreter and `ptoc run` (E07xx).
+    /// An operator or construct the interpreter cannot execute (names it).
+    pub const RUN_UNSUPPORTED: &str = "E0701";
+    /// A load, store, view or read window outside its tensor or tile.
+    pub const RUN_OUT_OF_BOUNDS: &str = "E0702";
+    /// Shapes or values of the wrong kind at run time (shapes that do not broadcast, a matmul
+    /// whose inner dimensions differ, a reshape that changes the element count, …).
+    pub const RUN_SHAPE: &str = "E0703";
+    /// Arithmetic or resource errors at run time: integer division by zero, a loop step of 0,
+    /// too many loop iterations or nested calls.
+    pub const RUN_ERROR: &str = "E0704";
+    /// An input of `ptoc run` that does not fit its parameter (dtype or shape of an .npy file,
+    /// a malformed number, a missing value).
+    pub const RUN_BAD_INPUT: &str = "E0705";
+    /// `ptoc run` cannot tell which function to run (none or several candidates, unknown --func).
+    pub const RUN_NO_FUNCTION: &str = "E0706";
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
     pub const UNKNOWN_PASS: &str = "E0902";

@@ -13,6 +13,7 @@ mod input;
 mod output;
 mod plan;
 mod report;
+mod run_cmd;
 
 use std::any::Any;
 use std::io::{Read, Write};
@@ -184,6 +185,11 @@ fn internal_error(payload: Box<dyn Any + Send>) -> Output {
 
 /// The whole run, on the big-stack thread.
 fn drive(args: &[String], host: &mut Host<'_>) -> Output {
+    // `ptoc run …` interprets a function (run_cmd.rs); every other command line compiles. A
+    // file named `run` is compiled with `ptoc ./run`.
+    if args.get(1).is_some_and(|a| a == "run") {
+        return run_cmd::drive(args, host);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => return clap_output(e),

@@ -15,6 +15,7 @@ pub mod builder;
 pub mod codegen;
 pub mod diag;
 pub mod driver;
+pub mod interp;
 pub mod ir;
 pub mod lexer;
 pub mod lower;

@@ -21,6 +21,7 @@ const WITHOUT_LOCATION: &[(&str, &str)] = &[
     ("E0003", "the input is too large: it is not read"),
     ("E0004", "an output file cannot be written: about the -o path, not the input"),
     ("E0902", "an unknown pass name: about the command line, reported before the input is read"),
+    ("E0706", "which function `ptoc run` runs: about the command line (--func), not a place in the input"),
 ];
 
 fn root() -> &'static Path {

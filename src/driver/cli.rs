@@ -21,6 +21,10 @@ Environment:
   NO_COLOR           when set and not empty, --color=auto does not colour diagnostics
   PTOC_VERIFY_LEVEL  `none` turns off the pipelines' automatic verification (see --verify-level)
 
+Commands:
+  run  interpret a function of the program on inputs from .npy files or a seed and write
+       its results as .npy (`ptoc run --help`, docs/execution.md)
+
 Passes run in the order of --passes if given, else of --pipeline. Use --list-passes for the names;
 the reference's CamelCase names (ConvertToSSA, MemoryReuse, ...) are accepted too.";
 

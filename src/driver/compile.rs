@@ -77,6 +77,14 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     }
 }
 
+/// Runs the request's passes (whole program) and returns the final program instead of
+/// emitting it: what `ptoc run` interprets.
+pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+    let prog = run_passes(&|| frontend(source), source, req, dumps)?;
+    check_sync(&prog, source, req, dumps)?;
+    Ok(prog)
+}
+
 /// How a compilation gets its starting program: parse and lower the source. It is called again
 /// when a pass fails, to rebuild the failing pass's input (see [`replay`]).
 type Start<'s> = &'s dyn Fn() -> Result<Program, Vec<Diagnostic>>;
