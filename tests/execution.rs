@@ -384,40 +384,51 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
     for (f, run) in &runs {
         let in_dir = work.join("in").join(run);
         let cpp_dir = work.join("cpp-out").join(run);
-        let inputs: Vec<(String, PathBuf)> =
-            f.params.iter().map(|prm| (prm.name.clone(), in_dir.join(format!("{}.npy", prm.name)))).collect();
+        // `ptoc run` names parameters as the source writes them (`a`, where the IR after
+        // convert-to-ssa has `a_0`); functions the passes created keep their IR names.
+        let before_sig = match before_sigs.iter().find(|(n, _)| *n == f.name) {
+            Some((_, Ok(b))) => Some(b),
+            _ => None,
+        };
+        if before_sig.is_some_and(|b| b.params.len() != f.params.len()) {
+            return Err((Class::Mismatch, format!("{}: the passes changed the parameter count", f.name)));
+        }
+        let run_names: Vec<String> = match before_sig {
+            Some(b) => b.params.iter().map(|p| p.name.clone()).collect(),
+            None => f.params.iter().map(|p| p.name.clone()).collect(),
+        };
+        let inputs: Vec<(String, PathBuf)> = run_names
+            .iter()
+            .zip(&f.params)
+            .map(|(n, prm)| (n.clone(), in_dir.join(format!("{}.npy", prm.name))))
+            .collect();
         let ref_dir = work.join("interp").join(run);
         interp::run(&file, "default", &f.name, &inputs, &ref_dir).map_err(|e| (Class::InterpFail, e))?;
         // Every file the C++ wrote has its counterpart from the interpreter.
-        let mut outputs: Vec<(String, execution::npy::Elem)> = Vec::new();
-        for prm in &f.params {
+        let mut outputs: Vec<(String, String, execution::npy::Elem)> = Vec::new();
+        for (prm, n) in f.params.iter().zip(&run_names) {
             if let ParamType::Tensor(t) = &prm.ty {
-                outputs.push((prm.name.clone(), t.elem));
+                outputs.push((prm.name.clone(), n.clone(), t.elem));
             }
         }
         for (i, t) in &f.extra_returns {
-            outputs.push((format!("return_{i}"), t.elem));
+            outputs.push((format!("return_{i}"), format!("return_{i}"), t.elem));
         }
-        for (name, elem) in &outputs {
+        for (name, run_name, elem) in &outputs {
             let got = read_npy(&cpp_dir.join(format!("{name}.npy"))).map_err(harness)?;
-            let want = read_npy(&ref_dir.join(format!("{name}.npy"))).map_err(|e| (Class::InterpFail, e))?;
+            let want = read_npy(&ref_dir.join(format!("{run_name}.npy"))).map_err(|e| (Class::InterpFail, e))?;
             compare::compare(&got, &want, *elem)
                 .map_err(|e| (Class::Mismatch, format!("{run}: {name}: C++ vs interpreter: {e}")))?;
         }
         // The same function before the passes (outlined kernels do not exist there).
-        let Some((_, Ok(b))) = before_sigs.iter().find(|(n, _)| *n == f.name) else {
+        let Some(b) = before_sig else {
             continue;
         };
-        if b.params.len() != f.params.len() {
-            return Err((Class::Mismatch, format!("{}: the passes changed the parameter count", f.name)));
-        }
-        let inputs_b: Vec<(String, PathBuf)> =
-            b.params.iter().zip(&inputs).map(|(bp, (_, path))| (bp.name.clone(), path.clone())).collect();
         let none_dir = work.join("interp-none").join(run);
-        interp::run(&file, "none", &f.name, &inputs_b, &none_dir).map_err(|e| (Class::InterpFail, e))?;
+        interp::run(&file, "none", &f.name, &inputs, &none_dir).map_err(|e| (Class::InterpFail, e))?;
         for (bp, fp) in b.params.iter().zip(&f.params) {
             if let ParamType::Tensor(t) = &fp.ty {
-                let after = read_npy(&ref_dir.join(format!("{}.npy", fp.name))).map_err(|e| (Class::InterpFail, e))?;
+                let after = read_npy(&ref_dir.join(format!("{}.npy", bp.name))).map_err(|e| (Class::InterpFail, e))?;
                 let before =
                     read_npy(&none_dir.join(format!("{}.npy", bp.name))).map_err(|e| (Class::InterpFail, e))?;
                 compare::compare(&after, &before, t.elem).map_err(|e| {

@@ -326,9 +326,25 @@ fn number_param(prog: &Program, func: &Function, k: usize, name: &str, text: &st
 fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path) -> Result<Value, Diagnostic> {
     let var = prog.var(func.params[k].var);
     let fail = |m: String| bad_input(var.span, format!("parameter `{}`: `{}`: {m}", name, path.display()));
+    if let Type::Scalar(d) = var.ty {
+        // A scalar may come as a 0-d array (what numpy writes for `np.save(f, np.float32(2))`).
+        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let (descr, shape, nums) = read_npy(&bytes).map_err(fail)?;
+        let expected = npy_descr(d).ok_or_else(|| fail(format!("{} has no .npy form", d.name())))?;
+        if descr != expected {
+            return Err(fail(format!(
+                "the file holds {descr} elements, but the parameter is {} (expected {expected})",
+                d.name()
+            )));
+        }
+        return match (shape.is_empty(), nums.as_slice()) {
+            (true, [n]) => Ok(Value::Scalar(Scalar::new(d, *n))),
+            _ => Err(fail(format!("the parameter is a Scalar: the file must hold a 0-d array, not shape {shape:?}"))),
+        };
+    }
     let (Type::Tensor(_) | Type::Tile(_)) = var.ty else {
         return Err(fail(format!(
-            "the parameter is a {}; give it as PARAM=<number>",
+            "the parameter is a {}; give it as PARAM=FILE.npy holding its value",
             var.ty.kind_name()
         )));
     };
