@@ -226,10 +226,66 @@ fn read_npy(path: &Path) -> Result<Array, String> {
 }
 
 fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Outcome {
-    match try_program(tc, root, p) {
+    match self_agreement(tc, root, p).and_then(|()| try_program(tc, root, p)) {
         Ok(o) => o,
         Err((c, why)) => Outcome::Fail(c, why),
     }
+}
+
+/// The element type an .npy descr stands for (`<u2` is taken as UINT16: compared exactly).
+fn elem_of(descr: &str) -> Option<execution::npy::Elem> {
+    use execution::npy::Elem::*;
+    [F32, F16, U16, I8, I16, I32, I64, U8, U32, U64, Bool].into_iter().find(|e| e.descr() == descr)
+}
+
+/// The interpreter agrees with itself: every function of the program as written gives the same
+/// results on the same seeded inputs before the passes (`--pipeline none`) and after them, on
+/// every program — also those whose C++ fails (this checks the passes, not the C++). A function
+/// the pipeline rejects (ptoc refuses the program) is not compared here.
+fn self_agreement(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<()> {
+    // Lit error tests (optional programs) are invalid on purpose.
+    if !interp::available() || p.optional {
+        return Ok(());
+    }
+    let file = corpus::materialize(root, &tc.cache, &p.source).map_err(harness)?;
+    let Ok(source) = std::fs::read_to_string(&file) else { return Ok(()) };
+    let Ok(written) = ptoc::driver::frontend(&source) else { return Ok(()) };
+    let work = work_dir(tc, &p.id).map_err(harness)?.join("self");
+    let _ = std::fs::remove_dir_all(&work);
+    for f in &written.functions {
+        let (none_dir, after_dir) = (work.join(&f.name).join("none"), work.join(&f.name).join("default"));
+        let seed = 7;
+        match interp::run_seeded(&file, "none", &f.name, seed, &none_dir) {
+            interp::Seeded::Ran => {}
+            interp::Seeded::Rejected(_) => continue,
+            interp::Seeded::Failed(why) => {
+                return Err((Class::InterpFail, format!("{} as written: {}", f.name, first_error(&why))))
+            }
+        }
+        match interp::run_seeded(&file, "default", &f.name, seed, &after_dir) {
+            interp::Seeded::Ran => {}
+            interp::Seeded::Rejected(_) => continue,
+            interp::Seeded::Failed(why) => {
+                return Err((Class::InterpFail, format!("{} after the passes: {}", f.name, first_error(&why))))
+            }
+        }
+        let mut names: Vec<String> = std::fs::read_dir(&none_dir)
+            .map_err(|e| harness(e.to_string()))?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names {
+            let before = read_npy(&none_dir.join(&name)).map_err(harness)?;
+            let after = read_npy(&after_dir.join(&name))
+                .map_err(|e| (Class::Mismatch, format!("{}: {name} after the passes: {e}", f.name)))?;
+            let elem = elem_of(&before.descr).ok_or_else(|| harness(format!("{name}: dtype `{}`", before.descr)))?;
+            compare::compare(&after, &before, elem).map_err(|e| {
+                (Class::Mismatch, format!("{}: {name}: interpreter after the passes vs as written: {e}", f.name))
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Input sets per function (each a run of the executable and of the interpreter).

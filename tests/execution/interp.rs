@@ -51,3 +51,40 @@ pub fn run(
     }
     Ok(())
 }
+
+/// How a seeded run of the interpreter on one function went.
+pub enum Seeded {
+    /// It wrote its results into the directory.
+    Ran,
+    /// ptoc rejected the program before running it (an error outside the interpreter's E07xx
+    /// codes: the front end or a pass), with the message.
+    Rejected(String),
+    /// The interpreter itself failed, with the message.
+    Failed(String),
+}
+
+/// Runs `func` of `file` after `pipeline` on inputs generated from `seed` (`ptoc run --seed`),
+/// writing its results into `out_dir`.
+pub fn run_seeded(file: &Path, pipeline: &str, func: &str, seed: u64, out_dir: &Path) -> Seeded {
+    let args: Vec<String> = [
+        "ptoc", "run", "--error-format", "short", "--pipeline", pipeline, "--func", func, "--seed",
+    ]
+    .into_iter()
+    .map(String::from)
+    .chain([seed.to_string(), "-o".into(), out_dir.display().to_string(), file.display().to_string()])
+    .collect();
+    let out = driver::run(&args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    if out.code != driver::exit::SUCCESS {
+        return if stderr.contains("error[E07") { Seeded::Failed(stderr) } else { Seeded::Rejected(stderr) };
+    }
+    if let Err(e) = std::fs::create_dir_all(out_dir) {
+        return Seeded::Failed(e.to_string());
+    }
+    for (path, bytes) in &out.files {
+        if let Err(e) = std::fs::write(path, bytes) {
+            return Seeded::Failed(format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    Seeded::Ran
+}
