@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::CoreTypes;
 use crate::diag::Diagnostic;
-use crate::ir::{Function, Program};
+use crate::ir::{Function, FunctionType, Program};
 
 const PREFIX: &str = r#"# Kernel and Orchestration Configuration
 
@@ -24,21 +24,42 @@ RUNTIME_CONFIG = {
 
 "#;
 
-/// The text of `kernel_config.py` for the orchestration function `orch`.
+/// The text of `kernel_config.py` with `orch` as its `ORCHESTRATION` (the program's first
+/// orchestration function).
 pub fn emit(prog: &Program, orch: &Function) -> Result<String, Vec<Diagnostic>> {
     emit_with(prog, orch, &CoreTypes::default())
 }
 
 /// [`emit`] with the core types known so far.
+///
+/// A program with several orchestration functions (§6.1 Q25: an Opaque function with a
+/// `with pl.incore():` scope next to a declared Orchestration function) gets one orchestration
+/// file per function and one `kernel_config.py`: `ORCHESTRATION` names the first (by name), an
+/// extra `ORCHESTRATIONS` list names them all, and the `KERNELS` table (func ids numbered over
+/// all of them) serves every one. A program with one orchestration function gets the
+/// reference's file.
 pub fn emit_with<'p>(prog: &'p Program, orch: &Function, cores: &CoreTypes<'p>) -> Result<String, Vec<Diagnostic>> {
-    let kernels = super::orchestration::kernels(prog, orch, cores)?;
+    let kernels = super::orchestration::kernels(prog, cores)?;
     let mut s = String::from(PREFIX);
     // `write!` into a String cannot fail.
     let _ = write!(
         s,
-        "ORCHESTRATION = {{\n\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"{}.cpp\"),\n\t\"function_name\": \"aicpu_orchestration_entry\"\n}}\n\nKERNELS = [\n",
+        "ORCHESTRATION = {{\n\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"{}.cpp\"),\n\t\"function_name\": \"aicpu_orchestration_entry\"\n}}\n\n",
         orch.name
     );
+    let orchs: Vec<&Function> = prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).collect();
+    if orchs.len() > 1 {
+        s.push_str("# Every orchestration function of the program (each its own entry point; one KERNELS table)\nORCHESTRATIONS = [\n");
+        for f in orchs {
+            let _ = writeln!(
+                s,
+                "\t{{\"source\": str(_ROOT_DIR / \"orchestration\" / \"{}.cpp\"), \"function_name\": \"aicpu_orchestration_entry\"}},",
+                f.name
+            );
+        }
+        s.push_str("]\n\n");
+    }
+    s.push_str("KERNELS = [\n");
     for (name, id, core) in kernels {
         let dir = core.dir();
         let _ = writeln!(

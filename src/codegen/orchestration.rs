@@ -9,9 +9,11 @@
 //! name the same C++ tensor.
 //!
 //! Where the reference emits C++ that uses an undeclared name (§6 Q13: scalar parameters get no
-//! argument slot; `auto r;` for a tensor returned by an `if`), ptoc reports a diagnostic naming
-//! the construct instead of writing a file that does not compile. Every error is collected and
-//! nothing is returned on failure, so a caller never sees a partial file.
+//! argument slot; `auto r;` for a tensor returned by an `if`), ptoc fixes the ABI instead: every
+//! scalar parameter gets an argument slot after the tensor slots (its raw 64-bit value, as a
+//! kernel receives it; `docs/orchestration-abi.md`). Constructs with no correct C++ get a
+//! diagnostic naming them. Every error is collected and nothing is returned on failure, so a
+//! caller never sees a partial file.
 
 mod expr;
 mod header;
@@ -21,9 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::codegen::{CoreType, CoreTypes};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
-use crate::ir::{
-    Callee, DataType, Expr, ExprKind, Function, ParamDirection, Program, Stmt, Type, VarId,
-};
+use crate::ir::{Callee, DataType, Expr, ExprKind, Function, FunctionType, ParamDirection, Program, Stmt, Type, VarId};
 use crate::ops;
 
 pub use expr::c_type;
@@ -37,7 +37,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
 pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> Result<String, Vec<Diagnostic>> {
     check_callees(prog, f)?;
     let sig = Signature::of(prog, f)?;
-    let funcs = func_ids(f);
+    let funcs = func_ids(prog);
     let mut e = Emitter {
         prog,
         sig: &sig,
@@ -55,17 +55,19 @@ pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> 
     Ok(header::file(f, &sig, &e.out))
 }
 
-/// Kernel functions called by `orch` with their func ids (ids in first-call order from 0), as
-/// `(name, id, core type)` sorted by name: the `KERNELS` table of `kernel_config.py`.
+/// Kernel functions called by the program's orchestration functions with their func ids (see
+/// [`func_ids`]), as `(name, id, core type)` sorted by name: the `KERNELS` table of
+/// `kernel_config.py`.
 pub fn kernels<'p>(
     prog: &'p Program,
-    orch: &Function,
     cores: &CoreTypes<'p>,
 ) -> Result<Vec<(String, usize, CoreType)>, Vec<Diagnostic>> {
-    check_callees(prog, orch)?;
+    for orch in prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration) {
+        check_callees(prog, orch)?;
+    }
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    let mut by_name: Vec<(String, usize)> = func_ids(orch).into_iter().collect();
+    let mut by_name: Vec<(String, usize)> = func_ids(prog).into_iter().collect();
     by_name.sort();
     for (name, id) in by_name {
         // `check_callees` guarantees the function exists.
@@ -140,15 +142,21 @@ fn task_call(s: &Stmt) -> Option<(&str, &crate::ir::Call, Span)> {
 }
 
 /// Func ids: called functions numbered in first-call order (statement order, then-branch
-/// before else-branch), the order in which the tasks are emitted.
-fn func_ids(f: &Function) -> BTreeMap<String, usize> {
+/// before else-branch), the order in which the tasks are emitted. The numbering is program-wide:
+/// a program with several orchestration functions (an Opaque function promoted by outlining next
+/// to a declared one, §6.1 Q25) numbers them in program order, so every orchestration file and
+/// the one `KERNELS` table of `kernel_config.py` agree. With one orchestration function this is
+/// the reference's per-function numbering.
+fn func_ids(prog: &Program) -> BTreeMap<String, usize> {
     let mut ids = BTreeMap::new();
-    walk_stmts(&f.body, &mut |s| {
-        if let Some((name, _, _)) = task_call(s) {
-            let next = ids.len();
-            ids.entry(name.to_string()).or_insert(next);
-        }
-    });
+    for f in prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration) {
+        walk_stmts(&f.body, &mut |s| {
+            if let Some((name, _, _)) = task_call(s) {
+                let next = ids.len();
+                ids.entry(name.to_string()).or_insert(next);
+            }
+        });
+    }
     ids
 }
 
@@ -165,8 +173,10 @@ pub(crate) struct External {
 pub(crate) struct Signature {
     pub externals: Vec<External>,
     pub ext_names: BTreeSet<String>,
-    /// Scalar parameters: the reference gives them no argument slot (§6 Q13).
-    pub scalar_params: BTreeSet<VarId>,
+    /// Scalar parameters in parameter order, as (base name, dtype): their argument slots follow
+    /// the tensor slots. The reference gives them none, so every use was an undeclared name
+    /// (§6 Q13).
+    pub scalars: Vec<(String, DataType)>,
 }
 
 impl Signature {
@@ -174,7 +184,7 @@ impl Signature {
         let mut errors = Vec::new();
         let mut externals = Vec::new();
         let mut ext_names = BTreeSet::new();
-        let mut scalar_params = BTreeSet::new();
+        let mut scalars = Vec::new();
         let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
             let name = base_name(prog.var_name(v)).to_string();
             match prog.var_type(v) {
@@ -196,9 +206,22 @@ impl Signature {
             ext_names.insert(base_name(prog.var_name(p.var)).to_string());
             match prog.var_type(p.var) {
                 Type::Tensor(_) => externals.extend(external(p.var, prog.var(p.var).span, &mut errors)),
-                Type::Scalar(_) => {
-                    scalar_params.insert(p.var);
-                }
+                Type::Scalar(d) => match header::scalar_decode(*d, "0") {
+                    Some(_) => scalars.push((base_name(prog.var_name(p.var)).to_string(), *d)),
+                    None => errors.push(
+                        Diagnostic::error(
+                            codes::UNSUPPORTED,
+                            prog.var(p.var).span,
+                            format!(
+                                "orchestration function '{}': scalar parameter '{}' of dtype {} cannot be passed to the orchestration entry",
+                                f.name,
+                                prog.var_name(p.var),
+                                d.name()
+                            ),
+                        )
+                        .with_note("the host-side C++ has no such type; pass an FP32 or integer scalar and convert it in the kernel"),
+                    ),
+                },
                 other => errors.push(Diagnostic::error(
                     codes::UNSUPPORTED,
                     prog.var(p.var).span,
@@ -226,7 +249,7 @@ impl Signature {
             externals.extend(external(v, span, &mut errors));
         }
         if errors.is_empty() {
-            Ok(Signature { externals, ext_names, scalar_params })
+            Ok(Signature { externals, ext_names, scalars })
         } else {
             Err(errors)
         }
@@ -273,7 +296,7 @@ impl Emitter<'_, '_> {
     }
 
     fn expr(&mut self, e: &Expr) -> String {
-        expr::render(self.prog, &self.sig.scalar_params, e, &mut self.errors)
+        expr::render(self.prog, e, &mut self.errors)
     }
 
     fn unsupported(&mut self, span: Span, message: String) {
@@ -299,10 +322,7 @@ impl Emitter<'_, '_> {
             Stmt::Return { .. } => {}
             Stmt::Yield { values, span } => {
                 if values.len() != targets.len() {
-                    self.unsupported(
-                        *span,
-                        format!("Yielded {} values but expected {}", values.len(), targets.len()),
-                    );
+                    self.unsupported(*span, format!("Yielded {} values but expected {}", values.len(), targets.len()));
                     return;
                 }
                 for (t, v) in targets.iter().zip(values) {
@@ -390,10 +410,9 @@ impl Emitter<'_, '_> {
             Stmt::While { span, .. } => {
                 self.unsupported(*span, "orchestration codegen: while loops are not supported".into())
             }
-            Stmt::Break { span } | Stmt::Continue { span } => self.unsupported(
-                *span,
-                format!("orchestration codegen: `{}` is not supported", s.node_name()),
-            ),
+            Stmt::Break { span } | Stmt::Continue { span } => {
+                self.unsupported(*span, format!("orchestration codegen: `{}` is not supported", s.node_name()))
+            }
         }
     }
 
@@ -406,10 +425,7 @@ impl Emitter<'_, '_> {
                 let kind = other.kind_name();
                 self.unsupported(
                     span,
-                    format!(
-                        "orchestration codegen: loop-carried {kind} '{}' is not supported",
-                        self.prog.var_name(v)
-                    ),
+                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.prog.var_name(v)),
                 );
                 String::new()
             }
@@ -450,7 +466,10 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
                     indent,
-                    &format!("Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});", header::runtime_dtype(t.dtype)),
+                    &format!(
+                        "Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});",
+                        header::runtime_dtype(t.dtype)
+                    ),
                 );
                 self.declared.insert(x.to_string());
             }
@@ -551,10 +570,7 @@ impl Emitter<'_, '_> {
             self.line(indent + 4, &format!("{p},"));
         }
         self.line(indent, "};");
-        self.line(
-            indent,
-            &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()),
-        );
+        self.line(indent, &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()));
     }
 
     /// The `PTOParam` of argument `i` of a call of `func`.

@@ -237,7 +237,8 @@ fn assemble(units: Vec<Unit>) -> Option<Vec<(String, String)>> {
             ));
             files.push(("kernel_config.py".to_string(), kernel_config::emit_with(&prog, orch, &cores).ok()?));
         }
-        // Several orchestration functions are an error, reported by whole-program codegen.
+        // Several orchestration functions share one func-id numbering over all of them:
+        // whole-program codegen emits them.
         _ => return None,
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));

@@ -14,7 +14,10 @@
 //!   later siblings) is an output, so a use after an enclosing `if`/`for` stays bound (the
 //!   reference only looks at later siblings, which in valid SSA input differs only there);
 //! - an Opaque function that had at least one scope outlined becomes Orchestration (Q25), so
-//!   codegen sees kernels plus an orchestration function.
+//!   codegen sees kernels plus an orchestration function;
+//! - a tile computed just before a scope and used in it is recomputed at the start of the
+//!   outlined function ([`tile_prelude`]): a tile cannot cross the kernel ABI, so the reference's
+//!   tile parameter has no C++.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,8 +25,8 @@ use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::visit::{defined_vars, map_bodies, walk_all_exprs, walk_expr, walk_stmts};
 use crate::ir::{
-    Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type,
-    VarId, VarKind,
+    Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type, VarId,
+    VarKind,
 };
 
 /// The pass entry point (registered as `outline-incore-scopes`).
@@ -98,10 +101,10 @@ impl Outliner<'_> {
         match s {
             Stmt::Seq { stmts, span } => {
                 let mut out = Vec::with_capacity(stmts.len());
-                for c in stmts {
+                for (i, c) in stmts.iter().enumerate() {
                     match c {
                         Stmt::Scope { kind: ScopeKind::InCore, .. } => {
-                            out.extend(self.outline(c, Outputs::UsedOutside, level))
+                            out.extend(self.outline(c, &stmts[..i], Outputs::UsedOutside, level))
                         }
                         _ => out.push(self.walk(c, level)),
                     }
@@ -109,7 +112,7 @@ impl Outliner<'_> {
                 Stmt::Seq { stmts: out, span: *span }
             }
             Stmt::Scope { kind: ScopeKind::InCore, span, .. } => {
-                Stmt::block(self.outline(s, Outputs::AllDefs, level), *span)
+                Stmt::block(self.outline(s, &[], Outputs::AllDefs, level), *span)
             }
             // If/for/while bodies may hold scopes; Ops runs hold only assignments and evals, and
             // leaves have no scopes.
@@ -117,19 +120,34 @@ impl Outliner<'_> {
         }
     }
 
-    /// Outlines scope `scope` (§2.6 step 3) and returns the statements replacing it.
-    fn outline(&mut self, scope: &Stmt, mode: Outputs, level: &mut Level) -> Vec<Stmt> {
+    /// Outlines scope `scope` (§2.6 step 3) and returns the statements replacing it. `before`:
+    /// the statements preceding it in its sequence (see [`tile_prelude`]).
+    fn outline(&mut self, scope: &Stmt, before: &[Stmt], mode: Outputs, level: &mut Level) -> Vec<Stmt> {
         let Stmt::Scope { body, span, .. } = scope else {
             return vec![self.walk(scope, level)];
         };
         let span = *span;
+        let prelude = tile_prelude(self.prog, body, before);
+        let with_prelude;
+        let body: &Stmt = if prelude.is_empty() {
+            body
+        } else {
+            let mut stmts = prelude.clone();
+            stmts.push((**body).clone());
+            with_prelude = Stmt::block(stmts, span);
+            &with_prelude
+        };
+        // The recomputed tiles stay defined in the parent: they are neither outputs nor the
+        // parent's variables inside the callee (they get fresh ones below).
+        let recomputed: BTreeSet<VarId> = prelude.iter().flat_map(defined_vars).collect();
         let inside = ref_counts(self.prog, body);
         let defs = defined_in(body);
         let inputs = self.by_name(inside.keys().filter(|v| !defs.contains(v)).copied());
-        let outputs = self.by_name(defs.iter().copied().filter(|v| match mode {
+        let outputs = self.by_name(defs.iter().copied().filter(|v| !recomputed.contains(v)).filter(|v| match mode {
             Outputs::AllDefs => true,
             Outputs::UsedOutside => {
-                level.required.contains(v) || level.refs.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
+                level.required.contains(v)
+                    || level.refs.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
             }
         }));
         let name = format!("{}_incore_{}", level.prefix, level.counter);
@@ -141,7 +159,7 @@ impl Outliner<'_> {
 
         // Fresh variables for the callee: params for the inputs, new definitions for the outputs.
         let mut map = BTreeMap::new();
-        for &v in inputs.iter().chain(&outputs) {
+        for &v in inputs.iter().chain(&outputs).chain(&recomputed) {
             let d = self.prog.var(v).clone();
             let kind = if inputs.contains(&v) { VarKind::Plain } else { d.kind };
             map.insert(v, self.prog.new_var(d.name, d.ty, kind, d.span));
@@ -199,6 +217,57 @@ impl Outliner<'_> {
         v.dedup();
         v
     }
+}
+
+/// The statements to recompute at the start of a scope's body: the definitions of the tiles the
+/// scope uses that are computed just before it.
+///
+/// A tile lives in a core's local memory, so a tile computed outside `with pl.incore():` cannot
+/// be passed to the outlined kernel (only tensors and scalars cross the kernel ABI). When the
+/// tile is defined by operations on tiles, tensors and scalars in the scope's own sequence, with
+/// only such tile/scalar computations between the definition and the scope, the kernel computes
+/// it again from the same inputs: nothing can have written a tensor in between (stores and
+/// function calls are not tile/scalar computations), so it gets the same value. The definitions
+/// are kept in the parent (which may use them elsewhere); the copies get fresh variables. Any
+/// other tile input is left alone, and kernel codegen reports the tile parameter at its
+/// definition. Returns the definitions in program order (empty when any needed one is missing).
+fn tile_prelude(prog: &Program, body: &Stmt, before: &[Stmt]) -> Vec<Stmt> {
+    let defs = defined_in(body);
+    let mut needed: BTreeSet<VarId> = ref_counts(prog, body)
+        .into_keys()
+        .filter(|v| !defs.contains(v) && matches!(prog.var_type(*v), Type::Tile(_)))
+        .collect();
+    if needed.is_empty() {
+        return Vec::new();
+    }
+    let mut chain = Vec::new();
+    for st in before.iter().rev() {
+        if needed.is_empty() {
+            break;
+        }
+        // Everything from the earliest needed definition to the scope must be a tile or scalar
+        // computed by an operation (no store, no call of a function, no control flow).
+        let Stmt::Assign { var, value, .. } = st else { return Vec::new() };
+        let pure_op = value.as_call().map_or(true, |c| matches!(c.callee, Callee::Op(_)));
+        if !pure_op || !matches!(prog.var_type(*var), Type::Tile(_) | Type::Scalar(_)) {
+            return Vec::new();
+        }
+        if needed.remove(var) {
+            walk_expr(value, &mut |e| {
+                if let ExprKind::Var(u) = e.kind {
+                    if matches!(prog.var_type(u), Type::Tile(_)) {
+                        needed.insert(u);
+                    }
+                }
+            });
+            chain.push(st.clone());
+        }
+    }
+    if !needed.is_empty() {
+        return Vec::new();
+    }
+    chain.reverse();
+    chain
 }
 
 /// How often each variable is referenced in `s`: every variable use in its expressions, and
@@ -294,8 +363,12 @@ fn rename_stmt(s: &Stmt, map: &BTreeMap<VarId, VarId>) -> Stmt {
         Stmt::Yield { values, span } => Stmt::Yield { values: es(values), span: *span },
         Stmt::Return { values, span } => Stmt::Return { values: es(values), span: *span },
         Stmt::Eval { expr, span } => Stmt::Eval { expr: e(expr), span: *span },
-        Stmt::Seq { stmts, span } => Stmt::Seq { stmts: stmts.iter().map(|c| rename_stmt(c, map)).collect(), span: *span },
-        Stmt::Ops { stmts, span } => Stmt::Ops { stmts: stmts.iter().map(|c| rename_stmt(c, map)).collect(), span: *span },
+        Stmt::Seq { stmts, span } => {
+            Stmt::Seq { stmts: stmts.iter().map(|c| rename_stmt(c, map)).collect(), span: *span }
+        }
+        Stmt::Ops { stmts, span } => {
+            Stmt::Ops { stmts: stmts.iter().map(|c| rename_stmt(c, map)).collect(), span: *span }
+        }
         Stmt::Break { .. } | Stmt::Continue { .. } => s.clone(),
     }
 }
@@ -384,7 +457,8 @@ mod tests {
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
             panic!("{diff}\n{text}");
         }
-        let rules = [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
+        let rules =
+            [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
         assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
     }
 }

@@ -123,6 +123,8 @@ pub fn main_cpp(funcs: &[FuncSig], table: &[(usize, String)]) -> String {
     for f in funcs {
         let _ = writeln!(s, "static int run_{}(const std::string& in, const std::string& out) {{", f.name);
         let mut args = Vec::new();
+        // Orchestration scalars take the slots after the tensors and the extra returns.
+        let mut scalar_args = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
             let var = format!("p{i}");
             match &p.ty {
@@ -141,11 +143,9 @@ pub fn main_cpp(funcs: &[FuncSig], table: &[(usize, String)]) -> String {
                         e.size(),
                         e.is_signed()
                     );
-                    // Orchestration scalars get no ARG slot (ptoc follows the reference).
-                    if f.kind == Kind::Kernel {
-                        args.push(format!("static_cast<int64_t>({var})"));
-                    } else {
-                        let _ = writeln!(s, "    (void){var};");
+                    match f.kind {
+                        Kind::Kernel => args.push(format!("static_cast<int64_t>({var})")),
+                        Kind::Orchestration => scalar_args.push(var),
                     }
                 }
             }
@@ -155,6 +155,7 @@ pub fn main_cpp(funcs: &[FuncSig], table: &[(usize, String)]) -> String {
             load_tensor(&mut s, &var, &format!("return_{ret}"), t);
             args.push(format!("{var}.buffer.addr"));
         }
+        args.extend(scalar_args);
         let n = args.len();
         match f.kind {
             Kind::Kernel => {

@@ -1,11 +1,9 @@
 //! Expression strings of the orchestration file (§4.9): variables by base name, constants as in
 //! §4.5, arithmetic and comparisons parenthesised, `std::min<T>`/`std::max<T>`, casts.
 
-use std::collections::BTreeSet;
-
 use super::base_name;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, UnOp, VarId};
+use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, UnOp};
 
 /// C type of a scalar dtype (§4.5).
 pub fn c_type(d: DataType) -> &'static str {
@@ -26,28 +24,12 @@ pub fn c_type(d: DataType) -> &'static str {
     }
 }
 
-/// The C++ text of `e`. Errors (unsupported node kinds, uses of scalar parameters, which have
-/// no C++ declaration — §6 Q13) are appended to `errors`; the returned text is then unusable.
-pub fn render(prog: &Program, scalar_params: &BTreeSet<VarId>, e: &Expr, errors: &mut Vec<Diagnostic>) -> String {
-    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render(prog, scalar_params, x, errors);
+/// The C++ text of `e`. Errors (unsupported node kinds) are appended to `errors`; the returned
+/// text is then unusable.
+pub fn render(prog: &Program, e: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render(prog, x, errors);
     match &e.kind {
-        ExprKind::Var(v) => {
-            let name = prog.var_name(*v);
-            if scalar_params.contains(v) {
-                errors.push(
-                    Diagnostic::error(
-                        codes::UNSUPPORTED,
-                        e.span,
-                        format!(
-                            "orchestration codegen: scalar parameter '{name}' cannot be used: the orchestration entry receives only tensor arguments"
-                        ),
-                    )
-                    .with_label("scalar parameter used here")
-                    .with_note("pass the value in a tensor and read it with pl.tensor.read, or use a constant"),
-                );
-            }
-            base_name(name).to_string()
-        }
+        ExprKind::Var(v) => base_name(prog.var_name(*v)).to_string(),
         ExprKind::ConstInt(v, _) => v.to_string(),
         ExprKind::ConstFloat(v, _) => format!("{v:.6}"),
         ExprKind::ConstBool(b) => u8::from(*b).to_string(),
@@ -88,7 +70,7 @@ pub fn render(prog: &Program, scalar_params: &BTreeSet<VarId>, e: &Expr, errors:
 
 /// A tensor dimension (constant or scalar expression).
 pub fn dim_string(prog: &Program, d: &Expr, errors: &mut Vec<Diagnostic>) -> String {
-    render(prog, &BTreeSet::new(), d, errors)
+    render(prog, d, errors)
 }
 
 fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {

@@ -35,6 +35,40 @@ static uint64_t float_to_u64(float f) {
 }
 "#;
 
+// The inverse of `float_to_u64`, for FP32 scalar parameters: their slot holds the float's bits in
+// the low 32 bits, as a kernel's scalar argument does. Emitted only when a function has one, so
+// files without FP32 scalar parameters keep the reference's text.
+const FLOAT_DECODE_HELPER: &str = r#"
+// Helper to decode a float scalar param (low 32 bits) from its uint64_t slot
+static float u64_to_float(uint64_t u) {
+    union {
+        uint32_t u32;
+        float f32;
+    } conv;
+    conv.u32 = static_cast<uint32_t>(u);
+    return conv.f32;
+}
+"#;
+
+/// The C++ expression decoding a scalar parameter of dtype `d` from the argument `slot` (a
+/// `uint64_t` holding the raw bits, signed integers sign-extended), or `None` for a dtype the
+/// host-side C++ cannot hold (FP16, BF16, ...).
+pub fn scalar_decode(d: DataType, slot: &str) -> Option<String> {
+    Some(match d {
+        DataType::Fp32 => format!("u64_to_float({slot})"),
+        DataType::Bool => format!("({slot} != 0)"),
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64 => format!("static_cast<{}>({slot})", super::c_type(d)),
+        _ => return None,
+    })
+}
+
 /// The whole file around `body` (the entry function's statements, already indented).
 pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
     let mut s = String::new();
@@ -49,8 +83,14 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
     for (k, t) in sig.externals.iter().enumerate() {
         let _ = writeln!(s, "#define ARG_PTR_{} {k}", t.name.to_ascii_uppercase());
     }
+    for (k, (name, _)) in sig.scalars.iter().enumerate() {
+        let _ = writeln!(s, "#define ARG_SCALAR_{} {}", name.to_ascii_uppercase(), sig.externals.len() + k);
+    }
     s.push('\n');
     s.push_str(FLOAT_HELPER);
+    if sig.scalars.iter().any(|(_, d)| *d == DataType::Fp32) {
+        s.push_str(FLOAT_DECODE_HELPER);
+    }
     let _ = write!(
         s,
         "\nextern \"C\" {{\n\n\
@@ -61,7 +101,7 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
          __attribute__((visibility(\"default\")))\n\
          void aicpu_orchestration_entry(PTO2Runtime* rt, uint64_t* args, int arg_count) {{\n    \
          (void)arg_count;\n\n    // Extract device pointers\n",
-        sig.externals.len()
+        sig.externals.len() + sig.scalars.len()
     );
     for t in &sig.externals {
         let _ = writeln!(
@@ -82,6 +122,15 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
             t.shape.len(),
             runtime_dtype(t.dtype)
         );
+    }
+    if !sig.scalars.is_empty() {
+        s.push_str("\n    // Scalar parameters\n");
+        for (name, d) in &sig.scalars {
+            let slot = format!("args[ARG_SCALAR_{}]", name.to_ascii_uppercase());
+            // `Signature::of` admits only the dtypes `scalar_decode` handles.
+            let value = scalar_decode(*d, &slot).unwrap_or_default();
+            let _ = writeln!(s, "    {} {name} = {value};", super::c_type(*d));
+        }
     }
     s.push('\n');
     s.push_str(body);
