@@ -10,18 +10,15 @@
 use std::rc::Rc;
 
 use super::isa::CceEmit;
+use crate::text::cat;
 use super::kernel::{unsupported, Global, Kernel};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Type, VarId};
-use crate::text::cat;
 
 /// The pto-isa function names an emitter form uses (reserved by the namer).
 pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
     Some(match e {
-        CceEmit::Dst { instr, .. }
-        | CceEmit::DstArg { instr, .. }
-        | CceEmit::Cmp { instr }
-        | CceEmit::Flag { instr } => {
+        CceEmit::Dst { instr, .. } | CceEmit::DstArg { instr, .. } | CceEmit::Cmp { instr } | CceEmit::Flag { instr } => {
             vec![instr]
         }
         CceEmit::Reduce { col, row } => vec![col, row],
@@ -57,8 +54,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             instruction(k, instr, &d, args, "")?;
         }
         CceEmit::DstArg { instr, arg } => {
-            let x =
-                args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
+            let x = args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
             let d = tile_dst(k, target, name, span)?;
             instruction(k, instr, &d, std::slice::from_ref(x), "")?;
         }
@@ -93,10 +89,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                     return Err(unsupported(span, "block.move: Vec to Vec move should use block.vec_move"));
                 }
             } else if let Some(s) = src_space.filter(|s| *s != MemorySpace::Vec) {
-                return Err(unsupported(
-                    span,
-                    &format!("block.vec_move: source must be on Vec memory, got {}", s.name()),
-                ));
+                return Err(unsupported(span, &format!("block.vec_move: source must be on Vec memory, got {}", s.name())));
             }
             let d = tile_dst(k, target, name, span)?;
             instruction(k, "TMOV", &d, &args[..1], "")?;
@@ -114,12 +107,10 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::Cmp { instr } => {
             arity(2, &|| format!("{name} requires 2 arguments"))?;
             let t = kw_int(c, "cmp_type").unwrap_or(0);
-            let m = usize::try_from(t).ok().and_then(|m| CMP_MODES.get(m)).ok_or_else(|| {
-                unsupported(
-                    span,
-                    &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}"),
-                )
-            })?;
+            let m = usize::try_from(t)
+                .ok()
+                .and_then(|m| CMP_MODES.get(m))
+                .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}")))?;
             let d = tile_dst(k, target, name, span)?;
             instruction(k, instr, &d, args, &format!(", CmpMode::{m}"))?;
         }
@@ -132,8 +123,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
-            let axis =
-                kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
+            let axis = kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
@@ -164,8 +154,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 return Err(unsupported(span, "tensor.dim: first argument must be a tensor"));
             };
             let rank = t.shape.len() as i64;
-            let axis =
-                args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
+            let axis = args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
             let ax = if axis < 0 { axis + rank } else { axis };
             let dim = usize::try_from(ax)
                 .ok()
@@ -205,10 +194,7 @@ fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) 
 fn tile_dst(k: &mut Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<Rc<str>, Diagnostic> {
     let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
     if !matches!(k.prog.var_type(var), Type::Tile(_)) {
-        return Err(unsupported(
-            span,
-            &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name()),
-        ));
+        return Err(unsupported(span, &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name())));
     }
     Ok(k.target(var))
 }

@@ -322,7 +322,10 @@ impl Emitter<'_, '_> {
             Stmt::Return { .. } => {}
             Stmt::Yield { values, span } => {
                 if values.len() != targets.len() {
-                    self.unsupported(*span, format!("Yielded {} values but expected {}", values.len(), targets.len()));
+                    self.unsupported(
+                        *span,
+                        format!("Yielded {} values but expected {}", values.len(), targets.len()),
+                    );
                     return;
                 }
                 for (t, v) in targets.iter().zip(values) {
@@ -425,7 +428,10 @@ impl Emitter<'_, '_> {
                 let kind = other.kind_name();
                 self.unsupported(
                     span,
-                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.prog.var_name(v)),
+                    format!(
+                        "orchestration codegen: loop-carried {kind} '{}' is not supported",
+                        self.prog.var_name(v)
+                    ),
                 );
                 String::new()
             }
@@ -466,10 +472,7 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
                     indent,
-                    &format!(
-                        "Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});",
-                        header::runtime_dtype(t.dtype)
-                    ),
+                    &format!("Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});", header::runtime_dtype(t.dtype)),
                 );
                 self.declared.insert(x.to_string());
             }
@@ -570,7 +573,10 @@ impl Emitter<'_, '_> {
             self.line(indent + 4, &format!("{p},"));
         }
         self.line(indent, "};");
-        self.line(indent, &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()));
+        self.line(
+            indent,
+            &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()),
+        );
     }
 
     /// The `PTOParam` of argument `i` of a call of `func`.

@@ -25,8 +25,8 @@ use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::visit::{defined_vars, map_bodies, walk_all_exprs, walk_expr, walk_stmts};
 use crate::ir::{
-    Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type, VarId,
-    VarKind,
+    Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type,
+    VarId, VarKind,
 };
 
 /// The pass entry point (registered as `outline-incore-scopes`).
@@ -146,8 +146,7 @@ impl Outliner<'_> {
         let outputs = self.by_name(defs.iter().copied().filter(|v| !recomputed.contains(v)).filter(|v| match mode {
             Outputs::AllDefs => true,
             Outputs::UsedOutside => {
-                level.required.contains(v)
-                    || level.refs.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
+                level.required.contains(v) || level.refs.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
             }
         }));
         let name = format!("{}_incore_{}", level.prefix, level.counter);
@@ -457,8 +456,7 @@ mod tests {
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
             panic!("{diff}\n{text}");
         }
-        let rules =
-            [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
+        let rules = [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
         assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
     }
 }
