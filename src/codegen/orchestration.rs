@@ -15,6 +15,7 @@
 //! diagnostic naming them. Every error is collected and nothing is returned on failure, so a
 //! caller never sees a partial file.
 
+pub(crate) mod alias;
 mod expr;
 mod header;
 
@@ -41,6 +42,7 @@ pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> 
     let mut e = Emitter {
         prog,
         sig: &sig,
+        params: f.params.iter().map(|p| p.var).collect(),
         func_ids: &funcs,
         cores,
         declared: BTreeSet::new(),
@@ -173,6 +175,10 @@ pub(crate) struct External {
 pub(crate) struct Signature {
     pub externals: Vec<External>,
     pub ext_names: BTreeSet<String>,
+    /// The buffer of every tensor variable whose buffer is known (see [`alias`]).
+    pub roots: BTreeMap<VarId, VarId>,
+    /// Root → the base name of the returned value whose argument slot holds its buffer.
+    pub slot_of_root: BTreeMap<VarId, String>,
     /// Scalar parameters in parameter order, as (base name, dtype): their argument slots follow
     /// the tensor slots. The reference gives them none, so every use was an undeclared name
     /// (§6 Q13).
@@ -234,26 +240,53 @@ impl Signature {
                 )),
             }
         }
-        let params = ext_names.clone();
-        let mut returned: Vec<(VarId, Span)> = Vec::new();
-        walk_stmts(&f.body, &mut |s| {
-            if let Stmt::Return { values, .. } = s {
-                returned.extend(values.iter().filter_map(|v| v.as_var().map(|id| (id, v.span))));
-            }
-        });
-        for (v, span) in returned {
+        let roots = alias::roots(prog, f);
+        let mut slot_of_root = BTreeMap::new();
+        for (_, v, span) in return_slots_with(prog, f, &roots) {
             let name = base_name(prog.var_name(v)).to_string();
-            if params.contains(&name) || !ext_names.insert(name) {
-                continue;
-            }
+            ext_names.insert(name.clone());
+            slot_of_root.insert(roots.get(&v).copied().unwrap_or(v), name);
             externals.extend(external(v, span, &mut errors));
         }
         if errors.is_empty() {
-            Ok(Signature { externals, ext_names, scalars })
+            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars })
         } else {
             Err(errors)
         }
     }
+}
+
+/// The returned values of orchestration function `f` that get an argument slot after the tensor
+/// parameters, in slot order, as (index among the return values, variable). A returned tensor
+/// that is (written in place into) a parameter's buffer needs none: the caller reads the
+/// parameter. One slot per buffer (the first value returned with it names it), and names are
+/// base names as in the reference, which skips a name that is a parameter's or taken.
+pub fn return_slots(prog: &Program, f: &Function) -> Vec<(usize, VarId)> {
+    let roots = alias::roots(prog, f);
+    return_slots_with(prog, f, &roots).into_iter().map(|(i, v, _)| (i, v)).collect()
+}
+
+fn return_slots_with(prog: &Program, f: &Function, roots: &BTreeMap<VarId, VarId>) -> Vec<(usize, VarId, Span)> {
+    let mut names: BTreeSet<String> = f.params.iter().map(|p| base_name(prog.var_name(p.var)).to_string()).collect();
+    let mut buffers = BTreeSet::new();
+    let mut out = Vec::new();
+    walk_stmts(&f.body, &mut |s| {
+        if let Stmt::Return { values, .. } = s {
+            for (i, v) in values.iter().enumerate() {
+                let Some(id) = v.as_var() else { continue };
+                let root = roots.get(&id).copied().unwrap_or(id);
+                if f.params.iter().any(|p| p.var == root) || buffers.contains(&root) {
+                    continue;
+                }
+                if !names.insert(base_name(prog.var_name(id)).to_string()) {
+                    continue;
+                }
+                buffers.insert(root);
+                out.push((i, id, v.span));
+            }
+        }
+    });
+    out
 }
 
 /// Emits the body statements into `out`, collecting every error.
@@ -261,6 +294,8 @@ struct Emitter<'a, 'p> {
     prog: &'p Program,
     cores: &'a CoreTypes<'p>,
     sig: &'a Signature,
+    /// The function's parameters.
+    params: BTreeSet<VarId>,
     func_ids: &'a BTreeMap<String, usize>,
     /// C++ names declared so far (created tensors, assigned values, iter args, if results).
     declared: BTreeSet<String>,
@@ -285,13 +320,31 @@ impl Emitter<'_, '_> {
         base_name(self.prog.var_name(v)).to_string()
     }
 
-    /// `E(x)`: the C++ tensor value of a variable (`ext_x` for parameters and returns).
+    /// `E(x)`: the C++ tensor value of a variable: the tensor of its buffer (its root, see
+    /// [`alias`]) when that is known, `ext_<p>` for a parameter's or a returned value's buffer.
     fn tensor_ref(&self, v: VarId) -> String {
-        let n = self.name(v);
-        if self.sig.ext_names.contains(&n) {
+        let r = self.sig.roots.get(&v).copied().unwrap_or(v);
+        if let Some(slot) = self.sig.slot_of_root.get(&r) {
+            return format!("ext_{slot}");
+        }
+        let n = self.name(r);
+        if self.params.contains(&r) || (r == v && self.sig.ext_names.contains(&n)) {
             format!("ext_{n}")
         } else {
             n
+        }
+    }
+
+    /// Whether `v` is a tensor whose buffer is known statically (no C++ variable of its own).
+    fn rooted(&self, v: VarId) -> bool {
+        self.sig.roots.get(&v).is_some_and(|r| *r != v)
+    }
+
+    /// A value: tensors by [`Self::tensor_ref`], anything else by [`expr::render`].
+    fn value(&mut self, e: &Expr) -> String {
+        match e.as_var() {
+            Some(v) if matches!(self.prog.var_type(v), Type::Tensor(_)) => self.tensor_ref(v),
+            _ => self.expr(e),
         }
     }
 
@@ -329,7 +382,7 @@ impl Emitter<'_, '_> {
                     return;
                 }
                 for (t, v) in targets.iter().zip(values) {
-                    let v = self.expr(v);
+                    let v = self.value(v);
                     if *t != v {
                         self.line(indent, &format!("{t} = {v};"));
                     }
@@ -338,9 +391,14 @@ impl Emitter<'_, '_> {
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. } => {
                 let mut names = Vec::new();
                 for &a in iter_args {
+                    if self.rooted(a) {
+                        // One buffer throughout the loop: the yields assign it to itself.
+                        names.push(self.tensor_ref(a));
+                        continue;
+                    }
                     let r = self.name(a);
                     let init = match &self.prog.var(a).kind {
-                        crate::ir::VarKind::IterArg { init } => self.expr(init),
+                        crate::ir::VarKind::IterArg { init } => self.value(init),
                         _ => String::new(),
                     };
                     if !self.declared.contains(&r) && r != init {
@@ -360,6 +418,9 @@ impl Emitter<'_, '_> {
                 // A result named differently from its iter arg (no SSA versions) gets the final
                 // value; the reference leaves it undeclared.
                 for (&r, a) in return_vars.iter().zip(&names) {
+                    if self.rooted(r) {
+                        continue;
+                    }
                     let n = self.name(r);
                     if n != *a {
                         if self.declared.contains(&n) {
@@ -383,8 +444,20 @@ impl Emitter<'_, '_> {
                                 self.declared.insert(n.clone());
                             }
                         }
+                        // Both branches yield one buffer: the result is that buffer.
+                        Type::Tensor(_) if self.rooted(r) => {
+                            names.push(self.tensor_ref(r));
+                            continue;
+                        }
+                        // §6 Q13: the reference emits `auto r;`, which does not compile. A
+                        // `Tensor` is a handle: each branch assigns the one it yields.
+                        Type::Tensor(_) => {
+                            if !self.declared.contains(&n) {
+                                self.line(indent, &format!("Tensor {n};"));
+                                self.declared.insert(n.clone());
+                            }
+                        }
                         other => {
-                            // §6 Q13: the reference emits `auto r;`, which does not compile.
                             let kind = other.kind_name();
                             self.unsupported(
                                 *span,
@@ -443,26 +516,29 @@ impl Emitter<'_, '_> {
         match &value.kind {
             ExprKind::Call(call) => match &call.callee {
                 Callee::Function(callee) => self.task(callee, call, indent),
-                Callee::Op(op) => self.op_assign(&x, ops::name(*op), call, value, span, indent),
+                Callee::Op(op) => self.op_assign(var, &x, ops::name(*op), call, value, span, indent),
             },
             ExprKind::TupleGetItem(..) => {}
+            _ if self.rooted(var) => {}
             _ => {
                 let ty = match self.prog.var_type(var) {
                     Type::Scalar(d) => c_type(*d).to_string(),
+                    Type::Tensor(_) => "Tensor".to_string(),
                     _ => "auto".to_string(),
                 };
-                let v = self.expr(value);
+                let v = self.value(value);
                 self.line(indent, &format!("{ty} {x} = {v};"));
                 self.declared.insert(x);
             }
         }
     }
 
-    fn op_assign(&mut self, x: &str, op: &str, call: &crate::ir::Call, value: &Expr, span: Span, indent: usize) {
+    fn op_assign(&mut self, var: VarId, x: &str, op: &str, call: &crate::ir::Call, value: &Expr, span: Span, indent: usize) {
         let arg_var = |i: usize| call.args.get(i).and_then(Expr::as_var);
         match op {
             "tensor.create" => {
-                if self.declared.contains(x) || self.sig.ext_names.contains(x) {
+                // The buffer of a returned value comes from its argument slot.
+                if self.declared.contains(x) || self.sig.ext_names.contains(x) || self.sig.slot_of_root.contains_key(&var) {
                     return;
                 }
                 let Type::Tensor(t) = self.prog.type_of(value) else { return };
@@ -502,8 +578,11 @@ impl Emitter<'_, '_> {
                     Type::Scalar(d) => c_type(*d),
                     _ => c_type(tt.dtype),
                 };
-                let tn = self.name(t);
-                let ptr = if self.sig.ext_names.contains(&tn) { format!("arg_{tn}_ptr") } else { format!("{tn}.data") };
+                let tr = self.tensor_ref(t);
+                let ptr = match tr.strip_prefix("ext_") {
+                    Some(n) => format!("arg_{n}_ptr"),
+                    None => format!("{tr}.data"),
+                };
                 if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) {
                     self.line(indent, &format!("{ty} {x} = static_cast<{ty}*>({ptr})[{index}];"));
                 } else {

@@ -90,6 +90,9 @@ struct Stub {
     kind: FunctionType,
     directions: Vec<ParamDirection>,
     core: CoreType,
+    /// Per return value, the parameter whose buffer it is (written in place), if any: the
+    /// orchestration file follows call results to their buffers.
+    returns: Vec<Option<usize>>,
 }
 
 /// The shared state of one compilation.
@@ -148,6 +151,9 @@ impl Work<'_> {
             kind: f.kind,
             directions: f.params.iter().map(|p| p.direction).collect(),
             core,
+            returns: (0..f.return_types.len())
+                .map(|k| orchestration::alias::returned_param(&prog, f, k, 0))
+                .collect(),
         };
         let path = format!("kernels/{}/{}.cpp", core.dir(), f.name);
         // Written now, while other functions compile, the text need not be kept. A failure to
@@ -250,17 +256,31 @@ fn assemble(units: Vec<Unit>) -> Option<Vec<(String, String)>> {
 /// callee, and its core type is recorded separately (an empty body would say "vector").
 fn with_stubs(mut prog: Program, stubs: &[Stub]) -> Option<Program> {
     for s in stubs {
-        let params = s
+        let params: Vec<Param> = s
             .directions
             .iter()
             .map(|&direction| Param { var: prog.new_var("_", Type::Unknown, VarKind::Plain, Span::NONE), direction })
             .collect();
+        // `return <the parameter>` for a value that is a parameter's buffer, a placeholder
+        // otherwise: all that the orchestration file reads of the callee's body.
+        let values = s
+            .returns
+            .iter()
+            .map(|r| {
+                let var = match r.and_then(|k| params.get(k)) {
+                    Some(p) => p.var,
+                    None => prog.new_var("_", Type::Unknown, VarKind::Plain, Span::NONE),
+                };
+                crate::ir::Expr::var(var, Span::NONE)
+            })
+            .collect();
+        let body = if s.returns.is_empty() { Stmt::empty() } else { Stmt::Return { values, span: Span::NONE } };
         let f = Function {
             name: s.name.clone(),
             kind: s.kind,
             params,
-            return_types: Vec::new(),
-            body: Stmt::empty(),
+            return_types: vec![Type::Unknown; s.returns.len()],
+            body,
             span: Span::NONE,
         };
         prog.add_function(f).ok()?;

@@ -1,9 +1,8 @@
 //! The signatures of the functions a program's C++ implements, taken from ptoc's own IR (the
 //! program after the default pipeline: outlined kernels exist only there), never from text.
 
-use ptoc::codegen::orchestration::base_name;
-use ptoc::ir::visit::walk_stmts;
-use ptoc::ir::{DataType, ExprKind, FunctionType, ParamDirection, Program, Stmt, Type};
+use ptoc::codegen::orchestration::return_slots;
+use ptoc::ir::{DataType, ExprKind, FunctionType, ParamDirection, Program, Type};
 use ptoc::passes::{Backend, PassEnv, Pipeline};
 
 use super::npy::Elem;
@@ -115,30 +114,11 @@ pub fn signatures(prog: &Program) -> Vec<(String, Result<FuncSig, String>)> {
 }
 
 /// The returned variables of an orchestration function that get ARG slots: as ptoc's
-/// orchestration codegen decides (returned names, by base name, that are not parameters).
+/// orchestration codegen decides (`return_slots`: returned values that are not a parameter's
+/// buffer, one per buffer).
 fn extra_returns(prog: &Program, f: &ptoc::ir::Function) -> Result<Vec<(usize, TensorSpec)>, String> {
-    let params: Vec<&str> = f.params.iter().map(|p| base_name(prog.var_name(p.var))).collect();
-    let mut seen: Vec<String> = Vec::new();
-    let mut out = Vec::new();
-    let mut err = None;
-    walk_stmts(&f.body, &mut |s| {
-        if let Stmt::Return { values, .. } = s {
-            for (i, v) in values.iter().enumerate() {
-                let Some(id) = v.as_var() else { continue };
-                let name = base_name(prog.var_name(id)).to_string();
-                if params.contains(&name.as_str()) || seen.contains(&name) {
-                    continue;
-                }
-                seen.push(name);
-                match tensor_spec(prog.var_type(id)) {
-                    Ok(spec) => out.push((i, spec)),
-                    Err(e) => err = Some(format!("return value {i}: {e}")),
-                }
-            }
-        }
-    });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    return_slots(prog, f)
+        .into_iter()
+        .map(|(i, v)| tensor_spec(prog.var_type(v)).map(|spec| (i, spec)).map_err(|e| format!("return value {i}: {e}")))
+        .collect()
 }

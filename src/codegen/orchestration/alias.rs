@@ -1,0 +1,198 @@
+//! Which buffer a tensor variable of an orchestration function denotes.
+//!
+//! A kernel writes its output arguments in place and returns them, so the result of a call
+//! `r = self.k(a, out)` is the buffer of `out`, whatever `r` is named. The reference relies on
+//! SSA versions of one name (`out_0`, `out_1` share the base name `out`, hence the C++ name);
+//! a program that names the result differently got C++ in which `r` is another buffer (an
+//! undeclared name, or a returned tensor with its own argument slot that nothing writes).
+//! ptoc follows values instead: every tensor variable maps to its *root*, the parameter or
+//! created tensor whose buffer it is, where that is known statically.
+
+use std::collections::BTreeMap;
+
+use crate::ir::visit::walk_stmts;
+use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
+use crate::ops;
+
+/// Root variable of every tensor variable of `f` whose buffer is known: parameters and created
+/// tensors are their own roots; call results, copies, tuple items, loop-carried tensors and `if`
+/// results take the root of the value they stand for, when it is one buffer on every path.
+pub fn roots(prog: &Program, f: &Function) -> BTreeMap<VarId, VarId> {
+    let mut roots = BTreeMap::new();
+    for p in &f.params {
+        if matches!(prog.var_type(p.var), Type::Tensor(_)) {
+            roots.insert(p.var, p.var);
+        }
+    }
+    let mut tuples: BTreeMap<VarId, Vec<Option<VarId>>> = BTreeMap::new();
+    collect(prog, &f.body, &mut roots, &mut tuples, 0);
+    roots
+}
+
+/// The index of the parameter that `f` returns as its `k`-th value, when it returns a
+/// parameter's buffer (written in place).
+pub fn returned_param(prog: &Program, f: &Function, k: usize, depth: usize) -> Option<usize> {
+    if depth > 8 {
+        return None;
+    }
+    let mut roots = BTreeMap::new();
+    for p in &f.params {
+        roots.insert(p.var, p.var);
+    }
+    let mut tuples = BTreeMap::new();
+    collect(prog, &f.body, &mut roots, &mut tuples, depth + 1);
+    let mut found: Option<Option<usize>> = None;
+    walk_stmts(&f.body, &mut |s| {
+        if let Stmt::Return { values, .. } = s {
+            let idx = values
+                .get(k)
+                .and_then(Expr::as_var)
+                .and_then(|v| roots.get(&v))
+                .and_then(|r| f.params.iter().position(|p| p.var == *r));
+            found = Some(match found {
+                None => idx,
+                Some(prev) if prev == idx => idx,
+                Some(_) => None,
+            });
+        }
+    });
+    found.flatten()
+}
+
+fn root_of(roots: &BTreeMap<VarId, VarId>, e: &Expr) -> Option<VarId> {
+    e.as_var().and_then(|v| roots.get(&v).copied())
+}
+
+/// The values yielded at the end of `body`.
+fn final_yield(body: &Stmt) -> Option<&Vec<Expr>> {
+    match body {
+        Stmt::Yield { values, .. } => Some(values),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.last().and_then(final_yield),
+        Stmt::Scope { body, .. } => final_yield(body),
+        _ => None,
+    }
+}
+
+fn collect(
+    prog: &Program,
+    s: &Stmt,
+    roots: &mut BTreeMap<VarId, VarId>,
+    tuples: &mut BTreeMap<VarId, Vec<Option<VarId>>>,
+    depth: usize,
+) {
+    match s {
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+            for c in stmts {
+                collect(prog, c, roots, tuples, depth);
+            }
+        }
+        Stmt::Scope { body, .. } => collect(prog, body, roots, tuples, depth),
+        Stmt::Assign { var, value, .. } => match &value.kind {
+            ExprKind::Var(_) => {
+                if let Some(r) = root_of(roots, value) {
+                    roots.insert(*var, r);
+                }
+            }
+            ExprKind::TupleGetItem(t, i) => {
+                if let Some(Some(r)) = t.as_var().and_then(|t| tuples.get(&t)).and_then(|rs| rs.get(*i)) {
+                    roots.insert(*var, *r);
+                }
+            }
+            ExprKind::Call(c) => match &c.callee {
+                Callee::Function(name) => {
+                    let Some(callee) = prog.function(name) else { return };
+                    let result = |k: usize| {
+                        returned_param(prog, callee, k, depth)
+                            .and_then(|i| c.args.get(i))
+                            .and_then(|a| root_of(roots, a))
+                    };
+                    match prog.var_type(*var) {
+                        Type::Tuple(items) => {
+                            let rs = (0..items.len()).map(result).collect();
+                            tuples.insert(*var, rs);
+                        }
+                        _ => {
+                            if let Some(r) = result(0) {
+                                roots.insert(*var, r);
+                            }
+                        }
+                    }
+                }
+                Callee::Op(op) => match ops::name(*op) {
+                    // A store writes the destination tensor in place (kernels).
+                    "block.store" => {
+                        if let Some(r) = c.args.get(3).and_then(|a| root_of(roots, a)) {
+                            roots.insert(*var, r);
+                        }
+                    }
+                    _ => {
+                        if matches!(prog.var_type(*var), Type::Tensor(_)) {
+                            roots.insert(*var, *var);
+                        }
+                    }
+                },
+            },
+            _ => {}
+        },
+        Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
+            // A loop-carried tensor is one buffer when it starts from one and every iteration
+            // yields that same buffer.
+            // Assume every iter arg keeps its initial buffer, check the yields, and walk the
+            // body again without the ones that do not (their uses must not take the initial
+            // buffer's root), until the assumption holds.
+            let mut inits: Vec<Option<VarId>> = iter_args
+                .iter()
+                .map(|a| match &prog.var(*a).kind {
+                    VarKind::IterArg { init } => root_of(roots, init),
+                    _ => None,
+                })
+                .collect();
+            let before = (roots.clone(), tuples.clone());
+            loop {
+                for (a, r) in iter_args.iter().zip(&inits) {
+                    if let Some(r) = r {
+                        roots.insert(*a, *r);
+                    }
+                }
+                collect(prog, body, roots, tuples, depth);
+                let yields = final_yield(body);
+                let mut changed = false;
+                for (k, r) in inits.iter_mut().enumerate() {
+                    let y = yields.and_then(|ys| ys.get(k)).and_then(|y| root_of(roots, y));
+                    if r.is_some() && *r != y {
+                        *r = None;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+                (*roots, *tuples) = before.clone();
+            }
+            for (rv, r) in return_vars.iter().zip(&inits) {
+                if let Some(r) = r {
+                    roots.insert(*rv, *r);
+                }
+            }
+        }
+        Stmt::If { then_body, else_body, return_vars, .. } => {
+            collect(prog, then_body, roots, tuples, depth);
+            if let Some(e) = else_body {
+                collect(prog, e, roots, tuples, depth);
+            }
+            let branches: Vec<&Stmt> = std::iter::once(&**then_body).chain(else_body.as_deref()).collect();
+            for (k, rv) in return_vars.iter().enumerate() {
+                let ys: Vec<Option<VarId>> = branches
+                    .iter()
+                    .map(|b| final_yield(b).and_then(|ys| ys.get(k)).and_then(|y| root_of(roots, y)))
+                    .collect();
+                if branches.len() == 2 && ys[0].is_some() && ys.iter().all(|y| *y == ys[0]) {
+                    if let Some(r) = ys[0] {
+                        roots.insert(*rv, r);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
