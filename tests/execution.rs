@@ -449,9 +449,15 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
         if before_sig.is_some_and(|b| b.params.len() != f.params.len()) {
             return Err((Class::Mismatch, format!("{}: the passes changed the parameter count", f.name)));
         }
-        let run_names: Vec<String> = match before_sig {
-            Some(b) => b.params.iter().map(|p| p.name.clone()).collect(),
-            None => f.params.iter().map(|p| p.name.clone()).collect(),
+        // An Opaque function with a scope (promoted to Orchestration by outlining) has no
+        // signature before the passes, but `ptoc run` still names its parameters as written.
+        let written = before.as_ref().and_then(|b| b.function(&f.name).map(|w| (b, w)));
+        let run_names: Vec<String> = match (before_sig, written) {
+            (Some(b), _) => b.params.iter().map(|p| p.name.clone()).collect(),
+            (None, Some((b, w))) if w.params.len() == f.params.len() => {
+                w.params.iter().map(|p| b.var_name(p.var).to_string()).collect()
+            }
+            _ => f.params.iter().map(|p| p.name.clone()).collect(),
         };
         let inputs: Vec<(String, PathBuf)> = run_names
             .iter()

@@ -120,7 +120,7 @@ fn collect(
                 }
                 Callee::Op(op) => match ops::name(*op) {
                     // A store writes the destination tensor in place (kernels).
-                    "block.store" => {
+                    "block.store" | "block.l0c_store" => {
                         if let Some(r) = c.args.get(3).and_then(|a| root_of(roots, a)) {
                             roots.insert(*var, r);
                         }
