@@ -207,6 +207,22 @@ impl<'p> Kernel<'p> {
                     self.linef(format_args!("{ct} {n} = {n}_conv.val;"));
                     self.declared.insert(p.var);
                 }
+                // Only a function made by outlining gets a tile parameter (the tile was computed
+                // before the scope and could not be recomputed in it): its span is the tile's
+                // definition.
+                Type::Tile(_) => {
+                    return Err(Diagnostic::error(
+                        codes::UNSUPPORTED,
+                        data.span,
+                        format!(
+                            "a tile computed outside `with pl.incore():` cannot be passed to the outlined kernel {}",
+                            f.name
+                        ),
+                    )
+                    .with_label(format!("tile {} is defined here", data.name))
+                    .with_note("a tile lives in a core's local memory; a kernel receives only tensors and scalars")
+                    .with_note("help: compute the tile inside the `with pl.incore():` scope (ptoc does so itself when only tile and scalar computations separate its definition from the scope)"))
+                }
                 _ => {
                     return Err(Diagnostic::error(
                         codes::UNSUPPORTED,

@@ -183,6 +183,9 @@ pub(crate) struct Signature {
     /// the tensor slots. The reference gives them none, so every use was an undeclared name
     /// (§6 Q13).
     pub scalars: Vec<(String, DataType)>,
+    /// Scalar parameters of a dtype the host has no type for (FP16, BF16): held as their raw
+    /// argument bits, which can be passed on to kernels but not computed with.
+    pub raw_scalars: BTreeSet<VarId>,
 }
 
 impl Signature {
@@ -191,6 +194,7 @@ impl Signature {
         let mut externals = Vec::new();
         let mut ext_names = BTreeSet::new();
         let mut scalars = Vec::new();
+        let mut raw_scalars = BTreeSet::new();
         let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
             let name = base_name(prog.var_name(v)).to_string();
             match prog.var_type(v) {
@@ -214,6 +218,11 @@ impl Signature {
                 Type::Tensor(_) => externals.extend(external(p.var, prog.var(p.var).span, &mut errors)),
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
                     Some(_) => scalars.push((base_name(prog.var_name(p.var)).to_string(), *d)),
+                    // No host type: the bits pass through to kernels untouched.
+                    None if matches!(d, DataType::Fp16 | DataType::Bf16) => {
+                        scalars.push((base_name(prog.var_name(p.var)).to_string(), *d));
+                        raw_scalars.insert(p.var);
+                    }
                     None => errors.push(
                         Diagnostic::error(
                             codes::UNSUPPORTED,
@@ -249,7 +258,7 @@ impl Signature {
             externals.extend(external(v, span, &mut errors));
         }
         if errors.is_empty() {
-            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars })
+            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars, raw_scalars })
         } else {
             Err(errors)
         }
@@ -349,6 +358,26 @@ impl Emitter<'_, '_> {
     }
 
     fn expr(&mut self, e: &Expr) -> String {
+        let mut raw = None;
+        crate::ir::visit::walk_expr(e, &mut |x| {
+            if let Some(v) = x.as_var().filter(|v| self.sig.raw_scalars.contains(v)) {
+                raw.get_or_insert((v, x.span));
+            }
+        });
+        if let Some((v, span)) = raw {
+            let d = self.prog.var_type(v).scalar_dtype().map_or("?", |d| d.name());
+            self.errors.push(
+                Diagnostic::error(
+                    codes::UNSUPPORTED,
+                    span,
+                    format!(
+                        "orchestration codegen: the {d} scalar parameter '{}' can only be passed to kernels: host-side C++ has no {d} arithmetic",
+                        self.prog.var_name(v)
+                    ),
+                )
+                .with_note("compute with it inside a kernel, or make the parameter FP32"),
+            );
+        }
         expr::render(self.prog, e, &mut self.errors)
     }
 
@@ -661,6 +690,9 @@ impl Emitter<'_, '_> {
     /// The `PTOParam` of argument `i` of a call of `func`.
     fn param(&mut self, func: &Function, i: usize, a: &Expr) -> Option<String> {
         match &a.kind {
+            ExprKind::Var(v) if self.sig.raw_scalars.contains(v) => {
+                Some(format!("make_scalar_param({})", self.name(*v)))
+            }
             ExprKind::Var(v) => match self.prog.var_type(*v) {
                 Type::Scalar(d) => {
                     let x = self.expr(a);

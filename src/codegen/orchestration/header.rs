@@ -127,9 +127,15 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
         s.push_str("\n    // Scalar parameters\n");
         for (name, d) in &sig.scalars {
             let slot = format!("args[ARG_SCALAR_{}]", name.to_ascii_uppercase());
-            // `Signature::of` admits only the dtypes `scalar_decode` handles.
-            let value = scalar_decode(*d, &slot).unwrap_or_default();
-            let _ = writeln!(s, "    {} {name} = {value};", super::c_type(*d));
+            match scalar_decode(*d, &slot) {
+                Some(value) => {
+                    let _ = writeln!(s, "    {} {name} = {value};", super::c_type(*d));
+                }
+                // FP16/BF16 (`Signature::raw_scalars`): the raw bits, passed on as they are.
+                None => {
+                    let _ = writeln!(s, "    uint64_t {name} = {slot};  // {} bits", d.name());
+                }
+            }
         }
     }
     s.push('\n');
