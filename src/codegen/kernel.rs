@@ -52,6 +52,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
         indent: 1,
         pending_yield: None,
         tile_text: (None, String::new(), String::new()),
+        tile_carry: tile_carry_checks(prog, &f.body),
     };
     k.out.push_str("// Kernel Function: ");
     k.out.push_str(&f.name);
@@ -87,6 +88,9 @@ pub(super) struct Kernel<'p> {
     declared: FxHashSet<VarId>,
     out: String,
     indent: usize,
+    /// Tile iter args → `Err` when the loop-carried tile has no correct C++ (see
+    /// [`tile_carry_checks`]).
+    tile_carry: FxHashMap<VarId, Result<(), Diagnostic>>,
     /// Values of the last `yield`, consumed by the enclosing `for`/`if`.
     pending_yield: Option<Vec<String>>,
     /// The `Tile<…>` text and the `(rows, cols);` constructor arguments of the last tile
@@ -375,6 +379,8 @@ impl<'p> Kernel<'p> {
         let i = self.name_var(loop_var, &[""]);
         self.declared.insert(loop_var);
         let mut carried = Vec::new();
+        // Per iter arg: a tile (its yield is a move into the carried buffer).
+        let mut tile_moves = Vec::new();
         if !iter_args.is_empty() {
             self.line("// Loop-carried values initialization");
             for &a in iter_args {
@@ -394,6 +400,20 @@ impl<'p> Kernel<'p> {
                     }
                     // Scalars get their exact C type (`auto` would make an INT64 `0` an int).
                     Type::Scalar(dt) => c_type(*dt, data.span)?.to_string(),
+                    // A carried tile lives in its initial tile's buffer (InitMemRef gives the
+                    // iter arg the init's MemRef): it is that tile's C++ object, and each
+                    // iteration's yield moves the new value into it.
+                    Type::Tile(_) => {
+                        if let Some(Err(d)) = self.tile_carry.get(&a) {
+                            return Err(d.clone());
+                        }
+                        let n: Rc<str> = v.as_str().into();
+                        self.names.insert(a, n.clone());
+                        self.declared.insert(a);
+                        carried.push(n);
+                        tile_moves.push(true);
+                        continue;
+                    }
                     other => {
                         return Err(unsupported(
                             data.span,
@@ -406,6 +426,7 @@ impl<'p> Kernel<'p> {
                 self.declared.insert(a);
                 self.linef(format_args!("{decl} {n} = {v};"));
                 carried.push(n);
+                tile_moves.push(false);
             }
             self.blank();
         }
@@ -422,8 +443,25 @@ impl<'p> Kernel<'p> {
                         &format!("Yielded {} values but expected {}", ys.len(), carried.len()),
                     ));
                 }
-                for (n, y) in carried.iter().zip(&ys) {
-                    self.linef(format_args!("{n} = {y};"));
+                let yielded = final_yield(body);
+                for (k, (n, y)) in carried.iter().zip(&ys).enumerate() {
+                    if !tile_moves[k] {
+                        self.linef(format_args!("{n} = {y};"));
+                        continue;
+                    }
+                    // Same buffer (memory reuse gave the new value the carried tile's buffer):
+                    // nothing to move.
+                    let same = yielded.and_then(|ys| ys.get(k)).and_then(Expr::as_var).is_some_and(|y| {
+                        self.prog.var_type(y).memref().is_some()
+                            && self.prog.var_type(y).memref() == self.prog.var_type(iter_args[k]).memref()
+                    });
+                    if !same {
+                        // The passes do not see this move: full barriers order it after the
+                        // instructions that computed the value and before every later reader.
+                        self.line("pipe_barrier(PIPE_ALL);");
+                        self.linef(format_args!("TMOV({n}, {y});"));
+                        self.line("pipe_barrier(PIPE_ALL);");
+                    }
                 }
             }
         }
@@ -583,6 +621,97 @@ impl<'p> Kernel<'p> {
         self.indent -= 1;
         Ok(())
     }
+}
+
+/// For every Tile-typed iter arg of a `for` in `body`: whether its C++ form is correct. The
+/// carried tile is its init tile's buffer (InitMemRef gives an iter arg its init's MemRef), so:
+/// the init must be a Vec tile variable sharing that MemRef; the init must not be read once the
+/// loop has started (its buffer then holds the carried value); and no tile defined after the loop
+/// may share the buffer (the loop's result lives there, and memory reuse does not see uses of
+/// the result, whose MemRef is its own: §6 Q6).
+fn tile_carry_checks(prog: &Program, body: &Stmt) -> FxHashMap<VarId, Result<(), Diagnostic>> {
+    let mut order: Vec<&Stmt> = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| order.push(s));
+    let mut out = FxHashMap::default();
+    for (i, s) in order.iter().enumerate() {
+        let Stmt::For { iter_args, .. } = s else { continue };
+        let mut size = 0usize;
+        crate::ir::visit::walk_stmts(s, &mut |_| size += 1);
+        for &a in iter_args {
+            let data = prog.var(a);
+            let Type::Tile(t) = &data.ty else { continue };
+            let check = (|| {
+                let fail = |msg: String| {
+                    Err(unsupported(data.span, &msg).with_note(
+                        "carry the value through a tensor instead: store it at the end of each iteration and load it at the start of the next",
+                    ))
+                };
+                let init = match &data.kind {
+                    VarKind::IterArg { init } => init.as_var(),
+                    _ => None,
+                };
+                let m = t.memref;
+                let Some(init) = init.filter(|u| m.is_some() && prog.var_type(*u).memref() == m) else {
+                    return fail(format!("CCE codegen: the loop-carried tile {} must start from a tile variable", data.name));
+                };
+                let vec = m.is_some_and(
+                    |m| matches!(&prog.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Vec),
+                );
+                if !vec {
+                    return fail(format!("CCE codegen: the loop-carried tile {} must be in Vec memory", data.name));
+                }
+                for later in &order[i + 1..] {
+                    let uses_init = crate::ir::visit::stmt_exprs(later).any(|e| {
+                        let mut found = false;
+                        crate::ir::visit::walk_expr(e, &mut |x| found |= x.as_var() == Some(init));
+                        found
+                    });
+                    if uses_init {
+                        return fail(format!(
+                            "CCE codegen: {} is read after the loop carrying {} starts, but its buffer then holds the carried value",
+                            prog.var_name(init),
+                            data.name
+                        ));
+                    }
+                }
+                // BasicMemoryReuse does not count a yield as a use (§6 Q14): a tile defined
+                // after the yielded one in the body may have been given its buffer.
+                let k = iter_args.iter().position(|x| *x == a).unwrap_or(0);
+                let Stmt::For { body: loop_body, .. } = s else { return Ok(()) };
+                if let Some(y) = final_yield(loop_body).and_then(|ys| ys.get(k)).and_then(Expr::as_var) {
+                    let ym = prog.var_type(y).memref();
+                    let mut after_def = false;
+                    for st in &order[i + 1..i + size] {
+                        let Stmt::Assign { var, .. } = st else { continue };
+                        if *var == y {
+                            after_def = true;
+                        } else if after_def && ym.is_some() && prog.var_type(*var).memref() == ym {
+                            return fail(format!(
+                                "CCE codegen: tile {} shares the buffer of {}, the value carried to the next iteration as {}",
+                                prog.var_name(*var),
+                                prog.var_name(y),
+                                data.name
+                            ));
+                        }
+                    }
+                }
+                for later in order.iter().skip(i + size) {
+                    if let Stmt::Assign { var, .. } = later {
+                        if matches!(prog.var_type(*var), Type::Tile(_)) && prog.var_type(*var).memref() == m {
+                            return fail(format!(
+                                "CCE codegen: tile {} defined after the loop shares the buffer of the loop-carried tile {}",
+                                prog.var_name(*var),
+                                data.name
+                            ));
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            out.insert(a, check);
+        }
+    }
+    out
 }
 
 /// The values of the `yield` that ends `body` (the last statement, through nested sequences).
