@@ -337,6 +337,11 @@ impl Emitter<'_, '_> {
             return format!("ext_{slot}");
         }
         let n = self.name(r);
+        // A local declared under a parameter's base name (a loop-carried tensor that is not one
+        // buffer, starting from the parameter) is that local.
+        if r == v && !self.params.contains(&r) && self.declared.contains(&n) {
+            return n;
+        }
         if self.params.contains(&r) || (r == v && self.sig.ext_names.contains(&n)) {
             format!("ext_{n}")
         } else {
