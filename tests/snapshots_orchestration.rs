@@ -83,8 +83,9 @@ fn example_with_constant_trip_count() {
     insta::assert_snapshot!(generate(&program(&EXAMPLE.replace("BOUND", "4"))));
 }
 
+/// The scalar parameter has an argument slot after the tensors (docs/orchestration-abi.md).
 #[test]
-fn example_with_scalar_parameter_is_reported() {
+fn example_with_scalar_parameter_trip_count() {
     insta::assert_snapshot!(generate(&program(&EXAMPLE.replace("BOUND", "n_0"))));
 }
 
