@@ -652,7 +652,10 @@ fn tile_carry_checks(prog: &Program, body: &Stmt) -> FxHashMap<VarId, Result<(),
                 };
                 let m = t.memref;
                 let Some(init) = init.filter(|u| m.is_some() && prog.var_type(*u).memref() == m) else {
-                    return fail(format!("CCE codegen: the loop-carried tile {} must start from a tile variable", data.name));
+                    return fail(format!(
+                        "CCE codegen: the loop-carried tile {} must start from a tile variable",
+                        data.name
+                    ));
                 };
                 let vec = m.is_some_and(
                     |m| matches!(&prog.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Vec),

@@ -567,12 +567,24 @@ impl Emitter<'_, '_> {
         }
     }
 
-    fn op_assign(&mut self, var: VarId, x: &str, op: &str, call: &crate::ir::Call, value: &Expr, span: Span, indent: usize) {
+    fn op_assign(
+        &mut self,
+        var: VarId,
+        x: &str,
+        op: &str,
+        call: &crate::ir::Call,
+        value: &Expr,
+        span: Span,
+        indent: usize,
+    ) {
         let arg_var = |i: usize| call.args.get(i).and_then(Expr::as_var);
         match op {
             "tensor.create" => {
                 // The buffer of a returned value comes from its argument slot.
-                if self.declared.contains(x) || self.sig.ext_names.contains(x) || self.sig.slot_of_root.contains_key(&var) {
+                if self.declared.contains(x)
+                    || self.sig.ext_names.contains(x)
+                    || self.sig.slot_of_root.contains_key(&var)
+                {
                     return;
                 }
                 let Type::Tensor(t) = self.prog.type_of(value) else { return };

@@ -151,9 +151,7 @@ impl Work<'_> {
             kind: f.kind,
             directions: f.params.iter().map(|p| p.direction).collect(),
             core,
-            returns: (0..f.return_types.len())
-                .map(|k| orchestration::alias::returned_param(&prog, f, k, 0))
-                .collect(),
+            returns: (0..f.return_types.len()).map(|k| orchestration::alias::returned_param(&prog, f, k, 0)).collect(),
         };
         let path = format!("kernels/{}/{}.cpp", core.dir(), f.name);
         // Written now, while other functions compile, the text need not be kept. A failure to
