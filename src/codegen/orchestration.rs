@@ -43,6 +43,7 @@ pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> 
         prog,
         sig: &sig,
         params: f.params.iter().map(|p| p.var).collect(),
+        written: BTreeMap::new(),
         func_ids: &funcs,
         cores,
         declared: BTreeSet::new(),
@@ -305,6 +306,8 @@ struct Emitter<'a, 'p> {
     sig: &'a Signature,
     /// The function's parameters.
     params: BTreeSet<VarId>,
+    /// Per called kernel, which parameters it stores into ([`alias::written_params`]).
+    written: BTreeMap<String, Vec<bool>>,
     func_ids: &'a BTreeMap<String, usize>,
     /// C++ names declared so far (created tensors, assigned values, iter args, if results).
     declared: BTreeSet<String>,
@@ -727,9 +730,19 @@ impl Emitter<'_, '_> {
                         );
                         return None;
                     };
+                    // An `In` parameter the kernel stores into (outlined functions have only `In`
+                    // parameters) is declared as the write it is.
+                    let written = self
+                        .written
+                        .entry(func.name.clone())
+                        .or_insert_with(|| alias::written_params(self.prog, func))
+                        .get(i)
+                        .copied()
+                        .unwrap_or(false);
                     let kind = match p.direction {
                         ParamDirection::Out => "make_output_param",
                         ParamDirection::InOut => "make_inout_param",
+                        ParamDirection::In if written => "make_inout_param",
                         ParamDirection::In => "make_input_param",
                     };
                     Some(format!("{kind}({})", self.tensor_ref(*v)))

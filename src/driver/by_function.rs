@@ -149,7 +149,14 @@ impl Work<'_> {
         let stub = Stub {
             name: f.name.clone(),
             kind: f.kind,
-            directions: f.params.iter().map(|p| p.direction).collect(),
+            // The stand-in has no body to find the stores in: an `In` parameter the kernel
+            // writes is recorded as `InOut`, which the orchestration file declares the same way.
+            directions: f
+                .params
+                .iter()
+                .zip(orchestration::alias::written_params(&prog, f))
+                .map(|(p, w)| if w && p.direction == ParamDirection::In { ParamDirection::InOut } else { p.direction })
+                .collect(),
             core,
             returns: (0..f.return_types.len()).map(|k| orchestration::alias::returned_param(&prog, f, k, 0)).collect(),
         };

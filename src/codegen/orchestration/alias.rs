@@ -59,6 +59,32 @@ pub fn returned_param(prog: &Program, f: &Function, k: usize, depth: usize) -> O
     found.flatten()
 }
 
+/// Whether kernel `f` writes the buffer of each of its parameters (a `block.store` or
+/// `block.l0c_store` into it, directly or through the values that stand for it). An outlined
+/// function's parameters are all `In` (§2.6), yet it may store into one: the task must still
+/// declare the write, or the runtime orders it like a read.
+pub fn written_params(prog: &Program, f: &Function) -> Vec<bool> {
+    let mut roots = BTreeMap::new();
+    for p in &f.params {
+        roots.insert(p.var, p.var);
+    }
+    let mut tuples = BTreeMap::new();
+    collect(prog, &f.body, &mut roots, &mut tuples, 1);
+    let mut written = vec![false; f.params.len()];
+    crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
+        let Some(c) = e.as_call() else { return };
+        let Callee::Op(op) = c.callee else { return };
+        if !matches!(ops::name(op), "block.store" | "block.l0c_store") {
+            return;
+        }
+        let root = c.args.get(3).and_then(|a| root_of(&roots, a));
+        if let Some(i) = root.and_then(|r| f.params.iter().position(|p| p.var == r)) {
+            written[i] = true;
+        }
+    });
+    written
+}
+
 fn root_of(roots: &BTreeMap<VarId, VarId>, e: &Expr) -> Option<VarId> {
     e.as_var().and_then(|v| roots.get(&v).copied())
 }
