@@ -147,6 +147,12 @@ pub mod codes {
     pub const BAD_DECORATOR: &str = "E0308";
     pub const BAD_PARAM: &str = "E0309";
     pub const BAD_MEMREF: &str = "E0310";
+    /// A function that declares results does not end with a `return`.
+    pub const MISSING_RETURN: &str = "E0311";
+    /// A `return` whose values disagree with the declared results (count, kind, dtype, shape).
+    pub const RETURN_MISMATCH: &str = "E0312";
+    /// A call argument whose type disagrees with the callee's parameter.
+    pub const CALL_ARG_MISMATCH: &str = "E0313";
     // Types (E04xx).
     pub const UNKNOWN_DTYPE: &str = "E0401";
     pub const UNKNOWN_ENUM: &str = "E0402";

@@ -29,6 +29,7 @@ mod execution {
     pub mod host;
     pub mod inputs;
     pub mod interp;
+    pub mod invalid;
     pub mod npy;
     pub mod signature;
     pub mod toolchain;
@@ -43,7 +44,7 @@ use execution::expected::{self, Class, Entry};
 use execution::npy::Array;
 use execution::signature::{self, FuncSig, Kind, ParamType};
 use execution::toolchain::{self, Toolchain};
-use execution::{compare, corpus, host, inputs, interp};
+use execution::{compare, corpus, host, inputs, interp, invalid};
 use libtest_mimic::{Arguments, Failed, Trial};
 use ptoc::driver;
 
@@ -56,6 +57,8 @@ enum Outcome {
     NotCompared,
     /// A lit error test: ptoc refuses it, as intended; not counted.
     Excluded,
+    /// A program listed in `tests/execution-invalid-programs.txt`, refused with its code.
+    Invalid,
     Fail(Class, String),
 }
 
@@ -89,6 +92,7 @@ fn main() {
     let updating = std::env::var_os("PTOC_UPDATE_EXEC_FAILURES").is_some_and(|v| v == "1");
     let programs = corpus::programs(&root);
     let results: Results = Arc::default();
+    let invalid_listed = invalid::parse(&std::fs::read_to_string(root.join(invalid::FILE)).unwrap_or_default());
 
     let mut trials = Vec::new();
     {
@@ -108,13 +112,28 @@ fn main() {
         let tc = Arc::clone(&toolchain);
         trials.push(Trial::test(name, move || selftest(&tc, oob).map_err(Failed::from)));
     }
+    {
+        let ids: Vec<String> = programs.iter().map(|p| p.id.clone()).collect();
+        let invalid_listed = invalid_listed.clone();
+        trials.push(Trial::test("exec/invalid-programs-file", move || {
+            let map = invalid_listed.map_err(|e| format!("{}: {e}", invalid::FILE))?;
+            let stale: Vec<&String> = map.keys().filter(|id| !ids.contains(id)).collect();
+            if stale.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{} lists programs that do not exist: {stale:?}", invalid::FILE).into())
+            }
+        }));
+    }
+    let invalid_map = Arc::new(invalid_listed.unwrap_or_default());
     let listed_map = listed.clone().unwrap_or_default();
     for p in programs {
+        let invalid_map = Arc::clone(&invalid_map);
         let (tc, results, root) = (Arc::clone(&toolchain), Arc::clone(&results), root.clone());
         let entry = listed_map.get(&p.id).cloned();
         trials.push(Trial::test(p.id.clone(), move || {
             let start = Instant::now();
-            let outcome = common::guard(|| run_program(&tc, &root, &p))
+            let outcome = common::guard(|| run_program(&tc, &root, &p, invalid_map.get(&p.id)))
                 .unwrap_or_else(|panic| Outcome::Fail(Class::Ice, format!("harness or ptoc {panic}")));
             results.lock().unwrap().push((p.id.clone(), outcome.clone()));
             if let Outcome::Fail(c, why) = &outcome {
@@ -170,12 +189,23 @@ fn summary(results: &[(String, Outcome)], tc: &Toolchain) {
             Outcome::Pass => "pass",
             Outcome::NotCompared => "not-compared",
             Outcome::Excluded => "excluded",
+            Outcome::Invalid => "invalid",
             Outcome::Fail(c, _) => c.name(),
         };
         *counts.entry(k).or_default() += 1;
     }
-    let order =
-        ["pass", "not-compared", "refused", "ice", "compile-fail", "run-fail", "interp-fail", "mismatch", "excluded"];
+    let order = [
+        "pass",
+        "invalid",
+        "not-compared",
+        "refused",
+        "ice",
+        "compile-fail",
+        "run-fail",
+        "interp-fail",
+        "mismatch",
+        "excluded",
+    ];
     let line: Vec<String> = order.iter().map(|k| format!("{} {k}", counts.get(k).copied().unwrap_or(0))).collect();
     println!("execution summary ({} programs, {}): {}", results.len(), tc.version, line.join(", "));
     if !interp::available() {
@@ -225,8 +255,8 @@ fn read_npy(path: &Path) -> Result<Array, String> {
     Array::from_npy(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Outcome {
-    match self_agreement(tc, root, p).and_then(|()| try_program(tc, root, p)) {
+fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option<&invalid::Invalid>) -> Outcome {
+    match self_agreement(tc, root, p).and_then(|()| try_program(tc, root, p, invalid)) {
         Ok(o) => o,
         Err((c, why)) => Outcome::Fail(c, why),
     }
@@ -250,6 +280,9 @@ fn self_agreement(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<()> 
     let file = corpus::materialize(root, &tc.cache, &p.source).map_err(harness)?;
     let Ok(source) = std::fs::read_to_string(&file) else { return Ok(()) };
     let Ok(written) = ptoc::driver::frontend(&source) else { return Ok(()) };
+    // Messages go into the expected-failures file: no machine-specific paths in them.
+    let (file_s, file_name) = (file.to_string_lossy().into_owned(), file.file_name().unwrap_or_default().to_string_lossy());
+    let first_error = |why: &str| first_error(why).replace(&file_s, &file_name);
     let work = work_dir(tc, &p.id).map_err(harness)?.join("self");
     let _ = std::fs::remove_dir_all(&work);
     for f in &written.functions {
@@ -299,7 +332,7 @@ fn harness(e: String) -> (Class, String) {
     (Class::Ice, format!("harness: {e}"))
 }
 
-fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome> {
+fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option<&invalid::Invalid>) -> Step<Outcome> {
     let file = corpus::materialize(root, &tc.cache, &p.source).map_err(harness)?;
     let file_s = file.to_string_lossy().into_owned();
     let work = work_dir(tc, &p.id).map_err(harness)?;
@@ -311,6 +344,14 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<Outcome
     // 1. C++ from ptoc, and the signatures from its IR.
     let out = ptoc(&["--error-format", "short", "--emit", "cpp", "-o", "cpp", &file_s]);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    if let Some(inv) = invalid {
+        return if out.code == 1 && invalid::diagnosed(&stderr, &inv.code) {
+            Ok(Outcome::Invalid)
+        } else {
+            let got = if out.code == 0 { "accepts it".to_string() } else { tidy(&stderr) };
+            Err((Class::Refused, format!("listed as invalid ({} {}), but ptoc {got}", inv.code, inv.reason)))
+        };
+    }
     match out.code {
         0 => {}
         1 if p.optional => return Ok(Outcome::Excluded),

@@ -11,5 +11,6 @@ mod common;
 mod execution {
     pub mod compare;
     pub mod expected;
+    pub mod invalid;
     pub mod npy;
 }

@@ -368,6 +368,14 @@ impl Lowerer {
                 format!("function `{name}` takes {nparams} argument(s), but {} were given", vals.len()),
             ));
         }
+        let params = match (self.sigs.get(name), &self.shared) {
+            (Some(sig), _) => Some(sig.params.iter().map(|p| self.prog.var(p.var).ty.clone()).collect()),
+            (None, Some(shared)) => shared.param_types(name),
+            (None, None) => None,
+        };
+        if let Some(params) = params {
+            self.check_call_args(name, &params, &vals)?;
+        }
         let call = Call { callee: Callee::Function(name.to_string()), args: vals, kwargs: Vec::new() };
         Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
     }

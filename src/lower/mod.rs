@@ -12,6 +12,7 @@
 
 mod annotation;
 mod authorship;
+mod contracts;
 mod expr;
 mod memrefs;
 mod scope;
@@ -87,6 +88,9 @@ struct Reading {
 #[derive(Debug)]
 struct CallSignature {
     params: usize,
+    /// Parameter types for checking arguments; `Unknown` (unchecked) where a type names one
+    /// of the callee's own variables, which its callers cannot see.
+    param_types: Vec<Type>,
     return_types: Vec<Type>,
 }
 
@@ -94,7 +98,7 @@ impl Signatures {
     /// Records `name`'s signature. False if the name is taken, or if a return type refers to a
     /// variable (a symbolic dim or a MemRef): the function's own variables are not visible to
     /// its callers when each function is lowered into a program of its own.
-    fn publish(&self, name: &str, sig: &Signature) -> bool {
+    fn publish(&self, name: &str, sig: &Signature, prog: &Program) -> bool {
         if !sig.return_types.iter().all(is_closed) {
             return false;
         }
@@ -102,7 +106,12 @@ impl Signatures {
         if known.contains_key(name) {
             return false;
         }
-        let call = CallSignature { params: sig.params.len(), return_types: sig.return_types.clone() };
+        let param_types = sig
+            .params
+            .iter()
+            .map(|p| Some(&prog.var(p.var).ty).filter(|t| is_closed(t)).cloned().unwrap_or(Type::Unknown))
+            .collect();
+        let call = CallSignature { params: sig.params.len(), param_types, return_types: sig.return_types.clone() };
         known.insert(name.to_string(), call);
         true
     }
@@ -122,6 +131,11 @@ impl Signatures {
             let own = !r.memrefs && r.hand_written;
             own == file || (!own && !r.sensitive)
         })
+    }
+
+    fn param_types(&self, name: &str) -> Option<Vec<Type>> {
+        let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
+        known.get(name).map(|s| s.param_types.clone())
     }
 
     fn get(&self, name: &str) -> Option<(usize, Type)> {
@@ -190,10 +204,11 @@ pub fn lower_method(head: &Head, f: ast::FuncDef, sigs: &Arc<Signatures>, first_
     l.authorship.hand_written = !memrefs && hand_written;
     l.begin_function();
     let sig = l.lower_signature(&f);
-    if first_time && !sigs.publish(&f.name.name, &sig) {
+    if first_time && !sigs.publish(&f.name.name, &sig, &l.prog) {
         return Lowered::Failed;
     }
     let body = l.lower_body(&f.body, f.span);
+    l.check_returns(&f, &sig.return_types, &body);
     let sensitive = l.authorship.sensitive(&l.prog);
     l.settle_authorship();
     sigs.record(Reading { memrefs, hand_written, sensitive });
@@ -396,6 +411,8 @@ impl Lowerer {
         for (f, state) in lowered_sigs {
             self.restore_function(state);
             let body = self.lower_body(&f.body, f.span);
+            let return_types = self.sigs[f.name.name.as_str()].return_types.clone();
+            self.check_returns(&f, &return_types, &body);
             let sig = &self.sigs[f.name.name.as_str()];
             let func = Function {
                 name: f.name.name.to_string(),

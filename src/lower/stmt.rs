@@ -322,6 +322,23 @@ impl Lowerer {
                 .with_secondary(t.targets[0].span, "the then branch's yield"));
             }
         }
+        // Without an else branch the yielded names have no value when the condition is false.
+        // Printed IR keeps such an if for the verifier to reject (spec: structure code 3);
+        // in hand-written text it is the author's mistake, reported where it is made.
+        if let (None, Some(t)) = (else_body, then_yields.first()) {
+            let names = t.targets.iter().map(|i| format!("`{}`", i.name)).collect::<Vec<_>>().join(", ");
+            let d = Diagnostic::error(
+                codes::BAD_YIELD,
+                t.targets[0].span.to(t.targets[t.targets.len() - 1].span),
+                format!(
+                    "an `if` without `else` yields {names}, which {} no value when the condition is false",
+                    if t.targets.len() == 1 { "has" } else { "have" }
+                ),
+            )
+            .with_secondary(cond.span, "this `if` has no `else` branch")
+            .with_note("help: add an `else:` branch that yields a value for each name (e.g. its value before the `if`)");
+            self.authorship.mismatches.push(d);
+        }
         let mut return_vars = Vec::new();
         if then_yields.is_empty() && else_yields.is_empty() {
             self.scopes.leak(then_scope);

@@ -174,6 +174,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Load => {
             let t = cx.tensor(0)?;
             let shapes = offsets_and_shapes(cx)?;
+            window_inside(cx, &t.shape, "reads")?;
             let mut view = TileView::default();
             if cx.kw_space("target_memory")? == MemorySpace::Mat {
                 view.blayout = TileLayout::ColMajor;
@@ -184,7 +185,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Store => {
             cx.tile(0)?;
             offsets_and_shapes(cx)?;
-            cx.tensor(3)?;
+            window_inside(cx, &cx.tensor(3)?.shape, "writes")?;
             Ok(cx.ty(3).clone())
         }
         Rule::Move => {
@@ -348,6 +349,37 @@ fn offsets_and_shapes(cx: &Cx) -> R<Vec<Expr>> {
     })?;
     cx.ensure(!shapes.is_empty(), || "requires at least one dimension, but got empty shapes tuple".into())?;
     Ok(shapes.to_vec())
+}
+
+/// The window `offsets` (arg 1) + `shapes` (arg 2) lies inside the tensor's `dims`, checked on
+/// every dimension where all three are constants. The reference does not check it; a window
+/// outside its tensor reads or writes memory the program does not own, so ptoc refuses it where
+/// it is written (a dynamic offset is checked on the device by nobody: see docs/language.md).
+fn window_inside(cx: &Cx, dims: &[Expr], verb: &str) -> R<()> {
+    let (offsets, shapes) = (cx.list(1)?, cx.list(2)?);
+    if dims.len() != offsets.len() {
+        return Ok(());
+    }
+    for (k, ((o, s), d)) in offsets.iter().zip(shapes).zip(dims).enumerate() {
+        let (o, s, d) = (const_dim(o), const_dim(s), const_dim(d));
+        if let Some(o) = o {
+            if o < 0 {
+                return Err(cx.check_at(1, format!("has a negative offset {o} in dimension {k}")));
+            }
+        }
+        if let (Some(o), Some(s), Some(d)) = (o, s, d) {
+            if o.checked_add(s).is_none_or(|end| end > d) {
+                return Err(cx.check_at(
+                    1,
+                    format!(
+                        "{verb} outside its tensor: the window [{o}, {}) of dimension {k} exceeds the tensor's extent {d}",
+                        o.saturating_add(s)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `tensor.matmul` (§4.1): trans-aware, batch dims broadcast, no K check; `out_dtype` or P.

@@ -35,6 +35,8 @@ pub struct Toolchain {
     pub cache: PathBuf,
     /// Hash of every header the compilations can include from outside the system.
     headers_hash: String,
+    /// A hash of the headers' mtimes, part of the PCH's key only.
+    headers_mtimes: String,
     pch: OnceLock<Result<PathBuf, String>>,
 }
 
@@ -82,14 +84,21 @@ impl Toolchain {
         files.extend(crate::common::files_under(&runtime, ".h"));
         files.push(tensor_h.join("tensor.h"));
         let mut contents: Vec<Vec<u8>> = Vec::new();
+        // clang refuses a precompiled header whose headers' mtimes changed, even when their
+        // contents did not (a fresh copy of ../shared): the PCH's key includes the mtimes.
+        let mut mtimes = String::new();
         for f in &files {
             contents.push(f.to_string_lossy().into_owned().into_bytes());
             contents.push(std::fs::read(f).unwrap_or_default());
+            let mtime = std::fs::metadata(f).and_then(|m| m.modified()).ok();
+            let since = mtime.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).unwrap_or_default();
+            mtimes.push_str(&format!("{}.{};", since.as_secs(), since.subsec_nanos()));
         }
         let parts: Vec<&[u8]> = contents.iter().map(Vec::as_slice).collect();
         let headers_hash = hash_hex(&parts);
         let cache = root.join("target/exec-cache");
-        Ok(Toolchain { cxx, version, pto_isa, tensor_h, runtime, cache, headers_hash, pch: OnceLock::new() })
+        let headers_mtimes = hash_hex(&[mtimes.as_bytes()]);
+        Ok(Toolchain { cxx, version, pto_isa, tensor_h, runtime, cache, headers_hash, headers_mtimes, pch: OnceLock::new() })
     }
 
     pub fn flags(&self) -> Vec<String> {
@@ -120,7 +129,7 @@ impl Toolchain {
             .get_or_init(|| {
                 let mut flags = self.flags();
                 flags.extend(["-x".into(), "c++-header".into()]);
-                let key = self.key(PCH_SOURCE, &flags);
+                let key = self.key(&format!("{PCH_SOURCE}\n// {}", self.headers_mtimes), &flags);
                 let dir = self.cache.join("pch");
                 let pch = dir.join(format!("{key}.pch"));
                 if pch.is_file() {
