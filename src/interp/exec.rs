@@ -143,12 +143,16 @@ impl<'p> Interp<'p> {
                     Flow::Normal
                 };
                 match flow {
-                    // The branch's yield defines the if's return variables; a yield from an if
-                    // without return variables belongs to the enclosing loop.
+                    // The branch's yield defines the if's return variables. A bare
+                    // `pl.yield_(x)` in an if without return variables (text as written, before
+                    // convert-to-ssa) yields to the if too — convert-to-ssa makes `x` its return
+                    // variable — and the names the branch assigned are read by name afterwards
+                    // (see `Frame`), so its values are not needed here.
                     Flow::Yield(vals) if !return_vars.is_empty() => {
                         self.bind_all(fr, return_vars, vals, *span, "if")?;
                         Ok(Flow::Normal)
                     }
+                    Flow::Yield(_) => Ok(Flow::Normal),
                     Flow::Normal if !return_vars.is_empty() => Err(err(
                         codes::RUN_UNSUPPORTED,
                         *span,

@@ -692,3 +692,28 @@ fn huge_arrays_are_errors_not_aborts() {
     let r = run(&p, "f", vec![Value::scalar_i64(Int64, 3)]);
     assert_eq!(r.returns[0].array().unwrap().shape(), [3, 3]);
 }
+
+#[test]
+fn bare_yields_in_an_if_belong_to_the_if() {
+    // As written (before convert-to-ssa), `pl.yield_(tb)` in both branches of an if without
+    // return variables ends the branch, not the function: the store after the if still runs.
+    let p = program(
+        "    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 2], pl.FP32], n: pl.Scalar[pl.INT64], out: pl.Out[pl.Tensor[[1, 2], pl.FP32]]) -> pl.Tensor[[1, 2], pl.FP32]:
+        ta = pl.load(a, [0, 0], [1, 2])
+        if n > 4:
+            tb = pl.adds(ta, 1.0)
+            pl.yield_(tb)
+        else:
+            tb = pl.muls(ta, 2.0)
+            pl.yield_(tb)
+        r = pl.store(tb, [0, 0], [1, 2], out)
+        return r
+",
+    );
+    for (n, want) in [(9, [2.0, 3.0]), (1, [2.0, 4.0])] {
+        let args = vec![t(Fp32, &[1, 2], &[1.0, 2.0]), Value::Scalar(Scalar::new(Int64, Num::I(n))), t(Fp32, &[1, 2], &[0.0; 2])];
+        let r = run(&p, "k", args);
+        assert_eq!(vals(&r.params[2]), want, "n = {n}");
+    }
+}
