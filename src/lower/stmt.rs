@@ -645,6 +645,9 @@ impl Lowerer {
             let annotation = rec.and_then(|r| r.annotation.clone().map(|t| (t, r.annotation_span)));
             let shown = annotation.is_some();
             let iter_ty = self.prog.var_type(it).clone();
+            if let Some(value) = rec.and_then(|r| r.value_types.get(i)) {
+                self.check_carried_type(it, &iter_ty, value, name_span);
+            }
             let ty = match annotation {
                 Some((t, at)) => self.annotated_type(t, &iter_ty, at),
                 None => iter_ty,
@@ -664,6 +667,31 @@ impl Lowerer {
             self.scopes.bind(&name, v);
         }
         Ok(out)
+    }
+}
+
+impl Lowerer {
+    /// A loop-carried value keeps its type from one iteration to the next: the yielded value
+    /// must have the iter arg's type (its initial value's). Printed IR keeps a disagreement for
+    /// the verifier to report (TypeCheck, as the reference); in hand-written text it is the
+    /// author's mistake (typically `cnt + 3` promoting an INT32 counter to INT64), reported at
+    /// the yield.
+    fn check_carried_type(&mut self, iter_arg: VarId, iter_ty: &Type, value: &Type, at: Span) {
+        let Err(d) = super::annotation::merge(&self.prog, iter_ty, value) else { return };
+        let shown = |t: &Type| crate::ops::fmt_type(&self.prog, t);
+        let name = self.prog.var_name(iter_arg).to_string();
+        let diag = Diagnostic::error(
+            codes::BAD_YIELD,
+            at,
+            format!(
+                "the yielded value's {} differs from the loop-carried `{name}`: `{name}` is {} (its initial value's type), but the yield gives {}",
+                d.what(),
+                shown(iter_ty),
+                shown(value)
+            ),
+        )
+        .with_note("help: make the yielded value the same type (e.g. `pl.cast(x, <dtype>)`), or start the loop from a value of the yielded type");
+        self.authorship.mismatches.push(diag);
     }
 }
 
