@@ -207,6 +207,10 @@ pub enum Color {
 /// Renders diagnostics for one source file into a string, the way the CLI prints them.
 pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color) -> String {
     use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
+    let color_of = |sev: Severity| match sev {
+        Severity::Error => ariadne::Color::Red,
+        Severity::Warning => ariadne::Color::Yellow,
+    };
     let mut out = Vec::new();
     let len = source.len();
     // ariadne wants spans on char boundaries inside the text.
@@ -225,24 +229,24 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
         lo..hi
     };
     for d in diags {
-        let kind = match d.severity {
-            Severity::Error => ReportKind::Error,
-            Severity::Warning => ReportKind::Warning,
-        };
+        // rustc's header, `error[E0501]: message` (ariadne's own is `[E0501] Error: message`).
+        let header = format!("{}[{}]", severity_word(d.severity), d.code);
+        let kind = ReportKind::Custom(&header, color_of(d.severity));
         let config = Config::default()
             .with_index_type(IndexType::Byte)
             .with_color(color == Color::Always)
             .with_char_set(if color == Color::Always { CharSet::Unicode } else { CharSet::Ascii });
         let primary = (file_name, clamp(d.span));
-        let mut report = Report::build(kind, primary.clone())
-            .with_config(config)
-            .with_code(d.code)
-            .with_message(&d.message);
-        // ariadne draws no marker for a label without text; fall back to the message.
-        let label_text = if d.label.is_empty() { &d.message } else { &d.label };
-        report = report.with_label(Label::new(primary).with_message(label_text));
+        let mut report = Report::build(kind, primary.clone()).with_config(config).with_message(&d.message);
+        // Labels in source order: ariadne starts a new section (headed with the primary
+        // location) whenever a label comes before the previous one.
+        let order = |r: &std::ops::Range<usize>| i32::try_from(r.start).unwrap_or(i32::MAX);
+        let primary_label = Label::new(primary.clone()).with_order(order(&primary.1)).with_color(color_of(d.severity));
+        let label = if d.label.is_empty() { default_label(d.code) } else { &d.label };
+        report = report.with_label(primary_label.with_message(label));
         for (s, text) in &d.secondary {
-            report = report.with_label(Label::new((file_name, clamp(*s))).with_message(text));
+            let span = clamp(*s);
+            report = report.with_label(Label::new((file_name, span.clone())).with_order(order(&span)).with_message(text));
         }
         for n in &d.notes {
             report = match n.strip_prefix("help: ") {
@@ -252,9 +256,91 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
         }
         let _ = report.finish().write((file_name, Source::from(source)), &mut out);
     }
-    let text = String::from_utf8_lossy(&out).into_owned();
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    if color == Color::Never {
+        // ariadne colours a custom report kind (our header) even when colour is off.
+        text = strip_ansi(&text);
+    }
     // ariadne pads some lines with spaces; trailing blanks only make snapshots brittle.
     text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
+}
+
+/// `text` without ANSI SGR sequences (`ESC [ … m`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What the primary span of a diagnostic without a label of its own is, by code: ariadne
+/// draws no marker without a label, and the headline already says what is wrong.
+fn default_label(code: &str) -> &'static str {
+    match code {
+        codes::BAD_CHAR => "not a character of the language",
+        codes::TAB_INDENT => "a tab in the indentation",
+        codes::BAD_DEDENT => "matches no enclosing indentation level",
+        codes::BAD_INDENT => "unexpected indentation",
+        codes::INT_OVERFLOW => "this literal does not fit",
+        codes::BAD_NUMBER => "not a valid number",
+        codes::UNCLOSED_STRING => "this string is never closed",
+        codes::UNCLOSED_BRACKET => "this bracket is never closed",
+        codes::UNMATCHED_BRACKET => "closes nothing that is open",
+        codes::NESTING_TOO_DEEP => "nested too deeply here",
+        codes::SYNTAX => "unexpected here",
+        codes::UNEXPECTED_EOF => "the file ends here",
+        codes::BAD_FILE_STRUCTURE => "not allowed here",
+        codes::UNDEFINED_NAME => "not found in this scope",
+        codes::UNKNOWN_FUNCTION => "not a function of this program",
+        codes::DUPLICATE_FUNCTION => "defined again here",
+        codes::UNSUPPORTED => "not supported here",
+        codes::BAD_TARGET => "cannot be assigned to",
+        codes::BAD_LOOP => "this loop",
+        codes::BAD_YIELD => "this yield",
+        codes::BAD_DECORATOR => "this decorator",
+        codes::BAD_PARAM => "this parameter",
+        codes::BAD_MEMREF => "this MemRef",
+        codes::MISSING_RETURN => "this function",
+        codes::RETURN_MISMATCH => "returned here",
+        codes::CALL_ARG_MISMATCH => "this argument",
+        codes::UNKNOWN_DTYPE => "unknown dtype",
+        codes::UNKNOWN_ENUM => "unknown member",
+        codes::BAD_TYPE => "not a valid type",
+        codes::BAD_SCALAR_OP => "in this expression",
+        codes::BAD_TUPLE_INDEX => "index out of range",
+        codes::ANNOTATION_MISMATCH => "this annotation",
+        codes::UNKNOWN_OP => "unknown operator",
+        codes::OP_ARG_COUNT => "in this call",
+        codes::OP_ARG_TYPE => "this argument",
+        codes::OP_KWARG => "this keyword argument",
+        codes::OP_CHECK => "rejected by the operator's rules",
+        codes::EVENT_IDS_EXHAUSTED => "needs one more event id",
+        codes::MEMORY_CAPACITY => "its buffers do not fit",
+        codes::SYNC_HAZARD => "unsynchronized access",
+        codes::UNMATCHED_WAIT => "this wait",
+        codes::REDUNDANT_SYNC => "removable",
+        codes::LOOP_NEST_TOO_DEEP => "nested too deeply",
+        codes::RUN_OUT_OF_BOUNDS => "out of bounds",
+        codes::VERIFY_FAILED => "the verifier rejects this",
+        _ => "here",
+    }
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -270,9 +356,5 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
 /// A one-line form `file:line:col: error[CODE]: message`, used in tests and by `--error-format=short`.
 pub fn short(d: &Diagnostic, file_name: &str, source: &str) -> String {
     let (line, col) = if d.span.is_none() { (0, 0) } else { line_col(source, d.span.lo as usize) };
-    let sev = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
-    format!("{}:{}:{}: {}[{}]: {}", file_name, line, col, sev, d.code, d.message)
+    format!("{}:{}:{}: {}[{}]: {}", file_name, line, col, severity_word(d.severity), d.code, d.message)
 }
