@@ -273,7 +273,7 @@ mod tests {
     /// in reverse id order so that statement order and id order differ.
     fn program(tiles: &[(u64, u64)]) -> String {
         let mut s = String::from(
-            "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Tensor[[64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 256, 0)]) -> pl.Tensor[[64], pl.FP32]:\n",
+            "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Tensor[[16384], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 65536, 0)]) -> pl.Tensor[[16384], pl.FP32]:\n",
         );
         for (id, n) in tiles {
             s += &format!("        mem_vec_{id}: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, {}, {id})\n", n * 4);
@@ -295,7 +295,7 @@ mod tests {
         assert!(out.contains("mem_vec_2: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, 4096, 100, 2)"), "{out}");
         assert!(out.contains("mem_vec_3: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, 4224, 100, 3)"), "{out}");
         assert!(out.contains("t3: pl.Tile[[25], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, 4224, 100, 3)]"), "{out}");
-        assert!(out.contains("pl.MemRef(pl.MemorySpace.DDR, -1, 256, 0)"), "{out}");
+        assert!(out.contains("pl.MemRef(pl.MemorySpace.DDR, -1, 65536, 0)"), "{out}");
     }
 
     #[test]
