@@ -23,5 +23,6 @@ pub mod ops;
 pub mod parser;
 pub mod passes;
 pub mod printer;
+pub mod suggest;
 pub(crate) mod text;
 pub mod verify;

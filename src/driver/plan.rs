@@ -39,8 +39,12 @@ pub fn resolve(
 
 fn unknown_pass(name: &str, flag: &str) -> Diagnostic {
     let known: Vec<&str> = passes::PASSES.iter().map(|p| p.name).collect();
-    Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, format!("{flag}: unknown pass `{name}`"))
-        .with_note(format!("known passes: {}", known.join(", ")))
+    let d = Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, format!("{flag}: unknown pass `{name}`"));
+    let d = match crate::suggest::suggest_spelling(name, known.iter().copied()) {
+        Some(p) => d.with_note(format!("help: did you mean `{p}`?")),
+        None => d,
+    };
+    d.with_note(format!("known passes: {}", known.join(", ")))
         .with_note("the reference's CamelCase names (ConvertToSSA, MemoryReuse, …) are accepted too; see --list-passes")
 }
 

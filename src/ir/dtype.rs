@@ -61,7 +61,7 @@ impl DataType {
         DTYPE_NAMES.iter().find(|(_, d)| *d == self).map(|&(n, _)| n).unwrap()
     }
     /// All accepted names, for "expected one of" messages.
-    pub fn all_names() -> impl Iterator<Item = &'static str> {
+    pub fn all_names() -> impl Iterator<Item = &'static str> + Clone {
         DTYPE_NAMES.iter().map(|(n, _)| *n)
     }
     pub fn code(self) -> u8 {

@@ -43,8 +43,9 @@ impl Lowerer {
             }
             A::Subscript(base, items) => self.lower_subscript(base, items, e.span),
             A::Attr(..) => {
-                let what = self.prefixed_path(e).map(|p| p.join(".")).unwrap_or_default();
-                Err(Diagnostic::error(
+                let path = self.prefixed_path(e).unwrap_or_default();
+                let what = path.join(".");
+                let mut d = Diagnostic::error(
                     codes::UNSUPPORTED,
                     e.span,
                     if what.is_empty() {
@@ -52,7 +53,13 @@ impl Lowerer {
                     } else {
                         format!("`{}.{what}` is not a value here", self.prefix)
                     },
-                ))
+                );
+                if let [name] = path.as_slice() {
+                    if let Some(dt) = super::scope::suggest_spelling(name, DataType::all_names()) {
+                        d = d.with_note(format!("help: the dtype is spelled `{}.{dt}`", self.prefix));
+                    }
+                }
+                Err(d)
             }
             A::Call(f, args) => self.lower_call(f, args, e.span),
         }
@@ -221,15 +228,15 @@ impl Lowerer {
             "MemorySpace" => MemorySpace::ALL.iter().map(|m| m.name()).collect(),
             _ => PipeType::ALL.iter().map(|m| m.name()).collect(),
         };
-        Diagnostic::error(
-            codes::UNKNOWN_ENUM,
-            e.span,
-            format!("unknown {enum_name} value `{}`", path.last().copied().unwrap_or_default()),
-        )
-        .with_note(format!(
-            "expected one of {}",
-            members.iter().map(|m| format!("{}.{enum_name}.{m}", self.prefix)).collect::<Vec<_>>().join(", ")
-        ))
+        let given = path.last().copied().unwrap_or_default();
+        let d = Diagnostic::error(codes::UNKNOWN_ENUM, e.span, format!("unknown {enum_name} value `{given}`"));
+        match super::scope::suggest_spelling(given, members.iter().copied()) {
+            Some(m) => d.with_note(format!("help: did you mean `{}.{enum_name}.{m}`?", self.prefix)),
+            None => d.with_note(format!(
+                "expected one of {}",
+                members.iter().map(|m| format!("{}.{enum_name}.{m}", self.prefix)).collect::<Vec<_>>().join(", ")
+            )),
+        }
     }
 
     fn plain_value(&self, e: &ast::Expr, keyword: bool) -> Option<KwValue> {

@@ -208,7 +208,9 @@ pub fn lower_method(head: &Head, f: ast::FuncDef, sigs: &Arc<Signatures>, first_
         return Lowered::Failed;
     }
     let body = l.lower_body(&f.body, f.span);
-    l.check_returns(&f, &sig.return_types, &body);
+    if sig.returns_known {
+        l.check_returns(&f, &sig.return_types, &body);
+    }
     let sensitive = l.authorship.sensitive(&l.prog);
     l.settle_authorship();
     sigs.record(Reading { memrefs, hand_written, sensitive });
@@ -239,6 +241,9 @@ pub fn lower_method(head: &Head, f: ast::FuncDef, sigs: &Arc<Signatures>, first_
 struct Signature {
     params: Vec<Param>,
     return_types: Vec<Type>,
+    /// False when the `-> …` annotation failed to lower (already reported): the returns are
+    /// not checked against it.
+    returns_known: bool,
     kind: FunctionType,
 }
 
@@ -411,8 +416,11 @@ impl Lowerer {
         for (f, state) in lowered_sigs {
             self.restore_function(state);
             let body = self.lower_body(&f.body, f.span);
-            let return_types = self.sigs[f.name.name.as_str()].return_types.clone();
-            self.check_returns(&f, &return_types, &body);
+            let sig = &self.sigs[f.name.name.as_str()];
+            if sig.returns_known {
+                let return_types = sig.return_types.clone();
+                self.check_returns(&f, &return_types, &body);
+            }
             let sig = &self.sigs[f.name.name.as_str()];
             let func = Function {
                 name: f.name.name.to_string(),
@@ -476,6 +484,15 @@ impl Lowerer {
                     "a function outside the `@pl.program` class; move it into the class",
                 ));
             }
+        }
+        if class_name.is_none() && !module.items.iter().any(|i| matches!(i, ast::Item::Function(_))) {
+            // An empty file (or imports only) is almost always the wrong file, not an empty
+            // program: compiling it to nothing would hide the mistake.
+            self.error(
+                Diagnostic::error(codes::BAD_FILE_STRUCTURE, Span::new(0, 0), "the file defines no program")
+                    .with_label("expected a `@pl.program` class")
+                    .with_note("help: a program is a class decorated with `@pl.program` whose methods are `@pl.function`s"),
+            );
         }
         self.prog.name = match (class_name, &module.header) {
             (Some(c), _) => c.name.to_string(),
@@ -542,16 +559,21 @@ impl Lowerer {
                 ));
                 let v = self.prog.new_var(p.name.name.as_str(), Type::Unknown, VarKind::Plain, p.name.span);
                 self.scopes.bind(&p.name.name, v);
+                // Uses of a parameter without a type are not reported again.
+                self.poisoned.insert(v);
                 continue;
             };
-            let (ty, direction) = match self.lower_param_type(ann) {
-                Ok(x) => x,
+            let (ty, direction, ok) = match self.lower_param_type(ann) {
+                Ok((t, d)) => (t, d, true),
                 Err(d) => {
                     self.error(d);
-                    (Type::Unknown, ParamDirection::In)
+                    (Type::Unknown, ParamDirection::In, false)
                 }
             };
             let v = self.prog.new_var(p.name.name.as_str(), ty, VarKind::Plain, p.name.span);
+            if !ok {
+                self.poisoned.insert(v);
+            }
             self.scopes.bind(&p.name.name, v);
             params.push(Param { var: v, direction });
         }
@@ -562,17 +584,17 @@ impl Lowerer {
                 format!("method `{}` must take `self` as its first parameter", f.name.name),
             ));
         }
-        let return_types = match &f.returns {
-            None => Vec::new(),
+        let (return_types, returns_known) = match &f.returns {
+            None => (Vec::new(), true),
             Some(r) => match self.lower_return_types(r) {
-                Ok(t) => t,
+                Ok(t) => (t, true),
                 Err(d) => {
                     self.error(d);
-                    Vec::new()
+                    (Vec::new(), false)
                 }
             },
         };
-        Signature { params, return_types, kind }
+        Signature { params, return_types, returns_known, kind }
     }
 
     fn function_kind(&mut self, f: &ast::FuncDef) -> FunctionType {
@@ -596,16 +618,21 @@ impl Lowerer {
                         Some(["FunctionType", name]) if FunctionType::from_name(name).is_some() => {
                             kind = FunctionType::from_name(name).unwrap();
                         }
-                        _ => self.error(
-                            Diagnostic::error(codes::UNKNOWN_ENUM, v.span, "unknown function type").with_note(format!(
-                                "expected one of {}",
-                                FunctionType::ALL
-                                    .iter()
-                                    .map(|t| format!("{}.FunctionType.{}", self.prefix, t.name()))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )),
-                        ),
+                        other => {
+                            let d = Diagnostic::error(codes::UNKNOWN_ENUM, v.span, "unknown function type");
+                            let names = FunctionType::ALL.iter().map(|t| t.name());
+                            let close = match other {
+                                Some(["FunctionType", name]) => scope::suggest_spelling(name, names.clone()),
+                                _ => None,
+                            };
+                            self.error(match close {
+                                Some(t) => d.with_note(format!("help: did you mean `{}.FunctionType.{t}`?", self.prefix)),
+                                None => d.with_note(format!(
+                                    "expected one of {}",
+                                    names.map(|t| format!("{}.FunctionType.{t}", self.prefix)).collect::<Vec<_>>().join(", ")
+                                )),
+                            })
+                        }
                     },
                     ast::Arg::Keyword(k, _) if k.name == "strict_ssa" => {}
                     other => self.error(Diagnostic::error(

@@ -174,30 +174,7 @@ impl Scopes {
     }
 }
 
-/// The candidate closest to `name` by edit distance, if it is close enough to be a likely typo.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    // About one edit per three characters: `valeu` → `value` (a swap is two edits).
-    let limit = (name.chars().count().div_ceil(3)).max(1);
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(name, c), c))
-        .filter(|&(d, _)| d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
+pub use crate::suggest::{suggest, suggest_spelling};
 
 #[cfg(test)]
 mod tests {
@@ -265,11 +242,4 @@ mod tests {
         assert_eq!((s.lookup("a"), s.lookup("b"), s.lookup("c")), (Some(VarId(1)), Some(VarId(3)), Some(VarId(4))));
     }
 
-    #[test]
-    fn suggestions_only_for_close_names() {
-        assert_eq!(suggest("tile_a", ["tile_b", "other"]), Some("tile_b"));
-        assert_eq!(suggest("x", ["completely_different"]), None);
-        assert_eq!(suggest("valeu", ["value"]), Some("value"));
-        assert_eq!(suggest("x", ["yy"]), None);
-    }
 }

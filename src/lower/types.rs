@@ -169,8 +169,18 @@ impl Lowerer {
     /// A dtype: `pl.FP32` or bare `FP32` (also `BF16`, `BFLOAT16`, `INDEX`).
     pub(super) fn lower_dtype(&self, e: &ast::Expr) -> R<DataType> {
         self.dtype_of(e).ok_or_else(|| {
-            Diagnostic::error(codes::UNKNOWN_DTYPE, e.span, "unknown dtype")
-                .with_note(format!("expected one of {}", DataType::all_names().map(|n| format!("{}.{}", self.prefix, n)).collect::<Vec<_>>().join(", ")))
+            let d = Diagnostic::error(codes::UNKNOWN_DTYPE, e.span, "unknown dtype");
+            let given = self.type_name(e).or_else(|| match &e.kind {
+                ast::ExprKind::Attr(_, name) => Some(name.name.as_str()),
+                _ => None,
+            });
+            match given.and_then(|g| super::scope::suggest_spelling(g, DataType::all_names())) {
+                Some(dt) => d.with_note(format!("help: did you mean `{}.{dt}`?", self.prefix)),
+                None => d.with_note(format!(
+                    "expected one of {}",
+                    DataType::all_names().map(|n| format!("{}.{}", self.prefix, n)).collect::<Vec<_>>().join(", ")
+                )),
+            }
         })
     }
 
@@ -485,9 +495,23 @@ fn unexpected_keyword(k: &ast::Ident) -> Diagnostic {
     Diagnostic::error(codes::BAD_TYPE, k.span, format!("unexpected keyword `{}`", k.name))
 }
 
-fn unknown_member<'a>(e: &ast::Expr, enum_name: &str, prefix: &str, names: impl Iterator<Item = &'a str>) -> Diagnostic {
-    Diagnostic::error(codes::UNKNOWN_ENUM, e.span, format!("unknown {enum_name} value")).with_note(format!(
-        "expected one of {}",
-        names.map(|n| format!("{prefix}.{enum_name}.{n}")).collect::<Vec<_>>().join(", ")
-    ))
+fn unknown_member<'a>(
+    e: &ast::Expr,
+    enum_name: &str,
+    prefix: &str,
+    names: impl Iterator<Item = &'a str> + Clone,
+) -> Diagnostic {
+    let d = Diagnostic::error(codes::UNKNOWN_ENUM, e.span, format!("unknown {enum_name} value"));
+    let given = match &e.kind {
+        ast::ExprKind::Attr(_, name) => Some(name.name.as_str()),
+        ast::ExprKind::Name(n) => Some(n.as_str()),
+        _ => None,
+    };
+    match given.and_then(|g| super::scope::suggest_spelling(g, names.clone())) {
+        Some(m) => d.with_note(format!("help: did you mean `{prefix}.{enum_name}.{m}`?")),
+        None => d.with_note(format!(
+            "expected one of {}",
+            names.map(|n| format!("{prefix}.{enum_name}.{n}")).collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
