@@ -36,13 +36,12 @@ impl Lowerer {
         out
     }
 
-    /// Binds the names a failed statement would have defined, so their uses don't cascade.
+    /// Binds the names a failed statement would have defined, so their uses don't cascade: its
+    /// targets, and for a compound statement every name its body assigns (they are visible
+    /// after it, loop results included).
     fn poison_targets(&mut self, s: &ast::Stmt) {
-        let targets: &[ast::Ident] = match &s.kind {
-            S::Assign { targets, .. } => targets,
-            S::AnnOnly { target, .. } => std::slice::from_ref(target),
-            _ => &[],
-        };
+        let mut targets: Vec<&ast::Ident> = Vec::new();
+        assigned_names(std::slice::from_ref(s), &mut targets);
         for t in targets {
             let v = self.prog.new_var(t.name.as_str(), Type::Unknown, VarKind::Plain, t.span);
             self.poisoned.insert(v);
@@ -559,11 +558,21 @@ impl Lowerer {
 
     fn bad_iterator(&self, iter: &ast::Expr) -> Diagnostic {
         let p = &self.prefix;
-        Diagnostic::error(
+        let d = Diagnostic::error(
             codes::BAD_LOOP,
             iter.span,
             format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)` or `{p}.while_(...)`"),
-        )
+        );
+        // Python's own `range(...)` is the likely slip.
+        match &iter.kind {
+            A::Call(f, _) => match &f.kind {
+                A::Name(n) if ["range", "parallel", "while_"].contains(&n.as_str()) => {
+                    d.with_note(format!("help: write `{p}.{n}(...)`"))
+                }
+                _ => d,
+            },
+            _ => d,
+        }
     }
 
     /// Lowers `init_values=(...)` and checks it against the loop's tuple of iter-arg names.
@@ -692,6 +701,27 @@ impl Lowerer {
         )
         .with_note("help: make the yielded value the same type (e.g. `pl.cast(x, <dtype>)`), or start the loop from a value of the yielded type");
         self.authorship.mismatches.push(diag);
+    }
+}
+
+/// Every name the statements assign, nested blocks included (not loop variables or iter args,
+/// which are not visible after their loop).
+fn assigned_names<'a>(stmts: &'a [ast::Stmt], out: &mut Vec<&'a ast::Ident>) {
+    for s in stmts {
+        match &s.kind {
+            S::Assign { targets, .. } => out.extend(targets),
+            S::AnnOnly { target, .. } => out.push(target),
+            S::If { then_body, else_body, .. } => {
+                assigned_names(then_body, out);
+                assigned_names(else_body.as_deref().unwrap_or_default(), out);
+            }
+            S::For { body, .. } | S::While { body, .. } => assigned_names(body, out),
+            S::With { as_name, body, .. } => {
+                out.extend(as_name);
+                assigned_names(body, out);
+            }
+            S::Expr(_) | S::Return(_) | S::Break | S::Continue | S::Pass => {}
+        }
     }
 }
 
