@@ -28,11 +28,11 @@ impl FnGen<'_> {
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 self.if_stmt(cond, then_body, else_body.as_deref(), return_vars, *span)
             }
-            Stmt::While { cond, body, .. } => {
-                // The reference has no `while` emitter: it generates the condition and emits
-                // the body once, inline.
-                self.scalar(cond)?;
-                self.stmt(body)
+            // The reference has no `while` emitter and emits the body once, inline, without a
+            // loop: ptoc refuses instead of miscompiling.
+            Stmt::While { span, .. } => {
+                Err(Diagnostic::error(codes::UNSUPPORTED, *span, "the PTO backend cannot emit a `while` loop")
+                    .with_note("write the loop as `for … in pl.range(…)`; PTO-ISA MLIR has no scf.while lowering here"))
             }
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
@@ -45,7 +45,16 @@ impl FnGen<'_> {
             }
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             // `return` prints nothing: the function's one `return` line closes it (§7.6).
-            Stmt::Return { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => Ok(()),
+            Stmt::Return { .. } => Ok(()),
+            // `scf.for` has no early exit; the reference drops the statement silently.
+            Stmt::Break { span } | Stmt::Continue { span } => Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                *span,
+                format!(
+                    "the PTO backend cannot emit `{}`",
+                    if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" }
+                ),
+            )),
         }
     }
 
@@ -56,7 +65,15 @@ impl FnGen<'_> {
                 let target = self.buffers.of_var(self.prog, var).map(|k| self.buffer_values[k].clone());
                 self.call(c, span, target)
             }
-            _ => self.scalar(value).map(drop),
+            // A scalar value is bound to the variable, so later uses name it (the reference
+            // leaves it unbound: every use becomes an empty operand).
+            _ => {
+                let v = self.scalar(value)?;
+                if !v.is_empty() {
+                    self.names.bind(self.prog.var_name(var), v);
+                }
+                Ok(())
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::func::{spell, FnGen, Res};
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{BinOp, Expr, ExprKind, Type, VarId, VarKind};
+use crate::ir::{BinOp, Expr, ExprKind, Type, UnOp, VarId, VarKind};
 
 impl FnGen<'_> {
     /// The value bound to a variable's name; the empty string when none is (the reference's
@@ -26,7 +26,12 @@ impl FnGen<'_> {
                 Ok(n)
             }
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, e),
-            ExprKind::Unary(_, x) | ExprKind::TupleGetItem(x, _) => self.scalar(x),
+            // A cast between integer types (all `index` here) keeps the value; other unary
+            // operators would need an emitter (the reference passes the operand through, a
+            // silent miscompile: ptoc refuses instead).
+            ExprKind::Unary(UnOp::Cast, x) if self.same_scalar_kind(x, e) => self.scalar(x),
+            ExprKind::Unary(op, _) => Err(no_scalar_emitter(e, op.node_name())),
+            ExprKind::TupleGetItem(x, _) => self.scalar(x),
             ExprKind::Call(c) => self.last_of(&c.args),
             ExprKind::MakeTuple(items) => self.last_of(items),
         }
@@ -56,10 +61,9 @@ impl FnGen<'_> {
             (BinOp::FloorDiv, true) => "divf",
             (BinOp::FloorMod, true) => "remf",
             _ if op.is_comparison() => return self.compare(op, l, r),
-            _ => {
-                self.scalar(l)?;
-                return self.scalar(r);
-            }
+            // True division, min/max, powers, logical and bitwise operators have no `arith`
+            // line here: the reference uses the last operand's value (a miscompile).
+            _ => return Err(no_scalar_emitter(e, op.node_name())),
         };
         let a = self.scalar(l)?;
         let b = self.scalar(r)?;
@@ -96,6 +100,15 @@ impl FnGen<'_> {
         Ok(n)
     }
 
+    /// Whether a cast from `x` to `e`'s type keeps the value as the dialect sees it: both
+    /// integers (every integer scalar is an `index`), or the same dtype.
+    fn same_scalar_kind(&self, x: &Expr, e: &Expr) -> bool {
+        match (self.prog.type_of(x).scalar_dtype(), e.ty.scalar_dtype()) {
+            (Some(a), Some(b)) => a == b || (a.is_int() && b.is_int()),
+            _ => false,
+        }
+    }
+
     /// A block op's operand: its value and its type annotation, if it has one (§9.1).
     pub fn operand(&mut self, e: &Expr) -> Res<(String, Option<String>)> {
         match &e.kind {
@@ -117,6 +130,12 @@ impl FnGen<'_> {
             _ => Ok((self.scalar(e)?, None)),
         }
     }
+}
+
+/// A scalar expression kind the PTO backend has no `arith` emitter for.
+fn no_scalar_emitter(e: &Expr, node: &str) -> Diagnostic {
+    unsupported(e.span, format!("the PTO backend cannot emit the scalar expression `{node}`"))
+        .with_note("supported: + - * // % on integers and floats, comparisons, casts between integer types")
 }
 
 /// An error for an operation the PTO backend cannot express.

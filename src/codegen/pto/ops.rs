@@ -152,12 +152,22 @@ impl FnGen<'_> {
                 "the PTO backend loads and stores 2-D windows only (two offsets, two sizes)".into(),
             ));
         }
-        let p = self.names.fresh();
+        let (Some(h), Some(w)) = (shapes[0].as_const_int(), shapes[1].as_const_int()) else {
+            return Err(unsupported(
+                span,
+                "the PTO backend needs constant load/store sizes (the partition view's type holds them)".into(),
+            ));
+        };
+        // Offsets may be computed (`[i * 16, 0]` in a loop): their arithmetic comes first. The
+        // reference reads constants only and silently uses offset 0 for anything else.
         let mut idx = Vec::new();
         for e in [&offsets[0], &offsets[1], &shapes[0], &shapes[1]] {
-            idx.push(self.index_operand(e));
+            idx.push(match e.as_const_int() {
+                Some(v) => self.names.index_const(v, self.indent),
+                None => self.scalar(e)?,
+            });
         }
-        let (h, w) = (shapes[0].as_const_int().unwrap_or(0), shapes[1].as_const_int().unwrap_or(0));
+        let p = self.names.fresh();
         let part_ty = format!("!pto.partition_tensor_view<{h}x{w}x{dtype}>");
         self.line(&format!(
             "{p} = pto.partition_view {view_value}, offsets = [{}, {}], sizes = [{}, {}] : {} -> {part_ty}",
@@ -175,13 +185,6 @@ impl FnGen<'_> {
         let v = e?.as_var()?;
         let var = self.prog.var(v);
         matches!(var.kind, VarKind::Plain).then(|| (v, var.name.clone()))
-    }
-
-    /// An offset or size: an index constant (the reference reads constants only; anything
-    /// else becomes 0).
-    fn index_operand(&mut self, e: &Expr) -> String {
-        let v = e.as_const_int().unwrap_or(0);
-        self.names.index_const(v, self.indent)
     }
 }
 
