@@ -29,7 +29,7 @@ use crate::passes::{self, Backend, PassEnv, Pipeline};
 pub use compile::{dump_header, frontend};
 
 use cli::{Cli, ColorArg, Emit, VerifyLevel};
-use compile::{Early, Emitted, Request};
+use compile::{Early, Emitted, PtoOutput, Request};
 use input::SourceFile;
 use report::Style;
 
@@ -121,6 +121,7 @@ pub fn cpp_by_function(source: &str, pipeline: Pipeline, jobs: usize) -> Option<
         verify_each: false,
         auto_verify: true,
         emit_cpp: true,
+        emit_pto: None,
         disabled_rules: &[],
         source_name: "-",
         verify_sync: false,
@@ -204,7 +205,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     if cli.list_passes {
         return Output { stdout: list_passes().into_bytes(), ..Output::default() };
     }
-    let backend = Backend::from(cli.backend);
+    let backend = cli.backend();
     if cli.emit == Emit::Cpp && backend != Backend::Cce {
         return usage_error(Diagnostic::error(
             codes::UNSUPPORTED,
@@ -212,9 +213,15 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
             "--emit cpp supports only --backend cce",
         ));
     }
+    if cli.emit == Emit::Pto && backend != Backend::Pto {
+        return usage_error(
+            Diagnostic::error(codes::UNSUPPORTED, Span::NONE, "--emit pto supports only --backend pto")
+                .with_note("PTO-ISA MLIR is generated for the PTO backend's pipe table; leave --backend out"),
+        );
+    }
     // A pass name that names no pass (or none of this run) is an error of the request, exit
     // status 1 (issue 3), reported before the input is read.
-    let plan = match plan::resolve(Pipeline::from(cli.pipeline), cli.passes.as_deref(), cli.stop_after.as_deref()) {
+    let plan = match plan::resolve(cli.pipeline(), cli.passes.as_deref(), cli.stop_after.as_deref()) {
         Ok(p) => p,
         Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
     };
@@ -240,6 +247,8 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
             && VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
                 == VerifyLevel::Basic,
         emit_cpp: cli.emit == Emit::Cpp,
+        // Without -o, the one module of every function; with -o DIR, one file per kernel.
+        emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() { PtoOutput::Files } else { PtoOutput::Module }),
         disabled_rules: &cli.disable_rule,
         source_name: &file.name,
         verify_sync: cli.verify_sync,

@@ -29,18 +29,27 @@ fn main() {
     common::quiet_panics();
     let dir = corpus::corpus_dir();
     let dsl_dir = corpus::dsl_corpus_dir();
+    let pto_dir = corpus::pto_corpus_dir();
     let mut trials = Vec::new();
-    let (main_found, dsl_found) = (dir.is_dir(), dsl_dir.is_dir());
+    let (main_found, dsl_found, pto_found) = (dir.is_dir(), dsl_dir.is_dir(), pto_dir.is_dir());
     if !main_found {
         println!("conformance corpus not found at {} (set PTOC_CONFORMANCE_DIR); 0 checks", dir.display());
     }
     if !dsl_found {
         println!("DSL conformance corpus not found at {} (set PTOC_CONFORMANCE_DSL_DIR); 0 checks", dsl_dir.display());
     }
-    if main_found || dsl_found {
-        let (d, dd) = (dir.clone(), dsl_dir.clone());
+    if !pto_found {
+        println!("PTO conformance corpus not found at {} (set PTOC_CONFORMANCE_PTO_DIR); 0 checks", pto_dir.display());
+    }
+    if main_found || dsl_found || pto_found {
+        let (d, dd, pd) = (dir.clone(), dsl_dir.clone(), pto_dir.clone());
         trials.push(Trial::test("conformance", move || {
-            conformance(main_found.then_some(d.as_path()), dsl_found.then_some(dd.as_path())).map_err(Failed::from)
+            let corpora = Corpora {
+                main: main_found.then_some(d.as_path()),
+                dsl: dsl_found.then_some(dd.as_path()),
+                pto: pto_found.then_some(pd.as_path()),
+            };
+            conformance(corpora).map_err(Failed::from)
         }));
     } else {
         trials.push(Trial::test("conformance", || Ok(())));
@@ -77,7 +86,15 @@ const REFUSED_ON_PURPOSE: &[&str] = &[ptoc::diag::codes::MISSING_RETURN, ptoc::d
 // ---------------------------------------------------------------------------------------------
 // The conformance trial
 
-fn conformance(corpus: Option<&Path>, dsl_corpus: Option<&Path>) -> Result<(), String> {
+/// The corpora found (`None`: absent, its ids are not judged).
+struct Corpora<'a> {
+    main: Option<&'a Path>,
+    dsl: Option<&'a Path>,
+    pto: Option<&'a Path>,
+}
+
+fn conformance(corpora: Corpora) -> Result<(), String> {
+    let (corpus, dsl_corpus, pto_corpus) = (corpora.main, corpora.dsl, corpora.pto);
     let outcome = |r: Result<(), String>| match r {
         Ok(()) => Outcome::Pass,
         Err(why) => Outcome::Fail(common::excerpt(&why, 2000)),
@@ -95,10 +112,19 @@ fn conformance(corpus: Option<&Path>, dsl_corpus: Option<&Path>) -> Result<(), S
             }
         }
     }
-    // Ids of a corpus that is absent are not judged (the lists name cases of both).
+    if let Some(pto) = pto_corpus {
+        for dir in corpus::dsl_cases(pto) {
+            for (id, check) in pto_checks(&dir) {
+                results.push((id, outcome(check())));
+            }
+        }
+    }
+    // Ids of a corpus that is absent are not judged (the lists name cases of all three).
     let present = |id: &String| {
         if id.starts_with(DSL_FOLDER) {
             dsl_corpus.is_some()
+        } else if id.starts_with(PTO_FOLDER) {
+            pto_corpus.is_some()
         } else {
             corpus.is_some()
         }
@@ -121,7 +147,7 @@ fn conformance(corpus: Option<&Path>, dsl_corpus: Option<&Path>) -> Result<(), S
         verdict = pending::judge(&results, &listed, &deviations);
     }
 
-    for c in corpus.iter().chain(dsl_corpus.iter()) {
+    for c in corpus.iter().chain(dsl_corpus.iter()).chain(pto_corpus.iter()) {
         println!("conformance corpus: {}", c.display());
     }
     println!("{:<32} {:>6} {:>6} {:>7} {:>10}", "folder", "passed", "failed", "pending", "deviations");
@@ -414,6 +440,55 @@ fn dsl_checks(dir: &Path) -> Vec<(String, Check)> {
             format!("{DSL_FOLDER}/{case}/codegen"),
             Box::new(move || expect_files(&ptoc(&["--emit", "cpp", "-o", OUT_DIR], &input), &codegen)),
         ));
+    }
+    checks
+}
+
+// ---------------------------------------------------------------------------------------------
+// The PTO codegen corpus
+
+/// The folder name the PTO corpus's checks are counted under (ids `conformance-pto/<case>/<check>`).
+const PTO_FOLDER: &str = "conformance-pto";
+
+/// The checks of one PTO case (layout: `../shared/conformance-pto/README.md`): `…/<case>/codegen`
+/// gives input.pto (a post-pipeline program) to `--emit pto --pipeline none` and compares the
+/// MLIR module (`expected.mlir`), the files of `-o DIR` (`expected/`) or expects an error
+/// (`expected.err`); `…/<case>/NN-<pass>` runs the `ptoas` pipeline on source.pto with the
+/// PTO backend up to that pass and compares `after-NN-<pass>.pto`.
+fn pto_checks(dir: &Path) -> Vec<(String, Check)> {
+    let case = corpus::file_name(dir);
+    let mut checks: Vec<(String, Check)> = Vec::new();
+    let input = dir.join("input.pto");
+    let (mlir, files, err) = (dir.join("expected.mlir"), dir.join("expected"), dir.join("expected.err"));
+    let codegen: Check = Box::new(move || {
+        let emit = ["--pipeline", "none", "--emit", "pto"];
+        if err.exists() {
+            expect_failure(&ptoc(&emit, &input), &err)
+        } else if mlir.exists() {
+            expect_ir(&ptoc(&emit, &input), &mlir)
+        } else if files.is_dir() {
+            expect_files(&ptoc(&[&emit[..], &["-o", OUT_DIR]].concat(), &input), &files)
+        } else {
+            Err("no expected.mlir, expected/ or expected.err".into())
+        }
+    });
+    checks.push((format!("{PTO_FOLDER}/{case}/codegen"), codegen));
+    let source = dir.join("source.pto");
+    let mut stages: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| corpus::stage_pass(&corpus::file_name(&p)).map(|pass| (pass, p)))
+        .collect();
+    stages.sort_by(|a, b| a.1.cmp(&b.1));
+    for (pass, recorded) in stages {
+        let source = source.clone();
+        let id = format!("{PTO_FOLDER}/{case}/{}", corpus::stage_pass_id(&recorded));
+        let check: Check = Box::new(move || {
+            let args = ["--backend", "pto", "--pipeline", "ptoas", "--stop-after", pass.as_str()];
+            expect_ir(&ptoc(&args, &source), &recorded).map_err(|e| format!("after {pass}: {e}"))
+        });
+        checks.push((id, check));
     }
     checks
 }

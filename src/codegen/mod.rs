@@ -1,6 +1,6 @@
 //! CCE C++ code generation (spec `passes-and-codegen.md` §4): one kernel file per kernel
 //! function, and for a program with an Orchestration function its orchestration file and
-//! `kernel_config.py`.
+//! `kernel_config.py`. The PTO-ISA MLIR backend is the module [`pto`].
 
 mod ctype;
 mod expr;
@@ -10,6 +10,7 @@ pub mod kernel_config;
 pub mod namer;
 mod ops;
 pub mod orchestration;
+pub mod pto;
 mod window;
 
 use std::cell::RefCell;
@@ -43,11 +44,17 @@ impl CoreType {
 /// The core type of a kernel function (§4.8): from the CCE pipes of all its op calls; M and V
 /// together is an error.
 pub fn core_type(f: &Function) -> Result<CoreType, Diagnostic> {
+    core_type_on(f, Backend::Cce)
+}
+
+/// [`core_type`] from the pipes backend `target` assigns (the PTO backend's differ for some ops,
+/// `pto-codegen.md` §1.2).
+pub fn core_type_on(f: &Function, target: Backend) -> Result<CoreType, Diagnostic> {
     let (mut m, mut v) = (false, false);
     walk_all_exprs(&f.body, &mut |e| {
         if let ExprKind::Call(c) = &e.kind {
             if let Callee::Op(op) = c.callee {
-                match backend::pipe(op, Backend::Cce) {
+                match backend::pipe(op, target) {
                     Some(PipeType::M) => m = true,
                     Some(PipeType::V) => v = true,
                     _ => {}

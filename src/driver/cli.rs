@@ -26,7 +26,16 @@ Commands:
        its results as .npy (`ptoc run --help`, docs/execution.md)
 
 Passes run in the order of --passes if given, else of --pipeline. Use --list-passes for the names;
-the reference's CamelCase names (ConvertToSSA, MemoryReuse, ...) are accepted too.";
+the reference's CamelCase names (ConvertToSSA, MemoryReuse, ...) are accepted too.
+
+Output kinds and backends:
+  --emit ir           the program after the passes (any backend, any pipeline)
+  --emit cpp          CCE C++ (--backend cce; natural pipeline: default, which inserts syncs)
+  --emit pto          PTO-ISA MLIR for the ptoas assembler (--backend pto, implied; natural
+                      pipeline: ptoas, implied, which leaves synchronisation to ptoas). Without -o:
+                      one MLIR module holding every function (an Orchestration function is an
+                      error). With -o DIR: kernels/<aic|aiv>/<f>.pto per InCore function and
+                      orchestration/<f>.cpp (docs/pto-backend.md).";
 
 /// ptoc: compile PyPTO tile-IR programs (.pto) through IR passes to IR text or C++.
 #[derive(Debug, Parser)]
@@ -36,7 +45,8 @@ pub struct Cli {
     #[arg(value_name = "FILE|-", required_unless_present = "list_passes")]
     pub input: Option<String>,
 
-    /// What to write: `ir` (canonical .pto text of the final program) or `cpp` (CCE C++ files).
+    /// What to write: `ir` (canonical .pto text of the final program), `cpp` (CCE C++ files) or
+    /// `pto` (PTO-ISA MLIR; see the table below).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = Emit::Ir)]
     pub emit: Emit,
 
@@ -52,8 +62,9 @@ pub struct Cli {
     /// Which pass list to run: `default` (convert-to-ssa, outline-incore-scopes,
     /// flatten-call-expr, run-verifier, init-mem-ref, basic-memory-reuse, insert-sync,
     /// allocate-memory-addr), `ptoas` (the same without insert-sync) or `none` (parse and print).
-    #[arg(long, value_enum, value_name = "NAME", default_value_t = PipelineArg::Default)]
-    pub pipeline: PipelineArg,
+    /// Default: `ptoas` with --emit pto, else `default`.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub pipeline: Option<PipelineArg>,
 
     /// Print the IR after every pass to stderr, each after a header line
     /// `# ==== after-NN-<pass> ====` (NN = 1-based position in the run).
@@ -94,9 +105,9 @@ pub struct Cli {
     #[arg(long)]
     pub list_passes: bool,
 
-    /// The target whose pipe table the passes use.
-    #[arg(long, value_enum, value_name = "NAME", default_value_t = BackendArg::Cce)]
-    pub backend: BackendArg,
+    /// The target whose pipe table the passes use. Default: `pto` with --emit pto, else `cce`.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub backend: Option<BackendArg>,
 
     /// Write the output here instead of stdout (a file for --emit=ir, a directory for
     /// --emit=cpp; missing directories are created). All or none: on any error the path is left
@@ -129,10 +140,33 @@ pub struct Cli {
     pub max_file_size: u64,
 }
 
+impl Cli {
+    /// `--backend`, else the natural one of `--emit` (PTO for PTO-ISA MLIR).
+    pub fn backend(&self) -> Backend {
+        match (self.backend, self.emit) {
+            (Some(b), _) => b.into(),
+            (None, Emit::Pto) => Backend::Pto,
+            (None, _) => Backend::Cce,
+        }
+    }
+
+    /// `--pipeline`, else the natural one of `--emit` (`ptoas` for PTO-ISA MLIR: the
+    /// assembler places synchronisation itself).
+    pub fn pipeline(&self) -> Pipeline {
+        match (self.pipeline, self.emit) {
+            (Some(p), _) => p.into(),
+            (None, Emit::Pto) => Pipeline::Ptoas,
+            (None, _) => Pipeline::Default,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
     Ir,
     Cpp,
+    /// PTO-ISA MLIR (`pto-codegen.md`).
+    Pto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -242,10 +276,20 @@ mod tests {
     fn defaults() {
         let cli = Cli::try_parse_from(["ptoc", "x.pto"]).unwrap();
         assert_eq!(cli.emit, Emit::Ir);
-        assert_eq!(cli.pipeline, PipelineArg::Default);
-        assert_eq!(cli.backend, BackendArg::Cce);
+        assert_eq!(cli.pipeline(), Pipeline::Default);
+        assert_eq!(cli.backend(), Backend::Cce);
         assert_eq!(cli.max_file_size, 256 << 20);
         assert!(cli.passes.is_none());
+    }
+
+    #[test]
+    fn emit_pto_implies_its_backend_and_pipeline() {
+        let cli = Cli::try_parse_from(["ptoc", "--emit", "pto", "x.pto"]).unwrap();
+        assert_eq!((cli.backend(), cli.pipeline()), (Backend::Pto, Pipeline::Ptoas));
+        let cli = Cli::try_parse_from(["ptoc", "--emit", "pto", "--pipeline", "none", "x.pto"]).unwrap();
+        assert_eq!((cli.backend(), cli.pipeline()), (Backend::Pto, Pipeline::None));
+        let cli = Cli::try_parse_from(["ptoc", "--backend", "pto", "x.pto"]).unwrap();
+        assert_eq!((cli.backend(), cli.pipeline()), (Backend::Pto, Pipeline::Default));
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct Request<'a> {
     pub print_after_all: bool,
     pub verify_each: bool,
     pub emit_cpp: bool,
+    /// Emit PTO-ISA MLIR instead of IR text (`pto-codegen.md`), in this form.
+    pub emit_pto: Option<PtoOutput>,
     /// Verify the pipeline's automatically checked properties after the passes that produce
     /// them (spec `passes-and-codegen.md` §1.6): on for named pipelines at verification level
     /// `basic`, off for `--passes` runs (direct pass calls in the reference).
@@ -41,6 +43,15 @@ pub struct Request<'a> {
     /// Where C++ files may be written as soon as each is ready (the CLI with `-o DIR`); files
     /// placed there are left out of [`Emitted::Files`].
     pub early: Option<Early<'a>>,
+}
+
+/// The two forms of PTO-ISA MLIR output (`pto-codegen.md` §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtoOutput {
+    /// One MLIR module with every function (§1.1), as IR-like text.
+    Module,
+    /// `kernels/<core>/<f>.pto` per InCore function and the orchestration C++ (§1.2).
+    Files,
 }
 
 /// An output directory and the batch that writes into it (see [`Request::early`]).
@@ -72,6 +83,8 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     check_sync(&prog, source, req, dumps)?;
     if req.emit_cpp {
         emit_cpp(&prog).map(Emitted::Files)
+    } else if let Some(form) = req.emit_pto {
+        emit_pto(&prog, form)
     } else {
         Ok(Emitted::Ir(printer::print_program(&prog)))
     }
@@ -204,6 +217,16 @@ fn emit_cpp(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     crate::codegen::generate(prog)
 }
 
+/// PTO-ISA MLIR emission (`pto-codegen.md`).
+fn emit_pto(prog: &Program, form: PtoOutput) -> Result<Emitted, Vec<Diagnostic>> {
+    use crate::codegen::pto;
+    match form {
+        // The module ends with a newline; `Emitted::Ir` text gets one added on output.
+        PtoOutput::Module => pto::module(prog).map(|m| Emitted::Ir(m.trim_end_matches('\n').to_string())).map_err(|d| vec![d]),
+        PtoOutput::Files => pto::files(prog).map(Emitted::Files),
+    }
+}
+
 fn not_implemented(pass: &PassInfo, run: &[&'static PassInfo]) -> Diagnostic {
     let missing: Vec<&str> = run.iter().filter(|p| !p.is_implemented()).map(|p| p.name).collect();
     Diagnostic::error(codes::PASS_NOT_IMPLEMENTED, Span::NONE, format!("pass `{}` is not implemented yet", pass.name))
@@ -308,6 +331,7 @@ mod tests {
             verify_each: false,
             auto_verify: false,
             emit_cpp: false,
+            emit_pto: None,
             disabled_rules: &[],
             source_name: "p.pto",
             verify_sync: false,

@@ -122,6 +122,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         verify_each: false,
         auto_verify: cli.passes.is_none(),
         emit_cpp: false,
+        emit_pto: None,
         disabled_rules: &[],
         source_name: &file.name,
         verify_sync: false,

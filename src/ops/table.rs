@@ -9,6 +9,7 @@
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
 use crate::codegen::isa::{CceEmit, BINARY, BINARY_SCALAR, TERNARY, UNARY};
+use crate::codegen::pto::isa::PtoEmit;
 use crate::ir::{DataType, MemorySpace, OpId, PipeType};
 use Expect::*;
 
@@ -70,6 +71,9 @@ pub struct OpDef {
     /// How the CCE code generator emits the op (`passes-and-codegen.md` §4.7); `None`: no
     /// emitter (`No codegen registered for operation`).
     pub cce: Option<CceEmit>,
+    /// How the PTO-ISA MLIR generator emits the op (`pto-codegen.md` §10); `None`: no
+    /// emitter (`No codegen registered for operation`).
+    pub pto: Option<PtoEmit>,
 }
 
 impl OpDef {
@@ -317,6 +321,7 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         pipe_cce: None,
         pipe_pto: None,
         cce: None,
+        pto: None,
     }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
@@ -355,12 +360,20 @@ impl OpDef {
     const fn cce(self, emit: CceEmit) -> OpDef {
         OpDef { cce: Some(emit), ..self }
     }
+    /// The PTO-ISA MLIR emitter (`pto-codegen.md` §10).
+    const fn pto(self, emit: PtoEmit) -> OpDef {
+        OpDef { pto: Some(emit), ..self }
+    }
 }
 const fn dst(instr: &'static str, arity: usize, family: &'static str) -> CceEmit {
     CceEmit::Dst { instr, arity, family }
 }
 const fn dst_arg(instr: &'static str, arg: usize) -> CceEmit {
     CceEmit::DstArg { instr, arg }
+}
+/// A generic PTO instruction taking `arity` arguments (`pto-codegen.md` §9.1).
+const fn pto(instr: &'static str, arity: usize) -> PtoEmit {
+    PtoEmit::Generic { instr, arity }
 }
 
 // Shared parameter lists.
@@ -488,7 +501,8 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Nothing),
     block("block.full", &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(&[req("dtype", KwKind::DType)])
-        .cce(dst_arg("TEXPANDS", 1)),
+        .cce(dst_arg("TEXPANDS", 1))
+        .pto(PtoEmit::Full),
     block(
         "block.load",
         &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
@@ -497,18 +511,22 @@ pub static OPS: &[OpDef] = &[
     .kwargs(&[req("target_memory", KwKind::Space(&[MemorySpace::Vec, MemorySpace::Mat]))
         .default(KwDefault::Space(MemorySpace::Vec))])
     .unified(&["load"])
-        .cce(CceEmit::Load),
+        .cce(CceEmit::Load)
+        .pto(PtoEmit::Load),
     block("block.store", STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
-        .cce(CceEmit::Store),
+        .cce(CceEmit::Store)
+        .pto(PtoEmit::Store),
     block("block.l0c_store", STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
-        .cce(CceEmit::Store),
+        .cce(CceEmit::Store)
+        .pto(PtoEmit::Store),
     block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
         .kwargs(&[
             req("target_memory", KwKind::Space(&[])),
             opt("transpose", KwKind::Bool).default(KwDefault::Bool(false)),
         ])
         .unified(&["move"])
-        .cce(CceEmit::Move),
+        .cce(CceEmit::Move)
+        .pto(pto("pto.tmov", 1)),
     block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), None)
         .cce(CceEmit::VecMove),
     block(
@@ -521,91 +539,142 @@ pub static OPS: &[OpDef] = &[
         ],
         Rule::Alloc,
     ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
-        .cce(CceEmit::Nothing),
+        .cce(CceEmit::Nothing)
+        .pto(PtoEmit::Nothing),
     block("block.fillpad", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TFILLPAD", 1, UNARY)),
+        .cce(dst("TFILLPAD", 1, UNARY))
+        .pto(pto("pto.tfillpad", 1)),
     // element-wise tile ⊕ tile
     block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds")
-        .cce(dst("TADD", 2, BINARY)),
+        .cce(dst("TADD", 2, BINARY))
+        .pto(pto("pto.tadd", 2)),
     block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs")
-        .cce(dst("TSUB", 2, BINARY)),
+        .cce(dst("TSUB", 2, BINARY))
+        .pto(pto("pto.tsub", 2)),
     block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls")
-        .cce(dst("TMUL", 2, BINARY)),
+        .cce(dst("TMUL", 2, BINARY))
+        .pto(pto("pto.tmul", 2)),
     block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs")
-        .cce(dst("TDIV", 2, BINARY)),
+        .cce(dst("TDIV", 2, BINARY))
+        .pto(pto("pto.tdiv", 2)),
     block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TMAX", 2, BINARY)),
+        .cce(dst("TMAX", 2, BINARY))
+        .pto(pto("pto.tmax", 2)),
     block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"])
-        .cce(dst("TMIN", 2, BINARY)),
-    block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V)),
-    block("block.and", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["and_"]),
-    block("block.or", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["or_"]),
-    block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)),
-    block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)),
+        .cce(dst("TMIN", 2, BINARY))
+        .pto(pto("pto.tmin", 2)),
+    block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.trem", 2)),
+    block("block.and", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["and_"])
+        .pto(pto("pto.tand", 2)),
+    block("block.or", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["or_"])
+        .pto(pto("pto.tor", 2)),
+    block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tshl", 2)),
+    block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tshr", 2)),
     // tile ⊕ scalar
     block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"])
-        .cce(dst("TADDS", 2, BINARY_SCALAR)),
+        .cce(dst("TADDS", 2, BINARY_SCALAR))
+        .pto(pto("pto.tadds", 2)),
     block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"])
-        .cce(dst("TSUBS", 2, BINARY_SCALAR)),
+        .cce(dst("TSUBS", 2, BINARY_SCALAR))
+        .pto(pto("pto.tsubs", 2)),
     block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"])
-        .cce(dst("TMULS", 2, BINARY_SCALAR)),
+        .cce(dst("TMULS", 2, BINARY_SCALAR))
+        .pto(pto("pto.tmuls", 2)),
     block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"])
-        .cce(dst("TDIVS", 2, BINARY_SCALAR)),
-    block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
-    block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
-    block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)),
-    block("block.lrelu", &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(None, Some(PipeType::V)),
-    block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
-    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
-    block("block.ands", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
-    block("block.ors", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
+        .cce(dst("TDIVS", 2, BINARY_SCALAR))
+        .pto(pto("pto.tdivs", 2)),
+    block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.trems", 2)),
+    block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tmaxs", 2)),
+    block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tmins", 2)),
+    block("block.lrelu", &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tlrelu", 2)),
+    block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tshls", 2)),
+    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tshrs", 2)),
+    block("block.ands", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tands", 2)),
+    block("block.ors", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tors", 2)),
     // three-operand element-wise
-    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile)], TILE_BCAST_INT).pipes(None, Some(PipeType::V)),
-    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile)], TILE_KEEP_INT).pipes(None, Some(PipeType::V)),
-    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile)], TILE_BCAST).pipes(None, Some(PipeType::V)),
-    block("block.addc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V)),
-    block("block.subc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V)),
-    block("block.addsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V)),
-    block("block.subsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V)),
-    block("block.sel", &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V)),
+    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile)], TILE_BCAST_INT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.txor", 2)),
+    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile)], TILE_KEEP_INT).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.txors", 2)),
+    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile)], TILE_BCAST).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tprelu", 2)),
+    block("block.addc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.taddc", 3)),
+    block("block.subc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tsubc", 3)),
+    block("block.addsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.taddsc", 3)),
+    block("block.subsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tsubsc", 3)),
+    block("block.sel", &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
+        .pto(pto("pto.tsel", 3)),
     block("block.sels", &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
     block("block.cmp", &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmp"])
-        .cce(CceEmit::Cmp { instr: "TCMP" }),
+        .cce(CceEmit::Cmp { instr: "TCMP" })
+        .pto(PtoEmit::Cmp { instr: "pto.tcmp" }),
     block("block.cmps", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmps"])
-        .cce(CceEmit::Cmp { instr: "TCMPS" }),
+        .cce(CceEmit::Cmp { instr: "TCMPS" })
+        .pto(PtoEmit::Cmp { instr: "pto.tcmps" }),
     // unary
     block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"])
-        .cce(dst("TNEG", 1, UNARY)),
+        .cce(dst("TNEG", 1, UNARY))
+        .pto(pto("pto.tneg", 1)),
     block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TEXP", 1, UNARY)),
+        .cce(dst("TEXP", 1, UNARY))
+        .pto(pto("pto.texp", 1)),
     block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"])
-        .cce(dst("TRECIP", 1, UNARY)),
+        .cce(dst("TRECIP", 1, UNARY))
+        .pto(pto("pto.trecip", 1)),
     block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"])
-        .cce(dst("TSQRT", 1, UNARY)),
+        .cce(dst("TSQRT", 1, UNARY))
+        .pto(pto("pto.tsqrt", 1)),
     block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"])
-        .cce(dst("TRSQRT", 1, UNARY)),
+        .cce(dst("TRSQRT", 1, UNARY))
+        .pto(pto("pto.trsqrt", 1)),
     block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"])
-        .cce(dst("TLOG", 1, UNARY)),
+        .cce(dst("TLOG", 1, UNARY))
+        .pto(pto("pto.tlog", 1)),
     block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"])
-        .cce(dst("TABS", 1, UNARY)),
+        .cce(dst("TABS", 1, UNARY))
+        .pto(pto("pto.tabs", 1)),
     block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"])
-        .cce(dst("TRELU", 1, UNARY)),
-    block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"]),
+        .cce(dst("TRELU", 1, UNARY))
+        .pto(pto("pto.trelu", 1)),
+    block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"])
+        .pto(pto("pto.tnot", 1)),
     block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
-        .cce(CceEmit::Cast),
+        .cce(CceEmit::Cast)
+        .pto(PtoEmit::Cast),
     // matrix
     block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M))
-        .cce(dst("TMATMUL", 2, BINARY)),
-    block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]),
+        .cce(dst("TMATMUL", 2, BINARY))
+        .pto(pto("pto.tmatmul", 2)),
+    block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"])
+        .pto(pto("pto.tgemv", 2)),
     block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
-        .cce(dst("TMATMUL_ACC", 3, TERNARY)),
-    block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"]),
-    block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"]),
-    block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"]),
+        .cce(dst("TMATMUL_ACC", 3, TERNARY))
+        .pto(pto("pto.tmatmul.acc", 3)),
+    block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"])
+        .pto(pto("pto.tgemv.acc", 3)),
+    block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"])
+        .pto(pto("pto.tmatmul.bias", 3)),
+    block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"])
+        .pto(pto("pto.tgemv.bias", 3)),
     block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
     block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW).unified(&["sum"])
@@ -615,22 +684,30 @@ pub static OPS: &[OpDef] = &[
     block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW)
         .cce(CceEmit::Reduce { col: "TCOLMIN", row: "TROWMIN" }),
     block("block.row_sum", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TROWSUM", 2, BINARY)),
+        .cce(dst("TROWSUM", 2, BINARY))
+        .pto(pto("pto.trowsum", 2)),
     block("block.row_max", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TROWMAX", 2, BINARY)),
+        .cce(dst("TROWMAX", 2, BINARY))
+        .pto(pto("pto.trowmax", 2)),
     block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
-        .cce(dst("TROWMIN", 2, BINARY)),
-    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(None, Some(PipeType::V)).unified(&["row_expand"]),
+        .cce(dst("TROWMIN", 2, BINARY))
+        .pto(pto("pto.trowmin", 2)),
+    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(None, Some(PipeType::V)).unified(&["row_expand"])
+        .pto(pto("pto.trowexpand", 1)),
     block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), None).unified(&["row_expand_add"])
         .cce(dst("TROWEXPANDADD", 2, BINARY)),
     block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"])
-        .cce(dst("TROWEXPANDSUB", 2, BINARY)),
+        .cce(dst("TROWEXPANDSUB", 2, BINARY))
+        .pto(pto("pto.trowexpandsub", 2)),
     block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"])
-        .cce(dst("TROWEXPANDMUL", 2, BINARY)),
+        .cce(dst("TROWEXPANDMUL", 2, BINARY))
+        .pto(pto("pto.trowexpandmul", 2)),
     block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"])
-        .cce(dst("TROWEXPANDDIV", 2, BINARY)),
+        .cce(dst("TROWEXPANDDIV", 2, BINARY))
+        .pto(pto("pto.trowexpanddiv", 2)),
     block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"])
-        .cce(dst_arg("TCOLEXPAND", 1)),
+        .cce(dst_arg("TCOLEXPAND", 1))
+        .pto(pto("pto.tcolexpand", 2)),
     block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_mul"])
         .cce(dst("TCOLEXPANDMUL", 2, BINARY)),
     block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_div"])
@@ -647,13 +724,15 @@ pub static OPS: &[OpDef] = &[
     ).pipes(Some(PipeType::V), None)
         .cce(dst_arg("TMOV", 0)),
     block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst_arg("TRESHAPE", 0)),
+        .cce(dst_arg("TRESHAPE", 0))
+        .pto(pto("pto.treshape", 1)),
     block(
         "block.transpose",
         &[arg("tile", Tile), arg("axis1", ConstInt), arg("axis2", ConstInt)],
         Rule::Transpose(Shaped::Tile),
     ).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(CceEmit::Unsupported { why: "pto-isa TTRANS needs a scratch tile that block.transpose does not provide (the reference emits TRESHAPE, which does not transpose)" }),
+        .cce(CceEmit::Unsupported { why: "pto-isa TTRANS needs a scratch tile that block.transpose does not provide (the reference emits TRESHAPE, which does not transpose)" })
+        .pto(pto("pto.ttrans", 3)),
     // ---- §4.3 system.* (5)
     system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), None)
         .cce(CceEmit::Flag { instr: "set_flag" }),

@@ -19,6 +19,16 @@ pub fn dsl_corpus_dir() -> PathBuf {
     }
 }
 
+/// `$PTOC_CONFORMANCE_PTO_DIR`, else `../shared/conformance-pto` next to the crate: the PTO
+/// codegen cases (input program, MLIR or files or error, and the `ptoas` pipeline's stages;
+/// layout: its README.md).
+pub fn pto_corpus_dir() -> PathBuf {
+    match std::env::var_os("PTOC_CONFORMANCE_PTO_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => super::manifest_dir().join("../shared/conformance-pto"),
+    }
+}
+
 /// The case directories of the DSL corpus, sorted.
 pub fn dsl_cases(corpus: &Path) -> Vec<PathBuf> {
     subdirs(corpus)

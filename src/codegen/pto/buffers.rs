@@ -1,0 +1,133 @@
+//! The buffers of a function (spec `pto-codegen.md` §5.1): every distinct MemRef met on a
+//! tile-typed variable of the body, in the reference's visiting order, each with the type of
+//! the first tile met on it (its *representative*).
+
+use rustc_hash::FxHashMap;
+
+use crate::ir::{Expr, ExprKind, MemorySpace, Program, Stmt, TileType, Type, VarId, VarKind};
+
+/// A MemRef's identity in the printed program: its memory space and id (§17).
+pub type BufferKey = (MemorySpace, u64);
+
+/// One buffer: its representative tile type and memory space.
+pub struct Buffer {
+    pub key: BufferKey,
+    pub tile: TileType,
+}
+
+/// The buffers in first-met order, and the names of the tile assignment targets that live in
+/// each (the reference binds those names to the buffer's value).
+#[derive(Default)]
+pub struct Buffers {
+    pub list: Vec<Buffer>,
+    index: FxHashMap<BufferKey, usize>,
+    /// (target name, buffer index) in body order.
+    pub targets: Vec<(String, usize)>,
+}
+
+impl Buffers {
+    /// The buffer a variable's tile type lives in, if it is a tile with a MemRef.
+    pub fn of_var(&self, prog: &Program, v: VarId) -> Option<usize> {
+        key_of(prog, prog.var_type(v)).and_then(|k| self.index.get(&k).copied())
+    }
+
+    fn meet(&mut self, prog: &Program, v: VarId) -> Option<usize> {
+        let ty = prog.var_type(v);
+        let key = key_of(prog, ty)?;
+        let Type::Tile(t) = ty else { return None };
+        Some(*self.index.entry(key).or_insert_with(|| {
+            self.list.push(Buffer { key, tile: (**t).clone() });
+            self.list.len() - 1
+        }))
+    }
+}
+
+/// The buffer key of a tile type with a MemRef.
+fn key_of(prog: &Program, ty: &Type) -> Option<BufferKey> {
+    let Type::Tile(t) = ty else { return None };
+    match &prog.var(t.memref?).kind {
+        VarKind::MemRef(info) => Some((info.space, info.id)),
+        _ => None,
+    }
+}
+
+/// Walks `body` in the reference's generic visiting order (§5.1): an assignment's target
+/// before its value, a loop's variable, bounds and iter args before its body and return vars.
+pub fn collect(prog: &Program, body: &Stmt) -> Buffers {
+    let mut b = Buffers::default();
+    stmt(prog, body, &mut b);
+    b
+}
+
+fn stmt(prog: &Program, s: &Stmt, b: &mut Buffers) {
+    match s {
+        Stmt::Assign { var, value, .. } => {
+            if let Some(k) = b.meet(prog, *var) {
+                b.targets.push((prog.var_name(*var).to_string(), k));
+            }
+            expr(prog, value, b);
+        }
+        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, .. } => {
+            b.meet(prog, *loop_var);
+            for e in [start, stop, step] {
+                expr(prog, e, b);
+            }
+            for a in iter_args {
+                b.meet(prog, *a);
+            }
+            stmt(prog, body, b);
+            for r in return_vars {
+                b.meet(prog, *r);
+            }
+        }
+        Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+            expr(prog, cond, b);
+            stmt(prog, then_body, b);
+            if let Some(e) = else_body {
+                stmt(prog, e, b);
+            }
+            for r in return_vars {
+                b.meet(prog, *r);
+            }
+        }
+        Stmt::While { cond, iter_args, body, return_vars, .. } => {
+            expr(prog, cond, b);
+            for a in iter_args {
+                b.meet(prog, *a);
+            }
+            stmt(prog, body, b);
+            for r in return_vars {
+                b.meet(prog, *r);
+            }
+        }
+        Stmt::Scope { body, .. } => stmt(prog, body, b),
+        Stmt::Yield { values, .. } | Stmt::Return { values, .. } => {
+            for v in values {
+                expr(prog, v, b);
+            }
+        }
+        Stmt::Eval { expr: e, .. } => expr(prog, e, b),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+            for s in stmts {
+                stmt(prog, s, b);
+            }
+        }
+        Stmt::Break { .. } | Stmt::Continue { .. } => {}
+    }
+}
+
+fn expr(prog: &Program, e: &Expr, b: &mut Buffers) {
+    match &e.kind {
+        ExprKind::Var(v) => {
+            b.meet(prog, *v);
+        }
+        ExprKind::Call(c) => c.args.iter().for_each(|a| expr(prog, a, b)),
+        ExprKind::MakeTuple(items) => items.iter().for_each(|a| expr(prog, a, b)),
+        ExprKind::TupleGetItem(x, _) | ExprKind::Unary(_, x) => expr(prog, x, b),
+        ExprKind::Binary(_, l, r) => {
+            expr(prog, l, b);
+            expr(prog, r, b);
+        }
+        ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {}
+    }
+}

@@ -1,0 +1,196 @@
+//! Statements and control flow (spec `pto-codegen.md` §7): assignments and expression
+//! statements run an op's emitter; `for` becomes `scf.for`, `if` becomes `scf.if`, each with
+//! its loop-carried values or results and a final `scf.yield`.
+
+use super::func::{FnGen, Res};
+use super::types::value_type;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{Expr, ExprKind, Stmt, VarId, VarKind};
+
+/// Extra indentation of a nested region.
+const STEP: usize = 2;
+
+fn value_error(span: Span, msg: String) -> Diagnostic {
+    Diagnostic::error(codes::OP_CHECK, span, msg)
+}
+
+impl FnGen<'_> {
+    pub fn stmt(&mut self, s: &Stmt) -> Res<()> {
+        match s {
+            Stmt::Assign { var, value, span } => self.assign(*var, value, *span),
+            Stmt::Eval { expr, span } => match &expr.kind {
+                ExprKind::Call(c) => self.call(c, *span, None),
+                _ => self.scalar(expr).map(drop),
+            },
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. } => {
+                self.for_stmt(*loop_var, [start, stop, step], iter_args, body, return_vars, *span)
+            }
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
+                self.if_stmt(cond, then_body, else_body.as_deref(), return_vars, *span)
+            }
+            // The reference has no `while` emitter and emits the body once, inline, without a
+            // loop: ptoc refuses instead of miscompiling.
+            Stmt::While { span, .. } => {
+                Err(Diagnostic::error(codes::UNSUPPORTED, *span, "the PTO backend cannot emit a `while` loop")
+                    .with_note("write the loop as `for … in pl.range(…)`; PTO-ISA MLIR has no scf.while lowering here"))
+            }
+            Stmt::Scope { body, .. } => self.stmt(body),
+            Stmt::Yield { values, .. } => {
+                let mut vals = Vec::new();
+                for v in values {
+                    vals.push(self.scalar(v)?);
+                }
+                self.yielded = Some(vals);
+                Ok(())
+            }
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
+            // `return` prints nothing: the function's one `return` line closes it (§7.6).
+            Stmt::Return { .. } => Ok(()),
+            // `scf.for` has no early exit; the reference drops the statement silently.
+            Stmt::Break { span } | Stmt::Continue { span } => Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                *span,
+                format!(
+                    "the PTO backend cannot emit `{}`",
+                    if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" }
+                ),
+            )),
+        }
+    }
+
+    /// `x = value` (§7.1): an op call writes into `x`'s buffer, if `x` is a tile with one.
+    fn assign(&mut self, var: VarId, value: &Expr, span: Span) -> Res<()> {
+        match &value.kind {
+            ExprKind::Call(c) => {
+                let target = self.buffers.of_var(self.prog, var).map(|k| self.buffer_values[k].clone());
+                self.call(c, span, target)
+            }
+            // A scalar value is bound to the variable, so later uses name it (the reference
+            // leaves it unbound: every use becomes an empty operand).
+            _ => {
+                let v = self.scalar(value)?;
+                if !v.is_empty() {
+                    self.names.bind(self.prog.var_name(var), v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn for_stmt(
+        &mut self,
+        loop_var: VarId,
+        bounds: [&Expr; 3],
+        iter_args: &[VarId],
+        body: &Stmt,
+        return_vars: &[VarId],
+        span: Span,
+    ) -> Res<()> {
+        let mut b = Vec::new();
+        for e in bounds {
+            b.push(self.scalar(e)?);
+        }
+        let iv = self.names.fresh();
+        self.names.bind(self.prog.var_name(loop_var), iv.clone());
+        if iter_args.len() != return_vars.len() {
+            return Err(value_error(
+                span,
+                format!(
+                    "ForStmt iter_args size ({}) must equal return_vars size ({})",
+                    iter_args.len(),
+                    return_vars.len()
+                ),
+            ));
+        }
+        let mut carried = Vec::new();
+        for a in iter_args {
+            let init = match &self.prog.var(*a).kind {
+                VarKind::IterArg { init } => self.scalar(init)?,
+                _ => String::new(),
+            };
+            let value = self.names.fresh();
+            self.names.bind(self.prog.var_name(*a), value.clone());
+            carried.push(format!("{value} = {init}"));
+        }
+        let results = self.bind_results(return_vars);
+        let types: Vec<&str> = iter_args.iter().map(|a| value_type(self.prog.var_type(*a))).collect();
+        let head = format!("scf.for {iv} = {} to {} step {}", b[0], b[1], b[2]);
+        if iter_args.is_empty() {
+            self.line(&format!("{head} {{"));
+        } else {
+            self.line(&format!(
+                "{} = {head} iter_args({}) -> ({}) {{",
+                results.join(", "),
+                carried.join(", "),
+                types.join(", ")
+            ));
+        }
+        self.region(body, &types, |n, m| format!("ForStmt yield count ({n}) must match iter_args ({m})"), span)?;
+        self.line("}");
+        Ok(())
+    }
+
+    fn if_stmt(
+        &mut self,
+        cond: &Expr,
+        then_body: &Stmt,
+        else_body: Option<&Stmt>,
+        return_vars: &[VarId],
+        span: Span,
+    ) -> Res<()> {
+        let c = self.scalar(cond)?;
+        if !return_vars.is_empty() && else_body.is_none() {
+            return Err(value_error(span, "IfStmt with return_vars requires else_body".into()));
+        }
+        let results = self.bind_results(return_vars);
+        let types: Vec<&str> = return_vars.iter().map(|r| value_type(self.prog.var_type(*r))).collect();
+        if return_vars.is_empty() {
+            self.line(&format!("scf.if {c} {{"));
+        } else {
+            self.line(&format!("{} = scf.if {c} -> ({}) {{", results.join(", "), types.join(", ")));
+        }
+        let msg = |branch: &'static str| {
+            move |n: usize, m: usize| format!("IfStmt {branch}-branch yield count ({n}) must match return_vars ({m})")
+        };
+        self.region(then_body, &types, msg("then"), span)?;
+        if let Some(e) = else_body {
+            self.line("} else {");
+            self.region(e, &types, msg("else"), span)?;
+        }
+        self.line("}");
+        Ok(())
+    }
+
+    /// Fresh values for loop or branch results, bound to their names.
+    fn bind_results(&mut self, vars: &[VarId]) -> Vec<String> {
+        vars.iter()
+            .map(|r| {
+                let v = self.names.fresh();
+                self.names.bind(self.prog.var_name(*r), v.clone());
+                v
+            })
+            .collect()
+    }
+
+    /// A nested region: `body` one step deeper, closed by `scf.yield` when it ended with a
+    /// yield of values.
+    fn region(
+        &mut self,
+        body: &Stmt,
+        types: &[&str],
+        mismatch: impl Fn(usize, usize) -> String,
+        span: Span,
+    ) -> Res<()> {
+        self.indent += STEP;
+        self.yielded = None;
+        self.stmt(body)?;
+        if let Some(vals) = self.yielded.take().filter(|v| !v.is_empty()) {
+            if vals.len() != types.len() {
+                return Err(value_error(span, mismatch(vals.len(), types.len())));
+            }
+            self.line(&format!("scf.yield {} : {}", vals.join(", "), types.join(", ")));
+        }
+        self.indent -= STEP;
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! One `func.func` (spec `pto-codegen.md` §2): signature, constants, tensor views, tile
+//! buffers and body, in that order. The body is generated first into a side buffer, because
+//! the constants it needs are declared above everything else.
+
+use rustc_hash::FxHashMap;
+
+use super::buffers::{self, Buffers};
+use super::namer::{push_line, Namer};
+use super::types;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{Function, FunctionType, Program, Type};
+
+/// Indentation of the function's own lines: the same two spaces as the `func.func` line (§2).
+pub const BASE_INDENT: usize = 2;
+
+pub type Res<T> = Result<T, Diagnostic>;
+
+/// A tensor parameter's `pto.make_tensor_view` value.
+pub struct View {
+    pub value: String,
+    pub rank: usize,
+    pub dtype: &'static str,
+}
+
+/// The state of one function's generation.
+pub struct FnGen<'p> {
+    pub prog: &'p Program,
+    pub names: Namer,
+    pub buffers: Buffers,
+    /// Value and type string of each buffer, by index.
+    pub buffer_values: Vec<(String, String)>,
+    /// Tensor parameters' views by parameter name.
+    pub views: FxHashMap<String, View>,
+    /// The body's lines.
+    pub body: String,
+    /// Indentation of the next body line, in spaces.
+    pub indent: usize,
+    /// The values of the last `yield` met, taken by the enclosing `for`/`if`.
+    pub yielded: Option<Vec<String>>,
+}
+
+/// `Invalid DataType value` (§13), at `span`.
+pub fn invalid_dtype(span: Span) -> Diagnostic {
+    Diagnostic::error(codes::BAD_TYPE, span, "Invalid DataType value")
+        .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only")
+}
+
+/// The MLIR spelling of `d`, or `Invalid DataType value` at `span`.
+pub fn spell(d: crate::ir::DataType, span: Span) -> Res<&'static str> {
+    types::dtype(d).ok_or_else(|| invalid_dtype(span))
+}
+
+/// The text of `func.func @f` with its closing line.
+pub fn generate(prog: &Program, f: &Function) -> Res<String> {
+    if f.kind == FunctionType::Orchestration {
+        return Err(Diagnostic::error(
+            codes::UNSUPPORTED,
+            f.span,
+            format!(
+                "PTO backend does not support Orchestration functions. Function '{}' is marked as Orchestration.",
+                f.name
+            ),
+        )
+        .with_note("with `-o DIR`, --emit=pto writes the orchestration function as C++ (orchestration/<f>.cpp)"));
+    }
+    let mut params = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let var = prog.var(p.var);
+        let ty = match &var.ty {
+            Type::Tensor(t) => format!("!pto.ptr<{}>", spell(t.dtype, var.span)?),
+            Type::Scalar(d) => spell(*d, var.span)?.to_string(),
+            // The reference's spelling of any other parameter (a tile): kept for conformance.
+            _ => "!pto.ptr<f32>".to_string(),
+        };
+        params.push(format!("%arg{i}: {ty}"));
+    }
+
+    let mut g = FnGen {
+        prog,
+        names: Namer::default(),
+        buffers: buffers::collect(prog, &f.body),
+        buffer_values: Vec::new(),
+        views: FxHashMap::default(),
+        body: String::new(),
+        indent: BASE_INDENT,
+        yielded: None,
+    };
+    // 1. buffers, 2. tensor views take the first counter values (§3).
+    for b in &g.buffers.list {
+        let ty = types::tile_buf(&b.tile, b.key.0).map_err(|()| invalid_dtype(f.span))?;
+        let value = g.names.fresh();
+        g.buffer_values.push((value, ty));
+    }
+    let mut view_lines = Vec::new();
+    let tensor_params: Vec<(usize, &crate::ir::VarData)> = f
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i, prog.var(p.var)))
+        .filter(|(_, v)| matches!(v.ty, Type::Tensor(_)))
+        .collect();
+    for (i, var) in &tensor_params {
+        let Type::Tensor(t) = &var.ty else { continue };
+        let value = g.names.fresh();
+        let dtype = spell(t.dtype, var.span)?;
+        view_lines.push((*i, value.clone(), t.clone()));
+        g.views.insert(var.name.clone(), View { value, rank: t.shape.len(), dtype });
+    }
+    // Constants of the tensor views, pre-scanned in parameter order (§6.1).
+    let mut view_text = String::new();
+    for (i, value, t) in view_lines {
+        let dims: Vec<String> =
+            t.shape.iter().map(|d| g.names.index_const(d.as_const_int().unwrap_or(0), BASE_INDENT)).collect();
+        let strides: Vec<String> = match dims.len() {
+            2 => vec![dims[1].clone(), g.names.index_const(1, BASE_INDENT)],
+            1 => vec![g.names.index_const(1, BASE_INDENT)],
+            _ => Vec::new(),
+        };
+        // No comma before `strides` (§4.4): the reference's spelling.
+        push_line(
+            &mut view_text,
+            BASE_INDENT,
+            &format!(
+                "{value} = pto.make_tensor_view %arg{i}, shape = [{}] strides = [{}] : {}",
+                dims.join(", "),
+                strides.join(", "),
+                types::tensor_view(t.shape.len(), spell(t.dtype, f.span)?)
+            ),
+        );
+    }
+    for (i, p) in f.params.iter().enumerate() {
+        g.names.bind(prog.var_name(p.var), format!("%arg{i}"));
+    }
+    let targets = std::mem::take(&mut g.buffers.targets);
+    for (name, k) in &targets {
+        let value = g.buffer_values[*k].0.clone();
+        g.names.bind(name, value);
+    }
+
+    g.stmt(&f.body)?;
+
+    let mut out = String::new();
+    push_line(&mut out, 2, &format!("func.func @{}({}) {{", f.name, params.join(", ")));
+    out.push_str(g.names.constants());
+    out.push_str(&view_text);
+    for (value, ty) in &g.buffer_values {
+        push_line(&mut out, BASE_INDENT, &format!("{value} = pto.alloc_tile : {ty}"));
+    }
+    out.push_str(&g.body);
+    push_line(&mut out, BASE_INDENT, "return");
+    push_line(&mut out, 2, "}");
+    Ok(out)
+}
+
+impl FnGen<'_> {
+    /// Appends a body line at the current indentation.
+    pub fn line(&mut self, text: &str) {
+        push_line(&mut self.body, self.indent, text);
+    }
+}

@@ -1,0 +1,216 @@
+//! Block ops (spec `pto-codegen.md` §9–§12), driven by the operator table's `pto` column.
+
+use super::expr::unsupported;
+use super::func::{FnGen, Res};
+use super::isa::PtoEmit;
+use super::types;
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, Type, VarId, VarKind};
+
+/// Where an op writes: the target's buffer value and type (§7.1).
+pub type Target = Option<(String, String)>;
+
+/// Comparison modes of `block.cmp`/`cmps` by `cmp_type` code.
+const CMP_MODES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
+/// Rounding modes of `block.cast` by `mode` code.
+const ROUND_MODES: &[&str] = &["NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "CAST_RINT"];
+
+fn check(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(codes::OP_CHECK, span, msg)
+}
+
+fn int_kwarg(c: &Call, name: &str) -> Option<i64> {
+    c.kwargs.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
+        KwValue::Int(i) => Some(*i),
+        _ => None,
+    })
+}
+
+impl FnGen<'_> {
+    /// Emits the op call `c` (at `span`) writing into `target`.
+    pub fn call(&mut self, c: &Call, span: Span, target: Target) -> Res<()> {
+        let emit = match &c.callee {
+            Callee::Op(op) => crate::ops::def(*op).pto.ok_or_else(|| crate::ops::name(*op)),
+            Callee::Function(f) => Err(f.as_str()),
+        };
+        let emit = emit.map_err(|name| {
+            unsupported(span, format!("No codegen registered for operation: {name}"))
+                .with_note("the PTO backend has no instruction for this operation (see `ptoc --list-ops`)")
+        })?;
+        match emit {
+            PtoEmit::Generic { instr, arity } => self.generic(c, span, instr, arity, None, target),
+            PtoEmit::Cmp { instr } => {
+                let mode = int_kwarg(c, "cmp_type").unwrap_or(0);
+                let m = usize::try_from(mode).ok().and_then(|m| CMP_MODES.get(m));
+                let m = m.ok_or_else(|| check(span, format!("Tile cmp mode out of range: {mode}")))?;
+                self.generic(c, span, instr, 2, Some(format!("{{cmpMode = #pto<cmp {m}>}}")), target)
+            }
+            PtoEmit::Cast => {
+                let mode = int_kwarg(c, "mode").unwrap_or(2);
+                let m = usize::try_from(mode).ok().and_then(|m| ROUND_MODES.get(m));
+                let m = m.ok_or_else(|| check(span, format!("Round mode out of range: {mode}")))?;
+                self.generic(c, span, "pto.tcvt", 1, Some(format!("{{rmode = #pto<round_mode {m}>}}")), target)
+            }
+            PtoEmit::Full => {
+                arity(span, "pto.texpands", 2, c.args.len())?;
+                let (value, annot) = self.operand(&c.args[1])?;
+                let annot = annot.map(|a| format!(" : {a}")).unwrap_or_default();
+                let line = format!("pto.texpands ins({value}{annot}) {}", outs(&target));
+                self.line(&line);
+                Ok(())
+            }
+            PtoEmit::Load => self.load(c, span, target),
+            PtoEmit::Store => self.store(c, span),
+            PtoEmit::Nothing => Ok(()),
+        }
+    }
+
+    /// `INSTR ins(operands{attr} : annotations) outs(target)` (§9.1).
+    fn generic(
+        &mut self,
+        c: &Call,
+        span: Span,
+        instr: &str,
+        n: usize,
+        attr: Option<String>,
+        target: Target,
+    ) -> Res<()> {
+        arity(span, instr, n, c.args.len())?;
+        let mut values = Vec::new();
+        let mut annots = Vec::new();
+        for a in &c.args {
+            let (v, t) = self.operand(a)?;
+            values.push(v);
+            annots.extend(t);
+        }
+        let mut ins = values.join(", ");
+        if let Some(attr) = attr {
+            ins.push_str(&attr);
+        }
+        if !annots.is_empty() {
+            ins.push_str(" : ");
+            ins.push_str(&annots.join(", "));
+        }
+        let line = format!("{instr} ins({ins}) {}", outs(&target));
+        self.line(&line);
+        Ok(())
+    }
+
+    /// `block.load(tensor, offsets, shapes)`: a partition view, then `pto.tload` (§11).
+    fn load(&mut self, c: &Call, span: Span, target: Target) -> Res<()> {
+        let tensor =
+            self.plain_var(c.args.first()).ok_or_else(|| check(span, "block.load first argument must be a Var"))?;
+        let offsets =
+            tuple(c.args.get(1)).ok_or_else(|| check(span, "block.load second argument must be a tuple (offsets)"))?;
+        let shapes =
+            tuple(c.args.get(2)).ok_or_else(|| check(span, "block.load third argument must be a tuple (shapes)"))?;
+        if !matches!(self.prog.var_type(tensor.0), Type::Tensor(_)) {
+            return Err(check(span, "block.load tensor argument must have TensorType"));
+        }
+        let (buf, ty) = target.ok_or_else(|| check(span, "block.load requires assignment target (tile_buf)"))?;
+        let part = self.partition_view(&tensor.1, offsets, shapes, span)?;
+        self.line(&format!("pto.tload ins({} : {}) outs({buf} : {ty})", part.0, part.1));
+        Ok(())
+    }
+
+    /// `block.store(tile, offsets, shapes, tensor)` / `block.l0c_store`: a partition view of
+    /// the tensor, then `pto.tstore` (§11).
+    fn store(&mut self, c: &Call, span: Span) -> Res<()> {
+        let tile =
+            self.plain_var(c.args.first()).ok_or_else(|| check(span, "block.store first argument must be a Var"))?;
+        let offsets =
+            tuple(c.args.get(1)).ok_or_else(|| check(span, "block.store second argument must be a tuple (offsets)"))?;
+        let shapes =
+            tuple(c.args.get(2)).ok_or_else(|| check(span, "block.store third argument must be a tuple (shapes)"))?;
+        let tensor = self.plain_var(c.args.get(3)).ok_or_else(|| {
+            check(span, "block.store output_tensor must be a Var")
+                .with_note("the PTO backend stores into tensor parameters only, not into loop-carried tensors")
+        })?;
+        if !matches!(self.prog.var_type(tensor.0), Type::Tensor(_)) {
+            return Err(check(span, "block.store output_tensor must have TensorType"));
+        }
+        let part = self.partition_view(&tensor.1, offsets, shapes, span)?;
+        let value = self.var_value(tile.0);
+        let annot = match self.buffers.of_var(self.prog, tile.0) {
+            Some(k) => format!(" : {}", self.buffer_values[k].1),
+            None => String::new(),
+        };
+        self.line(&format!("pto.tstore ins({value}{annot}) outs({} : {})", part.0, part.1));
+        Ok(())
+    }
+
+    /// `%p = pto.partition_view %view, offsets = [..], sizes = [..] : … -> …`: the value and
+    /// its type. Only the first two offsets and sizes are read (the dialect's views are 2-D).
+    fn partition_view(&mut self, tensor: &str, offsets: &[Expr], shapes: &[Expr], span: Span) -> Res<(String, String)> {
+        let Some(view) = self.views.get(tensor) else {
+            return Err(check(span, format!("Tensor view not found for parameter: {tensor}")));
+        };
+        let (view_value, rank, dtype) = (view.value.clone(), view.rank, view.dtype);
+        if offsets.len() < 2 || shapes.len() < 2 {
+            return Err(unsupported(
+                span,
+                "the PTO backend loads and stores 2-D windows only (two offsets, two sizes)".into(),
+            ));
+        }
+        let (Some(h), Some(w)) = (shapes[0].as_const_int(), shapes[1].as_const_int()) else {
+            return Err(unsupported(
+                span,
+                "the PTO backend needs constant load/store sizes (the partition view's type holds them)".into(),
+            ));
+        };
+        // Offsets may be computed (`[i * 16, 0]` in a loop): their arithmetic comes first. The
+        // reference reads constants only and silently uses offset 0 for anything else.
+        let mut idx = Vec::new();
+        for e in [&offsets[0], &offsets[1], &shapes[0], &shapes[1]] {
+            idx.push(match e.as_const_int() {
+                Some(v) => self.names.index_const(v, self.indent),
+                None => self.scalar(e)?,
+            });
+        }
+        let p = self.names.fresh();
+        let part_ty = format!("!pto.partition_tensor_view<{h}x{w}x{dtype}>");
+        self.line(&format!(
+            "{p} = pto.partition_view {view_value}, offsets = [{}, {}], sizes = [{}, {}] : {} -> {part_ty}",
+            idx[0],
+            idx[1],
+            idx[2],
+            idx[3],
+            types::tensor_view(rank, dtype)
+        ));
+        Ok((p, part_ty))
+    }
+
+    /// A plain variable (not an iter arg: the reference does not accept those) and its name.
+    fn plain_var(&self, e: Option<&Expr>) -> Option<(VarId, String)> {
+        let v = e?.as_var()?;
+        let var = self.prog.var(v);
+        matches!(var.kind, VarKind::Plain).then(|| (v, var.name.clone()))
+    }
+}
+
+/// `outs(dst : type)`, or `outs()` without a target.
+fn outs(target: &Target) -> String {
+    match target {
+        Some((v, t)) => format!("outs({v} : {t})"),
+        None => "outs()".to_string(),
+    }
+}
+
+fn arity(span: Span, instr: &str, n: usize, got: usize) -> Res<()> {
+    if n == got {
+        return Ok(());
+    }
+    let s = if n == 1 { "" } else { "s" };
+    Err(Diagnostic::error(
+        codes::OP_ARG_COUNT,
+        span,
+        format!("Operation:[{instr}] requires {n} argument{s}, but got {got}"),
+    ))
+}
+
+fn tuple(e: Option<&Expr>) -> Option<&[Expr]> {
+    match &e?.kind {
+        ExprKind::MakeTuple(items) => Some(items),
+        _ => None,
+    }
+}
