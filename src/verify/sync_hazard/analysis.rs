@@ -173,7 +173,7 @@ pub fn resume(
     body: &Stmt,
     backend: Backend,
     model: &SyncModel,
-    base: &Analysis,
+    base: &mut Analysis,
     at: usize,
     opts: Options,
     edit: impl FnOnce(&mut State),
@@ -204,11 +204,12 @@ pub fn resume(
             _ => return None,
         };
     }
-    let leaves = base.leaves.clone();
-    let mut a = Analyzer::new(prog, backend, model, Options { snapshots: false, ..opts }, Analysis { leaves, ..Analysis::default() });
-    a.next = at;
     let mut st = snap.state.clone();
     edit(&mut st);
+    // The leaves are lent to the walk (they are all known), not copied.
+    let leaves = std::mem::take(&mut base.leaves);
+    let mut a = Analyzer::new(prog, backend, model, Options { snapshots: false, ..opts }, Analysis { leaves, ..Analysis::default() });
+    a.next = at;
     let mut st = Some(st);
     let mut first = true;
     for (stmts, i) in seqs.into_iter().rev() {
@@ -218,9 +219,10 @@ pub fn resume(
             st = a.stmt(c, st);
         }
         if a.out.aborted {
-            return Some(true);
+            break;
         }
     }
+    base.leaves = a.out.leaves;
     Some(a.out.aborted)
 }
 
@@ -232,14 +234,14 @@ struct Slot {
     /// The set ops that may be outstanding.
     sets: BTreeSet<usize>,
     /// Accesses that may be unfinished for an op ordered after the waiter.
-    unfinished: BTreeSet<usize>,
+    unfinished: LeafSet,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct State {
     /// Indexed by `PipeType::index()`: accesses that may not have finished when the next op
     /// of that pipe starts.
-    pending: [BTreeSet<usize>; 8],
+    pending: [LeafSet; 8],
     slots: BTreeMap<Event, Slot>,
     writers: BTreeMap<MemLoc, BTreeSet<usize>>,
     readers: BTreeMap<MemLoc, BTreeSet<usize>>,
@@ -255,6 +257,63 @@ fn union_map(a: &mut BTreeMap<MemLoc, BTreeSet<usize>>, b: &BTreeMap<MemLoc, BTr
     }
 }
 
+/// A set of leaf ids as a bit set: the pending sets hold a good part of a function's leaves,
+/// and states are cloned, joined and compared at every loop round and snapshot.
+#[derive(Clone, Debug, Default)]
+pub struct LeafSet {
+    words: Vec<u64>,
+}
+
+impl LeafSet {
+    fn insert(&mut self, i: usize) {
+        let w = i / 64;
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (i % 64);
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    fn union(&mut self, o: &LeafSet) {
+        if self.words.len() < o.words.len() {
+            self.words.resize(o.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&o.words) {
+            *a |= b;
+        }
+    }
+    fn intersect(&mut self, o: &LeafSet) {
+        for (i, a) in self.words.iter_mut().enumerate() {
+            *a &= o.words.get(i).copied().unwrap_or(0);
+        }
+    }
+    fn clear(&mut self) {
+        self.words.clear();
+    }
+    /// Keeps the ids for which `keep` holds.
+    fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        for (k, w) in self.words.iter_mut().enumerate() {
+            let mut bits = *w;
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if !keep(k * 64 + b) {
+                    *w &= !(1 << b);
+                }
+            }
+        }
+    }
+}
+
+impl PartialEq for LeafSet {
+    /// Equal as sets: trailing zero words do not count.
+    fn eq(&self, o: &LeafSet) -> bool {
+        let n = self.words.len().max(o.words.len());
+        (0..n).all(|i| self.words.get(i).copied().unwrap_or(0) == o.words.get(i).copied().unwrap_or(0))
+    }
+}
+
 /// The state after either of two paths (`None` = unreachable).
 fn join(a: Option<State>, b: Option<State>) -> Option<State> {
     let (mut a, b) = match (a, b) {
@@ -262,7 +321,7 @@ fn join(a: Option<State>, b: Option<State>) -> Option<State> {
         (Some(a), Some(b)) => (a, b),
     };
     for (p, q) in a.pending.iter_mut().zip(&b.pending) {
-        union(p, q);
+        p.union(q);
     }
     let events: BTreeSet<Event> = a.slots.keys().chain(b.slots.keys()).copied().collect();
     for e in events {
@@ -270,7 +329,7 @@ fn join(a: Option<State>, b: Option<State>) -> Option<State> {
         let x = a.slots.entry(e).or_default();
         x.must &= y.must;
         union(&mut x.sets, &y.sets);
-        union(&mut x.unfinished, &y.unfinished);
+        x.unfinished.union(&y.unfinished);
     }
     union_map(&mut a.writers, &b.writers);
     union_map(&mut a.readers, &b.readers);
@@ -451,28 +510,28 @@ impl<'a> Analyzer<'a> {
         match self.out.leaves[id].effect.clone() {
             Effect::Access { pipe, reads, writes } => self.access(&mut st, id, pipe, &reads, &writes),
             Effect::Set(e) => {
-                let unfinished: BTreeSet<usize> =
-                    st.pending[e.set_pipe.index()].iter().copied().filter(|&a| self.pipe_of(a) != Some(e.set_pipe)).collect();
+                let mut unfinished = st.pending[e.set_pipe.index()].clone();
+                unfinished.retain(|a| self.pipe_of(a) != Some(e.set_pipe));
                 let slot = st.slots.entry(e).or_default();
                 slot.must = true;
                 slot.sets.insert(id);
-                union(&mut slot.unfinished, &unfinished);
+                slot.unfinished.union(&unfinished);
             }
             Effect::Wait(e) => {
                 let slot = st.slots.remove(&e).unwrap_or_default();
                 self.out.matches.entry(id).or_default().extend(slot.sets.iter().copied());
                 if slot.must {
-                    st.pending[e.wait_pipe.index()].retain(|a| slot.unfinished.contains(a));
+                    st.pending[e.wait_pipe.index()].intersect(&slot.unfinished);
                 } else {
                     self.report(Finding::UnmatchedWait { wait: id, somewhere: !slot.sets.is_empty() });
                 }
             }
             Effect::PipeBarrier(p) => {
                 let leaves = &self.out.leaves;
-                st.pending[p.index()].retain(|&a| !matches!(leaves[a].effect, Effect::Access { pipe, .. } if pipe == p));
+                st.pending[p.index()].retain(|a| !matches!(leaves[a].effect, Effect::Access { pipe, .. } if pipe == p));
             }
             Effect::BarrierAll => {
-                st.pending.iter_mut().for_each(BTreeSet::clear);
+                st.pending.iter_mut().for_each(LeafSet::clear);
                 st.slots.values_mut().for_each(|s| s.unfinished.clear());
             }
             Effect::Nothing => {}
@@ -494,7 +553,7 @@ impl<'a> Analyzer<'a> {
         let mut found = Vec::new();
         let mut check = |table: &BTreeMap<MemLoc, BTreeSet<usize>>, m: &MemLoc, kind: DepKind| {
             for (_, ids) in table.iter().filter(|(loc, _)| loc.aliases(m)) {
-                for &a in ids.iter().filter(|a| pending.contains(a)) {
+                for &a in ids.iter().filter(|&&a| pending.contains(a)) {
                     found.push(Finding::Dependency { first: a, second: id, kind, mem: *m });
                 }
             }

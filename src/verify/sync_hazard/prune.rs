@@ -28,19 +28,24 @@ use crate::passes::Backend;
 /// that can be deleted together without the checker finding anything new.
 pub fn removable_syncs(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel) -> BTreeSet<usize> {
     let empty = BTreeSet::new();
-    let first = analyse_with(prog, body, backend, model, Options { skip: &empty, allowed: None, snapshots: true });
-    let allowed = first.findings.clone();
+    let mut base = analyse_with(prog, body, backend, model, Options { skip: &empty, allowed: None, snapshots: true });
+    let allowed = base.findings.clone();
     let mut skip: BTreeSet<usize> = BTreeSet::new();
-    let mut base = first;
+    // A group that failed once stays needed: deleting more only removes ordering (the states
+    // only grow), so only groups that are new in a later sweep are tried there.
+    let mut tried: BTreeSet<BTreeSet<usize>> = BTreeSet::new();
     loop {
         let mut deleted_any = false;
         for group in ordered_candidates(&base) {
+            if !tried.insert(group.clone()) {
+                continue;
+            }
             let group: BTreeSet<usize> = group.difference(&skip).copied().collect();
             let Some(&start) = group.first() else { continue };
             let mut trial = skip.clone();
             trial.extend(group.iter().copied());
             let trial_opts = Options { skip: &trial, allowed: Some(&allowed), snapshots: false };
-            let locally_needed = analysis::resume(prog, body, backend, model, &base, start, trial_opts, |st| {
+            let locally_needed = analysis::resume(prog, body, backend, model, &mut base, start, trial_opts, |st| {
                 st.forget_sets(&group)
             });
             if locally_needed == Some(true) {
@@ -55,7 +60,9 @@ pub fn removable_syncs(prog: &Program, body: &Stmt, backend: Backend, model: &Sy
         if !deleted_any {
             return skip;
         }
-        base = analyse_with(prog, body, backend, model, Options { skip: &skip, allowed: None, snapshots: true });
+        // The next sweep sees the matches after the deletions; its new groups (rare) go
+        // straight to a full trial, so no snapshots are needed.
+        base = analyse_with(prog, body, backend, model, Options { skip: &skip, allowed: None, snapshots: false });
     }
 }
 
