@@ -164,7 +164,12 @@ pub fn render(prog: &Program, backend: Backend, removed: &Removed, format: Stats
         StatsFormat::Json => {
             let fs: Vec<String> =
                 kernels.iter().map(|(f, s)| format!("{{\"name\":{},{}}}", json_str(&f.name), json(s))).collect();
-            format!("{{\"functions\":[{}],\"program\":{{\"name\":{},{}}}}}\n", fs.join(","), json_str(&prog.name), json(&total))
+            format!(
+                "{{\"functions\":[{}],\"program\":{{\"name\":{},{}}}}}\n",
+                fs.join(","),
+                json_str(&prog.name),
+                json(&total)
+            )
         }
     }
 }

@@ -45,9 +45,8 @@ pub fn removable_syncs(prog: &Program, body: &Stmt, backend: Backend, model: &Sy
             let mut trial = skip.clone();
             trial.extend(group.iter().copied());
             let trial_opts = Options { skip: &trial, allowed: Some(&allowed), snapshots: false };
-            let locally_needed = analysis::resume(prog, body, backend, model, &mut base, start, trial_opts, |st| {
-                st.forget_sets(&group)
-            });
+            let locally_needed =
+                analysis::resume(prog, body, backend, model, &mut base, start, trial_opts, |st| st.forget_sets(&group));
             if locally_needed == Some(true) {
                 continue;
             }
