@@ -23,7 +23,7 @@ mod common {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use common::gen::{generate, Shape};
-use ptoc::passes::{Backend, PassEnv, Pipeline};
+use ptoc::passes::{Backend, OptLevel, PassEnv, Pipeline};
 use ptoc::verify::{self, Rule};
 use std::time::{Duration, Instant};
 
@@ -93,7 +93,8 @@ fn bench_size(name: &str, shape: Shape) -> Table {
     let fixed: Option<usize> = std::env::var("PTOC_BENCH_RUNS").ok().and_then(|v| v.parse().ok());
     let (min_runs, max_runs) = fixed.map_or((3, 10), |n| (n, n));
     let env = PassEnv { backend: Backend::Cce };
-    let passes = Pipeline::Default.passes();
+    // The default level's pipeline, as the CLI runs it (remove-redundant-sync gets its own row).
+    let passes = Pipeline::Default.passes_at(OptLevel::default());
     let out_dir = std::env::temp_dir().join(format!("ptoc-bench-{}", std::process::id()));
     let out = out_dir.to_str().expect("UTF-8 temp dir");
     // The driver as the CLI runs it (function at a time on every CPU), on one thread, and whole.

@@ -14,6 +14,7 @@ mod output;
 mod plan;
 mod report;
 mod run_cmd;
+mod stats;
 
 use std::any::Any;
 use std::io::{Read, Write};
@@ -24,7 +25,7 @@ use std::sync::{Mutex, PoisonError};
 use clap::Parser;
 
 use crate::diag::{codes, Color, Diagnostic, Span};
-use crate::passes::{self, Backend, PassEnv, Pipeline};
+use crate::passes::{self, Backend, OptLevel, PassEnv, Pipeline};
 
 pub use compile::{dump_header, frontend};
 
@@ -108,12 +109,12 @@ pub fn run_with(args: &[String], host: Host<'_>) -> Output {
     })
 }
 
-/// Function-at-a-time compilation of `source` to C++ through `pipeline` (automatic
-/// verification on) on `jobs` threads: the files, or `None` when the program has to be
+/// Function-at-a-time compilation of `source` to C++ through `pipeline` at the default `-O`
+/// level, as the CLI runs it (automatic verification on) on `jobs` threads: the files, or `None` when the program has to be
 /// compiled whole (then `run` does that). For tests and benchmarks; `run` takes this path by
 /// itself unless `--whole-program` is given.
 pub fn cpp_by_function(source: &str, pipeline: Pipeline, jobs: usize) -> Option<Vec<(String, String)>> {
-    let plan = pipeline.passes();
+    let plan = pipeline.passes_at(OptLevel::default());
     let req = Request {
         passes: &plan,
         env: PassEnv { backend: Backend::Cce },
@@ -126,6 +127,8 @@ pub fn cpp_by_function(source: &str, pipeline: Pipeline, jobs: usize) -> Option<
         source_name: "-",
         verify_sync: false,
         report_redundant_sync: false,
+        sync_postcondition: true,
+        stats: None,
         by_function: Some(jobs),
         early: None,
     };
@@ -221,7 +224,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     }
     // A pass name that names no pass (or none of this run) is an error of the request, exit
     // status 1 (issue 3), reported before the input is read.
-    let plan = match plan::resolve(cli.pipeline(), cli.passes.as_deref(), cli.stop_after.as_deref()) {
+    let plan = match plan::resolve(cli.pipeline(), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref()) {
         Ok(p) => p,
         Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
     };
@@ -238,14 +241,13 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let batch = output::Batch::default();
     let out_dir = cli.output.as_deref().filter(|p| p.as_os_str() != "-");
     let early = out_dir.filter(|_| host.write_early && cli.emit == Emit::Cpp).map(|dir| Early { dir, batch: &batch });
+    let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
     let request = Request {
         passes: &plan,
         env: PassEnv { backend },
         print_after_all: cli.print_after_all,
         verify_each: cli.verify_each,
-        auto_verify: cli.passes.is_none()
-            && VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
-                == VerifyLevel::Basic,
+        auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,
         emit_cpp: cli.emit == Emit::Cpp,
         // Without -o, the one module of every function; with -o DIR, one file per kernel.
         emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() { PtoOutput::Files } else { PtoOutput::Module }),
@@ -253,6 +255,8 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         source_name: &file.name,
         verify_sync: cli.verify_sync,
         report_redundant_sync: cli.report_redundant_sync,
+        sync_postcondition: verify_level == VerifyLevel::Basic,
+        stats: cli.stats,
         by_function: (!cli.whole_program).then(|| jobs(cli.jobs)),
         early,
     };
@@ -260,7 +264,14 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     // On an error, `batch` is dropped and takes back any file written early.
     let mut out = match compile::compile(&file.text, &request, &mut dumps) {
         Ok(emitted) => success(emitted, cli.output, dumps),
-        Err(diags) => return input_error(&diags, &file, style, dumps),
+        Err(diags) => {
+            let mut out = input_error(&diags, &file, style, dumps);
+            // A failed postcondition of a pass is a bug of ptoc, not of the input.
+            if diags.iter().any(|d| d.message.starts_with(compile::INTERNAL_ERROR_PREFIX)) {
+                out.code = exit::INTERNAL_ERROR;
+            }
+            return out;
+        }
     };
     out.written = Some(batch);
     out
@@ -323,10 +334,12 @@ fn list_passes() -> String {
         }
         s.push_str(&format!("\n      {}\n", p.description));
     }
-    s.push_str("Pipelines (--pipeline):\n");
+    s.push_str("Pipelines (--pipeline), at -O0 (as the reference) and -O1 (the default):\n");
     for (name, pl) in [("default", Pipeline::Default), ("ptoas", Pipeline::Ptoas), ("none", Pipeline::None)] {
-        let list = pl.pass_names().join(", ");
-        s.push_str(&format!("  {name}: {}\n", if list.is_empty() { "(no passes)" } else { &list }));
+        for (level, opt) in [("-O0", OptLevel::O0), ("-O1", OptLevel::O1)] {
+            let list = pl.pass_names_at(opt).join(", ");
+            s.push_str(&format!("  {name} {level}: {}\n", if list.is_empty() { "(no passes)" } else { &list }));
+        }
     }
     s
 }
@@ -389,7 +402,8 @@ mod tests {
             assert_eq!(line.ends_with("(not implemented yet)"), !p.is_implemented(), "{line}");
         }
         assert!(s.contains("basic-memory-reuse (BasicMemoryReuse, MemoryReuse)"), "{s}");
-        assert!(s.contains("none: (no passes)"));
+        assert!(s.contains("none -O0: (no passes)"));
+        assert!(s.contains("insert-sync, remove-redundant-sync, allocate-memory-addr"), "{s}");
     }
 
     #[test]

@@ -93,6 +93,12 @@ fn run_ok(extra: &[&str], input: &[u8], findings: &mut Vec<String>) -> Option<pt
     if out.code == 0 || out.code == 1 {
         return Some(out);
     }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.code == 101 && stderr.contains("`insert-sync` left a sync hazard") {
+        // The driver's sync postcondition (issue 18): the known F2b category.
+        findings.push(format!("after insert-sync: sync hazards (the driver's postcondition, exit 101)\n{stderr}"));
+        return None;
+    }
     findings.push(format!(
         "status {} with {:?}\n--- input ---\n{}\n--- stderr ---\n{}",
         out.code,
@@ -579,10 +585,16 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
     same_both_ways(text.as_bytes(), &mut differ);
     differ.into_iter().for_each(&mut fail);
     let out = ptoc::driver::run(&args(&["--emit", "cpp", "--verify-sync"]), text.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
     match out.code {
         0 => stats[2] += 1,
         1 => {}
-        c => fail(format!("--emit cpp --verify-sync: status {c}\n{}", String::from_utf8_lossy(&out.stderr))),
+        // The driver's sync postcondition (issue 18) reports insert-sync's own hazards as an
+        // internal compiler error: the known F2b category below, seen through the CLI.
+        101 if stderr.contains("`insert-sync` left a sync hazard") => {
+            fail(format!("after insert-sync: sync hazards (the driver's postcondition, exit 101)\n{stderr}"))
+        }
+        c => fail(format!("--emit cpp --verify-sync: status {c}\n{stderr}")),
     }
 }
 

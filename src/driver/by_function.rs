@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::compile::{auto_verify, Request};
+use super::compile::{verify_after, Request};
 use crate::ast;
 use crate::codegen::{self, kernel, kernel_config, orchestration, CoreType, CoreTypes};
 use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Span, Stmt, Type, VarKind};
@@ -188,9 +188,7 @@ impl Work<'_> {
             {
                 return None;
             }
-            if req.auto_verify {
-                auto_verify(&prog, pass, &mut verified).ok()?;
-            }
+            verify_after(&prog, pass, req, &mut verified).ok()?;
         }
         Some(prog)
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::passes::{Backend, Pipeline};
+use crate::passes::{Backend, OptLevel, Pipeline};
 
 /// Text shown after the flags in `--help`.
 const AFTER_HELP: &str = "\
@@ -25,8 +25,11 @@ Commands:
   run  interpret a function of the program on inputs from .npy files or a seed and write
        its results as .npy (`ptoc run --help`, docs/execution.md)
 
-Passes run in the order of --passes if given, else of --pipeline. Use --list-passes for the names;
-the reference's CamelCase names (ConvertToSSA, MemoryReuse, ...) are accepted too.
+Passes run in the order of --passes if given, else of --pipeline at the -O level:
+  -O0  the pipelines exactly as the reference runs them
+  -O1  (default) also remove-redundant-sync right after insert-sync
+Use --list-passes for the names and what each level runs; the reference's CamelCase names
+(ConvertToSSA, MemoryReuse, ...) are accepted too.
 
 Output kinds and backends:
   --emit ir           the program after the passes (any backend, any pipeline)
@@ -66,6 +69,18 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "NAME")]
     pub pipeline: Option<PipelineArg>,
 
+    /// Optimisation level of the named pipelines: `0` runs them exactly as the reference does;
+    /// `1` (default) also runs remove-redundant-sync after insert-sync. `--passes` ignores it.
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = parse_opt_level)]
+    pub opt: OptLevel,
+
+    /// After compiling, print per kernel function and for the whole program: ops per pipe, sync
+    /// pairs per pipe pair, barriers, event ids, peak bytes per memory space against its
+    /// capacity, syncs removed. `--stats` (or `--stats=text`) writes text to stderr,
+    /// `--stats=json` one JSON object.
+    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    pub stats: Option<StatsFormat>,
+
     /// Print the IR after every pass to stderr, each after a header line
     /// `# ==== after-NN-<pass> ====` (NN = 1-based position in the run).
     #[arg(long)]
@@ -78,9 +93,11 @@ pub struct Cli {
     #[arg(long)]
     pub verify_each: bool,
 
-    /// Verification level of the named pipelines (spec §1.5–1.6): `basic` verifies SSAForm and
-    /// TypeChecked after convert-to-ssa (and AllocatedMemoryAddr after allocate-memory-addr);
-    /// `none` verifies nothing automatically. Default: the PTOC_VERIFY_LEVEL environment
+    /// Verification level (spec §1.5–1.6): `basic` verifies SSAForm and TypeChecked after
+    /// convert-to-ssa (and AllocatedMemoryAddr after allocate-memory-addr) in the named
+    /// pipelines, and checks the output of insert-sync and remove-redundant-sync for sync
+    /// hazards in every run (a hazard is an internal compiler error); `none` verifies nothing
+    /// automatically. Default: the PTOC_VERIFY_LEVEL environment
     /// variable (`none` or `basic`), else `basic`. `--passes` runs never verify automatically.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub verify_level: Option<VerifyLevel>,
@@ -167,6 +184,22 @@ pub enum Emit {
     Cpp,
     /// PTO-ISA MLIR (`pto-codegen.md`).
     Pto,
+}
+
+/// The format of `--stats`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    Text,
+    Json,
+}
+
+/// `-O0` / `-O1` (also `-O 0`).
+pub fn parse_opt_level(s: &str) -> Result<OptLevel, String> {
+    match s {
+        "0" => Ok(OptLevel::O0),
+        "1" => Ok(OptLevel::O1),
+        _ => Err(format!("unknown optimisation level `{s}` (use 0 or 1)")),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -280,6 +313,17 @@ mod tests {
         assert_eq!(cli.backend(), Backend::Cce);
         assert_eq!(cli.max_file_size, 256 << 20);
         assert!(cli.passes.is_none());
+        assert_eq!(cli.opt, OptLevel::O1);
+        assert_eq!(cli.stats, None);
+    }
+
+    #[test]
+    fn opt_levels_and_stats() {
+        assert_eq!(Cli::try_parse_from(["ptoc", "-O0", "x.pto"]).unwrap().opt, OptLevel::O0);
+        assert_eq!(Cli::try_parse_from(["ptoc", "-O", "1", "x.pto"]).unwrap().opt, OptLevel::O1);
+        assert!(Cli::try_parse_from(["ptoc", "-O2", "x.pto"]).is_err());
+        assert_eq!(Cli::try_parse_from(["ptoc", "--stats", "x.pto"]).unwrap().stats, Some(StatsFormat::Text));
+        assert_eq!(Cli::try_parse_from(["ptoc", "--stats=json", "x.pto"]).unwrap().stats, Some(StatsFormat::Json));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::Program;
-use crate::passes::{run_verifier, PassEnv, PassInfo, Property};
+use crate::passes::{remove_redundant_sync, run_verifier, PassEnv, PassInfo, Property};
 use crate::verify::{self, sync_hazard, Rule};
 use crate::{lower, parser, printer};
 
@@ -37,6 +37,10 @@ pub struct Request<'a> {
     pub verify_sync: bool,
     /// `--report-redundant-sync`: list removable sync ops on stderr.
     pub report_redundant_sync: bool,
+    /// Check the output of the sync passes for hazards (verification level `basic`).
+    pub sync_postcondition: bool,
+    /// `--stats`: statistics of the final program on stderr.
+    pub stats: Option<super::cli::StatsFormat>,
     /// Compile function at a time on this many threads when the request allows it
     /// ([`super::by_function`]); `None` (`--whole-program`) never does.
     pub by_function: Option<usize>,
@@ -70,7 +74,8 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
 /// Runs the request on `source`. IR dumps of `--print-after-all` are appended to `dumps` as
 /// they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
-    if let Some(jobs) = req.by_function.filter(|_| super::by_function::applies(req)) {
+    // Statistics are of the whole program (and count what each pass removed).
+    if let Some(jobs) = req.by_function.filter(|_| req.stats.is_none() && super::by_function::applies(req)) {
         if let Some(files) = super::by_function::compile(source, req, jobs) {
             return Ok(Emitted::Files(files));
         }
@@ -79,8 +84,12 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
             early.batch.discard();
         }
     }
-    let prog = run_passes(&|| frontend(source), source, req, dumps)?;
+    let mut removed = super::stats::Removed::new();
+    let prog = run_passes(&|| frontend(source), source, req, dumps, &mut removed)?;
     check_sync(&prog, source, req, dumps)?;
+    if let Some(format) = req.stats {
+        dumps.push_str(&super::stats::render(&prog, req.env.backend, &removed, format));
+    }
     if req.emit_cpp {
         emit_cpp(&prog).map(Emitted::Files)
     } else if let Some(form) = req.emit_pto {
@@ -93,7 +102,7 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
 /// Runs the request's passes (whole program) and returns the final program instead of
 /// emitting it: what `ptoc run` interprets.
 pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
-    let prog = run_passes(&|| frontend(source), source, req, dumps)?;
+    let prog = run_passes(&|| frontend(source), source, req, dumps, &mut super::stats::Removed::new())?;
     check_sync(&prog, source, req, dumps)?;
     Ok(prog)
 }
@@ -104,8 +113,15 @@ type Start<'s> = &'s dyn Fn() -> Result<Program, Vec<Diagnostic>>;
 
 /// Runs the planned passes in order on the program `start` gives; the first pass that is not
 /// implemented or fails ends the run. `source` is the text that program was lowered from (for
-/// locations in reports).
-fn run_passes(start: Start, source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+/// locations in reports). The sync ops each function lost in remove-redundant-sync are added
+/// to `removed` when statistics are asked for.
+fn run_passes(
+    start: Start,
+    source: &str,
+    req: &Request,
+    dumps: &mut String,
+    removed: &mut super::stats::Removed,
+) -> Result<Program, Vec<Diagnostic>> {
     let mut prog = start()?;
     // Properties verified so far by the pipeline's automatic verification (§1.6).
     let mut verified: Vec<Property> = Vec::new();
@@ -116,6 +132,8 @@ fn run_passes(start: Start, source: &str, req: &Request, dumps: &mut String) -> 
         if req.verify_each {
             check_properties(&prog, pass, Moment::Before)?;
         }
+        let counting = req.stats.is_some() && pass.name == remove_redundant_sync::NAME;
+        let before = if counting { super::stats::sync_counts(&prog) } else { Vec::new() };
         prog = match run(prog, &req.env) {
             Ok(out) => out,
             Err(diags) => {
@@ -125,6 +143,9 @@ fn run_passes(start: Start, source: &str, req: &Request, dumps: &mut String) -> 
                 })
             }
         };
+        if counting {
+            super::stats::add_removed(removed, &before, &prog);
+        }
         report_verifier_findings(&prog, pass, source, req, dumps);
         if req.print_after_all {
             dumps.push_str(&dump_header(k + 1, pass.name));
@@ -135,12 +156,62 @@ fn run_passes(start: Start, source: &str, req: &Request, dumps: &mut String) -> 
         if req.verify_each {
             check_properties(&prog, pass, Moment::After)?;
         }
-        if req.auto_verify {
-            auto_verify(&prog, pass, &mut verified)?;
-        }
+        verify_after(&prog, pass, req, &mut verified)?;
     }
     Ok(prog)
 }
+
+/// What is verified after each pass by default: the pipeline's automatic verification (when
+/// on) and the sync postcondition.
+pub(super) fn verify_after(
+    prog: &Program,
+    pass: &PassInfo,
+    req: &Request,
+    verified: &mut Vec<Property>,
+) -> Result<(), Vec<Diagnostic>> {
+    if req.auto_verify {
+        auto_verify(prog, pass, verified)?;
+    }
+    if req.sync_postcondition {
+        sync_postcondition(prog, pass, req.env.backend)?;
+    }
+    Ok(())
+}
+
+/// The passes whose output must be free of sync hazards.
+const SYNC_PASSES: &[&str] = &["insert-sync", remove_redundant_sync::NAME];
+
+/// After insert-sync and remove-redundant-sync, like Cranelift's verifier after every pass: a
+/// sync hazard in their output is a bug of ptoc, reported as an internal compiler error that
+/// names the two ops. A function that held sync ops written in the input (they have a source
+/// position; the passes' own have none) is left to `--verify-sync`: its hazards may be the
+/// author's.
+fn sync_postcondition(prog: &Program, pass: &PassInfo, backend: crate::passes::Backend) -> Result<(), Vec<Diagnostic>> {
+    if !SYNC_PASSES.contains(&pass.name) {
+        return Ok(());
+    }
+    let model = sync_hazard::SyncModel::default();
+    let mut found = Vec::new();
+    for f in &prog.functions {
+        if sync_hazard::has_written_syncs(prog, f) {
+            continue;
+        }
+        for h in sync_hazard::check_function(prog, f, backend, &model) {
+            let mut d = h.to_diagnostic();
+            d.message = format!("{INTERNAL_ERROR_PREFIX}`{}` left a sync hazard in `{}`: {}", pass.name, f.name, d.message);
+            d.notes.push("this is a bug in ptoc; please report it with the input file (`--verify-level none` skips this check)".into());
+            found.push(d);
+        }
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found)
+    }
+}
+
+/// How the message of an internal-error diagnostic starts (the driver exits with status 101).
+pub const INTERNAL_ERROR_PREFIX: &str = "internal compiler error: ";
 
 /// The properties a pipeline verifies by itself (§1.6).
 const AUTO_VERIFIED: &[Property] = &[Property::SsaForm, Property::TypeChecked, Property::AllocatedMemoryAddr];
@@ -336,10 +407,12 @@ mod tests {
             source_name: "p.pto",
             verify_sync: false,
             report_redundant_sync: false,
+            sync_postcondition: false,
+            stats: None,
             by_function: None,
             early: None,
         };
-        run_passes(&|| Ok(Program::new("p")), "", &req, &mut String::new())
+        run_passes(&|| Ok(Program::new("p")), "", &req, &mut String::new(), &mut Default::default())
     }
 
     #[test]

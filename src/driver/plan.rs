@@ -2,12 +2,13 @@
 //! Pass-name problems are usage errors (exit 2) reported as [`codes::UNKNOWN_PASS`].
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::passes::{self, PassInfo, Pipeline};
+use crate::passes::{self, OptLevel, PassInfo, Pipeline};
 
-/// Resolves the pass list of a run. `passes` (from `--passes`) replaces the pipeline's list;
-/// empty names are dropped, so `--passes ''` runs no pass.
+/// Resolves the pass list of a run. `passes` (from `--passes`) replaces the pipeline's list
+/// (at any `-O`); empty names are dropped, so `--passes ''` runs no pass.
 pub fn resolve(
     pipeline: Pipeline,
+    opt: OptLevel,
     passes: Option<&[String]>,
     stop_after: Option<&str>,
 ) -> Result<Vec<&'static PassInfo>, Diagnostic> {
@@ -18,7 +19,7 @@ pub fn resolve(
             .filter(|n| !n.is_empty())
             .map(|n| passes::lookup(n).ok_or_else(|| unknown_pass(n, "--passes")))
             .collect::<Result<Vec<_>, _>>()?,
-        None => pipeline.passes(),
+        None => pipeline.passes_at(opt),
     };
     if let Some(stop) = stop_after {
         let target = passes::lookup(stop.trim()).ok_or_else(|| unknown_pass(stop, "--stop-after"))?;
@@ -52,6 +53,23 @@ fn unknown_pass(name: &str, flag: &str) -> Diagnostic {
 mod tests {
     use super::*;
 
+    fn resolve_o0(
+        pipeline: Pipeline,
+        passes: Option<&[String]>,
+        stop_after: Option<&str>,
+    ) -> Result<Vec<&'static PassInfo>, Diagnostic> {
+        resolve(pipeline, OptLevel::O0, passes, stop_after)
+    }
+
+    #[test]
+    fn o1_runs_remove_redundant_sync_after_insert_sync() {
+        let got = names(resolve(Pipeline::Default, OptLevel::O1, None, None));
+        assert_eq!(got.len(), 9);
+        assert_eq!(got[6..8], ["insert-sync", "remove-redundant-sync"]);
+        let p = strings(&["insert-sync"]);
+        assert_eq!(names(resolve(Pipeline::Default, OptLevel::O1, Some(&p), None)), ["insert-sync"]);
+    }
+
     fn names(r: Result<Vec<&'static PassInfo>, Diagnostic>) -> Vec<&'static str> {
         r.unwrap().iter().map(|p| p.name).collect()
     }
@@ -61,41 +79,41 @@ mod tests {
 
     #[test]
     fn pipeline_lists() {
-        assert_eq!(names(resolve(Pipeline::Default, None, None)).len(), 8);
-        assert!(names(resolve(Pipeline::None, None, None)).is_empty());
+        assert_eq!(names(resolve_o0(Pipeline::Default, None, None)).len(), 8);
+        assert!(names(resolve_o0(Pipeline::None, None, None)).is_empty());
     }
 
     #[test]
     fn passes_replace_the_pipeline_and_accept_aliases() {
         let p = strings(&["MemoryReuse", " convert-to-ssa", ""]);
-        assert_eq!(names(resolve(Pipeline::Default, Some(&p), None)), ["basic-memory-reuse", "convert-to-ssa"]);
-        assert!(names(resolve(Pipeline::Default, Some(&[]), None)).is_empty());
+        assert_eq!(names(resolve_o0(Pipeline::Default, Some(&p), None)), ["basic-memory-reuse", "convert-to-ssa"]);
+        assert!(names(resolve_o0(Pipeline::Default, Some(&[]), None)).is_empty());
     }
 
     #[test]
     fn stop_after_truncates_at_first_occurrence() {
-        let got = names(resolve(Pipeline::Default, None, Some("FlattenCallExpr")));
+        let got = names(resolve_o0(Pipeline::Default, None, Some("FlattenCallExpr")));
         assert_eq!(got, ["convert-to-ssa", "outline-incore-scopes", "flatten-call-expr"]);
         let p = strings(&["flatten-single-stmt", "normalize-stmt-structure", "flatten-single-stmt"]);
-        assert_eq!(names(resolve(Pipeline::None, Some(&p), Some("flatten-single-stmt"))), ["flatten-single-stmt"]);
+        assert_eq!(names(resolve_o0(Pipeline::None, Some(&p), Some("flatten-single-stmt"))), ["flatten-single-stmt"]);
     }
 
     #[test]
     fn unknown_names_are_reported_with_the_known_list() {
-        let e = resolve(Pipeline::None, Some(&strings(&["convert-to-ssa", "bogus"])), None).unwrap_err();
+        let e = resolve_o0(Pipeline::None, Some(&strings(&["convert-to-ssa", "bogus"])), None).unwrap_err();
         assert_eq!(e.code, codes::UNKNOWN_PASS);
         assert!(e.message.contains("`bogus`"));
         assert!(e.notes[0].contains("insert-sync"));
-        let e = resolve(Pipeline::Default, None, Some("bogus")).unwrap_err();
+        let e = resolve_o0(Pipeline::Default, None, Some("bogus")).unwrap_err();
         assert!(e.message.contains("--stop-after"));
     }
 
     #[test]
     fn stop_after_a_pass_outside_the_run_is_an_error() {
-        let e = resolve(Pipeline::Ptoas, None, Some("insert-sync")).unwrap_err();
+        let e = resolve_o0(Pipeline::Ptoas, None, Some("insert-sync")).unwrap_err();
         assert_eq!(e.code, codes::UNKNOWN_PASS);
         assert!(e.message.contains("not part of this run"));
-        let e = resolve(Pipeline::None, None, Some("insert-sync")).unwrap_err();
+        let e = resolve_o0(Pipeline::None, None, Some("insert-sync")).unwrap_err();
         assert!(e.notes[0].contains("no passes"));
     }
 }

@@ -60,6 +60,11 @@ pub struct RunCli {
     #[arg(long, value_enum, value_name = "NAME", default_value_t = PipelineArg::Default)]
     pub pipeline: PipelineArg,
 
+    /// Optimisation level of the pipeline (`0`: as the reference; `1`, default: also
+    /// remove-redundant-sync), as for compiling.
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = super::cli::parse_opt_level)]
+    pub opt: crate::passes::OptLevel,
+
     /// Stop the pipeline after this pass.
     #[arg(long, value_name = "PASS")]
     pub stop_after: Option<String>,
@@ -97,6 +102,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     };
     let plan = match plan::resolve(
         Pipeline::from(cli.pipeline),
+        cli.opt,
         cli.passes.as_deref(),
         cli.stop_after.as_deref(),
     ) {
@@ -127,6 +133,9 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         source_name: &file.name,
         verify_sync: false,
         report_redundant_sync: false,
+        sync_postcondition: super::cli::VerifyLevel::resolve(None, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
+            == super::cli::VerifyLevel::Basic,
+        stats: None,
         by_function: None,
         early: None,
     };

@@ -692,7 +692,9 @@ pub static OPS: &[OpDef] = &[
     block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
         .cce(dst("TROWMIN", 2, BINARY))
         .pto(pto("pto.trowmin", 2)),
-    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(None, Some(PipeType::V)).unified(&["row_expand"])
+    // CCE pipe V although the reference has none (§3.3): it runs on the vector unit, and without a
+    // pipe neither insert-sync nor the hazard checker would order it (issue 16).
+    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand"])
         .pto(pto("pto.trowexpand", 1)),
     block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), None).unified(&["row_expand_add"])
         .cce(dst("TROWEXPANDADD", 2, BINARY)),

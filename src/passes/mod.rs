@@ -13,6 +13,7 @@ pub mod convert_to_ssa;
 pub mod flatten_call_expr;
 pub mod init_mem_ref;
 pub mod insert_sync;
+pub mod remove_redundant_sync;
 pub mod run_verifier;
 pub mod stmt_structure;
 
@@ -211,6 +212,16 @@ pub static PASSES: &[PassInfo] = &[
         run: Some(insert_sync::run),
     },
     PassInfo {
+        name: remove_redundant_sync::NAME,
+        aliases: &["RemoveRedundantSync"],
+        description: "delete every sync op whose deletion the sync hazard checker finds harmless (ptoc's own, -O1), then renumber event ids",
+        kind: PassKind::Function,
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[],
+        invalidated: &[],
+        run: Some(remove_redundant_sync::run),
+    },
+    PassInfo {
         name: "allocate-memory-addr",
         aliases: &["AllocateMemoryAddr"],
         description: "assign on-chip addresses to MemRefs, per memory space",
@@ -235,6 +246,25 @@ pub static PASSES: &[PassInfo] = &[
 /// Finds a pass by its kebab-case name or any alias.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|p| p.answers_to(name))
+}
+
+/// Optimisation levels (`-O0`, `-O1`), in the LLVM convention: `-O0` runs the named pipelines
+/// exactly as the reference does; `-O1` (the default) adds ptoc's own optimisations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OptLevel {
+    O0,
+    #[default]
+    O1,
+}
+
+impl OptLevel {
+    /// The passes this level adds to the named pipelines, each after the pass it follows.
+    pub fn additions(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            OptLevel::O0 => &[],
+            OptLevel::O1 => &[("insert-sync", remove_redundant_sync::NAME)],
+        }
+    }
 }
 
 /// The named pass lists of `--pipeline`.
@@ -275,9 +305,25 @@ impl Pipeline {
         }
     }
 
-    /// The passes of this pipeline, in order.
+    /// The passes of this pipeline, in order (as the reference runs it: `-O0`).
     pub fn passes(self) -> Vec<&'static PassInfo> {
         self.pass_names().iter().filter_map(|n| lookup(n)).collect()
+    }
+
+    /// The pass names of this pipeline at an optimisation level: [`Self::pass_names`] with the
+    /// level's additions after the passes they follow.
+    pub fn pass_names_at(self, opt: OptLevel) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for &name in self.pass_names() {
+            out.push(name);
+            out.extend(opt.additions().iter().filter(|(after, _)| *after == name).map(|(_, added)| *added));
+        }
+        out
+    }
+
+    /// The passes of this pipeline at an optimisation level, in order.
+    pub fn passes_at(self, opt: OptLevel) -> Vec<&'static PassInfo> {
+        self.pass_names_at(opt).iter().filter_map(|n| lookup(n)).collect()
     }
 }
 
@@ -335,7 +381,23 @@ mod tests {
         ] {
             assert!(lookup(n).is_some(), "{n}");
         }
-        assert_eq!(PASSES.len(), 11);
+        assert_eq!(PASSES.len(), 12);
+    }
+
+    #[test]
+    fn o1_adds_remove_redundant_sync_after_insert_sync_only() {
+        assert_eq!(Pipeline::Default.pass_names_at(OptLevel::O0), Pipeline::Default.pass_names());
+        let o1 = Pipeline::Default.pass_names_at(OptLevel::O1);
+        let at = o1.iter().position(|n| *n == "insert-sync").unwrap();
+        assert_eq!(o1[at + 1], "remove-redundant-sync");
+        assert_eq!(o1.len(), Pipeline::Default.pass_names().len() + 1);
+        // Without insert-sync there is nothing to remove.
+        assert_eq!(Pipeline::Ptoas.pass_names_at(OptLevel::O1), Pipeline::Ptoas.pass_names());
+        assert!(Pipeline::None.pass_names_at(OptLevel::O1).is_empty());
+        assert_eq!(OptLevel::default(), OptLevel::O1);
+        for (_, added) in OptLevel::O1.additions() {
+            assert!(lookup(added).is_some_and(|p| p.is_implemented()), "{added}");
+        }
     }
 }
 

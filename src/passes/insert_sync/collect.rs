@@ -106,7 +106,7 @@ fn positions_hint(s: &Stmt) -> usize {
         Stmt::If { then_body, else_body, .. } => {
             else_body.as_deref().map_or(0, hint).saturating_add(hint(then_body)).saturating_add(3)
         }
-        Stmt::For { body, .. } => hint(body).saturating_mul(2).saturating_add(2),
+        Stmt::For { body, .. } | Stmt::While { body, .. } => hint(body).saturating_mul(2).saturating_add(2),
         Stmt::Scope { body, .. } => hint(body).saturating_add(2),
         _ => 1,
     }
@@ -177,7 +177,9 @@ impl Collector<'_> {
         match s {
             Stmt::Seq { stmts, .. } => self.seq(stmts, 1, state),
             Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
-            Stmt::For { body, .. } => self.for_body(body, state),
+            // A while loop is a loop like any other (the reference skips it, §2.10 step 5;
+            // issue 16): its body may run again after itself.
+            Stmt::For { body, .. } | Stmt::While { body, .. } => self.for_body(body, state),
             _ => {}
         }
     }
@@ -215,7 +217,7 @@ impl Collector<'_> {
                     }
                 }
                 Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
-                Stmt::For { body, .. } => self.for_body(body, state),
+                Stmt::For { body, .. } | Stmt::While { body, .. } => self.for_body(body, state),
                 // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
                 Stmt::Scope { body, .. } => {
                     self.enter(Elem::marker(Kind::ScopeBody));

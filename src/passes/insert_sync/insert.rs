@@ -141,6 +141,10 @@ impl<'a> Plan<'a> {
                 kind,
                 span,
             },
+            // Phase 1 walks a while body as a `ForBody` too.
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                Stmt::While { cond, iter_args, body: Box::new(self.body(*body, Kind::ForBody, at)), return_vars, span }
+            }
             Stmt::Scope { kind, body, span } => {
                 Stmt::Scope { kind, body: Box::new(self.body(*body, Kind::ScopeBody, at)), span }
             }
@@ -163,7 +167,7 @@ impl<'a> Plan<'a> {
     fn seq(&mut self, stmts: Vec<Stmt>, at: Option<PosId>) -> Vec<Stmt> {
         let Some(at) = at else { return stmts };
         let mut plan = self.seqs.remove(&at).unwrap_or_default();
-        if plan.items.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. })) {
+        if plan.items.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Scope { .. })) {
             // Nothing to insert here or below: the sequence is unchanged.
             return stmts;
         }
@@ -183,7 +187,7 @@ impl<'a> Plan<'a> {
                     }
                     out.push(Stmt::Ops { stmts: run, span });
                 }
-                child @ (Stmt::If { .. } | Stmt::For { .. } | Stmt::Scope { .. }) => {
+                child @ (Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Scope { .. }) => {
                     flush(&mut pending, &mut out);
                     let child_at = self.child(Some(at), Elem::seq(i));
                     out.push(self.stmt(child, child_at));

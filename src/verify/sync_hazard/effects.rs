@@ -71,6 +71,13 @@ pub enum Effect {
     Nothing,
 }
 
+impl Effect {
+    /// A set, a wait or a barrier.
+    pub fn is_sync(&self) -> bool {
+        matches!(self, Effect::Set(_) | Effect::Wait(_) | Effect::PipeBarrier(_) | Effect::BarrierAll)
+    }
+}
+
 /// The effect of a leaf (`Assign` or `Eval`) statement; other statements have none.
 pub fn leaf_effect(prog: &Program, s: &Stmt, backend: Backend) -> Effect {
     let (lhs, value) = match s {

@@ -15,18 +15,19 @@
 
 mod analysis;
 mod effects;
+mod prune;
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 pub use analysis::{DepKind, SyncModel};
-pub use effects::{Event, MemLoc};
+pub use effects::{leaf_effect, Effect, Event, MemLoc};
+pub use prune::{delete_leaves, removable_syncs};
 
 use crate::diag::{codes, Diagnostic, Severity, Span};
 use crate::ir::{Function, PipeType, Program};
 use crate::passes::Backend;
 use analysis::{analyse, Analysis, Finding};
-use effects::Effect;
 
 /// An op involved in a finding.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,17 +79,30 @@ pub fn check_sync(prog: &Program, backend: Backend) -> Vec<Hazard> {
 
 /// [`check_sync`] with an explicit hardware model.
 pub fn check_sync_with(prog: &Program, backend: Backend, model: &SyncModel) -> Vec<Hazard> {
-    let mut out = Vec::new();
-    for f in &prog.functions {
-        let a = analyse(prog, &f.body, backend, model, &BTreeSet::new());
-        let mut found: Vec<Finding> = a.findings.iter().copied().collect();
-        found.sort_by_key(|f| match *f {
-            Finding::Dependency { first, second, .. } => (second, first),
-            Finding::UnmatchedWait { wait, .. } => (wait, wait),
-        });
-        out.extend(found.into_iter().map(|x| hazard(f, &a, x)));
-    }
-    out
+    prog.functions.iter().flat_map(|f| check_function(prog, f, backend, model)).collect()
+}
+
+/// The hazards of one function of `prog`, in program order.
+pub fn check_function(prog: &Program, f: &Function, backend: Backend, model: &SyncModel) -> Vec<Hazard> {
+    let a = analyse(prog, &f.body, backend, model, &BTreeSet::new());
+    let mut found: Vec<Finding> = a.findings.iter().copied().collect();
+    found.sort_by_key(|f| match *f {
+        Finding::Dependency { first, second, .. } => (second, first),
+        Finding::UnmatchedWait { wait, .. } => (wait, wait),
+    });
+    found.into_iter().map(|x| hazard(f, &a, x)).collect()
+}
+
+/// Whether `f` holds a sync op with a source position: one written in the input, not made by
+/// a pass.
+pub fn has_written_syncs(prog: &Program, f: &Function) -> bool {
+    let mut found = false;
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        if !found && !s.span().is_none() && matches!(s, crate::ir::Stmt::Eval { .. }) {
+            found = leaf_effect(prog, s, Backend::Cce).is_sync();
+        }
+    });
+    found
 }
 
 /// [`check_sync`] as diagnostics (errors `E0603` / `E0604`, pointing at the later op).

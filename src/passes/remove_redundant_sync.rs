@@ -1,0 +1,95 @@
+//! `remove-redundant-sync` (ptoc's own pass, issue 18; not in the reference): runs after
+//! insert-sync and deletes every sync op (`sync_src`/`sync_dst` pair, dangling `sync_src`,
+//! `bar_v`/`bar_m`/`bar_all`) whose deletion makes the sync hazard checker find nothing it did
+//! not find before, then renumbers the event ids of each pipe pair compactly.
+//!
+//! The checker is the judge ([`sync_hazard::removable_syncs`] holds the search: order, trials,
+//! re-checks after each deletion); this module only applies its answer to the IR. Every
+//! function is treated on its own, as the checker checks it.
+
+use std::collections::BTreeMap;
+
+use super::PassEnv;
+use crate::diag::Diagnostic;
+use crate::ir::{Callee, KwValue, Program, Stmt};
+use crate::verify::sync_hazard::{self, SyncModel};
+
+/// The pass's registry name.
+pub const NAME: &str = "remove-redundant-sync";
+
+/// The pass: every function, in program order.
+pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    let model = SyncModel::default();
+    let mut functions = std::mem::take(&mut prog.functions);
+    for f in &mut functions {
+        let drop = sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model);
+        if drop.is_empty() {
+            continue;
+        }
+        let body = std::mem::replace(&mut f.body, Stmt::empty());
+        f.body = sync_hazard::delete_leaves(body, &drop);
+        renumber_events(&mut f.body);
+    }
+    prog.functions = functions;
+    Ok(prog)
+}
+
+/// Renumbers the event ids of each (set pipe, wait pipe) pair to 0, 1, … in the order of the
+/// old ids. A one-to-one renaming within a pipe pair orders exactly what the old ids did.
+fn renumber_events(body: &mut Stmt) {
+    let mut used: BTreeMap<(i64, i64), BTreeMap<i64, i64>> = BTreeMap::new();
+    for_each_sync(body, &mut |kw| {
+        if let Some((pipes, id)) = event_of(kw) {
+            used.entry(pipes).or_default().insert(id, 0);
+        }
+    });
+    for ids in used.values_mut() {
+        for (k, new) in ids.values_mut().enumerate() {
+            *new = k as i64;
+        }
+    }
+    for_each_sync(body, &mut |kw| {
+        let Some((pipes, id)) = event_of(kw) else { return };
+        let new = used.get(&pipes).and_then(|m| m.get(&id)).copied().unwrap_or(id);
+        for (k, v) in kw.iter_mut() {
+            if *k == "event_id" {
+                *v = KwValue::Int(new);
+            }
+        }
+    });
+}
+
+/// ((set pipe, wait pipe), event id) of a sync op's kwargs.
+fn event_of(kw: &[(&'static str, KwValue)]) -> Option<((i64, i64), i64)> {
+    let int = |name: &str| {
+        kw.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
+            KwValue::Int(i) => Some(*i),
+            _ => None,
+        })
+    };
+    Some(((int("set_pipe")?, int("wait_pipe")?), int("event_id")?))
+}
+
+/// Calls `f` with the kwargs of every `system.sync_src` / `system.sync_dst` in `s`.
+fn for_each_sync(s: &mut Stmt, f: &mut impl FnMut(&mut Vec<(&'static str, KwValue)>)) {
+    match s {
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter_mut().for_each(|c| for_each_sync(c, f)),
+        Stmt::If { then_body, else_body, .. } => {
+            for_each_sync(then_body, f);
+            if let Some(e) = else_body {
+                for_each_sync(e, f);
+            }
+        }
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Scope { body, .. } => for_each_sync(body, f),
+        Stmt::Eval { expr, .. } => {
+            if let crate::ir::ExprKind::Call(call) = &mut expr.kind {
+                if let Callee::Op(op) = call.callee {
+                    if matches!(crate::ops::name(op), "system.sync_src" | "system.sync_dst") {
+                        f(&mut call.kwargs);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}

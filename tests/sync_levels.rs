@@ -1,0 +1,168 @@
+//! `-O1` against `-O0` on real programs (issue 18): for every input of the corpora (the DSL
+//! conformance inputs, the default-pipeline and insert-sync inputs of the golden corpus, the
+//! cpusim programs, `examples/`) and for genmix programs of every kind, the default pipeline at
+//! `-O1` must
+//! - pass `--verify-sync` (no hazard) and leave nothing for `--report-redundant-sync`;
+//! - have no more sync ops than at `-O0`, and differ from it only in sync ops;
+//! - accept exactly the programs `-O0` accepts.
+//!
+//! The totals (sync pairs and barriers at both levels) are printed: they are the table in
+//! docs/performance.md. `PTOC_SYNC_GENMIX=N` sets the genmix programs per kind (default 43,
+//! i.e. 301 programs); without python3 or genmix.py only the corpora are checked.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use ptoc::driver;
+
+/// genmix kinds (`genmix.py --kind`).
+const KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "reduce", "scalar", "mixed"];
+
+fn ptoc(args: &[&str], input: &str) -> driver::Output {
+    let argv: Vec<String> = ["ptoc", "--error-format", "short"].iter().chain(args).map(|s| s.to_string()).collect();
+    driver::run(&argv, input.as_bytes())
+}
+
+/// Sync pairs (sync_src ops) and barriers of IR text.
+fn syncs(ir: &str) -> (usize, usize) {
+    let lines = ir.lines().map(str::trim_start);
+    let (mut pairs, mut bars) = (0, 0);
+    for l in lines {
+        if l.starts_with("pl.system.sync_src(") {
+            pairs += 1;
+        } else if l.starts_with("pl.system.bar_") {
+            bars += 1;
+        }
+    }
+    (pairs, bars)
+}
+
+/// The text without its sync ops and with event ids gone (what must not differ).
+fn without_syncs(ir: &str) -> String {
+    ir.lines().filter(|l| !l.trim_start().starts_with("pl.system.")).collect::<Vec<_>>().join("\n")
+}
+
+#[derive(Default)]
+struct Totals {
+    programs: usize,
+    refused: usize,
+    o0: (usize, usize),
+    o1: (usize, usize),
+}
+
+/// Checks one program; `Err` says what is wrong.
+fn check(name: &str, text: &str, totals: &mut Totals) -> Result<(), String> {
+    let o0 = ptoc(&["-O0", "-"], text);
+    let o1 = ptoc(&["-O1", "--verify-sync", "--report-redundant-sync", "-"], text);
+    if o0.code != 0 {
+        if o1.code == 0 {
+            return Err(format!("{name}: -O0 refuses the program but -O1 accepts it"));
+        }
+        totals.refused += 1;
+        return Ok(());
+    }
+    let err = String::from_utf8_lossy(&o1.stderr);
+    if o1.code != 0 {
+        return Err(format!("{name}: -O1 fails (exit {}): {}", o1.code, common::excerpt(&err, 1500)));
+    }
+    if err.contains("E0605") {
+        return Err(format!("{name}: -O1 leaves redundant syncs:\n{}", common::excerpt(&err, 1500)));
+    }
+    let (t0, t1) = (String::from_utf8_lossy(&o0.stdout), String::from_utf8_lossy(&o1.stdout));
+    let (s0, s1) = (syncs(&t0), syncs(&t1));
+    if s1.0 + s1.1 > s0.0 + s0.1 || s1.0 > s0.0 {
+        return Err(format!("{name}: -O1 has more syncs than -O0: {s1:?} > {s0:?}"));
+    }
+    if without_syncs(&t0) != without_syncs(&t1) {
+        return Err(format!("{name}: -O0 and -O1 differ in more than sync ops"));
+    }
+    totals.programs += 1;
+    totals.o0 = (totals.o0.0 + s0.0, totals.o0.1 + s0.1);
+    totals.o1 = (totals.o1.0 + s1.0, totals.o1.1 + s1.1);
+    Ok(())
+}
+
+fn corpus_inputs() -> Vec<PathBuf> {
+    let root = common::manifest_dir();
+    let mut files = Vec::new();
+    let dsl = common::corpus::dsl_corpus_dir();
+    files.extend(common::corpus::dsl_cases(&dsl).into_iter().map(|c| c.join("input.pto")));
+    let dir = common::corpus::corpus_dir();
+    if dir.is_dir() {
+        for (_, folder, case) in common::corpus::cases(&dir) {
+            if folder == "pipeline-default" || folder == "insert-sync" {
+                files.push(case.join("input.pto"));
+            }
+        }
+    }
+    files.extend(common::files_under(&root.join("../shared/cpusim/programs"), ".pto"));
+    files.extend(common::files_under(&root.join("examples"), ".pto"));
+    files.retain(|p| p.is_file());
+    files
+}
+
+fn genmix(script: &Path, kind: &str, seed: u64) -> Option<String> {
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .args(["--seed", &seed.to_string(), "--kind", kind])
+        .output()
+        .ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn report(what: &str, t: &Totals) {
+    let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * (b as f64 - a as f64) / b as f64 };
+    eprintln!(
+        "sync_levels {what}: {} programs ({} refused by both levels): sync pairs -O0 {} -> -O1 {} ({:.1}% fewer), barriers -O0 {} -> -O1 {} ({:.1}% fewer)",
+        t.programs,
+        t.refused,
+        t.o0.0,
+        t.o1.0,
+        pct(t.o1.0, t.o0.0),
+        t.o0.1,
+        t.o1.1,
+        pct(t.o1.1, t.o0.1)
+    );
+}
+
+#[test]
+fn o1_is_hazard_free_and_never_has_more_syncs_on_the_corpora() {
+    let mut totals = Totals::default();
+    let mut failures = Vec::new();
+    for path in corpus_inputs() {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        if let Err(e) = check(&path.display().to_string(), &text, &mut totals) {
+            failures.push(e);
+        }
+    }
+    report("corpora", &totals);
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
+    let script = common::manifest_dir().join("../shared/tools/genmix.py");
+    if !script.is_file() {
+        eprintln!("sync_levels: {} not found; no genmix programs checked", script.display());
+        return;
+    }
+    let per_kind: u64 = std::env::var("PTOC_SYNC_GENMIX").ok().and_then(|v| v.parse().ok()).unwrap_or(43);
+    let mut totals = Totals::default();
+    let mut failures = Vec::new();
+    let mut generated = 0;
+    for kind in KINDS {
+        for seed in 1..=per_kind {
+            let Some(text) = genmix(&script, kind, seed) else { continue };
+            generated += 1;
+            if let Err(e) = check(&format!("genmix --kind {kind} --seed {seed}"), &text, &mut totals) {
+                failures.push(e);
+            }
+        }
+    }
+    if generated == 0 {
+        eprintln!("sync_levels: genmix.py produced nothing (no python3?); no genmix programs checked");
+    }
+    report(&format!("genmix ({per_kind} per kind)"), &totals);
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
