@@ -126,8 +126,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         source_name: &file.name,
         verify_sync: false,
         report_redundant_sync: false,
-        by_function: None,
-        early: None,
+        jobs: crate::parser::default_jobs(),
     };
     let mut dumps = String::new();
     let prog = match super::compile::compile_program(&file.text, &request, &mut dumps) {
