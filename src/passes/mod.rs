@@ -17,13 +17,8 @@ pub mod manager;
 pub mod run_verifier;
 pub mod stmt_structure;
 
-/// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
-/// table they read; C++ emission is CCE only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Cce,
-    Pto,
-}
+// Passes take the backend as a value; it is defined with the rest of the backend model.
+pub use crate::backend::Backend;
 
 /// What a pass gets besides the program: the settings that are values, not globals (spec §1).
 #[derive(Clone, Copy, Debug)]
