@@ -1,10 +1,10 @@
 //! Per-stage benchmark of the whole compiler (issue 7): lex, parse, lower, each pass of the
-//! default pipeline, the automatic verification, print and C++ codegen (each stage on the whole
-//! program, one thread), plus the in-process driver end to end (`ptoc --emit=cpp -o DIR -`,
-//! everything but writing the files): as the CLI runs it (function at a time on every CPU), with
-//! `-j1`, and with `--whole-program`; and the release `ptoc` binary as a process
+//! default pipeline (each through the pass manager), the automatic verification, print and C++
+//! codegen (each stage on its own; parsing on every CPU and on one thread), plus the in-process
+//! driver end to end (`ptoc --emit=cpp -o DIR -`, everything but writing the files) as the CLI
+//! runs it, with `-j1`, and to IR (`--emit ir`); and the release `ptoc` binary as a process
 //! (`ptoc --emit=cpp -o DIR FILE`: start-up, reading the file and writing the C++ files included),
-//! into a new directory and into one that already holds the same files.
+//! into a new directory and into one that already holds the same files, and `--emit ir`.
 //!
 //! `cargo bench --bench stages` runs the sizes 1k, 10k, 50k, 100k lines (`genpto.py` shape,
 //! 500 ops per kernel) and the long-kernel shape (2 kernels × 5,000 ops), each several times,
@@ -23,8 +23,8 @@ mod common {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use common::gen::{generate, Shape};
+use ptoc::passes::manager::{self, Manager};
 use ptoc::passes::{Backend, OptLevel, PassEnv, Pipeline};
-use ptoc::verify::{self, Rule};
 use std::time::{Duration, Instant};
 
 /// The benchmark inputs: name and shape.
@@ -97,15 +97,15 @@ fn bench_size(name: &str, shape: Shape) -> Table {
     let passes = Pipeline::Default.passes_at(OptLevel::default());
     let out_dir = std::env::temp_dir().join(format!("ptoc-bench-{}", std::process::id()));
     let out = out_dir.to_str().expect("UTF-8 temp dir");
-    // The driver as the CLI runs it (function at a time on every CPU), on one thread, and whole.
+    // The driver as the CLI runs it (on every CPU), on one thread, and to IR on stdout.
     let drivers: [(&str, Vec<String>); 3] = [
-        ("driver end to end", vec![]),
-        ("driver, 1 thread", vec!["-j1".to_string()]),
-        ("driver, whole program", vec!["--whole-program".to_string()]),
+        ("driver end to end", vec!["--emit=cpp", "-o", out]),
+        ("driver, 1 thread", vec!["--emit=cpp", "-o", out, "-j1"]),
+        ("driver --emit ir", vec!["--emit=ir"]),
     ]
-    .map(|(stage, extra)| {
-        let args = ["ptoc", "--emit=cpp", "-o", out].map(String::from);
-        (stage, args.into_iter().chain(extra).chain(["-".to_string()]).collect())
+    .map(|(stage, args)| {
+        let args = std::iter::once("ptoc").chain(args).chain(["-"]).map(String::from).collect();
+        (stage, args)
     });
     let mut table = Table::new();
     let started = Instant::now();
@@ -114,27 +114,18 @@ fn bench_size(name: &str, shape: Shape) -> Table {
         runs += 1;
         let t_all = Instant::now();
         timed(&mut table, "lex", || ptoc::lexer::tokens(&source).expect("lexes").len());
+        timed(&mut table, "parse, 1 thread", || ptoc::parser::parse_with_jobs(&source, 1).expect("parses"));
         let module = timed(&mut table, "parse (incl. lex)", || ptoc::parser::parse(&source).expect("parses"));
         // Lowering consumes the syntax tree (and drops it function by function).
         let mut prog = timed(&mut table, "lower", || ptoc::lower::lower(module).expect("lowers"));
+        let mut verified = Vec::new();
         for pass in &passes {
-            let run = pass.run.expect("default pipeline passes are implemented");
-            prog = timed(&mut table, pass.name, || run(prog, &env).expect("pass succeeds"));
-            if pass.name == ptoc::passes::run_verifier::NAME {
-                timed(&mut table, "run-verifier report", || {
-                    ptoc::passes::run_verifier::report(&prog, &[] as &[&str], "big.pto", &source)
-                });
-            }
+            // One pass at a time through the pass manager (its findings included).
+            let one = [*pass];
+            prog = timed(&mut table, pass.name, || Manager::new(&one, env).run(prog).expect("pass succeeds"));
             // The driver's automatic verification (§1.6) at verification level `basic`.
-            let rules: &[Rule] = match pass.name {
-                "convert-to-ssa" => &[Rule::SsaVerify, Rule::TypeCheck],
-                "allocate-memory-addr" => &[Rule::AllocatedMemoryAddr],
-                _ => &[],
-            };
-            if !rules.is_empty() {
-                let found = timed(&mut table, "auto-verify", || verify::verify(&prog, rules));
-                assert!(found.is_empty(), "benchmark program fails verification after {}", pass.name);
-            }
+            let checked = timed(&mut table, "auto-verify", || manager::auto_verify(&prog, pass, &mut verified));
+            assert!(checked.is_ok(), "benchmark program fails verification after {}", pass.name);
         }
         timed(&mut table, "print (final IR)", || ptoc::printer::print_program(&prog).len());
         timed(&mut table, "codegen (C++)", || ptoc::codegen::generate(&prog).expect("codegen").len());
@@ -150,14 +141,20 @@ fn bench_size(name: &str, shape: Shape) -> Table {
     // they are kept and touched, see `driver::output`).
     let input = out_dir.with_extension("pto");
     std::fs::write(&input, &source).expect("write the input file");
+    let ir_out = out_dir.with_extension("ir.pto");
+    let ir_out = ir_out.to_str().expect("UTF-8 temp dir");
     for _ in 0..runs {
-        for (stage, fresh) in [("CLI (ptoc process)", true), ("CLI, -o DIR up to date", false)] {
+        for (stage, fresh) in
+            [("CLI (ptoc process)", true), ("CLI, -o DIR up to date", false), ("CLI --emit ir -o FILE", true)]
+        {
             if fresh {
                 let _ = std::fs::remove_dir_all(&out_dir);
+                let _ = std::fs::remove_file(ir_out);
             }
+            let args = if stage.contains("--emit ir") { ["--emit=ir", "-o", ir_out] } else { ["--emit=cpp", "-o", out] };
             let t = Instant::now();
             let status = std::process::Command::new(env!("CARGO_BIN_EXE_ptoc"))
-                .args(["--emit=cpp", "-o", out])
+                .args(args)
                 .arg(&input)
                 .status()
                 .expect("run the ptoc binary");
@@ -166,6 +163,7 @@ fn bench_size(name: &str, shape: Shape) -> Table {
         }
     }
     let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(ir_out);
     let _ = std::fs::remove_dir_all(&out_dir);
     println!("{runs} runs; best / median in ms");
     for (stage, times) in &mut table {

@@ -190,6 +190,38 @@ pub enum BinaryOp {
     Pow,
 }
 
+impl BinaryOp {
+    /// The IR operator this syntax stands for. Its [`crate::ir::BinOp::precedence`] is the one
+    /// precedence table: the parser orders operator chains by it and the printer parenthesizes
+    /// by it.
+    pub fn ir(self) -> crate::ir::BinOp {
+        use crate::ir::BinOp;
+        match self {
+            BinaryOp::Or => BinOp::Or,
+            BinaryOp::Xor => BinOp::Xor,
+            BinaryOp::And => BinOp::And,
+            BinaryOp::Eq => BinOp::Eq,
+            BinaryOp::Ne => BinOp::Ne,
+            BinaryOp::Lt => BinOp::Lt,
+            BinaryOp::Le => BinOp::Le,
+            BinaryOp::Gt => BinOp::Gt,
+            BinaryOp::Ge => BinOp::Ge,
+            BinaryOp::BitOr => BinOp::BitOr,
+            BinaryOp::BitXor => BinOp::BitXor,
+            BinaryOp::BitAnd => BinOp::BitAnd,
+            BinaryOp::Shl => BinOp::Shl,
+            BinaryOp::Shr => BinOp::Shr,
+            BinaryOp::Add => BinOp::Add,
+            BinaryOp::Sub => BinOp::Sub,
+            BinaryOp::Mul => BinOp::Mul,
+            BinaryOp::Div => BinOp::FloatDiv,
+            BinaryOp::FloorDiv => BinOp::FloorDiv,
+            BinaryOp::Mod => BinOp::FloorMod,
+            BinaryOp::Pow => BinOp::Pow,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnaryOp {
     Neg,

@@ -4,7 +4,14 @@
 //! a column of the operator table ([`crate::ops::OpDef::pipe_cce`] / `pipe_pto`).
 
 use crate::ir::{MemorySpace, OpId, PipeType};
-pub use crate::passes::Backend;
+
+/// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
+/// table they read; C++ emission is CCE only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Cce,
+    Pto,
+}
 
 /// On-core capacity of a memory space in bytes; 0 for DDR ("no limit").
 pub fn capacity(space: MemorySpace) -> u64 {

@@ -6,7 +6,6 @@
 //! thread with a 1 GiB stack, so deeply nested input cannot overflow the stack, and a panic
 //! (always a bug) becomes an "internal compiler error" with exit status 101.
 
-mod by_function;
 mod cli;
 mod compile;
 mod input;
@@ -27,10 +26,10 @@ use clap::Parser;
 use crate::diag::{codes, Color, Diagnostic, Span};
 use crate::passes::{self, Backend, OptLevel, PassEnv, Pipeline};
 
-pub use compile::{dump_header, frontend};
+pub use compile::{dump_header, frontend, frontend_with_jobs};
 
 use cli::{Cli, ColorArg, Emit, VerifyLevel};
-use compile::{Early, Emitted, PtoOutput, Request};
+use compile::{Emitted, PtoOutput, Request};
 use input::SourceFile;
 use report::Style;
 
@@ -53,9 +52,6 @@ pub struct Output {
     pub code: i32,
     /// Files to write (path, contents); empty unless the run succeeded with `-o`.
     pub files: Vec<(PathBuf, Vec<u8>)>,
-    /// Files already written (not in `files`), when the host let the run write them as they
-    /// were ready ([`Host::write_early`]); [`write_files`] completes them, dropping discards.
-    pub(crate) written: Option<output::Batch>,
 }
 
 /// What the driver needs from its environment besides the arguments.
@@ -66,10 +62,6 @@ pub struct Host<'a> {
     pub stderr_is_terminal: bool,
     /// Whether `NO_COLOR` is set to a non-empty value.
     pub no_color: bool,
-    /// Whether the run may write `-o` C++ files while it compiles, each as soon as it is ready
-    /// (the CLI: the writing overlaps the compilation of other functions). They are then not in
-    /// [`Output::files`], and only [`write_files`]/[`deliver`] make them final.
-    pub write_early: bool,
 }
 
 impl Host<'_> {
@@ -87,7 +79,7 @@ impl Host<'_> {
 /// Stderr counts as not a terminal, so `--color=auto` means no colour.
 pub fn run(args: &[String], stdin: &[u8]) -> Output {
     let mut stdin = stdin;
-    run_with(args, Host { stdin: &mut stdin, stderr_is_terminal: false, no_color: false, write_early: false })
+    run_with(args, Host { stdin: &mut stdin, stderr_is_terminal: false, no_color: false })
 }
 
 /// [`run`] with an explicit environment (what `main` uses).
@@ -109,32 +101,6 @@ pub fn run_with(args: &[String], host: Host<'_>) -> Output {
     })
 }
 
-/// Function-at-a-time compilation of `source` to C++ through `pipeline` at the default `-O`
-/// level, as the CLI runs it (automatic verification on) on `jobs` threads: the files, or `None` when the program has to be
-/// compiled whole (then `run` does that). For tests and benchmarks; `run` takes this path by
-/// itself unless `--whole-program` is given.
-pub fn cpp_by_function(source: &str, pipeline: Pipeline, jobs: usize) -> Option<Vec<(String, String)>> {
-    let plan = pipeline.passes_at(OptLevel::default());
-    let req = Request {
-        passes: &plan,
-        env: PassEnv { backend: Backend::Cce },
-        print_after_all: false,
-        verify_each: false,
-        auto_verify: true,
-        emit_cpp: true,
-        emit_pto: None,
-        disabled_rules: &[],
-        source_name: "-",
-        verify_sync: false,
-        report_redundant_sync: false,
-        sync_postcondition: true,
-        stats: None,
-        by_function: Some(jobs),
-        early: None,
-    };
-    by_function::compile(source, &req, jobs)
-}
-
 /// Parse → lower → print, without passes: the convenience entry for tests.
 pub fn compile_to_ir_text(source: &str) -> Result<String, Vec<Diagnostic>> {
     frontend(source).map(|p| crate::printer::print_program(&p))
@@ -154,8 +120,7 @@ pub fn deliver(out: Output) -> i32 {
 /// without them; when one cannot be written, the run becomes a `FILE_WRITE` error (exit status
 /// 1, nothing on stdout). `main` does this through [`deliver`]; the lit tests call it directly.
 pub fn write_files(mut out: Output) -> Output {
-    let batch = out.written.take().unwrap_or_default();
-    if let Err((path, e)) = batch.finish(&out.files) {
+    if let Err((path, e)) = output::write_all(&out.files) {
         let d = Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot write `{}`: {e}", path.display()));
         let style = Style { format: cli::ErrorFormat::Human, color: Color::Never };
         out.stderr.extend_from_slice(report::render(&[d], None, style).as_bytes());
@@ -166,13 +131,9 @@ pub fn write_files(mut out: Output) -> Output {
     out
 }
 
-/// Threads for function-at-a-time compilation: `--jobs`, else the CPUs (at most 8; more
-/// rarely pays, since the orchestration step at the end is serial).
+/// Threads a compilation may use: `--jobs`, else the CPUs (at most 8).
 fn jobs(flag: Option<u16>) -> usize {
-    match flag {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-    }
+    flag.map_or_else(crate::parser::default_jobs, usize::from)
 }
 
 fn internal_error(payload: Box<dyn Any + Send>) -> Output {
@@ -237,10 +198,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Err(e) => return input_error(&[e.diag], &e.file, style, String::new()),
     };
 
-    // With `-o DIR`, the CLI writes C++ files into `batch` as they are ready.
-    let batch = output::Batch::default();
     let out_dir = cli.output.as_deref().filter(|p| p.as_os_str() != "-");
-    let early = out_dir.filter(|_| host.write_early && cli.emit == Emit::Cpp).map(|dir| Early { dir, batch: &batch });
     let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
     let request = Request {
         passes: &plan,
@@ -257,24 +215,20 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         report_redundant_sync: cli.report_redundant_sync,
         sync_postcondition: verify_level == VerifyLevel::Basic,
         stats: cli.stats,
-        by_function: (!cli.whole_program).then(|| jobs(cli.jobs)),
-        early,
+        jobs: jobs(cli.jobs),
     };
     let mut dumps = String::new();
-    // On an error, `batch` is dropped and takes back any file written early.
-    let mut out = match compile::compile(&file.text, &request, &mut dumps) {
+    match compile::compile(&file.text, &request, &mut dumps) {
         Ok(emitted) => success(emitted, cli.output, dumps),
         Err(diags) => {
             let mut out = input_error(&diags, &file, style, dumps);
             // A failed postcondition of a pass is a bug of ptoc, not of the input.
-            if diags.iter().any(|d| d.message.starts_with(compile::INTERNAL_ERROR_PREFIX)) {
+            if diags.iter().any(|d| d.message.starts_with(crate::passes::manager::INTERNAL_ERROR_PREFIX)) {
                 out.code = exit::INTERNAL_ERROR;
             }
-            return out;
+            out
         }
-    };
-    out.written = Some(batch);
-    out
+    }
 }
 
 /// Places the emitted result on stdout or into `-o` files.
@@ -482,11 +436,11 @@ mod tests {
     #[test]
     fn colour_resolution() {
         let mut none: &[u8] = b"";
-        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: false, write_early: false };
+        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: false };
         assert_eq!(h.color(ColorArg::Auto), Color::Always);
         assert_eq!(h.color(ColorArg::Never), Color::Never);
         let mut none: &[u8] = b"";
-        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: true, write_early: false };
+        let h = Host { stdin: &mut none, stderr_is_terminal: true, no_color: true };
         assert_eq!(h.color(ColorArg::Auto), Color::Never);
         assert_eq!(h.color(ColorArg::Always), Color::Always);
     }

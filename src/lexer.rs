@@ -62,6 +62,7 @@ pub enum LexError {
 #[logos(skip r"[ \t\r\x0C]+")]
 #[logos(skip r"\\[ \t]*\r?\n")]
 pub enum Tok<'s> {
+    /// A name that is not a keyword (see [`KEYWORDS`]).
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Name(&'s str),
     #[regex(r"[0-9](_?[0-9])*", |lex| parse_int(lex.slice(), 10), priority = 10)]
@@ -92,51 +93,30 @@ pub enum Tok<'s> {
     #[token("<unsupported IRNode type>")]
     Unsupported,
 
-    #[token("and")]
+    // Keywords: a `Name` whose text is in [`KEYWORDS`] becomes the keyword's token (the layout
+    // step does this, so that the list of reserved words exists once).
     And,
-    #[token("or")]
     Or,
-    #[token("not")]
     Not,
-    #[token("xor")]
     Xor,
-    #[token("if")]
     If,
-    #[token("elif")]
     Elif,
-    #[token("else")]
     Else,
-    #[token("for")]
     For,
-    #[token("in")]
     In,
-    #[token("while")]
     While,
-    #[token("with")]
     With,
-    #[token("as")]
     As,
-    #[token("def")]
     Def,
-    #[token("class")]
     Class,
-    #[token("return")]
     Return,
-    #[token("pass")]
     Pass,
-    #[token("break")]
     Break,
-    #[token("continue")]
     Continue,
-    #[token("import")]
     Import,
-    #[token("from")]
     From,
-    #[token("True")]
     True,
-    #[token("False")]
     False,
-    #[token("None")]
     None,
 
     #[token("(")]
@@ -219,6 +199,48 @@ pub enum Tok<'s> {
     Dedent,
     /// Text that is no token; its diagnostic was already reported.
     Error,
+    /// Never lexed: stands for the methods of a class body in the token stream of a file whose
+    /// methods the parser reads separately (`parser::split`).
+    Parts,
+}
+
+/// The reserved words and their tokens, sorted by text (looked up by binary search). The
+/// lexer reads them from this table; the grammar accepts each after `.` as a name
+/// (`pl.MemorySpace.None`) through [`Tok::keyword_text`].
+pub const KEYWORDS: &[(&str, Tok<'static>)] = &[
+    ("False", Tok::False),
+    ("None", Tok::None),
+    ("True", Tok::True),
+    ("and", Tok::And),
+    ("as", Tok::As),
+    ("break", Tok::Break),
+    ("class", Tok::Class),
+    ("continue", Tok::Continue),
+    ("def", Tok::Def),
+    ("elif", Tok::Elif),
+    ("else", Tok::Else),
+    ("for", Tok::For),
+    ("from", Tok::From),
+    ("if", Tok::If),
+    ("import", Tok::Import),
+    ("in", Tok::In),
+    ("not", Tok::Not),
+    ("or", Tok::Or),
+    ("pass", Tok::Pass),
+    ("return", Tok::Return),
+    ("while", Tok::While),
+    ("with", Tok::With),
+    ("xor", Tok::Xor),
+];
+
+/// The keyword token spelled `name`, if it is one.
+#[inline]
+fn keyword(name: &str) -> Option<Tok<'static>> {
+    // Every keyword is 2 to 8 bytes long: most names are decided without a search.
+    if !(2..=8).contains(&name.len()) {
+        return None;
+    }
+    KEYWORDS.binary_search_by(|(k, _)| (*k).cmp(name)).ok().map(|i| KEYWORDS[i].1)
 }
 
 /// An error diagnostic at `lo..hi` (labels are added with the `Diagnostic` builders).
@@ -277,6 +299,20 @@ fn triple_quoted<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>, quotes: &str) -> Resul
 }
 
 impl Tok<'_> {
+    /// The text of a keyword token ([`KEYWORDS`]); `None` for any other token.
+    pub fn keyword_text(self) -> Option<&'static str> {
+        KEYWORDS.iter().find(|(_, t)| *t == self).map(|(k, _)| *k)
+    }
+
+    /// A raw `Name` that spells a keyword becomes the keyword's token.
+    #[inline]
+    fn resolve_keyword(self) -> Self {
+        match self {
+            Tok::Name(name) => keyword(name).unwrap_or(self),
+            _ => self,
+        }
+    }
+
     /// The closing bracket matching an opening one.
     fn closer(self) -> Option<Tok<'static>> {
         match self {
@@ -332,8 +368,6 @@ pub struct Layout<'s> {
     diags: Vec<Diagnostic>,
     /// First token of every logical line, in order (for error messages).
     line_starts: Vec<LineStart<'s>>,
-    /// For one method ([`Layout::nested`]), its number of line breaks; 0 for a whole file.
-    method_lines: usize,
 }
 
 /// The first token of a logical line and its span.
@@ -359,44 +393,14 @@ pub struct LexOutcome<'s> {
 
 impl<'s> Layout<'s> {
     pub fn new(source: &'s str) -> Layout<'s> {
-        Layout::from(source, 0)
-    }
-
-    /// The tokens of `source[start..]` as if it were a file whose lines are all indented by
-    /// `base` columns: a line indented by `base` is at the outermost level, one indented less is
-    /// a bad dedent. Spans stay offsets in `source`. `start` must be the start of a line. No
-    /// header comment is recognised. This reads one method of a class on its own
-    /// (`parser::parse_method`).
-    pub fn nested(source: &'s str, start: usize, base: usize) -> Layout<'s> {
-        let mut layout = Layout::from(source, start);
-        layout.at_file_start = false;
-        layout.method_lines = count_newlines(source.as_bytes().get(start..).unwrap_or(&[]));
-        // Every logical line has an entry: size the list once instead of growing it.
-        layout.line_starts.reserve(layout.method_lines);
-        // The class body's level counts towards the indentation limit as it does in the whole
-        // file; it is phantom: leaving it produces no DEDENT.
-        layout.indents = vec![Level { width: 0, phantom: false }, Level { width: base, phantom: true }];
-        layout
-    }
-
-    fn from(source: &'s str, start: usize) -> Layout<'s> {
-        let blanks_len = source[start..].bytes().take_while(|&b| b == b' ' || b == b'\t').count();
-        let mut raw = Tok::lexer(source);
-        raw.bump(start);
+        let blanks_len = source.bytes().take_while(|&b| b == b' ' || b == b'\t').count();
         Layout {
             source,
-            raw,
+            raw: Tok::lexer(source),
             queue: VecDeque::new(),
-            indents: vec![Level {
-                width: 0,
-                phantom: false,
-            }],
+            indents: vec![Level { width: 0, phantom: false }],
             brackets: Vec::new(),
-            pending_break: Some(LineBreak {
-                newline: None,
-                blanks_start: start,
-                blanks: &source[start..start + blanks_len],
-            }),
+            pending_break: Some(LineBreak { newline: None, blanks_start: 0, blanks: &source[..blanks_len] }),
             line_has_tokens: false,
             bad_char_run: None,
             tab_reported: false,
@@ -405,20 +409,12 @@ impl<'s> Layout<'s> {
             header: None,
             diags: Vec::new(),
             line_starts: Vec::new(),
-            method_lines: 0,
         }
     }
 
     /// The text being read (spans are offsets in it).
     pub fn source(&self) -> &'s str {
         self.source
-    }
-
-    /// For a [`Layout::nested`] method, the number of line breaks in it: a bound on its
-    /// statements, so that the parser can size the body's list once instead of growing (and
-    /// copying) it through doublings. 0 for a whole file, where a body's end is not known.
-    pub fn method_lines(&self) -> usize {
-        self.method_lines
     }
 
     /// Everything besides the tokens; call after the stream is exhausted.
@@ -651,37 +647,21 @@ impl<'s> Layout<'s> {
     }
 }
 
-/// The number of `\n` bytes in `text`, eight bytes at a time: a byte of `x ^ NEWLINES` is zero
-/// exactly where a `\n` is; `(b & 0x7f) + 0x7f` sets the high bit of every byte whose low seven
-/// bits are not all zero (no carry crosses bytes), and `| b` adds the bytes whose own high bit
-/// is set, so the high bits left clear mark the newlines.
-fn count_newlines(text: &[u8]) -> usize {
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let chunks = text.chunks_exact(8);
-    let tail = chunks.remainder().iter().filter(|&&b| b == b'\n').count();
-    chunks.fold(tail, |n, c| {
-        let x = u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])) ^ NEWLINES;
-        let nonzero = ((x & LOW7) + LOW7) | x;
-        n + (!nonzero & !LOW7).count_ones() as usize
-    })
-}
-
 impl<'s> Iterator for Layout<'s> {
     type Item = Result<Spanned<'s>, LexFatal>;
 
     /// The usual token (inside a line, nothing queued, a bracket that fits) is handled here,
     /// inlined into the parser's loop; everything else in [`Layout::next_slow`]. (Plain
     /// `#[inline]` leaves it a call of its own, with the token returned through memory.)
-    // Forced only when optimising: unoptimised code gives every inlined local its own slot
-    // in each caller's frame, and the parser's recursion then overflows a 2 MiB test thread
-    // (`fast_tests::deep_text_falls_back_to_lalrpop`) before reaching its depth limit.
+    // Forced only when optimising: unoptimised code gives every inlined local its own slot in
+    // each caller's frame, which only makes debug builds slower.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn next(&mut self) -> Option<Self::Item> {
         let mut read = None;
         if self.queue.is_empty() && !self.done && self.pending_break.is_none() {
             let result = self.raw.next();
             if let Some(Ok(tok)) = result {
+                let tok = tok.resolve_keyword();
                 let plain = !matches!(tok, Tok::LineBreak(_) | Tok::Comment(_));
                 let span = self.raw.span();
                 if plain && self.bracket_fits(tok, span.start) {
@@ -742,7 +722,7 @@ impl<'s> Layout<'s> {
                 }
                 Ok(tok) => {
                     self.bad_char_run = None;
-                    tok
+                    tok.resolve_keyword()
                 }
                 Err(err) => match self.lex_error(err, lo, hi) {
                     Some(tok) => tok,
@@ -806,18 +786,6 @@ mod tests {
             Ok(t) => panic!("{src:?} lexed without errors: {t:?}"),
             Err(d) => d.iter().map(|d| (d.code, d.span.range())).collect(),
         }
-    }
-
-    #[test]
-    fn count_newlines_agrees_with_a_byte_loop() {
-        let src = "class C:\n    def f(self):\n        x = 1\n\n        \u{e9}\u{e9}\u{e9}\u{e9} = 2\n\n\n\n\n\n\n\n\n        y = 3\n";
-        for from in 0..=src.len() {
-            let rest = &src.as_bytes()[from..];
-            assert_eq!(count_newlines(rest), rest.iter().filter(|&&b| b == b'\n').count(), "from {from}");
-        }
-        let method = &src.as_bytes()[9..];
-        assert_eq!(Layout::nested(src, 9, 4).method_lines(), method.iter().filter(|&&b| b == b'\n').count());
-        assert_eq!(Layout::new(src).method_lines(), 0);
     }
 
     #[test]
@@ -1042,6 +1010,18 @@ mod tests {
     }
 
     #[test]
+    fn keywords_come_from_one_sorted_table() {
+        assert!(KEYWORDS.windows(2).all(|w| w[0].0 < w[1].0), "KEYWORDS must stay sorted");
+        for &(text, tok) in KEYWORDS {
+            assert_eq!(kinds(text), [tok, Newline], "{text}");
+            assert_eq!(tok.keyword_text(), Some(text));
+        }
+        assert_eq!(Name("x").keyword_text(), Option::None);
+        // Names that merely start or end like a keyword stay names.
+        assert_eq!(kinds("iff nota Nonex an"), [Name("iff"), Name("nota"), Name("Nonex"), Name("an"), Newline]);
+    }
+
+    #[test]
     fn operators() {
         assert_eq!(
             kinds("a<b<=c<<d>>e>=f>g==h!=i**j//k->l"),
@@ -1217,37 +1197,6 @@ mod tests {
             .collect::<String>()
             + &" ".repeat(depth)
             + "y\n"
-    }
-
-    #[test]
-    fn a_nested_part_is_read_at_the_class_body_level() {
-        let src = "class P:\n    def f(self):\n        return 1\n    # note\n\n    def g(self):\n        return 2\n";
-        let start = src.find("    def g").unwrap();
-        let toks: Vec<_> = Layout::nested(src, start, 4).map(|t| t.unwrap()).collect();
-        let kinds: Vec<Tok> = toks.iter().map(|&(_, t, _)| t).collect();
-        // No INDENT before `def`, and no DEDENT for the class body at the end.
-        assert_eq!(kinds.first(), Some(&Tok::Def));
-        assert_eq!(kinds.iter().filter(|t| **t == Tok::Indent).count(), 1);
-        assert_eq!(kinds.iter().filter(|t| **t == Tok::Dedent).count(), 1);
-        assert_eq!(toks[0].0, start + 4, "spans are offsets in the whole source");
-        // A line indented less than the class body does not match any level.
-        let mut layout = Layout::nested("    def g(self):\n        x = 1\n  y = 2\n", 0, 4);
-        assert!(layout.by_ref().all(|t| t.is_ok()));
-        assert_eq!(layout.finish().diags[0].code, codes::BAD_DEDENT);
-    }
-
-    #[test]
-    fn nested_parts_count_the_class_level_towards_the_limit() {
-        // The same method nested as deep as allowed in the whole file, and one level deeper.
-        for (depth, ok) in [(MAX_INDENT_LEVELS - 2, true), (MAX_INDENT_LEVELS - 1, false)] {
-            let body = nested_blocks(depth);
-            let method: String = body.lines().map(|l| format!("    {l}\n")).collect();
-            let whole = format!("class P:\n{method}");
-            let mut layout = Layout::nested(&whole, 9, 4);
-            assert_eq!(layout.by_ref().all(|t| t.is_ok()), ok, "depth {depth}");
-            let mut layout = Layout::new(&whole);
-            assert_eq!(layout.by_ref().all(|t| t.is_ok()), ok, "whole file, depth {depth}");
-        }
     }
 
     #[test]

@@ -25,7 +25,6 @@ fn main() {
         stdin: &mut stdin,
         stderr_is_terminal: std::io::stderr().is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
-        write_early: true,
     };
     let out = ptoc::driver::run_with(&args, host);
     std::process::exit(ptoc::driver::deliver(out));

@@ -8,17 +8,16 @@
 //! read as being inside it).
 
 mod build;
-mod fast;
-#[cfg(test)]
-mod fast_tests;
 mod messages;
-pub mod methods;
+mod split;
+#[cfg(test)]
+mod split_tests;
 #[cfg(test)]
 mod tests;
 
 use lalrpop_util::ParseError;
 
-use crate::ast::{Expr, FuncDef, Item, Module};
+use crate::ast::{Expr, Module};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{Layout, LexOutcome};
 
@@ -40,20 +39,32 @@ lalrpop_util::lalrpop_mod!(
 
 use build::Problem;
 
-/// Parses a whole `.pto` file. All syntax errors the parser can recover from are reported.
-///
-/// Text without errors is read by the fast parser ([`fast`]); anything it declines is read
-/// again by the lalrpop parser, which defines the language and reports every error.
+/// Parses a whole `.pto` file, on as many threads as there are CPUs (see [`parse_with_jobs`]).
+/// All syntax errors the parser can recover from are reported.
 pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
-    if let Some(mut module) = parse_fast(Layout::new(source)) {
-        module.span = Span::new(0, source.len());
-        return Ok(module);
-    }
-    parse_slow(source)
+    parse_with_jobs(source, default_jobs())
 }
 
-/// [`parse`] by the lalrpop parser alone.
-fn parse_slow(source: &str) -> Result<Module, Vec<Diagnostic>> {
+/// Threads [`parse`] uses: the CPUs, at most 8 (parsing is a small part of a compilation).
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// Parses a whole `.pto` file. With `jobs` > 1 the file is lexed once and the methods of its
+/// program class are parsed on `jobs` threads ([`split`]); text with any problem, and any text
+/// with `jobs` ≤ 1, is parsed in one piece. Both run the one grammar (`grammar/pto.lalrpop`)
+/// and give the same tree.
+pub fn parse_with_jobs(source: &str, jobs: usize) -> Result<Module, Vec<Diagnostic>> {
+    if jobs > 1 {
+        if let Some(module) = split::parse(source, jobs) {
+            return Ok(module);
+        }
+    }
+    parse_whole(source)
+}
+
+/// [`parse`] in one piece, on this thread: what reports the problems of a file.
+fn parse_whole(source: &str) -> Result<Module, Vec<Diagnostic>> {
     let mut layout = Layout::new(source);
     let mut problems = Vec::new();
     let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
@@ -62,46 +73,6 @@ fn parse_slow(source: &str) -> Result<Module, Vec<Diagnostic>> {
     module.header = lexed.header;
     module.span = Span::new(0, source.len());
     Ok(module)
-}
-
-/// Parses one method of a program class on its own: `source[start..end]` holds exactly one
-/// (decorated) function definition whose lines are indented by at least `base` columns (the
-/// class body's indentation). Spans are offsets in `source`. `Err` when the text is not exactly
-/// one function: a syntax error, or anything else at the outermost level (the caller then
-/// reads the file whole, which reports it properly).
-pub fn parse_method(source: &str, start: usize, end: usize, base: usize) -> Result<FuncDef, Vec<Diagnostic>> {
-    let text = &source[..end];
-    let module = match parse_fast(Layout::nested(text, start, base)) {
-        Some(module) => module,
-        None => parse_method_slow(text, start, base)?,
-    };
-    match (module.imports.is_empty(), <[Item; 1]>::try_from(module.items)) {
-        (true, Ok([Item::Function(f)])) => Ok(f),
-        _ => {
-            let msg = "expected exactly one function definition";
-            Err(vec![Diagnostic::error(codes::SYNTAX, Span::new(start, end), msg)])
-        }
-    }
-}
-
-/// The module `layout` reads, from the fast parser, with the header from the lexer; `None` when
-/// the text has any problem (the lalrpop parser then reports it) or a shape the fast parser
-/// leaves to lalrpop.
-fn parse_fast(mut layout: Layout<'_>) -> Option<Module> {
-    let module = fast::module(&mut layout);
-    let lexed = layout.finish();
-    let mut module = module.ok().filter(|_| lexed.diags.is_empty())?;
-    module.header = lexed.header;
-    Some(module)
-}
-
-/// [`parse_method`]'s text read by the lalrpop parser.
-fn parse_method_slow(text: &str, start: usize, base: usize) -> Result<Module, Vec<Diagnostic>> {
-    let mut layout = Layout::nested(text, start, base);
-    let mut problems = Vec::new();
-    let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
-    let lexed = layout.finish();
-    outcome(text, &lexed, problems, result)
 }
 
 /// Parses a single expression (for tests and tools). Layout tokens are ignored.

@@ -6,13 +6,13 @@
 //! - (a) arbitrary bytes through `ptoc::driver::run` end in status 0 or 1, never 101 (a panic);
 //! - (b) mutated corpus programs (line deletions, duplications, swaps, substitutions from a pool of
 //!   corpus lines, and byte mutations) through the whole pipeline with `--emit cpp --verify-sync`
-//!   end in 0 or 1; `--emit cpp` (function at a time) gives exactly the output of
-//!   `--whole-program`; when a mutant compiles to IR, its printed IR re-parses and re-prints the same;
+//!   end in 0 or 1; `--emit cpp` gives exactly the same output on one thread (`-j1`: the file is
+//!   parsed whole) as on two (its methods are parsed in parallel); when a mutant compiles to IR, its printed IR re-parses and re-prints the same;
 //! - (c) a grammar-aware generator of VALID programs (straight-line scalar and tile code, loops
 //!   with iter args, ifs with yields) checks parse(print(P)) == P, stage invariance after every
 //!   pass of the default pipeline, the verifier on every pass output (the properties produced so
-//!   far), that the sync hazard checker finds nothing after insert-sync, and that function at a
-//!   time and `--whole-program` give the same C++.
+//!   far), that the sync hazard checker finds nothing after insert-sync, and that one and two
+//!   threads give the same C++.
 //!
 //! Part (b) needs the conformance corpus (`../shared/conformance` or `PTOC_CONFORMANCE_DIR`)
 //! and is skipped with a message without it.
@@ -22,6 +22,7 @@
 use std::path::{Path, PathBuf};
 
 use ptoc::ir::Program;
+use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, PassEnv, Pipeline, Property};
 use ptoc::verify::{self, Rule};
 
@@ -286,16 +287,16 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
     finish("(b) mutants", cases, start, findings);
 }
 
-/// Function-at-a-time compilation (the default for `--emit cpp`) and `--whole-program` give the
-/// same files, stdout, stderr and status: a mutant often breaks one function of several, which
-/// is where the fast path must hand over to whole-program compilation.
+/// One thread and two give the same files, stdout, stderr and status: a mutant often breaks one
+/// method of several, which is where the parallel parse must hand the file to the parse in one
+/// piece (which reports the problems).
 fn same_both_ways(input: &[u8], findings: &mut Vec<String>) {
-    let fast = run_ok(&["--emit", "cpp", "-o", "out"], input, findings);
-    let whole = run_ok(&["--emit", "cpp", "-o", "out", "--whole-program"], input, findings);
-    if let (Some(a), Some(b)) = (fast, whole) {
+    let two = run_ok(&["--emit", "cpp", "-o", "out", "-j2"], input, findings);
+    let one = run_ok(&["--emit", "cpp", "-o", "out", "-j1"], input, findings);
+    if let (Some(a), Some(b)) = (two, one) {
         if (a.code, &a.stdout, &a.stderr, &a.files) != (b.code, &b.stdout, &b.stderr, &b.files) {
             findings.push(format!(
-                "--emit cpp differs from --whole-program\n--- input ---\n{}\n--- stderr ---\n{}\n--- whole-program stderr ---\n{}",
+                "-j2 differs from -j1\n--- input ---\n{}\n--- stderr ---\n{}\n--- -j1 stderr ---\n{}",
                 String::from_utf8_lossy(input),
                 String::from_utf8_lossy(&a.stderr),
                 String::from_utf8_lossy(&b.stderr)
@@ -542,42 +543,44 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
     }
     // Every pass: stage invariance, the verifier, and no sync hazard after insert-sync.
     let env = PassEnv { backend: Backend::Cce };
-    let mut p = prog;
+    let passes = Pipeline::Default.passes();
     let mut props: Vec<Property> = Vec::new();
-    for pass in Pipeline::Default.passes() {
-        let Some(run) = pass.run else { break };
-        p = match run(p, &env) {
-            Ok(next) => next,
-            Err(d) => {
-                stats[1] += 1;
-                return fail(format!("{} rejects a valid program: {d:?}", pass.name));
-            }
-        };
+    let mut problems = Vec::new();
+    let mut done = 0;
+    let result = Manager::new(&passes, env).run_observed(prog, None, &mut |step| {
+        let (pass, p) = (step.pass, step.program);
+        done = step.position;
         props.retain(|q| !pass.invalidated.contains(q));
         for q in pass.produced {
             if !props.contains(q) {
                 props.push(*q);
             }
         }
-        let stage = ptoc::printer::print_program(&p);
+        let stage = ptoc::printer::print_program(p);
         match compile(&stage) {
             Ok(reread) => {
-                if let Some(d) = ptoc::ir::equiv::programs_diff_as_text(&p, &reread) {
-                    fail(format!("after {}: the re-read output differs: {d}\n{stage}", pass.name));
+                if let Some(d) = ptoc::ir::equiv::programs_diff_as_text(p, &reread) {
+                    problems.push(format!("after {}: the re-read output differs: {d}\n{stage}", pass.name));
                 }
             }
-            Err(e) => fail(format!("after {}: the output does not re-parse: {e}\n{stage}", pass.name)),
+            Err(e) => problems.push(format!("after {}: the output does not re-parse: {e}\n{stage}", pass.name)),
         }
-        let found = verify::verify(&p, &rules_for(&props));
+        let found = verify::verify(p, &rules_for(&props));
         if !found.is_empty() {
-            fail(format!("after {}: verifier: {:?}", pass.name, found));
+            problems.push(format!("after {}: verifier: {:?}", pass.name, found));
         }
         if pass.name == "insert-sync" {
-            let hazards = ptoc::verify::sync_hazard::check_sync(&p, Backend::Cce);
+            let hazards = ptoc::verify::sync_hazard::check_sync(p, Backend::Cce);
             if !hazards.is_empty() {
-                fail(format!("after insert-sync: sync hazards ({}): {hazards:?}", hazards.len()));
+                problems.push(format!("after insert-sync: sync hazards ({}): {hazards:?}", hazards.len()));
             }
         }
+    });
+    problems.into_iter().for_each(&mut fail);
+    if let Err(d) = result {
+        stats[1] += 1;
+        let name = passes.get(done).map_or("a pass", |p| p.name);
+        return fail(format!("{name} rejects a valid program: {d:?}"));
     }
     stats[0] += 1;
     // And the whole driver down to C++ with the sync check, and without it both ways.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ptoc::interp::{self, inputs, Array, Value};
 use ptoc::ir::Program;
+use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, PassEnv, Pipeline};
 
 const ENV: PassEnv = PassEnv { backend: Backend::Cce };
@@ -81,22 +82,12 @@ fn results_are_the_same_before_and_after_the_passes() {
         };
         // The program after each pass of the default pipeline.
         let mut stages = Vec::new();
-        let mut p = written.clone();
-        for pass in Pipeline::Default.passes() {
-            let Some(run_pass) = pass.run else { break };
-            match run_pass(p.clone(), &ENV) {
-                Ok(next) => {
-                    stages.push((pass.name, next.clone()));
-                    p = next;
-                }
-                Err(d) => {
-                    eprintln!(
-                        "note {name}: {} fails ({}); later stages not checked",
-                        pass.name, d[0].message
-                    );
-                    break;
-                }
-            }
+        let passes = Pipeline::Default.passes();
+        let result = Manager::new(&passes, ENV)
+            .run_observed(written.clone(), None, &mut |step| stages.push((step.pass.name, step.program.clone())));
+        if let Err(d) = result {
+            let failing = passes.get(stages.len()).map_or("a pass", |p| p.name);
+            eprintln!("note {name}: {failing} fails ({}); later stages not checked", d[0].message);
         }
         for func in &funcs {
             let want = match run(&written, func) {

@@ -1,8 +1,8 @@
 //! No partial output (issue 8): with `-o`, the real `ptoc` binary changes nothing at the output
 //! path when the compilation fails — an input error, or a late pass that runs out of memory
 //! (E0602) or hardware event ids (E0601) after the front end succeeded — and replaces the
-//! output on success. Neither leaves temporary files behind. The same holds when the CLI has
-//! already written some kernel files early (function at a time) before a later function fails.
+//! output on success. Neither leaves temporary files behind. The same holds for a program whose
+//! last function fails after four good ones, for any number of threads.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -198,8 +198,7 @@ fn an_unwritable_output_path_is_an_error_and_leaves_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Four kernels, then `last`: with `-j1` the four are compiled, and written (the CLI writes
-/// each kernel file as soon as it is generated), before `last` is reached.
+/// Four kernels, then `last`.
 fn kernels_then(last: &str) -> String {
     let tile = "pl.Tile[[16, 16], pl.FP32]";
     let t = "pl.Tensor[[16, 16], pl.FP32]";
@@ -213,7 +212,7 @@ fn kernels_then(last: &str) -> String {
 }
 
 #[test]
-fn kernels_written_early_are_taken_back_when_a_later_function_fails() {
+fn nothing_is_written_when_a_later_function_fails() {
     let dir = scratch("early-error");
     let bad = "    @pl.function(type=pl.FunctionType.InCore)\n    def k4(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:\n        return undefined\n";
     let input = dir.with_extension("early-error.pto");
@@ -228,7 +227,7 @@ fn kernels_written_early_are_taken_back_when_a_later_function_fails() {
             let r = ptoc(&[jobs, "--emit", "cpp", "-o", out.to_str().unwrap(), input.to_str().unwrap()]);
             assert_eq!(r.code, Some(1), "{jobs}: {}", r.stderr);
             assert!(r.stderr.contains("E0301"), "{jobs}: {}", r.stderr);
-            assert!(!fresh.exists(), "{jobs}: the directories made for early files are removed too");
+            assert!(!fresh.exists(), "{jobs}: no directory is made");
             assert!(snapshot(&dir) == before, "{jobs}: a file was left or changed in {}", out.display());
         }
     }
@@ -237,26 +236,24 @@ fn kernels_written_early_are_taken_back_when_a_later_function_fails() {
 }
 
 #[test]
-fn a_program_compiled_whole_after_early_writes_gets_the_same_files() {
-    // An incore scope makes outline-incore-scopes create a function: function-at-a-time
-    // compilation gives up at `main`, after writing the kernels, and the program is compiled
-    // whole.
-    let dir = scratch("early-fallback");
+fn the_files_do_not_depend_on_the_number_of_threads() {
+    // An incore scope makes outline-incore-scopes (a program pass) create a function.
+    let dir = scratch("jobs");
     let scope = "    @pl.function\n    def main(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Tensor[[16, 16], pl.FP32]):\n        with pl.incore():\n            a: pl.Tile[[16, 16], pl.FP32] = pl.block.load(x, [0, 0], [16, 16], target_memory=pl.MemorySpace.Vec)\n            r: pl.Tensor[[16, 16], pl.FP32] = pl.block.store(a, [0, 0], [16, 16], out)\n        return\n";
-    let input = dir.with_extension("early-fallback.pto");
+    let input = dir.with_extension("jobs.pto");
     std::fs::write(&input, kernels_then(scope)).unwrap();
-    let whole = dir.join("whole");
-    let r = ptoc(&["--whole-program", "--emit", "cpp", "-o", whole.to_str().unwrap(), input.to_str().unwrap()]);
+    let one = dir.join("one");
+    let r = ptoc(&["-j1", "--emit", "cpp", "-o", one.to_str().unwrap(), input.to_str().unwrap()]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
-    let expected = snapshot(&whole);
+    let expected = snapshot(&one);
     assert!(expected.contains_key("kernels/aiv/main_incore_0.cpp") && expected.contains_key("kernels/aiv/k3.cpp"));
-    for jobs in ["-j1", "-j2"] {
+    for jobs in ["-j2", "-j3"] {
         let out = dir.join(jobs);
         // Into a new directory, then again into the same one (every file up to date).
         for _ in 0..2 {
             let r = ptoc(&[jobs, "--emit", "cpp", "-o", out.to_str().unwrap(), input.to_str().unwrap()]);
             assert_eq!(r.code, Some(0), "{jobs}: {}", r.stderr);
-            assert!(snapshot(&out) == expected, "{jobs}: files differ from --whole-program's (or a temporary is left)");
+            assert!(snapshot(&out) == expected, "{jobs}: files differ from -j1's (or a temporary is left)");
         }
     }
     let _ = std::fs::remove_file(&input);

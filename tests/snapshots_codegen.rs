@@ -5,17 +5,14 @@
 //! (the orchestration file and `kernel_config.py` are another module's).
 //! Review changes with `cargo insta review`.
 
+use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, PassEnv, Pipeline};
 use ptoc::ir::Program;
 
 fn pipeline(src: &str) -> Program {
     let env = PassEnv { backend: Backend::Cce };
-    let mut prog = ptoc::driver::frontend(src).expect("program lowers");
-    for pass in Pipeline::Default.passes() {
-        let run = pass.run.expect("implemented pass");
-        prog = run(prog, &env).unwrap_or_else(|d| panic!("{} failed: {d:?}", pass.name));
-    }
-    prog
+    let prog = ptoc::driver::frontend(src).expect("program lowers");
+    Manager::new(&Pipeline::Default.passes(), env).run(prog).unwrap_or_else(|d| panic!("pipeline failed: {d:?}"))
 }
 
 fn kernel(prog: &Program, name: &str) -> String {

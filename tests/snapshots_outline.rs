@@ -34,12 +34,9 @@ class Outlined:
 
 fn run(names: &[&str]) -> String {
     let env = PassEnv { backend: Backend::Cce };
-    let mut prog = ptoc::driver::frontend(PROGRAM).expect("program lowers");
-    for name in names {
-        let pass = passes::lookup(name).expect("registered pass");
-        let run = pass.run.expect("implemented pass");
-        prog = run(prog, &env).unwrap_or_else(|d| panic!("{name} failed: {d:?}"));
-    }
+    let prog = ptoc::driver::frontend(PROGRAM).expect("program lowers");
+    let list: Vec<_> = names.iter().map(|name| passes::lookup(name).expect("registered pass")).collect();
+    let prog = passes::manager::Manager::new(&list, env).run(prog).unwrap_or_else(|d| panic!("{names:?} failed: {d:?}"));
     ptoc::printer::print_program(&prog)
 }
 

@@ -14,6 +14,7 @@
 //! (or `PTOC_CONFORMANCE_DIR`); without it the test says so and checks nothing.
 
 use ptoc::ir::{Program, VarKind};
+use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, PassEnv, PassInfo, Pipeline};
 use std::path::{Path, PathBuf};
 
@@ -32,15 +33,12 @@ fn compile(source: &str) -> Result<Program, String> {
 const ENV: PassEnv = PassEnv { backend: Backend::Cce };
 
 /// Runs the passes in order; `None` when one is not implemented or fails.
-fn run_all(mut p: Program, passes: &[&PassInfo]) -> Option<Program> {
-    for pass in passes {
-        p = (pass.run?)(p, &ENV).ok()?;
-    }
-    Some(p)
+fn run_all(p: Program, passes: &[&'static PassInfo]) -> Option<Program> {
+    Manager::new(passes, ENV).run(p).ok()
 }
 
 /// Checks one stage output: re-read equality and the rest of the pipeline from the text.
-fn check_stage(what: &str, out: &Program, rest: &[&PassInfo], expected_final: Option<&str>, failures: &mut Vec<String>) {
+fn check_stage(what: &str, out: &Program, rest: &[&'static PassInfo], expected_final: Option<&str>, failures: &mut Vec<String>) {
     let text = ptoc::printer::print_program(out);
     let reread = match compile(&text) {
         Ok(p) => p,
@@ -95,16 +93,9 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
             let pipeline_passes = if planned { &[][..] } else { &implemented[..] };
             // The pipeline prefix that runs on this input.
             let mut stages = Vec::new();
-            let mut p = prog.clone();
-            for pass in pipeline_passes {
-                match (pass.run.unwrap())(p, &ENV) {
-                    Ok(next) => {
-                        stages.push(next.clone());
-                        p = next;
-                    }
-                    Err(_) => break,
-                }
-            }
+            // A failing pass ends the list of stages (its error is not what is checked here).
+            let _ = Manager::new(pipeline_passes, ENV)
+                .run_observed(prog.clone(), None, &mut |step| stages.push(step.program.clone()));
             let final_text = stages.last().map(ptoc::printer::print_program);
             for (k, out) in stages.iter().enumerate() {
                 let what = format!("{case}: after {}", implemented[k].name);
@@ -114,7 +105,7 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
             // The folder's own pass, alone.
             let folder_name = folder.file_name().unwrap().to_string_lossy().to_string();
             if let Some(pass) = ptoc::passes::lookup(&folder_name).filter(|p| p.is_implemented()) {
-                if let Ok(out) = (pass.run.unwrap())(prog.clone(), &ENV) {
+                if let Ok(out) = Manager::new(&[pass], ENV).run(prog.clone()) {
                     check_stage(&format!("{case}: {} alone", pass.name), &out, &[], None, &mut failures);
                     stages_checked += 1;
                 }

@@ -142,15 +142,10 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human)]
     pub error_format: ErrorFormat,
 
-    /// Threads for compiling functions in parallel with --emit=cpp (default: the number of
-    /// CPUs, at most 8). The output does not depend on it.
+    /// Threads the compilation may use (default: the number of CPUs, at most 8). The output
+    /// does not depend on it.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
-
-    /// Compile the program as one unit, never function at a time (see docs/performance.md).
-    /// Slower, with the same output; for checking.
-    #[arg(long)]
-    pub whole_program: bool,
 
     /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed).
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]

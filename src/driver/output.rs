@@ -2,10 +2,6 @@
 //! that did not exist is created in place and removed again if anything fails; a file that
 //! exists is replaced by renaming a temporary over it once everything else was written.
 //!
-//! Files can be written as they are ready (a [`Batch`]): function-at-a-time compilation puts
-//! each kernel file in place as soon as it is generated, while the other functions compile,
-//! instead of holding megabytes of text until the end and writing them all then.
-//!
 //! Output directories are rewritten again and again (autotuning loops, golden test suites), and
 //! most of the files come out the same: an existing file whose contents are already the ones to
 //! write keeps its data and only gets a new modification time (`make` then sees it as fresh, as
@@ -19,13 +15,18 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
-/// Files being written, all or none (an error leaves every existing target as it was and
-/// removes the files and directories the batch created): [`Batch::place`] (from any thread)
-/// puts each file in place or in a temporary at once; [`Batch::finish`] adds the last ones and
-/// renames the temporaries over their targets; [`Batch::discard`], or dropping the batch
-/// unfinished, removes everything placed and the directories made for it.
+/// Writes `files`, all or none: an error leaves every existing target as it was and removes
+/// the files and directories made for the others. Returns the first file that failed.
+pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
+    Batch::default().finish(files)
+}
+
+/// Files being written, all or none: [`Batch::place`] (from any thread) puts each file in
+/// place or in a temporary at once; [`Batch::finish`] renames the temporaries over their
+/// targets; [`Batch::discard`], or dropping the batch unfinished, removes everything placed and
+/// the directories made for it.
 #[derive(Debug, Default)]
-pub struct Batch {
+struct Batch {
     state: Mutex<Placed>,
 }
 
@@ -44,7 +45,7 @@ impl Batch {
     /// Writes `bytes` to `path` as far as can be done before the batch is finished: a new file
     /// is created; an existing one holding `bytes` is left (touched); otherwise the bytes go to
     /// a temporary beside it.
-    pub fn place(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fn place(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -70,7 +71,7 @@ impl Batch {
     /// Places `files` (spread over the CPUs when there are many), then renames the temporaries
     /// over their targets, in path order. On the first error (in the order of `files`, then of
     /// the renames) everything not yet renamed is discarded and the error returned.
-    pub fn finish(self, files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
+    fn finish(self, files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
         if let Some((i, e)) = self.place_all(files).into_iter().enumerate().find_map(|(i, r)| r.err().map(|e| (i, e))) {
             return Err((files[i].0.clone(), e));
         }
@@ -91,7 +92,7 @@ impl Batch {
 
     /// Removes everything placed so far (created files, temporaries, then the directories made
     /// for them if they are empty); the batch can be used again.
-    pub fn discard(&self) {
+    fn discard(&self) {
         let state = std::mem::take(&mut *self.state());
         for path in state.created.iter().chain(state.temps.iter().map(|(tmp, _)| tmp)) {
             let _ = fs::remove_file(path);
@@ -208,10 +209,6 @@ fn fill(mut file: File, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, io::Error)> {
-        Batch::default().finish(files)
-    }
-
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("ptoc-output-test-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
@@ -260,7 +257,7 @@ mod tests {
         assert_eq!(entries(&d), ["kept"]);
         assert_eq!(entries(&d.join("kept")), ["old.txt"]);
         assert_eq!(fs::read_to_string(d.join("kept/old.txt")).unwrap(), "old");
-        // Placed early, finished with more: everything lands, nothing is left over.
+        // Placed first, finished with more: everything lands, nothing is left over.
         let batch = Batch::default();
         batch.place(&d.join("made/a.txt"), b"a").unwrap();
         batch.finish(&[(d.join("kept/old.txt"), b"b".to_vec())]).unwrap();

@@ -136,8 +136,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         sync_postcondition: super::cli::VerifyLevel::resolve(None, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
             == super::cli::VerifyLevel::Basic,
         stats: None,
-        by_function: None,
-        early: None,
+        jobs: crate::parser::default_jobs(),
     };
     let mut dumps = String::new();
     let prog = match super::compile::compile_program(&file.text, &request, &mut dumps) {

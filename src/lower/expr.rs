@@ -2,7 +2,7 @@
 
 use super::scope::suggest;
 use super::Lowerer;
-use crate::ast::{self, Arg, BinaryOp, ExprKind as A, UnaryOp};
+use crate::ast::{self, Arg, ExprKind as A, UnaryOp};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::*;
 use crate::ops::{self, ArgIn, ArgValue, KwIn};
@@ -34,7 +34,7 @@ impl Lowerer {
             A::Binary(op, l, r) => {
                 let lhs = self.lower_expr(l)?;
                 let rhs = self.lower_expr(r)?;
-                ops::scalar_binary(&self.prog, bin_op(*op), lhs, rhs, e.span)
+                ops::scalar_binary(&self.prog, op.ir(), lhs, rhs, e.span)
             }
             A::List(elems) | A::Tuple(elems) => {
                 let elems = elems.iter().map(|x| self.lower_expr(x)).collect::<R<Vec<_>>>()?;
@@ -341,13 +341,8 @@ impl Lowerer {
     /// A call of a function of the program (a GlobalVar call). Its type is the callee's return
     /// type (a tuple for several, Unknown for none).
     fn lower_function_call(&mut self, name: &str, name_span: Span, args: &[Arg], span: Span) -> R<Expr> {
-        let known = match (self.sigs.get(name), &self.shared) {
-            (Some(sig), _) => Some((sig.params.len(), super::result_type(&sig.return_types))),
-            (None, Some(shared)) => shared.get(name),
-            (None, None) => None,
-        };
+        let known = self.sigs.get(name).map(|sig| (sig.params.len(), super::result_type(&sig.return_types)));
         let Some((nparams, ty)) = known else {
-            self.waiting |= self.shared.is_some();
             let mut d =
                 Diagnostic::error(codes::UNKNOWN_FUNCTION, name_span, format!("the program has no function `{name}`"));
             if let Some(s) = suggest(name, self.sigs.keys().map(String::as_str)) {
@@ -375,12 +370,8 @@ impl Lowerer {
                 format!("function `{name}` takes {nparams} argument(s), but {} were given", vals.len()),
             ));
         }
-        let params = match (self.sigs.get(name), &self.shared) {
-            (Some(sig), _) => Some(sig.params.iter().map(|p| self.prog.var(p.var).ty.clone()).collect()),
-            (None, Some(shared)) => shared.param_types(name),
-            (None, None) => None,
-        };
-        if let Some(params) = params {
+        if let Some(sig) = self.sigs.get(name) {
+            let params: Vec<Type> = sig.params.iter().map(|p| self.prog.var(p.var).ty.clone()).collect();
             self.check_call_args(name, &params, &vals)?;
         }
         let call = Call { callee: Callee::Function(name.to_string()), args: vals, kwargs: Vec::new() };
@@ -407,28 +398,3 @@ fn overflow(span: Span) -> Diagnostic {
     Diagnostic::error(codes::INT_OVERFLOW, span, "integer literal does not fit in 64 bits (INT64)")
 }
 
-fn bin_op(op: BinaryOp) -> BinOp {
-    match op {
-        BinaryOp::Or => BinOp::Or,
-        BinaryOp::Xor => BinOp::Xor,
-        BinaryOp::And => BinOp::And,
-        BinaryOp::Eq => BinOp::Eq,
-        BinaryOp::Ne => BinOp::Ne,
-        BinaryOp::Lt => BinOp::Lt,
-        BinaryOp::Le => BinOp::Le,
-        BinaryOp::Gt => BinOp::Gt,
-        BinaryOp::Ge => BinOp::Ge,
-        BinaryOp::BitOr => BinOp::BitOr,
-        BinaryOp::BitXor => BinOp::BitXor,
-        BinaryOp::BitAnd => BinOp::BitAnd,
-        BinaryOp::Shl => BinOp::Shl,
-        BinaryOp::Shr => BinOp::Shr,
-        BinaryOp::Add => BinOp::Add,
-        BinaryOp::Sub => BinOp::Sub,
-        BinaryOp::Mul => BinOp::Mul,
-        BinaryOp::Div => BinOp::FloatDiv,
-        BinaryOp::FloorDiv => BinOp::FloorDiv,
-        BinaryOp::Mod => BinOp::FloorMod,
-        BinaryOp::Pow => BinOp::Pow,
-    }
-}

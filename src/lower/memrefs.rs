@@ -56,6 +56,7 @@ impl Lowerer {
 mod tests {
     use crate::ir::visit::walk_stmts;
     use crate::ir::{Program, Stmt, VarId};
+    use crate::passes::manager::Manager;
     use crate::passes::{Backend, PassEnv, Pipeline};
 
     fn read(text: &str) -> Program {
@@ -90,18 +91,17 @@ mod tests {
     /// last pass.
     fn check_every_stage(source: &str) -> Vec<String> {
         let env = PassEnv { backend: Backend::Cce };
-        let mut p = read(source);
-        for pass in Pipeline::Default.passes() {
-            let Some(run) = pass.run else { break };
-            p = run(p, &env).unwrap_or_else(|d| panic!("{}: {d:?}", pass.name));
-            let text = crate::printer::print_program(&p);
+        let passes = Pipeline::Default.passes();
+        let p = Manager::new(&passes, env).run_observed(read(source), None, &mut |step| {
+            let (p, name) = (step.program, step.pass.name);
+            let text = crate::printer::print_program(p);
             let again = read(&text);
-            if let Some(d) = crate::ir::equiv::programs_diff_as_text(&p, &again) {
-                panic!("after {}: {d}\n{text}", pass.name);
+            if let Some(d) = crate::ir::equiv::programs_diff_as_text(p, &again) {
+                panic!("after {name}: {d}\n{text}");
             }
-            assert_eq!(hidden(&again), hidden(&p), "after {}:\n{text}", pass.name);
-        }
-        hidden(&p)
+            assert_eq!(hidden(&again), hidden(p), "after {name}:\n{text}");
+        });
+        hidden(&p.unwrap_or_else(|d| panic!("{d:?}")))
     }
 
     const HEAD: &str = "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n";

@@ -24,7 +24,6 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind};
 use rustc_hash::FxHashMap as HashMap;
 use scope::Scopes;
-use std::sync::{Arc, PoisonError, RwLock};
 
 /// Lowers a parsed file to a program. The syntax tree is consumed: each function's tree is
 /// dropped as soon as its IR is built, so the two are not both whole in memory.
@@ -38,137 +37,6 @@ pub fn lower(module: ast::Module) -> Result<Program, Vec<Diagnostic>> {
     }
 }
 
-/// What the head of a file (see `parser::methods`) says about the whole program, for lowering
-/// its methods one at a time with [`lower_method`].
-#[derive(Debug)]
-pub struct Head {
-    /// The name `pypto.language` is bound to.
-    prefix: String,
-    /// The program's name.
-    name: String,
-}
-
-/// The file-level part of lowering for a file read in parts: checks the head (the imports and
-/// the program class, whose methods are read separately) and returns what lowering its methods
-/// needs. `None` when the head is anything but one program class without methods and without
-/// problems: the caller then lowers the file whole, which reports it.
-pub fn lower_head(module: ast::Module) -> Option<Head> {
-    let mut l = Lowerer::new(&module);
-    l.check_file_structure(&module);
-    let ok = match module.items.as_slice() {
-        [ast::Item::Class(c)] => c.body.iter().all(|s| matches!(s, ast::ClassStmt::Other(_))),
-        _ => false,
-    };
-    (ok && l.diags.is_empty() && l.in_class).then_some(Head { prefix: l.prefix, name: l.prog.name })
-}
-
-/// The call signatures of a program's functions, filled in as the functions of a file read in
-/// parts are lowered (possibly by several threads).
-#[derive(Debug, Default)]
-pub struct Signatures {
-    known: RwLock<HashMap<String, CallSignature>>,
-    /// How each method was read (see [`Signatures::readings_agree`]).
-    readings: std::sync::Mutex<Vec<Reading>>,
-}
-
-/// How a method read on its own was read: whether it is hand-written or printed is decided
-/// over the whole file (see `Authorship`), so one read alone may have been read wrongly.
-#[derive(Clone, Copy, Debug)]
-struct Reading {
-    /// Its parameters name MemRefs (then the file is printed).
-    memrefs: bool,
-    /// It has a form only hand-written text has.
-    hand_written: bool,
-    /// Reading it the other way would give other IR (a loop result named otherwise, or an
-    /// annotation that contradicts its value).
-    sensitive: bool,
-}
-
-/// What a call of a function needs to know about it.
-#[derive(Debug)]
-struct CallSignature {
-    params: usize,
-    /// Parameter types for checking arguments; `Unknown` (unchecked) where a type names one
-    /// of the callee's own variables, which its callers cannot see.
-    param_types: Vec<Type>,
-    return_types: Vec<Type>,
-}
-
-impl Signatures {
-    /// Records `name`'s signature. False if the name is taken, or if a return type refers to a
-    /// variable (a symbolic dim or a MemRef): the function's own variables are not visible to
-    /// its callers when each function is lowered into a program of its own.
-    fn publish(&self, name: &str, sig: &Signature, prog: &Program) -> bool {
-        if !sig.return_types.iter().all(is_closed) {
-            return false;
-        }
-        let mut known = self.known.write().unwrap_or_else(PoisonError::into_inner);
-        if known.contains_key(name) {
-            return false;
-        }
-        let param_types = sig
-            .params
-            .iter()
-            .map(|p| Some(&prog.var(p.var).ty).filter(|t| is_closed(t)).cloned().unwrap_or(Type::Unknown))
-            .collect();
-        let call = CallSignature { params: sig.params.len(), param_types, return_types: sig.return_types.clone() };
-        known.insert(name.to_string(), call);
-        true
-    }
-
-    fn record(&self, r: Reading) {
-        self.readings.lock().unwrap_or_else(PoisonError::into_inner).push(r);
-    }
-
-    /// Whether every method lowered on its own was read as the whole file reads: hand-written
-    /// when some method is and none names a MemRef. A method read as printed in a hand-written
-    /// file agrees when nothing it holds reads differently. When they disagree the file must be
-    /// lowered whole.
-    pub fn readings_agree(&self) -> bool {
-        let readings = self.readings.lock().unwrap_or_else(PoisonError::into_inner);
-        let file = !readings.iter().any(|r| r.memrefs) && readings.iter().any(|r| r.hand_written);
-        readings.iter().all(|r| {
-            let own = !r.memrefs && r.hand_written;
-            own == file || (!own && !r.sensitive)
-        })
-    }
-
-    fn param_types(&self, name: &str) -> Option<Vec<Type>> {
-        let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
-        known.get(name).map(|s| s.param_types.clone())
-    }
-
-    fn get(&self, name: &str) -> Option<(usize, Type)> {
-        let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
-        known.get(name).map(|s| (s.params, result_type(&s.return_types)))
-    }
-}
-
-/// True when a type names no variable (in a dim, a view or as its MemRef).
-fn is_closed(t: &Type) -> bool {
-    let closed = |es: &[crate::ir::Expr]| {
-        es.iter().all(|e| {
-            let mut vars = false;
-            crate::ir::visit::walk_expr(e, &mut |x| vars |= x.as_var().is_some());
-            !vars
-        })
-    };
-    match t {
-        Type::Tensor(t) => t.memref.is_none() && closed(&t.shape) && t.view.as_ref().is_none_or(|v| closed(&v.stride)),
-        Type::Tile(t) => {
-            t.memref.is_none()
-                && closed(&t.shape)
-                && t.view.as_ref().is_none_or(|v| {
-                    closed(&v.valid_shape)
-                        && closed(&v.stride)
-                        && v.start_offset.as_deref().is_none_or(|e| closed(std::slice::from_ref(e)))
-                })
-        }
-        Type::Tuple(ts) => ts.iter().all(is_closed),
-        Type::Unknown | Type::Scalar(_) | Type::MemRef => true,
-    }
-}
-
 /// The type of a call of a function returning `types`: a tuple for several, Unknown for none.
 fn result_type(types: &[Type]) -> Type {
     match types {
@@ -176,65 +44,6 @@ fn result_type(types: &[Type]) -> Type {
         [t] => t.clone(),
         _ => Type::Tuple(types.to_vec()),
     }
-}
-
-/// The outcome of [`lower_method`].
-#[derive(Debug)]
-pub enum Lowered {
-    /// A program holding just this function and its variables.
-    Done(Program),
-    /// The function calls one whose signature is not known yet: lower it again (with
-    /// `first_time` false) once every signature is.
-    Waiting(ast::FuncDef),
-    /// Lowering found a problem (or a function the table cannot describe): lower the file whole
-    /// to report it.
-    Failed,
-}
-
-/// Lowers one method of a file read in parts into a program of its own, recording its
-/// signature in `sigs` the first time.
-pub fn lower_method(head: &Head, f: ast::FuncDef, sigs: &Arc<Signatures>, first_time: bool) -> Lowered {
-    let mut l = Lowerer::with_prefix(head.prefix.clone());
-    l.prog.name = head.name.clone();
-    l.in_class = true;
-    l.shared = Some(Arc::clone(sigs));
-    // Whether a file is hand-written is decided over all of it (see `Authorship`): the method is
-    // read as it reads alone, and the caller checks that all agree (`readings_agree`).
-    let (memrefs, hand_written) = (l.has_memrefs(&f), l.is_hand_written(&f));
-    l.authorship.hand_written = !memrefs && hand_written;
-    l.begin_function();
-    let sig = l.lower_signature(&f);
-    if first_time && !sigs.publish(&f.name.name, &sig, &l.prog) {
-        return Lowered::Failed;
-    }
-    let body = l.lower_body(&f.body, f.span);
-    if sig.returns_known {
-        l.check_returns(&f, &sig.return_types, &body);
-    }
-    let sensitive = l.authorship.sensitive(&l.prog);
-    l.settle_authorship();
-    sigs.record(Reading { memrefs, hand_written, sensitive });
-    if l.waiting {
-        return if l.diags.iter().all(|d| d.code == codes::UNKNOWN_FUNCTION) {
-            Lowered::Waiting(f)
-        } else {
-            Lowered::Failed
-        };
-    }
-    if !l.diags.is_empty() {
-        return Lowered::Failed;
-    }
-    let func = Function {
-        name: f.name.name.to_string(),
-        kind: sig.kind,
-        params: sig.params,
-        return_types: sig.return_types,
-        body,
-        span: f.span,
-    };
-    l.restore_hidden_memrefs(&func);
-    let _ = l.prog.add_function(func);
-    Lowered::Done(l.prog)
 }
 
 /// A function's interface, known before any body is lowered so calls may refer forward.
@@ -284,10 +93,6 @@ pub(crate) struct Lowerer {
     /// Set when the statement being lowered reads a poisoned variable: its errors are
     /// consequences of an earlier one and are not reported again.
     read_poison: bool,
-    /// The signatures of the other functions, when lowering one method at a time.
-    shared: Option<Arc<Signatures>>,
-    /// Set when a call names a function `shared` does not know (yet).
-    waiting: bool,
     /// The constant-shape annotation types lowered so far, shared by later annotations that
     /// spell the same type (see `types.rs`).
     constant_types: Vec<(types::ConstantShaped, Type)>,
@@ -320,13 +125,6 @@ struct Authorship {
     loop_outs: Vec<(VarId, String)>,
     /// Annotations that contradict their values, reported if the function is hand-written.
     mismatches: Vec<Diagnostic>,
-}
-
-impl Authorship {
-    /// Whether the text read so far would give other IR read the other way.
-    fn sensitive(&self, prog: &Program) -> bool {
-        !self.mismatches.is_empty() || self.loop_outs.iter().any(|(v, name)| prog.var_name(*v) != name)
-    }
 }
 
 impl Lowerer {
@@ -362,8 +160,6 @@ impl Lowerer {
             hidden_types: Vec::new(),
             poisoned: Default::default(),
             read_poison: false,
-            shared: None,
-            waiting: false,
             constant_types: Vec::new(),
             op_args: Vec::new(),
             authorship: Authorship::default(),

@@ -221,13 +221,6 @@ pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
     stmt(StmtKind::Expr(e.into_expr()), span)
 }
 
-pub fn expr_stmt_unboxed(e: ExprList, span: Span) -> Stmt {
-    Stmt {
-        kind: StmtKind::Expr(e.into_expr()),
-        span,
-    }
-}
-
 /// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
 /// (`a, b = …`, `(a, b) = …`, `a, = …`). Reports anything else.
 fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
@@ -411,23 +404,11 @@ pub fn parenthesized(e: ExprList, span: Span) -> Expr {
     e
 }
 
-/// Binding strength of a binary operator in a flat chain (higher binds tighter); all of them
-/// are left-associative. `**` never appears in a chain (the grammar handles it).
+/// Binding strength of a binary operator in a flat chain (higher binds tighter): the printer's
+/// table ([`crate::ir::BinOp::precedence`]), so that what one prints the other reads back. All
+/// chained operators are left-associative; `**` never appears in a chain (the grammar handles it).
 fn precedence(op: BinaryOp) -> u8 {
-    use BinaryOp::*;
-    match op {
-        Or => 0,
-        Xor => 1,
-        And => 2,
-        Eq | Ne | Lt | Le | Gt | Ge => 3,
-        BitOr => 4,
-        BitXor => 5,
-        BitAnd => 6,
-        Shl | Shr => 7,
-        Add | Sub => 8,
-        Mul | Div | FloorDiv | Mod => 9,
-        Pow => 10,
-    }
+    op.ir().precedence()
 }
 
 /// `first op1 e1 op2 e2 …` as a tree by precedence (operator-precedence parsing with explicit

@@ -164,6 +164,8 @@ fn describe_expected(expected: &[String]) -> Option<String> {
             || (expr_start && EXPR_START.contains(&e))
             || (expr_continue && EXPR_CONTINUE.contains(&e))
             || e == "LEXERROR"
+            // Never in a file's text (see `Tok::Parts`).
+            || e == "PARTS"
             // `;` is an unusual alternative to the end of a line; don't suggest it.
             || (e == "\";\"" && has("NEWLINE"))
             || e == "NEWLINE"
@@ -222,29 +224,7 @@ fn describe_found(tok: Tok<'_>, text: &str) -> String {
         Tok::Newline => "end of line".to_string(),
         Tok::Indent => "an indented line".to_string(),
         Tok::Dedent => "end of block".to_string(),
-        Tok::And
-        | Tok::Or
-        | Tok::Not
-        | Tok::Xor
-        | Tok::If
-        | Tok::Elif
-        | Tok::Else
-        | Tok::For
-        | Tok::In
-        | Tok::While
-        | Tok::With
-        | Tok::As
-        | Tok::Def
-        | Tok::Class
-        | Tok::Return
-        | Tok::Pass
-        | Tok::Break
-        | Tok::Continue
-        | Tok::Import
-        | Tok::From
-        | Tok::True
-        | Tok::False
-        | Tok::None => format!("keyword `{text}`"),
+        _ if tok.keyword_text().is_some() => format!("keyword `{text}`"),
         _ => format!("`{}`", text.escape_debug()),
     }
 }

@@ -13,17 +13,13 @@ pub mod convert_to_ssa;
 pub mod flatten_call_expr;
 pub mod init_mem_ref;
 pub mod insert_sync;
+pub mod manager;
 pub mod remove_redundant_sync;
 pub mod run_verifier;
 pub mod stmt_structure;
 
-/// The backend a pass or codegen targets (spec README §2.7). Passes differ only by the pipe
-/// table they read; C++ emission is CCE only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Cce,
-    Pto,
-}
+// Passes take the backend as a value; it is defined with the rest of the backend model.
+pub use crate::backend::Backend;
 
 /// What a pass gets besides the program: the settings that are values, not globals (spec §1).
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +31,10 @@ pub struct PassEnv {
 /// copies the whole program; errors are diagnostics (never panics). A caller that needs the input
 /// afterwards clones it first.
 pub type PassFn = fn(Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
+
+/// What a pass found, besides the program it returns: findings that are reported but do not
+/// fail the run (`run-verifier`'s report). Its argument is the rules left out (`--disable-rule`).
+pub type FindingsFn = fn(&Program, &[String]) -> Vec<crate::verify::VerifyDiagnostic>;
 
 /// IR properties (spec `passes-and-codegen.md` §1.1), in bit order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -105,6 +105,9 @@ pub struct PassInfo {
     pub invalidated: &'static [Property],
     /// The transform; `None` while the pass is not implemented.
     pub run: Option<PassFn>,
+    /// What the pass reports about the program it returns (see [`FindingsFn`]); the pass
+    /// manager asks after each run.
+    pub findings: Option<FindingsFn>,
 }
 
 impl PassInfo {
@@ -130,6 +133,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[TypeChecked, SsaForm],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
         run: Some(convert_to_ssa::run),
+        findings: None,
     },
     PassInfo {
         name: "outline-incore-scopes",
@@ -140,6 +144,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[SplitIncoreOrch],
         invalidated: &[],
         run: Some(outline_incore_scopes::run),
+        findings: None,
     },
     PassInfo {
         name: "flatten-call-expr",
@@ -150,6 +155,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[TypeChecked, NoNestedCalls],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
         run: Some(flatten_call_expr::run),
+        findings: None,
     },
     PassInfo {
         name: "normalize-stmt-structure",
@@ -160,6 +166,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[TypeChecked, NormalizedStmtStructure],
         invalidated: &[FlattenedSingleStmt],
         run: Some(stmt_structure::run_normalize),
+        findings: None,
     },
     PassInfo {
         name: "flatten-single-stmt",
@@ -170,6 +177,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[TypeChecked, FlattenedSingleStmt],
         invalidated: &[NormalizedStmtStructure],
         run: Some(stmt_structure::run_flatten_single),
+        findings: None,
     },
     PassInfo {
         name: "run-verifier",
@@ -180,6 +188,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[],
         invalidated: &[],
         run: Some(run_verifier::run),
+        findings: Some(run_verifier::findings),
     },
     PassInfo {
         name: "init-mem-ref",
@@ -190,6 +199,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[HasMemRefs, NormalizedStmtStructure],
         invalidated: &[SsaForm],
         run: Some(init_mem_ref::run),
+        findings: None,
     },
     PassInfo {
         name: "basic-memory-reuse",
@@ -200,6 +210,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[],
         invalidated: &[],
         run: Some(basic_memory_reuse::run),
+        findings: None,
     },
     PassInfo {
         name: "insert-sync",
@@ -210,6 +221,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[],
         invalidated: &[],
         run: Some(insert_sync::run),
+        findings: None,
     },
     PassInfo {
         name: remove_redundant_sync::NAME,
@@ -220,6 +232,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[],
         invalidated: &[],
         run: Some(remove_redundant_sync::run),
+        findings: None,
     },
     PassInfo {
         name: "allocate-memory-addr",
@@ -230,6 +243,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[AllocatedMemoryAddr],
         invalidated: &[],
         run: Some(allocate_memory_addr::run),
+        findings: None,
     },
     PassInfo {
         name: "convert-tensor-to-block-ops",
@@ -240,6 +254,7 @@ pub static PASSES: &[PassInfo] = &[
         produced: &[IncoreBlockOps],
         invalidated: &[],
         run: Some(convert_tensor_to_block_ops::run),
+        findings: None,
     },
 ];
 

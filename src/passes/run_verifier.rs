@@ -3,17 +3,15 @@
 //! minus the disabled rules, logs the report when there are findings, never fails, and returns
 //! the program unchanged.
 //!
-//! A [`super::PassFn`] can only return a program or errors, so the pass itself is the identity
-//! and the driver asks for the findings separately ([`report`]) right after running it, and
-//! prints them on stderr without failing the run.
+//! A [`super::PassFn`] can only return a program or errors, so the transform is the identity
+//! and the findings come from [`findings`] (the pass's [`super::PassInfo::findings`]), which the
+//! pass manager asks for right after the run; the driver prints them on stderr (as [`report`]
+//! words them) without failing the run.
 
 use super::PassEnv;
-use crate::diag::{line_col, Diagnostic, Span};
+use crate::diag::Diagnostic;
 use crate::ir::Program;
 use crate::verify::{self, Rule, VerifyDiagnostic};
-
-/// The registered name, by which the driver recognises this pass.
-pub const NAME: &str = "run-verifier";
 
 /// The transform: the program, unchanged.
 pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
@@ -26,19 +24,14 @@ pub fn diagnostics<S: AsRef<str>>(prog: &Program, disabled: &[S]) -> Vec<VerifyD
     verify::verify(prog, &Rule::default_without(disabled))
 }
 
-/// The reference's report text for [`diagnostics`], with locations `file:line:col` in
-/// `source` (named `file`); spanless findings are located at `file:-1:-1`. Empty when
-/// nothing is found, since the reference logs nothing then.
+/// [`diagnostics`] as the pass's findings.
+pub fn findings(prog: &Program, disabled: &[String]) -> Vec<VerifyDiagnostic> {
+    diagnostics(prog, disabled)
+}
+
+/// The reference's report text for [`diagnostics`] (see [`super::manager::findings_report`]).
 pub fn report<S: AsRef<str>>(prog: &Program, disabled: &[S], file: &str, source: &str) -> String {
-    let location = |span: Span| {
-        if span.is_none() {
-            format!("{file}:-1:-1")
-        } else {
-            let (line, col) = line_col(source, span.lo as usize);
-            format!("{file}:{line}:{col}")
-        }
-    };
-    verify::report(&diagnostics(prog, disabled), &location)
+    super::manager::findings_report(&diagnostics(prog, disabled), file, source)
 }
 
 #[cfg(test)]

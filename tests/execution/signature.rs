@@ -54,13 +54,9 @@ pub struct FuncSig {
 
 /// The program after ptoc's default pipeline (what `--emit cpp` generates code from).
 pub fn lowered(source: &str) -> Result<Program, String> {
-    let mut prog = ptoc::driver::frontend(source).map_err(|d| format!("front end: {d:?}"))?;
+    let prog = ptoc::driver::frontend(source).map_err(|d| format!("front end: {d:?}"))?;
     let env = PassEnv { backend: Backend::Cce };
-    for pass in Pipeline::Default.passes() {
-        let run = pass.run.ok_or(format!("pass {} is not implemented", pass.name))?;
-        prog = run(prog, &env).map_err(|d| format!("pass {}: {d:?}", pass.name))?;
-    }
-    Ok(prog)
+    ptoc::passes::manager::Manager::new(&Pipeline::Default.passes(), env).run(prog).map_err(|d| format!("passes: {d:?}"))
 }
 
 fn tensor_spec(ty: &Type) -> Result<TensorSpec, String> {
