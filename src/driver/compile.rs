@@ -106,8 +106,9 @@ pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -
     // With --stats: the sync ops of each function before remove-redundant-sync (the counts
     // after the pass before it), to count what it removed.
     let mut removed = super::stats::Removed::new();
-    let mut last_counts = Vec::new();
-    let prog = manager.run_observed(start()?, Some(&start), &mut |step| {
+    let first = start()?;
+    let mut last_counts = if req.stats.is_some() { super::stats::sync_counts(&first) } else { Vec::new() };
+    let prog = manager.run_observed(first, Some(&start), &mut |step| {
         if req.stats.is_some() {
             if step.pass.name == remove_redundant_sync::NAME {
                 super::stats::add_removed(&mut removed, &last_counts, step.program);

@@ -431,21 +431,21 @@ fn break_continue_and_natural_loops() {
     let p = program(
         "    @pl.function
     def f(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
-        x = 0
+        x = 1
         for i in pl.range(0, n, 2):
-            x = x + i
-            if x > 10:
+            y = i * 3
+            if y > 10:
                 break
             else:
                 continue
         while x < n:
             x = x * 2
-        return x
+        return x + y
 ",
     );
-    // x: 0, 2, 6, 12 → break; then 12 → 24 (≥ 20).
+    // y: 0, 6, 12 → break (i = 4); x: 1 → 32 (≥ 20); 32 + 12.
     let r = run(&p, "f", vec![Value::scalar_i64(Int64, 20)]);
-    assert_eq!(vals(&r.returns[0]), [24.0]);
+    assert_eq!(vals(&r.returns[0]), [44.0]);
 }
 
 #[test]

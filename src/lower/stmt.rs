@@ -96,6 +96,7 @@ impl Lowerer {
             S::If { cond, then_body, else_body } => self.lower_if(cond, then_body, else_body.as_deref(), s.span, out),
             S::For { target, iter, body } => self.lower_for(target, iter, body, s.span, out),
             S::While { cond, body } => {
+                self.check_jumps_keep_carried_values(body, false)?;
                 let cond = self.lower_expr(cond)?;
                 self.scopes.push();
                 self.yield_frames.push(Vec::new());
@@ -447,6 +448,7 @@ impl Lowerer {
                 "a range loop needs a loop variable: `for i in ...` or `for i, (a, b) in ...`",
             ));
         };
+        self.check_jumps_keep_carried_values(body, init_values.is_some())?;
         let inits = self.lower_init_values(target, init_values, iter.span)?;
         self.scopes.push();
         let loop_var =
@@ -702,6 +704,56 @@ impl Lowerer {
         .with_note("help: make the yielded value the same type (e.g. `pl.cast(x, <dtype>)`), or start the loop from a value of the yielded type");
         self.authorship.mismatches.push(diag);
     }
+}
+
+impl Lowerer {
+    /// A `break` or `continue` in a loop that carries values to its next iteration (explicit
+    /// `init_values`, or a name defined before the loop and assigned in it) would skip the
+    /// yield that carries them: after convert-to-ssa the next iteration would see the old values
+    /// (a loop that never ends, or wrong results). Neither the IR nor the reference can express
+    /// the jump with the values, so it is refused where it is written.
+    fn check_jumps_keep_carried_values(&self, body: &[ast::Stmt], explicit: bool) -> R<()> {
+        let Some(jump) = first_jump(body) else { return Ok(()) };
+        let mut assigned = Vec::new();
+        assigned_names(body, &mut assigned);
+        let carried: Vec<&str> = assigned
+            .iter()
+            .map(|i| i.name.as_str())
+            .filter(|n| self.scopes.lookup(n).is_some())
+            .fold(Vec::new(), |mut v, n| {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+                v
+            });
+        if !explicit && carried.is_empty() {
+            return Ok(());
+        }
+        let word = if matches!(jump.kind, S::Break) { "break" } else { "continue" };
+        let what = if carried.is_empty() {
+            "its iteration values".to_string()
+        } else {
+            carried.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        };
+        Err(Diagnostic::error(
+            codes::BAD_LOOP,
+            jump.span,
+            format!("`{word}` in a loop that carries {what} to the next iteration is not supported: the values it carries would not be updated"),
+        )
+        .with_note("help: restructure the body with `if`/`else` so that every iteration reaches its end"))
+    }
+}
+
+/// The first `break` or `continue` of a loop body (not of a loop nested in it).
+fn first_jump(stmts: &[ast::Stmt]) -> Option<&ast::Stmt> {
+    stmts.iter().find_map(|s| match &s.kind {
+        S::Break | S::Continue => Some(s),
+        S::If { then_body, else_body, .. } => {
+            first_jump(then_body).or_else(|| else_body.as_deref().and_then(first_jump))
+        }
+        S::With { body, .. } => first_jump(body),
+        _ => None,
+    })
 }
 
 /// Every name the statements assign, nested blocks included (not loop variables or iter args,
