@@ -670,7 +670,14 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
             }
-            _ => {}
+            // Anything else would be dropped silently: the orchestration runtime has no tensor
+            // arithmetic, only tasks on the cores.
+            _ => self.unsupported(
+                span,
+                format!(
+                    "`{op}` cannot run in an Orchestration function: orchestration code only creates tensors, reads scalars and calls kernels"
+                ),
+            ),
         }
     }
 
@@ -764,7 +771,21 @@ impl Emitter<'_, '_> {
                 DataType::Int64 => format!("make_scalar_param((uint64_t){v})"),
                 d => format!("make_scalar_param((uint64_t)static_cast<{}>({v}))", c_type(*d)),
             }),
-            ExprKind::ConstFloat(v, DataType::Fp32) => Some(format!("make_scalar_param(float_to_u64({v:.6}f))")),
+            // A float constant is passed in the callee parameter's format: FP32 as its bits,
+            // FP16/BF16 as their bits in the low 16 (as scalar parameters of those dtypes are,
+            // docs/orchestration-abi.md).
+            ExprKind::ConstFloat(v, _) => {
+                let dtype = func.params.get(i).map(|p| self.prog.var_type(p.var));
+                Some(match dtype {
+                    Some(Type::Scalar(DataType::Fp16)) => {
+                        format!("make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */", half::f16::from_f64(*v).to_bits())
+                    }
+                    Some(Type::Scalar(DataType::Bf16)) => {
+                        format!("make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */", half::bf16::from_f64(*v).to_bits())
+                    }
+                    _ => format!("make_scalar_param(float_to_u64({v:.6}f))"),
+                })
+            }
             ExprKind::ConstBool(b) => Some(format!("make_scalar_param((uint64_t){})", u8::from(*b))),
             _ => {
                 self.unsupported(

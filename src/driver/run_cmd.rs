@@ -23,7 +23,8 @@ Inputs: every parameter not given with --input (or found in --input-dir) is gene
 Outputs: one line per output on stdout, `name [shape] DTYPE min=… max=… mean=…`: first every
 tensor parameter (its final value), then every returned value as return_0, return_1, …
 With -o DIR the same values are written as DIR/<param>.npy and DIR/return_<i>.npy (all or
-none). FP16 is written as numpy float16 (<f2); BF16, which numpy lacks, as float32 (<f4).
+none). FP16 is written as numpy float16 (<f2); BF16, which numpy lacks, as float32 (<f4), and
+read from <f4 or from its raw bits as <u2.
 
 Exit status: 0 success, 1 error in the input or during the run, 2 usage error.";
 
@@ -338,7 +339,7 @@ fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path
     if let Type::Scalar(d) = var.ty {
         // A scalar may come as a 0-d array (what numpy writes for `np.save(f, np.float32(2))`).
         let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let (descr, shape, nums) = read_npy(&bytes).map_err(fail)?;
+        let (descr, shape, nums) = bf16_bits(d, read_npy(&bytes).map_err(fail)?);
         let expected = npy_descr(d).ok_or_else(|| fail(format!("{} has no .npy form", d.name())))?;
         if descr != expected {
             return Err(fail(format!(
@@ -358,8 +359,8 @@ fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path
         )));
     };
     let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-    let (descr, shape, nums) = read_npy(&bytes).map_err(fail)?;
     let want = var.ty.dtype().unwrap_or(DataType::Fp32);
+    let (descr, shape, nums) = bf16_bits(want, read_npy(&bytes).map_err(fail)?);
     let Some(expected) = npy_descr(want) else {
         return Err(fail(format!("{} has no .npy form", want.name())));
     };
@@ -387,6 +388,19 @@ fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path
     } else {
         Value::tensor(a)
     })
+}
+
+/// BF16 values may also be given as their raw 16 bits (`<u2`, how tools without a bfloat16
+/// dtype store them): read as the `f4` values they stand for.
+fn bf16_bits(d: DataType, (descr, shape, nums): (String, Vec<usize>, Vec<Num>)) -> (String, Vec<usize>, Vec<Num>) {
+    if d != DataType::Bf16 || descr != "u2" {
+        return (descr, shape, nums);
+    }
+    let floats = nums
+        .into_iter()
+        .map(|n| Num::F(half::bf16::from_bits(u16::try_from(n.as_i128()).unwrap_or(0)).to_f64()))
+        .collect();
+    ("f4".to_string(), shape, floats)
 }
 
 /// The .npy element type a dtype is read from and written as (kind and byte size, no byte
