@@ -8,6 +8,7 @@
 
 mod cli;
 mod compile;
+mod dumps;
 mod input;
 mod output;
 mod plan;
@@ -166,6 +167,9 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         ..Output::default()
     };
 
+    if let Some(shell) = cli.completions {
+        return Output { stdout: cli::completion_script(shell), ..Output::default() };
+    }
     if cli.list_passes {
         return Output { stdout: list_passes().into_bytes(), ..Output::default() };
     }
@@ -185,8 +189,14 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     }
     // A pass name that names no pass (or none of this run) is an error of the request, exit
     // status 1 (issue 3), reported before the input is read.
-    let plan = match plan::resolve(cli.pipeline(), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref()) {
+    let plan = match plan::resolve(cli.pipeline(), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref())
+        .and_then(|p| plan::stop_before(p, cli.stop_before.as_deref()))
+    {
         Ok(p) => p,
+        Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
+    };
+    let dump_spec = match plan::dump_spec(&cli) {
+        Ok(s) => s,
         Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
     };
     let Some(arg) = cli.input.as_deref() else {
@@ -203,7 +213,8 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let request = Request {
         passes: &plan,
         env: PassEnv { backend },
-        print_after_all: cli.print_after_all,
+        dumps: &dump_spec,
+        time_passes: cli.time_passes,
         verify_each: cli.verify_each,
         auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,
         emit_cpp: cli.emit == Emit::Cpp,

@@ -7,6 +7,9 @@ use clap::{Parser, ValueEnum};
 
 use crate::passes::{Backend, OptLevel, Pipeline};
 
+/// `ptoc --version`: the crate's version and the commit it was built from.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PTOC_COMMIT"), ")");
+
 /// Text shown after the flags in `--help`.
 const AFTER_HELP: &str = "\
 Exit status:
@@ -42,55 +45,85 @@ Output kinds and backends:
 
 /// ptoc: compile PyPTO tile-IR programs (.pto) through IR passes to IR text or C++.
 #[derive(Debug, Parser)]
-#[command(name = "ptoc", version, after_help = AFTER_HELP)]
+#[command(name = "ptoc", version = VERSION, after_help = AFTER_HELP)]
 pub struct Cli {
     /// The .pto file to compile, or `-` to read standard input.
-    #[arg(value_name = "FILE|-", required_unless_present = "list_passes")]
+    #[arg(value_name = "FILE|-", required_unless_present_any = ["list_passes", "completions"])]
     pub input: Option<String>,
 
     /// What to write: `ir` (canonical .pto text of the final program), `cpp` (CCE C++ files) or
     /// `pto` (PTO-ISA MLIR; see the table below).
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = Emit::Ir)]
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = Emit::Ir, help_heading = "Output")]
     pub emit: Emit,
 
     /// Stop after this pass (the first time it runs) and emit the program as it is then.
-    #[arg(long, value_name = "PASS")]
+    #[arg(long, value_name = "PASS", help_heading = "Passes")]
     pub stop_after: Option<String>,
+
+    /// Stop just before this pass (the first time it would run) and emit the program as it is
+    /// then.
+    #[arg(long, value_name = "PASS", help_heading = "Passes", conflicts_with = "stop_after")]
+    pub stop_before: Option<String>,
 
     /// Run exactly these passes, in this order, instead of the --pipeline's (comma-separated;
     /// an empty list runs none).
-    #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', num_args = 1)]
+    #[arg(long, value_name = "P1,P2,…", value_delimiter = ',', num_args = 1, help_heading = "Passes")]
     pub passes: Option<Vec<String>>,
 
     /// Which pass list to run: `default` (convert-to-ssa, outline-incore-scopes,
     /// flatten-call-expr, run-verifier, init-mem-ref, basic-memory-reuse, insert-sync,
     /// allocate-memory-addr), `ptoas` (the same without insert-sync) or `none` (parse and print).
     /// Default: `ptoas` with --emit pto, else `default`.
-    #[arg(long, value_enum, value_name = "NAME")]
+    #[arg(long, value_enum, value_name = "NAME", help_heading = "Passes")]
     pub pipeline: Option<PipelineArg>,
 
     /// Optimisation level of the named pipelines: `0` runs them exactly as the reference does;
     /// `1` (default) also runs remove-redundant-sync after insert-sync. `--passes` ignores it.
-    #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = parse_opt_level)]
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = parse_opt_level, help_heading = "Passes")]
     pub opt: OptLevel,
 
     /// After compiling, print per kernel function and for the whole program: ops per pipe, sync
     /// pairs per pipe pair, barriers, event ids, peak bytes per memory space against its
     /// capacity, syncs removed. `--stats` (or `--stats=text`) writes text to stderr,
     /// `--stats=json` one JSON object.
-    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text", help_heading = "Output")]
     pub stats: Option<StatsFormat>,
 
     /// Print the IR after every pass to stderr, each after a header line
     /// `# ==== after-NN-<pass> ====` (NN = 1-based position in the run).
-    #[arg(long)]
+    #[arg(long, help_heading = "IR dumps (to stderr)")]
     pub print_after_all: bool,
+
+    /// Print the IR after this pass (repeatable; comma-separated lists too).
+    #[arg(long, value_name = "PASS", value_delimiter = ',', help_heading = "IR dumps (to stderr)")]
+    pub print_after: Vec<String>,
+
+    /// Print the IR before every pass, each after `# ==== before-NN-<pass> ====`.
+    #[arg(long, help_heading = "IR dumps (to stderr)")]
+    pub print_before_all: bool,
+
+    /// Print the IR before this pass (repeatable; comma-separated lists too).
+    #[arg(long, value_name = "PASS", value_delimiter = ',', help_heading = "IR dumps (to stderr)")]
+    pub print_before: Vec<String>,
+
+    /// Print the IR after a pass only when it changed it (alone: after every pass that changed
+    /// it; with --print-after/--print-after-all: of those passes).
+    #[arg(long, help_heading = "IR dumps (to stderr)")]
+    pub print_changed: bool,
+
+    /// Restrict the IR dumps to these functions (repeatable; comma-separated lists too).
+    #[arg(long, value_name = "FUNC", value_delimiter = ',', help_heading = "IR dumps (to stderr)")]
+    pub filter_print_funcs: Vec<String>,
+
+    /// Print a table of the time spent in parse+lower, each pass and codegen (stderr).
+    #[arg(long, help_heading = "IR dumps (to stderr)")]
+    pub time_passes: bool,
 
     /// Before every pass verify the IR properties it requires, after it those it produces
     /// (every property that has a verifier rule: SSAForm, TypeChecked, NoNestedCalls,
     /// NormalizedStmtStructure, FlattenedSingleStmt, SplitIncoreOrch, IncoreBlockOps, …);
     /// a violation is an error (exit 1).
-    #[arg(long)]
+    #[arg(long, help_heading = "Verification")]
     pub verify_each: bool,
 
     /// Verification level (spec §1.5–1.6): `basic` verifies SSAForm and TypeChecked after
@@ -99,57 +132,70 @@ pub struct Cli {
     /// hazards in every run (a hazard is an internal compiler error); `none` verifies nothing
     /// automatically. Default: the PTOC_VERIFY_LEVEL environment
     /// variable (`none` or `basic`), else `basic`. `--passes` runs never verify automatically.
-    #[arg(long, value_enum, value_name = "LEVEL")]
+    #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Verification")]
     pub verify_level: Option<VerifyLevel>,
 
     /// Leave this verifier rule out of `run-verifier` (SSAVerify, TypeCheck, NoNestedCall);
     /// repeatable. Unknown names are ignored, as in the reference.
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", help_heading = "Verification")]
     pub disable_rule: Vec<String>,
 
     /// After the passes, check the sync ops of the final program (spec: issue 4): every
     /// cross-pipe RAW/WAR/WAW dependency on a MemRef not ordered by a set/wait pair or a
     /// barrier, and every wait without a matching set, is an error (exit 1).
-    #[arg(long)]
+    #[arg(long, help_heading = "Verification")]
     pub verify_sync: bool,
 
     /// After the passes, list on stderr the sync ops whose deletion would create no hazard
     /// (warnings; not an error).
-    #[arg(long)]
+    #[arg(long, help_heading = "Verification")]
     pub report_redundant_sync: bool,
 
+    /// Print a completion script for this shell on stdout and exit (e.g.
+    /// `ptoc --completions bash > ~/.local/share/bash-completion/completions/ptoc`).
+    #[arg(long, value_enum, value_name = "SHELL", help_heading = "Input and resources")]
+    pub completions: Option<clap_complete::Shell>,
+
     /// List the registered passes with their descriptions and exit.
-    #[arg(long)]
+    #[arg(long, help_heading = "Passes")]
     pub list_passes: bool,
 
     /// The target whose pipe table the passes use. Default: `pto` with --emit pto, else `cce`.
-    #[arg(long, value_enum, value_name = "NAME")]
+    #[arg(long, value_enum, value_name = "NAME", help_heading = "Passes")]
     pub backend: Option<BackendArg>,
 
     /// Write the output here instead of stdout (a file for --emit=ir, a directory for
     /// --emit=cpp; missing directories are created). All or none: on any error the path is left
     /// as it was (new files are removed again, existing ones replaced only at the end; files
     /// already holding their new contents are kept). `-` means stdout.
-    #[arg(short = 'o', long, value_name = "PATH")]
+    #[arg(short = 'o', long, value_name = "PATH", help_heading = "Output")]
     pub output: Option<PathBuf>,
 
     /// Colour diagnostics: `auto` = only when stderr is a terminal and NO_COLOR is unset.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto, help_heading = "Diagnostics")]
     pub color: ColorArg,
 
     /// How to print diagnostics: `human` (source excerpt with labels and notes) or `short`
     /// (one line `file:line:col: error[CODE]: message` each).
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human)]
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human, help_heading = "Diagnostics")]
     pub error_format: ErrorFormat,
 
     /// Threads the compilation may use (default: the number of CPUs, at most 8). The output
     /// does not depend on it.
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), help_heading = "Input and resources")]
     pub jobs: Option<u16>,
 
     /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed).
-    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size, help_heading = "Input and resources")]
     pub max_file_size: u64,
+}
+
+/// The completion script of `ptoc` for `shell`.
+pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "ptoc", &mut out);
+    out
 }
 
 impl Cli {

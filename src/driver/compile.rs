@@ -21,7 +21,10 @@ pub enum Emitted {
 pub struct Request<'a> {
     pub passes: &'a [&'static PassInfo],
     pub env: PassEnv,
-    pub print_after_all: bool,
+    /// Which IR dumps to write between the passes (`--print-after-all`, …).
+    pub dumps: &'a super::dumps::DumpSpec,
+    /// `--time-passes`: a table of the time of parse+lower, each pass and codegen on stderr.
+    pub time_passes: bool,
     pub verify_each: bool,
     pub emit_cpp: bool,
     /// Emit PTO-ISA MLIR instead of IR text (`pto-codegen.md`), in this form.
@@ -69,14 +72,21 @@ pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diag
 /// Runs the request on `source`. IR dumps of `--print-after-all` and the passes' findings are
 /// appended to `dumps` as they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
-    let prog = compile_program(source, req, dumps)?;
-    if req.emit_cpp {
+    let mut timings = super::dumps::Timings::default();
+    let prog = compile_timed(source, req, dumps, &mut timings)?;
+    timings.start();
+    let emitted = if req.emit_cpp {
         crate::codegen::generate(&prog).map(Emitted::Files)
     } else if let Some(form) = req.emit_pto {
         emit_pto(&prog, form)
     } else {
         Ok(Emitted::Ir(printer::print_program(&prog)))
+    };
+    if req.time_passes {
+        timings.stop(if req.emit_cpp || req.emit_pto.is_some() { "codegen" } else { "print" });
+        dumps.push_str(&timings.render());
     }
+    emitted
 }
 
 /// PTO-ISA MLIR emission (`pto-codegen.md`).
@@ -94,6 +104,21 @@ fn emit_pto(prog: &Program, form: PtoOutput) -> Result<Emitted, Vec<Diagnostic>>
 /// Runs the request's passes and returns the final program instead of emitting it (also what
 /// `ptoc run` interprets).
 pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
+    let mut timings = super::dumps::Timings::default();
+    let prog = compile_timed(source, req, dumps, &mut timings)?;
+    if req.time_passes {
+        dumps.push_str(&timings.render());
+    }
+    Ok(prog)
+}
+
+/// [`compile_program`], timing parse+lower and each pass into `timings`.
+fn compile_timed(
+    source: &str,
+    req: &Request,
+    dumps: &mut String,
+    timings: &mut super::dumps::Timings,
+) -> Result<Program, Vec<Diagnostic>> {
     let start = || frontend_with_jobs(source, req.jobs);
     let manager = Manager {
         passes: req.passes,
@@ -106,9 +131,14 @@ pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -
     // With --stats: the sync ops of each function before remove-redundant-sync (the counts
     // after the pass before it), to count what it removed.
     let mut removed = super::stats::Removed::new();
+    timings.start();
     let first = start()?;
+    timings.stop("parse+lower");
+    let mut dumper = super::dumps::Dumper::new(req.dumps, &first, req.passes, dumps);
     let mut last_counts = if req.stats.is_some() { super::stats::sync_counts(&first) } else { Vec::new() };
     let prog = manager.run_observed(first, Some(&start), &mut |step| {
+        // The pass's own time: dumps and statistics below are not counted.
+        timings.stop(step.pass.name);
         if req.stats.is_some() {
             if step.pass.name == remove_redundant_sync::NAME {
                 super::stats::add_removed(&mut removed, &last_counts, step.program);
@@ -120,12 +150,10 @@ pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -
         if !step.findings.is_empty() {
             dumps.push_str(&findings_report(step.findings, req.source_name, source));
         }
-        if req.print_after_all {
-            dumps.push_str(&dump_header(step.position, step.pass.name));
-            dumps.push('\n');
-            dumps.push_str(&printer::print_program(step.program));
-            dumps.push('\n');
+        if !req.dumps.is_empty() {
+            dumper.after(step.position, req.passes, step.program, dumps);
         }
+        timings.start();
     })?;
     check_sync(&prog, source, req, dumps)?;
     if let Some(format) = req.stats {

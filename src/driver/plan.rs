@@ -38,6 +38,35 @@ pub fn resolve(
     Ok(list)
 }
 
+/// `--stop-before PASS`: the run ends just before the first run of that pass.
+pub fn stop_before(
+    mut list: Vec<&'static PassInfo>,
+    stop: Option<&str>,
+) -> Result<Vec<&'static PassInfo>, Diagnostic> {
+    let Some(stop) = stop else { return Ok(list) };
+    let target = passes::lookup(stop.trim()).ok_or_else(|| unknown_pass(stop, "--stop-before"))?;
+    let at = list.iter().position(|p| std::ptr::eq(*p, target)).ok_or_else(|| {
+        Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, format!("--stop-before `{stop}`: that pass is not part of this run"))
+    })?;
+    list.truncate(at);
+    Ok(list)
+}
+
+/// The dump flags, with their pass names checked.
+pub fn dump_spec(cli: &super::cli::Cli) -> Result<super::dumps::DumpSpec, Diagnostic> {
+    let look = |names: &[String], flag: &str| -> Result<Vec<&'static PassInfo>, Diagnostic> {
+        names.iter().map(|n| passes::lookup(n.trim()).ok_or_else(|| unknown_pass(n, flag))).collect()
+    };
+    Ok(super::dumps::DumpSpec {
+        after_all: cli.print_after_all,
+        before_all: cli.print_before_all,
+        after: look(&cli.print_after, "--print-after")?,
+        before: look(&cli.print_before, "--print-before")?,
+        changed: cli.print_changed,
+        funcs: cli.filter_print_funcs.clone(),
+    })
+}
+
 fn unknown_pass(name: &str, flag: &str) -> Diagnostic {
     let known: Vec<&str> = passes::PASSES.iter().map(|p| p.name).collect();
     let d = Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, format!("{flag}: unknown pass `{name}`"));

@@ -125,7 +125,8 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         env: PassEnv {
             backend: Backend::from(cli.backend),
         },
-        print_after_all: false,
+        dumps: &super::dumps::DumpSpec::default(),
+        time_passes: false,
         verify_each: false,
         auto_verify: cli.passes.is_none(),
         emit_cpp: false,
