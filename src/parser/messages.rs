@@ -68,6 +68,9 @@ pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_
             if *tok == Tok::Indent {
                 return unexpected_indent(*lo, *hi, ctx);
             }
+            if let Some(d) = augmented_assignment(*lo, *hi, ctx) {
+                return Some(d);
+            }
             let found = describe_found(*tok, ctx.text(*lo, *hi));
             let message = match describe_expected(expected) {
                 Some(exp) => {
@@ -110,6 +113,33 @@ pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_
         )),
         ParseError::User { .. } => None,
     }
+}
+
+/// `x += e` (and `-=`, `*=`, `//=`, …): Python's augmented assignment, which the language does
+/// not have; the lexer sees the operator and then a stray `=`.
+fn augmented_assignment(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+    if ctx.text(lo, hi) != "=" {
+        return None;
+    }
+    let before = ctx.source.get(..lo)?;
+    let op = ["**", "//", "<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^"].into_iter().find(|op| before.ends_with(op))?;
+    let op_lo = lo - op.len();
+    let line_lo = before.rfind('\n').map_or(0, |i| i + 1);
+    let target = ctx.text(line_lo, op_lo).trim();
+    let help = if !target.is_empty() && target.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        format!("help: write `{target} = {target} {op} …`")
+    } else {
+        format!("help: write `x = x {op} …`")
+    };
+    Some(
+        Diagnostic::error(
+            codes::SYNTAX,
+            Span::new(op_lo, hi),
+            format!("augmented assignment `{op}=` is not part of the language"),
+        )
+        .with_label("not supported")
+        .with_note(help),
+    )
 }
 
 /// An INDENT where the grammar does not allow one (`lo..hi` are the blanks). Points at the
