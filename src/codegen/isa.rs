@@ -9,22 +9,42 @@ pub enum CceEmit {
     /// `INSTR(d, a0, …, a{n-1});` with every argument, in order. `arity` is checked; the
     /// error names `family` (`Binary elementwise op requires 2 arguments`).
     Dst { instr: &'static str, arity: usize, family: &'static str },
+    /// An element-wise `INSTR(d, a0, …);` (`family` [`BINARY`], [`BINARY_SCALAR`] with the
+    /// scalar second, or [`UNARY`]). pto-isa wants every tile operand of the result's dtype and
+    /// shape, row-major: an operand of another dtype is first converted (`TCVT` into a scratch
+    /// tile), one that broadcasts is first expanded (`TROWEXPAND`/`TCOLEXPAND` into a scratch
+    /// tile), and column-major tiles (`[N, 1]`) are seen as the rows they are in memory.
+    Elementwise { instr: &'static str, arity: usize, family: &'static str },
     /// `INSTR(d, a_arg);`: the other arguments only describe the result's shape.
     DstArg { instr: &'static str, arg: usize },
     /// `TASSIGN(G, p + (offset)); TLOAD(d, G);`.
     Load,
     /// `TASSIGN(G, p + (offset)); TSTORE(G, tile);` and the result aliases the destination.
     Store,
-    /// `TMOV(d, src);` between memories (not Vec to Vec).
+    /// `TMOV(d, src);` between memories; a transposing move reads the source through its
+    /// transposed view; a Vec to Vec move is fenced by full barriers (it runs on the vector
+    /// pipe, the operator table says MTE1).
     Move,
     /// `TMOV(d, src);` within Vec.
     VecMove,
     /// `TCVT(d, x, RoundMode::CAST_<mode>);` from kwarg `mode`.
     Cast,
-    /// `INSTR(d, a, b, CmpMode::<cmp_type>);`.
+    /// `INSTR(mask, a, b, CmpMode::<cmp_type>);` into a `uint8_t` bit mask, then
+    /// `TEXPANDS(d, 1); TSELS(d, mask, d, tmp, 0);`: the result holds 1 / 0 elements.
     Cmp { instr: &'static str },
-    /// kwarg `axis` 0 → `COL(d, x);` (1 argument), else `ROW(d, x, tmp);` (2 arguments).
+    /// kwarg `axis` 0 → `COL(d, x);`, else `ROW(d, x, tmp);` with a scratch `tmp` (of the
+    /// source's shape) unless the call gives one.
     Reduce { col: &'static str, row: &'static str },
+    /// `INSTR(d, x, tmp);`: a row reduction into the column `[N, 1]`.
+    RowReduce { instr: &'static str },
+    /// `INSTR(d, a, …, v);`: the last operand `v` is a column `[N, 1]` broadcast along rows.
+    RowExpand { instr: &'static str, arity: usize },
+    /// `INSTR(d, a, …, v);`: the last operand `v` is a row `[1, N]` broadcast along columns.
+    ColExpand { instr: &'static str, arity: usize },
+    /// `TEXTRACT(d, x, row, col);`: the window of `block.view` at its offset.
+    Extract,
+    /// `TFILLPAD(d, x);` with `d` seen with a pad value (pto-isa refuses `PadValue::Null`).
+    FillPad,
     /// No code (allocation is done by the prologue's `TASSIGN`).
     Nothing,
     /// `T d = GET_BLOCK_IDX(<axis>);`.
@@ -37,6 +57,64 @@ pub enum CceEmit {
     TensorDim,
     /// The op has an IR form but no correct pto-isa lowering yet; the reason is reported.
     Unsupported { why: &'static str },
+}
+
+impl CceEmit {
+    /// Whether the form runs an instruction on a device pipe (so the op needs a pipe in the
+    /// operator table). The allocation forms, `tensor.dim` and the unsupported form do not.
+    pub fn runs_on_device(self) -> bool {
+        !matches!(self, CceEmit::Nothing | CceEmit::TensorDim | CceEmit::Unsupported { .. })
+    }
+
+    /// The pto-isa instructions the form emits, in order (for `docs/ops-cpp.md`).
+    pub fn instructions(self) -> String {
+        match self {
+            CceEmit::Dst { instr, .. } | CceEmit::DstArg { instr, .. } | CceEmit::RowReduce { instr } => instr.to_string(),
+            CceEmit::RowExpand { instr, .. } | CceEmit::ColExpand { instr, .. } => instr.to_string(),
+            CceEmit::Elementwise { instr, .. } => format!("{instr} (TCVT, TROWEXPAND, TCOLEXPAND for mixed dtypes and broadcasts)"),
+            CceEmit::Load => "TASSIGN + TLOAD".into(),
+            CceEmit::Store => "TASSIGN + TSTORE".into(),
+            CceEmit::Move => "TMOV".into(),
+            CceEmit::VecMove => "TMOV".into(),
+            CceEmit::Cast => "TCVT".into(),
+            CceEmit::Cmp { instr } => format!("{instr} + TEXPANDS + TSELS"),
+            CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
+            CceEmit::Extract => "TEXTRACT".into(),
+            CceEmit::FillPad => "TFILLPAD".into(),
+            CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
+            CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),
+            CceEmit::Flag { instr } => instr.to_string(),
+            CceEmit::Barrier { pipe } => format!("pipe_barrier({pipe})"),
+            CceEmit::TensorDim => "— (a constant)".into(),
+            CceEmit::Unsupported { .. } => "— (reported)".into(),
+        }
+    }
+
+    /// The tile layouts the emitted C++ needs (for `docs/ops-cpp.md`); the code generator
+    /// provides them (declarations, views of the same memory, scratch tiles).
+    pub fn layouts(self) -> &'static str {
+        match self {
+            CceEmit::Elementwise { .. } | CceEmit::Cast => {
+                "all tiles Vec, row-major `NoneBox`, one shape (`[N, 1]` column tiles are used as `[1, N]` rows)"
+            }
+            CceEmit::Dst { instr: "TMATMUL" | "TMATMUL_ACC", .. } => {
+                "Left `Zz` (RowMajor, SLayout RowMajor, 512), Right `Zn` (RowMajor, SLayout ColMajor, 512), Acc `Nz` (ColMajor, SLayout RowMajor, 1024)"
+            }
+            CceEmit::Dst { .. } | CceEmit::DstArg { .. } => "Vec, row-major `NoneBox`",
+            CceEmit::Load => "ND window: row-major tile; DN window (last dim 1): column-major `[N, 1]` tile; a vector tile is seen in the window's orientation",
+            CceEmit::Store => "as `block.load`; Acc tiles (`block.l0c_store`) `Nz`",
+            CceEmit::Move => "Mat `Nz` → Left `Zz` / Right `Zn`; a transposing move reads the source as its transpose (`Nz` seen as `Zn`)",
+            CceEmit::VecMove => "Vec → Vec, equal shapes",
+            CceEmit::Cmp { .. } => "as element-wise; the mask is a `uint8_t` `[R, ⌈C/8⌉]` row-major tile (C a multiple of 8)",
+            CceEmit::Reduce { .. } => "source row-major; axis 0: destination row `[1, N]`; axis 1: destination column `[N, 1]` (column-major)",
+            CceEmit::RowReduce { .. } => "source row-major; destination column `[N, 1]` (column-major)",
+            CceEmit::RowExpand { .. } => "destination row-major; the vector a column `[N, 1]`",
+            CceEmit::ColExpand { .. } => "destination row-major; the vector a row `[1, N]`",
+            CceEmit::Extract => "Vec, row-major, the window inside the source",
+            CceEmit::FillPad => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
+            _ => "—",
+        }
+    }
 }
 
 /// The arity-message families (§4.7 "Arity checks").
