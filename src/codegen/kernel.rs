@@ -376,7 +376,7 @@ impl<'p> Kernel<'p> {
     /// among the extra declarations; its name is derived from `base`.
     fn declare_extra(&mut self, base: &str, ct: TileCType, valid: (i64, i64)) -> Rc<str> {
         let mut key = String::new();
-        cat!(&mut key; &ct, "|", valid.0, "|", valid.1, "|", ct.addr.unwrap_or(-1));
+        cat!(&mut key; base, "|", &ct, "|", valid.0, "|", valid.1, "|", ct.addr.unwrap_or(-1));
         if let Some(n) = self.views.get(&key) {
             return n.clone();
         }
