@@ -173,11 +173,26 @@ impl Piece for &TileCType {
 /// tile of those memories always gets that layout; a `[N, 1]` tile is column-major (a row-major
 /// one would need its one column padded to 32 bytes); a 1-D tile `[N]` is the row `[1, N]`.
 pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<TileCType, Diagnostic> {
+    tile_type_homed(prog, tt, span, &Default::default())
+}
+
+/// [`tile_type`], where a tile whose MemRef is in `homes` (an `if`'s tile result, which
+/// init-mem-ref puts in DDR, spec §6 Q6) lives at the on-chip place the code generator gave it.
+pub fn tile_type_homed(
+    prog: &Program,
+    tt: &TileType,
+    span: Span,
+    homes: &rustc_hash::FxHashMap<crate::ir::VarId, (MemorySpace, i64)>,
+) -> Result<TileCType, Diagnostic> {
     let elem = c_type(tt.dtype, span)?;
     let (rows, cols) = tile_rows_cols(&tt.shape, span)?;
     let Some(memref) = tt.memref else {
         return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: None, addr: None });
     };
+    if let Some(&(space, addr)) = homes.get(&memref) {
+        let placed = placement(space, tt, cols);
+        return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) });
+    }
     let crate::ir::VarKind::MemRef(info) = &prog.var(memref).kind else {
         return Err(Diagnostic::error(codes::UNSUPPORTED, span, "CCE codegen: tile MemRef is not a MemRef variable"));
     };

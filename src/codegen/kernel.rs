@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ctype::{c_type, const_dim, global_shape, tile_type, TileCType};
+use super::ctype::{c_type, const_dim, global_shape, tile_type, tile_type_homed, TileCType};
 use super::expr::write_value;
 use crate::text::{cat, Hex};
 use super::namer::Namer;
@@ -56,11 +56,16 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
         extra_decls: String::new(),
         decls_at: 0,
         views: FxHashMap::default(),
-        scratch_base: scratch_base(prog, f),
+        scratch_base: None,
+        homes: FxHashMap::default(),
         scratch_next: 0,
         scratch_used: false,
         hoisted: hoisted_declarations(prog, f),
     };
+    let base = scratch_base(prog, f);
+    let (homes, base) = tile_homes(prog, f, base)?;
+    k.homes = homes;
+    k.scratch_base = base;
     k.out.push_str("// Kernel Function: ");
     k.out.push_str(&f.name);
     k.out.push('\n');
@@ -126,6 +131,9 @@ pub(super) struct Kernel<'p> {
     /// The first byte of Vec memory after every tile of the function: scratch tiles go there
     /// (`None` when the tiles have no addresses).
     scratch_base: Option<i64>,
+    /// On-chip places of the tile results of `if`s, which init-mem-ref puts in DDR (MemRef →
+    /// memory and address), after the function's tiles ([`tile_homes`]).
+    homes: FxHashMap<VarId, (crate::ir::MemorySpace, i64)>,
     /// The next free scratch byte of the op being emitted ([`Kernel::begin_op`]).
     scratch_next: i64,
     /// Whether the op being emitted uses scratch memory.
@@ -324,7 +332,7 @@ impl<'p> Kernel<'p> {
                 &format!("expected a tile, got {} {}", self.prog.var_type(var).kind_name(), self.prog.var_name(var)),
             ));
         };
-        let ct = tile_type(self.prog, t, span)?;
+        let ct = tile_type_homed(self.prog, t, span, &self.homes)?;
         Ok(TileRef { name: self.name_of(var, span)?, ct })
     }
 
@@ -392,7 +400,7 @@ impl<'p> Kernel<'p> {
 
     /// `using tType = Tile<…>; tType t(rows, cols); TASSIGN(t, addr);`.
     fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<Rc<str>, Diagnostic> {
-        let ty = tile_type(self.prog, t, span)?;
+        let ty = tile_type_homed(self.prog, t, span, &self.homes)?;
         let n = self.name_var(var, &["", "Type"]);
         let key = ty.without_addr();
         if self.tile_text.0 != Some(key) {
@@ -674,10 +682,11 @@ impl<'p> Kernel<'p> {
         let c = self.value(cond)?;
         let if_start = self.out.len();
         self.linef(format_args!("if ({c}) {{"));
-        self.branch(then_body, &results, span)?;
+        let tiles: Vec<bool> = return_vars.iter().map(|&r| matches!(self.prog.var_type(r), Type::Tile(_))).collect();
+        self.branch(then_body, &results, &tiles, span)?;
         if let Some(e) = else_body {
             self.line("} else {");
-            self.branch(e, &results, span)?;
+            self.branch(e, &results, &tiles, span)?;
         }
         self.line("}");
         self.blank();
@@ -757,7 +766,7 @@ impl<'p> Kernel<'p> {
     }
 
     /// One branch of an `if`, then the assignments of its yielded values to the results.
-    fn branch(&mut self, body: &Stmt, results: &[Rc<str>], span: Span) -> Result<(), Diagnostic> {
+    fn branch(&mut self, body: &Stmt, results: &[Rc<str>], tiles: &[bool], span: Span) -> Result<(), Diagnostic> {
         self.indent += 1;
         self.pending_yield = None;
         self.stmt(body)?;
@@ -766,8 +775,20 @@ impl<'p> Kernel<'p> {
                 if ys.len() != results.len() {
                     return Err(unsupported(span, &format!("Yielded {} values but expected {}", ys.len(), results.len())));
                 }
-                for (n, y) in results.iter().zip(&ys) {
-                    self.linef(format_args!("{n} = {y};"));
+                for ((n, y), &tile) in results.iter().zip(&ys).zip(tiles) {
+                    if tile {
+                        // The result tile has its own buffer: the yielded value is copied into
+                        // it. The passes do not see this move (the result's MemRef is DDR):
+                        // full barriers order it after the instructions that computed the value
+                        // and before every later reader.
+                        if **n != **y {
+                            self.line("pipe_barrier(PIPE_ALL);");
+                            self.linef(format_args!("TMOV({n}, {y});"));
+                            self.line("pipe_barrier(PIPE_ALL);");
+                        }
+                    } else {
+                        self.linef(format_args!("{n} = {y};"));
+                    }
                 }
             }
         }
@@ -1045,4 +1066,66 @@ fn hoisted_declarations(prog: &Program, f: &Function) -> FxHashMap<usize, Vec<(V
         }
     }
     out
+}
+
+/// On-chip places for the tile results of `if`s: init-mem-ref gives each a DDR MemRef (spec §6
+/// Q6), where no tile can live. A result whose branches yield Vec tiles gets its own Vec buffer
+/// after the function's tiles (from `base`, which then moves past them); each branch copies its
+/// value there. Returns the places by MemRef and the new base of the scratch tiles.
+fn tile_homes(
+    prog: &Program,
+    f: &Function,
+    base: Option<i64>,
+) -> Result<(FxHashMap<VarId, (crate::ir::MemorySpace, i64)>, Option<i64>), Diagnostic> {
+    let mut homes = FxHashMap::default();
+    let Some(mut next) = base else { return Ok((homes, base)) };
+    let mut err = None;
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        let Stmt::If { then_body, return_vars, .. } = s else { return };
+        let yields = final_yield(then_body);
+        for (j, &r) in return_vars.iter().enumerate() {
+            let data = prog.var(r);
+            let Type::Tile(t) = &data.ty else { continue };
+            let Some(m) = t.memref else { continue };
+            let VarKind::MemRef(info) = &prog.var(m).kind else { continue };
+            if info.space != crate::ir::MemorySpace::Ddr || homes.contains_key(&m) {
+                continue;
+            }
+            let space = yields
+                .and_then(|ys| ys.get(j))
+                .and_then(Expr::as_var)
+                .and_then(|y| prog.var_type(y).memref())
+                .and_then(|ym| match &prog.var(ym).kind {
+                    VarKind::MemRef(i) => Some(i.space),
+                    _ => None,
+                });
+            if space != Some(crate::ir::MemorySpace::Vec) {
+                err.get_or_insert_with(|| {
+                    unsupported(data.span, &format!("CCE codegen: the tile result {} of this if is not in Vec memory", data.name))
+                        .with_note("only Vec tiles can be an if's result; yield Vec tiles (block.move them there) or store the value into a tensor in each branch")
+                });
+                continue;
+            }
+            let bytes = tile_type(prog, t, data.span).map(|ct| ct.bytes()).unwrap_or(info.size as i64);
+            let at = (next + 31) / 32 * 32;
+            let cap = crate::backend::capacity(crate::ir::MemorySpace::Vec) as i64;
+            if at + bytes > cap {
+                err.get_or_insert_with(|| {
+                    Diagnostic::error(
+                        codes::MEMORY_CAPACITY,
+                        data.span,
+                        format!("the tile result {} of this if needs {bytes} bytes of Vec memory after the function's {at}, but the platform has {cap} bytes", data.name),
+                    )
+                    .with_note("help: use smaller tiles in this function, or store the value into a tensor in each branch")
+                });
+                continue;
+            }
+            homes.insert(m, (crate::ir::MemorySpace::Vec, at));
+            next = at + bytes;
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok((homes, Some(next))),
+    }
 }
