@@ -122,7 +122,14 @@ impl TileCType {
     }
 
     /// A tile of `dtype` with the given shape and layout, at `addr`.
-    pub fn new(dtype: DataType, rows: i64, cols: i64, placed: Placed, addr: Option<i64>, span: Span) -> Result<TileCType, Diagnostic> {
+    pub fn new(
+        dtype: DataType,
+        rows: i64,
+        cols: i64,
+        placed: Placed,
+        addr: Option<i64>,
+        span: Span,
+    ) -> Result<TileCType, Diagnostic> {
         Ok(TileCType { dtype, elem: c_type(dtype, span)?, rows, cols, placed: Some(placed), addr })
     }
 

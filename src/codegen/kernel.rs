@@ -13,6 +13,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::ctype::{c_type, const_dim, global_shape, tile_type, tile_type_homed, TileCType};
 use super::expr::write_value;
+use super::isa::CceEmit;
 use crate::text::{cat, Hex};
 use super::namer::Namer;
 use crate::diag::{codes, Diagnostic, Span};
@@ -83,6 +84,9 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
     Ok(k.out)
 }
 
+/// On-chip places of tiles whose MemRef is in DDR: MemRef → memory and address.
+type Homes = FxHashMap<VarId, (crate::ir::MemorySpace, i64)>;
+
 /// A tile operand in C++: its name and its type.
 #[derive(Clone, Debug)]
 pub(super) struct TileRef {
@@ -133,7 +137,7 @@ pub(super) struct Kernel<'p> {
     scratch_base: Option<i64>,
     /// On-chip places of the tile results of `if`s, which init-mem-ref puts in DDR (MemRef →
     /// memory and address), after the function's tiles ([`tile_homes`]).
-    homes: FxHashMap<VarId, (crate::ir::MemorySpace, i64)>,
+    homes: Homes,
     /// The next free scratch byte of the op being emitted ([`Kernel::begin_op`]).
     scratch_next: i64,
     /// Whether the op being emitted uses scratch memory.
@@ -370,7 +374,7 @@ impl<'p> Kernel<'p> {
                         ct.bytes()
                     ),
                 )
-                .with_note("help: use smaller tiles in this function, or split it")); 
+                .with_note("help: use smaller tiles in this function, or split it"));
             }
             ct.addr = Some(at);
             self.scratch_next = end;
@@ -975,12 +979,11 @@ fn hoisted_declarations(prog: &Program, f: &Function) -> FxHashMap<usize, Vec<(V
                         self.defs.insert(*var, self.path.clone());
                         self.order.push(*var);
                     }
+                    let is_store = |c: &crate::ir::Call| {
+                        matches!(c.callee, crate::ir::Callee::Op(op) if crate::ops::def(op).cce == Some(CceEmit::Store))
+                    };
                     let root = match &value.kind {
-                        ExprKind::Call(c)
-                            if matches!(c.callee, crate::ir::Callee::Op(op) if crate::ops::def(op).cce == Some(super::isa::CceEmit::Store)) =>
-                        {
-                            c.args.get(3).and_then(|a| self.root_of(a))
-                        }
+                        ExprKind::Call(c) if is_store(c) => c.args.get(3).and_then(|a| self.root_of(a)),
                         _ => self.root_of(value),
                     };
                     if let Some(r) = root {
@@ -1072,11 +1075,7 @@ fn hoisted_declarations(prog: &Program, f: &Function) -> FxHashMap<usize, Vec<(V
 /// Q6), where no tile can live. A result whose branches yield Vec tiles gets its own Vec buffer
 /// after the function's tiles (from `base`, which then moves past them); each branch copies its
 /// value there. Returns the places by MemRef and the new base of the scratch tiles.
-fn tile_homes(
-    prog: &Program,
-    f: &Function,
-    base: Option<i64>,
-) -> Result<(FxHashMap<VarId, (crate::ir::MemorySpace, i64)>, Option<i64>), Diagnostic> {
+fn tile_homes(prog: &Program, f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), Diagnostic> {
     let mut homes = FxHashMap::default();
     let Some(mut next) = base else { return Ok((homes, base)) };
     let mut err = None;

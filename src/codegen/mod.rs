@@ -46,7 +46,9 @@ impl CoreType {
 /// function has no kernel; it must be written as two functions that pass the data through a
 /// tensor.
 pub fn core_type(f: &Function) -> Result<CoreType, Diagnostic> {
-    let (mut m, mut v): (Option<(Span, OpId)>, Option<(Span, OpId)>) = (None, None);
+    // The first op call on each pipe, with its span.
+    type First = Option<(Span, OpId)>;
+    let (mut m, mut v): (First, First) = (None, None);
     walk_all_exprs(&f.body, &mut |e| {
         if let ExprKind::Call(c) = &e.kind {
             if let Callee::Op(op) = c.callee {

@@ -34,7 +34,9 @@ use super::ctype::{Placed, TileCType};
 use super::isa::{CceEmit, BINARY_SCALAR};
 use super::kernel::{unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId};
+use crate::ir::{
+    Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId,
+};
 use crate::text::cat;
 
 /// The pto-isa function names an emitter form uses (reserved by the namer).
@@ -95,7 +97,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             elementwise(k, target, name, instr, args, scalar, "", true, span)?;
         }
         CceEmit::DstArg { instr, arg } => {
-            let x = args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
+            let x =
+                args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
             let d = tile_dst(k, target, name, span)?;
             instruction(k, instr, &d, std::slice::from_ref(x), "")?;
         }
@@ -130,10 +133,14 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             arity(1, &|| "Unary op requires 1 argument".to_string())?;
             let src_space = space_of(k, &args[0]);
             let to = kw_space(c, "target_memory");
-            let vec_to_vec = form == CceEmit::Move && src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec);
+            let vec_to_vec =
+                form == CceEmit::Move && src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec);
             if form == CceEmit::VecMove {
                 if let Some(s) = src_space.filter(|s| *s != MemorySpace::Vec) {
-                    return Err(unsupported(span, &format!("block.vec_move: source must be on Vec memory, got {}", s.name())));
+                    return Err(unsupported(
+                        span,
+                        &format!("block.vec_move: source must be on Vec memory, got {}", s.name()),
+                    ));
                 }
             }
             let var = dst_var(k, target, name, span)?;
@@ -164,10 +171,12 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::Cmp { instr } => {
             arity(2, &|| format!("{name} requires 2 arguments"))?;
             let t = kw_int(c, "cmp_type").unwrap_or(0);
-            let m = usize::try_from(t)
-                .ok()
-                .and_then(|m| CMP_MODES.get(m))
-                .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}")))?;
+            let m = usize::try_from(t).ok().and_then(|m| CMP_MODES.get(m)).ok_or_else(|| {
+                unsupported(
+                    span,
+                    &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}"),
+                )
+            })?;
             compare(k, target, name, instr, args, m, span)?;
         }
         CceEmit::Reduce { col, row } => reduce(k, target, name, c, col, row, span)?,
@@ -201,7 +210,12 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             let x = k.tile_ref(&args[0])?;
             let offs: Vec<String> = match &args[2].kind {
                 ExprKind::MakeTuple(xs) => xs.iter().map(|e| k.value(e)).collect::<Result<_, _>>()?,
-                _ => return Err(unsupported(args[2].span, "CCE codegen: the offset of block.view must be a list literal")),
+                _ => {
+                    return Err(unsupported(
+                        args[2].span,
+                        "CCE codegen: the offset of block.view must be a list literal",
+                    ))
+                }
             };
             let (r, c) = match offs.as_slice() {
                 [c] => ("0".to_string(), c.clone()),
@@ -228,7 +242,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
-            let axis = kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
+            let axis =
+                kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
@@ -259,7 +274,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 return Err(unsupported(span, "tensor.dim: first argument must be a tensor"));
             };
             let rank = t.shape.len() as i64;
-            let axis = args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
+            let axis =
+                args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
             let ax = if axis < 0 { axis + rank } else { axis };
             let dim = usize::try_from(ax)
                 .ok()
@@ -298,7 +314,10 @@ fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) 
 fn dst_var(k: &Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<VarId, Diagnostic> {
     let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
     if !matches!(k.prog.var_type(var), Type::Tile(_)) {
-        return Err(unsupported(span, &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name())));
+        return Err(unsupported(
+            span,
+            &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name()),
+        ));
     }
     Ok(var)
 }
@@ -322,7 +341,11 @@ fn is_vector(ct: TileCType) -> bool {
 /// row-major: both are the elements in order).
 fn as_vector(k: &mut Kernel, t: &TileRef, rows: i64, cols: i64) -> TileRef {
     let Some(p) = t.ct.placed else { return t.clone() };
-    if (t.ct.rows, t.ct.cols) == (rows, cols) || !is_vector(t.ct) || !p.unboxed() || t.ct.rows * t.ct.cols != rows * cols {
+    if (t.ct.rows, t.ct.cols) == (rows, cols)
+        || !is_vector(t.ct)
+        || !p.unboxed()
+        || t.ct.rows * t.ct.cols != rows * cols
+    {
         return t.clone();
     }
     let blayout = if cols == 1 && rows > 1 { TileLayout::ColMajor } else { TileLayout::RowMajor };
@@ -447,14 +470,23 @@ fn prepare(
             continue;
         };
         if convert && t.ct.dtype != d.ct.dtype {
-            let layout = t.ct.placed.map_or(Placed::plain(MemorySpace::Vec, TileLayout::RowMajor), |p| Placed::plain(MemorySpace::Vec, p.blayout));
+            let layout = t.ct.placed.map_or(Placed::plain(MemorySpace::Vec, TileLayout::RowMajor), |p| {
+                Placed::plain(MemorySpace::Vec, p.blayout)
+            });
             let ct = TileCType::new(d.ct.dtype, t.ct.rows, t.ct.cols, layout, None, span)?;
             let s = k.scratch(ct, (t.ct.rows, t.ct.cols), "cvt", span)?;
             pre.push(format!("TCVT({}, {}, RoundMode::CAST_RINT);", s.name, t.name));
             t = s;
         }
         if (t.ct.rows, t.ct.cols) != (d.ct.rows, d.ct.cols) {
-            let ct = TileCType::new(t.ct.dtype, d.ct.rows, d.ct.cols, Placed::plain(dp.space, TileLayout::RowMajor), None, span)?;
+            let ct = TileCType::new(
+                t.ct.dtype,
+                d.ct.rows,
+                d.ct.cols,
+                Placed::plain(dp.space, TileLayout::RowMajor),
+                None,
+                span,
+            )?;
             let n = t.ct.rows * t.ct.cols;
             let instr = if n == d.ct.rows && (t.ct.cols == 1 || t.ct.rows == 1) && d.ct.rows > 1 {
                 t = as_column(k, &t);
@@ -515,7 +547,15 @@ fn emit_pre(k: &mut Kernel, pre: &[String]) {
 
 /// `block.cmp` / `block.cmps`: the packed comparison into a `uint8_t` mask, expanded to 1 / 0
 /// elements of the result's dtype.
-fn compare(k: &mut Kernel, target: Option<VarId>, op: &str, instr: &str, args: &[Expr], mode: &str, span: Span) -> Result<(), Diagnostic> {
+fn compare(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    op: &str,
+    instr: &str,
+    args: &[Expr],
+    mode: &str,
+    span: Span,
+) -> Result<(), Diagnostic> {
     let var = dst_var(k, target, op, span)?;
     let d = k.tile_var(var, span)?;
     let scalar = instr == "TCMPS";
@@ -546,13 +586,30 @@ fn compare(k: &mut Kernel, target: Option<VarId>, op: &str, instr: &str, args: &
     let (_, ops, pre) = prepare(k, TileRef { name: d.name.clone(), ct: work }, ops, true, span)?;
     let (rows, cols) = (d.ct.rows, d.ct.cols);
     if cols % 8 != 0 {
-        return Err(unsupported(span, &format!("CCE codegen: {op} needs a tile whose row length is a multiple of 8, got {cols}")));
+        return Err(unsupported(
+            span,
+            &format!("CCE codegen: {op} needs a tile whose row length is a multiple of 8, got {cols}"),
+        ));
     }
     let mask_cols = ((cols / 8) + 31) / 32 * 32;
-    let mask_ct = TileCType::new(DataType::UInt8, rows, mask_cols, Placed::plain(MemorySpace::Vec, TileLayout::RowMajor), None, span)?;
+    let mask_ct = TileCType::new(
+        DataType::UInt8,
+        rows,
+        mask_cols,
+        Placed::plain(MemorySpace::Vec, TileLayout::RowMajor),
+        None,
+        span,
+    )?;
     let mask = k.scratch(mask_ct, (rows, cols / 8), "mask", span)?;
     let elem_bytes = i64::from(d.ct.dtype.bits() / 8).max(1);
-    let tmp_ct = TileCType::new(d.ct.dtype, 1, 32 / elem_bytes, Placed::plain(MemorySpace::Vec, TileLayout::RowMajor), None, span)?;
+    let tmp_ct = TileCType::new(
+        d.ct.dtype,
+        1,
+        32 / elem_bytes,
+        Placed::plain(MemorySpace::Vec, TileLayout::RowMajor),
+        None,
+        span,
+    )?;
     let tmp = k.scratch(tmp_ct, (1, 32 / elem_bytes), "sel", span)?;
     emit_pre(k, &pre);
     let operand = |o: &Operand| match o {
@@ -569,7 +626,15 @@ fn compare(k: &mut Kernel, target: Option<VarId>, op: &str, instr: &str, args: &
 
 /// `block.sum/max/min(t, axis)`: a column reduction into a row, or a row reduction (with a
 /// scratch tile) into a column.
-fn reduce(k: &mut Kernel, target: Option<VarId>, op: &str, c: &Call, col: &str, row: &str, span: Span) -> Result<(), Diagnostic> {
+fn reduce(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    op: &str,
+    c: &Call,
+    col: &str,
+    row: &str,
+    span: Span,
+) -> Result<(), Diagnostic> {
     let args = &c.args;
     let axis = kw_int(c, "axis").unwrap_or(-1);
     let rank = match args.first().map(|a| k.type_of(a)) {
