@@ -3,7 +3,7 @@
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::text::{cat, Piece};
-use crate::ir::{DataType, Expr, MemorySpace, Program, TileLayout, TileType};
+use crate::ir::{DataType, Expr, MemorySpace, Program, TileLayout, TilePad, TileType};
 
 /// The C type of a dtype; dtypes without one are an error at `span`.
 pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
@@ -39,10 +39,10 @@ pub fn const_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
     })
 }
 
-/// `(rows, cols)` of a 1-D (`[r]` → `(r, 1)`) or 2-D tile.
+/// `(rows, cols)` of a 1-D (`[n]` → `(1, n)`, a row) or 2-D tile.
 pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnostic> {
     match shape {
-        [r] => Ok((const_dim(r, span)?, 1)),
+        [n] => Ok((1, const_dim(n, span)?)),
         [r, c] => Ok((const_dim(r, span)?, const_dim(c, span)?)),
         _ => Err(Diagnostic::error(
             codes::UNSUPPORTED,
@@ -63,16 +63,54 @@ fn layout(l: TileLayout) -> &'static str {
     }
 }
 
+fn pad_value(p: TilePad) -> &'static str {
+    match p {
+        TilePad::Null => "Null",
+        TilePad::Zero => "Zero",
+        TilePad::Max => "Max",
+        TilePad::Min => "Min",
+    }
+}
+
+/// Where and how a tile with a MemRef is laid out: its memory, the block layout (`BLayout`:
+/// row or column major), the layout inside a fractal box (`SLayout`, `NoneBox` for a plain
+/// tile), the fractal size in bytes and the pad value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Placed {
+    pub space: MemorySpace,
+    pub blayout: TileLayout,
+    pub slayout: TileLayout,
+    pub fractal: u64,
+    pub pad: TilePad,
+}
+
+impl Placed {
+    /// A plain (`NoneBox`) tile of `space` in row-major (`RowMajor`) or column-major order.
+    pub fn plain(space: MemorySpace, blayout: TileLayout) -> Placed {
+        Placed { space, blayout, slayout: TileLayout::NoneBox, fractal: 512, pad: TilePad::Null }
+    }
+
+    /// Whether element (r, c) follows element (r, c - 1) in memory (`BLayout::RowMajor`).
+    pub fn row_major(self) -> bool {
+        self.blayout != TileLayout::ColMajor
+    }
+
+    /// Whether the tile is a plain array (no fractal boxes).
+    pub fn unboxed(self) -> bool {
+        self.slayout == TileLayout::NoneBox
+    }
+}
+
 /// The C++ type of a tile (§4.3) and its address: what a tile declaration needs. It
 /// appends the `Tile<…>` text ([`Piece`]), which depends on everything but the address.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TileCType {
+    pub dtype: DataType,
     elem: &'static str,
     pub rows: i64,
     pub cols: i64,
-    /// Memory space, BLayout, SLayout and fractal of a tile with a MemRef; `None` for a tile
-    /// without one.
-    placed: Option<(&'static str, &'static str, &'static str, u64)>,
+    /// Memory and layout of a tile with a MemRef; `None` for a tile without one.
+    pub placed: Option<Placed>,
     /// The allocated address (tiles with a MemRef).
     pub addr: Option<i64>,
 }
@@ -81,6 +119,34 @@ impl TileCType {
     /// The type with the address dropped: equal for tiles whose `Tile<…>` text is equal.
     pub fn without_addr(self) -> TileCType {
         TileCType { addr: None, ..self }
+    }
+
+    /// A tile of `dtype` with the given shape and layout, at `addr`.
+    pub fn new(
+        dtype: DataType,
+        rows: i64,
+        cols: i64,
+        placed: Placed,
+        addr: Option<i64>,
+        span: Span,
+    ) -> Result<TileCType, Diagnostic> {
+        Ok(TileCType { dtype, elem: c_type(dtype, span)?, rows, cols, placed: Some(placed), addr })
+    }
+
+    /// The same memory seen with another shape and layout.
+    pub fn reshaped(self, rows: i64, cols: i64, placed: Placed) -> TileCType {
+        TileCType { rows, cols, placed: Some(placed), ..self }
+    }
+
+    /// Bytes the tile occupies.
+    pub fn bytes(self) -> i64 {
+        self.rows * self.cols * self.dtype.bits() as i64 / 8
+    }
+
+    /// Whether the tile is a plain column-major tile (a `[N, 1]` column vector, or a tile
+    /// annotated `col_major`).
+    pub fn col_major_plain(self) -> bool {
+        self.placed.is_some_and(|p| !p.row_major() && p.unboxed())
     }
 }
 
@@ -91,31 +157,56 @@ impl Piece for &TileCType {
         match self.placed {
             // The reference's type for a tile without a MemRef carries a stray `;`.
             None => cat!(out; "Tile<TileType::Vec, ", elem, ", ", rows, ", ", cols, ", BLayout::RowMajor, -1, -1>;"),
-            Some((space, b, s, fractal)) => cat!(out;
-                "Tile<TileType::", space, ", ", elem, ", ", rows, ", ", cols, ", BLayout::", b, ", -1, -1, SLayout::", s,
-                ", ", fractal, ">"
-            ),
+            Some(p) => {
+                cat!(out;
+                    "Tile<TileType::", p.space.name(), ", ", elem, ", ", rows, ", ", cols, ", BLayout::", layout(p.blayout),
+                    ", -1, -1, SLayout::", layout(p.slayout), ", ", p.fractal
+                );
+                if p.pad != TilePad::Null {
+                    cat!(out; ", PadValue::", pad_value(p.pad));
+                }
+                out.push('>');
+            }
         }
     }
 }
 
 /// The `Tile<…>` type of a tile (§4.3), with its address when it has a MemRef.
+///
+/// The layout is the tile's view, except where pto-isa accepts only one (a deviation from the
+/// reference, which takes the view as it is): the operands of `TMATMUL` are fractal tiles,
+/// Left `Zz` (row-major boxes of row-major fractals), Right `Zn` (row-major boxes of
+/// column-major fractals) and Acc `Nz` (column-major boxes of row-major 16×16 fractals), so a
+/// tile of those memories always gets that layout; a `[N, 1]` tile is column-major (a row-major
+/// one would need its one column padded to 32 bytes); a 1-D tile `[N]` is the row `[1, N]`.
 pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<TileCType, Diagnostic> {
+    tile_type_homed(prog, tt, span, &Default::default())
+}
+
+/// [`tile_type`], where a tile whose MemRef is in `homes` (an `if`'s tile result, which
+/// init-mem-ref puts in DDR, spec §6 Q6) lives at the on-chip place the code generator gave it.
+pub fn tile_type_homed(
+    prog: &Program,
+    tt: &TileType,
+    span: Span,
+    homes: &rustc_hash::FxHashMap<crate::ir::VarId, (MemorySpace, i64)>,
+) -> Result<TileCType, Diagnostic> {
     let elem = c_type(tt.dtype, span)?;
     let (rows, cols) = tile_rows_cols(&tt.shape, span)?;
     let Some(memref) = tt.memref else {
-        return Ok(TileCType { elem, rows, cols, placed: None, addr: None });
+        return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: None, addr: None });
     };
+    if let Some(&(space, addr)) = homes.get(&memref) {
+        let placed = placement(space, tt, cols);
+        return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) });
+    }
     let crate::ir::VarKind::MemRef(info) = &prog.var(memref).kind else {
         return Err(Diagnostic::error(codes::UNSUPPORTED, span, "CCE codegen: tile MemRef is not a MemRef variable"));
     };
-    let space = match info.space {
-        MemorySpace::Ddr => {
-            return Err(Diagnostic::error(codes::UNSUPPORTED, span, "DDR is for GlobalTensor, not Tile")
-                .with_note("a tile in DDR (e.g. a tile-typed if/for return value, spec §6 Q6) has no CCE form"))
-        }
-        s => s.name(),
-    };
+    if info.space == MemorySpace::Ddr {
+        return Err(Diagnostic::error(codes::UNSUPPORTED, span, "DDR is for GlobalTensor, not Tile")
+            .with_note("a tile in DDR (e.g. a tile-typed if/for return value, spec §6 Q6) has no CCE form"));
+    }
     let addr = match info.addr.as_const_int() {
         Some(a) if a >= 0 => a,
         _ => {
@@ -127,15 +218,25 @@ pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<TileCType,
             .with_note("run allocate-memory-addr before --emit cpp"))
         }
     };
-    let (mut b, mut s, mut fractal) = ("RowMajor", "NoneBox", 512);
-    if cols == 1 {
-        b = "ColMajor";
-    } else if let Some(v) = &tt.view {
-        b = layout(v.blayout);
-        s = layout(v.slayout);
-        fractal = v.fractal;
+    let placed = placement(info.space, tt, cols);
+    Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) })
+}
+
+/// The layout of a tile of `space` (see [`tile_type`]).
+fn placement(space: MemorySpace, tt: &TileType, cols: i64) -> Placed {
+    use TileLayout::*;
+    let pad = tt.view.as_ref().map_or(TilePad::Null, |v| v.pad);
+    let fixed = |blayout, slayout, fractal| Placed { space, blayout, slayout, fractal, pad };
+    match space {
+        MemorySpace::Left => fixed(RowMajor, RowMajor, 512),
+        MemorySpace::Right => fixed(RowMajor, ColMajor, 512),
+        MemorySpace::Acc => fixed(ColMajor, RowMajor, 1024),
+        _ if cols == 1 && tt.shape.len() == 2 => Placed { pad, ..Placed::plain(space, ColMajor) },
+        _ => match &tt.view {
+            Some(v) if tt.shape.len() == 2 => fixed(v.blayout, v.slayout, v.fractal),
+            _ => Placed { pad, ..Placed::plain(space, RowMajor) },
+        },
     }
-    Ok(TileCType { elem, rows, cols, placed: Some((space, b, s, fractal)), addr: Some(addr) })
 }
 
 /// `Shape<…>` and `Stride<…>` arguments of a GlobalTensor over `dims` padded to 5-D, and whether

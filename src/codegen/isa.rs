@@ -9,22 +9,42 @@ pub enum CceEmit {
     /// `INSTR(d, a0, …, a{n-1});` with every argument, in order. `arity` is checked; the
     /// error names `family` (`Binary elementwise op requires 2 arguments`).
     Dst { instr: &'static str, arity: usize, family: &'static str },
+    /// An element-wise `INSTR(d, a0, …);` (`family` [`BINARY`], [`BINARY_SCALAR`] with the
+    /// scalar second, or [`UNARY`]). pto-isa wants every tile operand of the result's dtype and
+    /// shape, row-major: an operand of another dtype is first converted (`TCVT` into a scratch
+    /// tile), one that broadcasts is first expanded (`TROWEXPAND`/`TCOLEXPAND` into a scratch
+    /// tile), and column-major tiles (`[N, 1]`) are seen as the rows they are in memory.
+    Elementwise { instr: &'static str, arity: usize, family: &'static str },
     /// `INSTR(d, a_arg);`: the other arguments only describe the result's shape.
     DstArg { instr: &'static str, arg: usize },
     /// `TASSIGN(G, p + (offset)); TLOAD(d, G);`.
     Load,
     /// `TASSIGN(G, p + (offset)); TSTORE(G, tile);` and the result aliases the destination.
     Store,
-    /// `TMOV(d, src);` between memories (not Vec to Vec).
+    /// `TMOV(d, src);` between memories; a transposing move reads the source through its
+    /// transposed view; a Vec to Vec move is fenced by full barriers (it runs on the vector
+    /// pipe, the operator table says MTE1).
     Move,
     /// `TMOV(d, src);` within Vec.
     VecMove,
     /// `TCVT(d, x, RoundMode::CAST_<mode>);` from kwarg `mode`.
     Cast,
-    /// `INSTR(d, a, b, CmpMode::<cmp_type>);`.
+    /// `INSTR(mask, a, b, CmpMode::<cmp_type>);` into a `uint8_t` bit mask, then
+    /// `TEXPANDS(d, 1); TSELS(d, mask, d, tmp, 0);`: the result holds 1 / 0 elements.
     Cmp { instr: &'static str },
-    /// kwarg `axis` 0 → `COL(d, x);` (1 argument), else `ROW(d, x, tmp);` (2 arguments).
+    /// kwarg `axis` 0 → `COL(d, x);`, else `ROW(d, x, tmp);` with a scratch `tmp` (of the
+    /// source's shape) unless the call gives one.
     Reduce { col: &'static str, row: &'static str },
+    /// `INSTR(d, x, tmp);`: a row reduction into the column `[N, 1]`.
+    RowReduce { instr: &'static str },
+    /// `INSTR(d, a, …, v);`: the last operand `v` is a column `[N, 1]` broadcast along rows.
+    RowExpand { instr: &'static str, arity: usize },
+    /// `INSTR(d, a, …, v);`: the last operand `v` is a row `[1, N]` broadcast along columns.
+    ColExpand { instr: &'static str, arity: usize },
+    /// `TEXTRACT(d, x, row, col);`: the window of `block.view` at its offset.
+    Extract,
+    /// `TFILLPAD(d, x);` with `d` seen with a pad value (pto-isa refuses `PadValue::Null`).
+    FillPad,
     /// No code (allocation is done by the prologue's `TASSIGN`).
     Nothing,
     /// `T d = GET_BLOCK_IDX(<axis>);`.
@@ -39,15 +59,161 @@ pub enum CceEmit {
     Unsupported { why: &'static str },
 }
 
+impl CceEmit {
+    /// Whether the form runs an instruction on a device pipe (so the op needs a pipe in the
+    /// operator table). The allocation forms, `tensor.dim` and the unsupported form do not.
+    pub fn runs_on_device(self) -> bool {
+        !matches!(self, CceEmit::Nothing | CceEmit::TensorDim | CceEmit::Unsupported { .. })
+    }
+
+    /// The pto-isa instructions the form emits, in order (for `docs/ops-cpp.md`).
+    pub fn instructions(self) -> String {
+        match self {
+            CceEmit::Dst { instr, .. } | CceEmit::DstArg { instr, .. } | CceEmit::RowReduce { instr } => {
+                instr.to_string()
+            }
+            CceEmit::RowExpand { instr, .. } | CceEmit::ColExpand { instr, .. } => instr.to_string(),
+            CceEmit::Elementwise { instr, .. } => {
+                format!("{instr} (TCVT, TROWEXPAND, TCOLEXPAND for mixed dtypes and broadcasts)")
+            }
+            CceEmit::Load => "TASSIGN + TLOAD".into(),
+            CceEmit::Store => "TASSIGN + TSTORE".into(),
+            CceEmit::Move => "TMOV".into(),
+            CceEmit::VecMove => "TMOV".into(),
+            CceEmit::Cast => "TCVT".into(),
+            CceEmit::Cmp { instr } => format!("{instr} + TEXPANDS + TSELS"),
+            CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
+            CceEmit::Extract => "TEXTRACT".into(),
+            CceEmit::FillPad => "TFILLPAD".into(),
+            CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
+            CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),
+            CceEmit::Flag { instr } => instr.to_string(),
+            CceEmit::Barrier { pipe } => format!("pipe_barrier({pipe})"),
+            CceEmit::TensorDim => "— (a constant)".into(),
+            CceEmit::Unsupported { .. } => "— (reported)".into(),
+        }
+    }
+
+    /// The tile layouts the emitted C++ needs (for `docs/ops-cpp.md`); the code generator
+    /// provides them (declarations, views of the same memory, scratch tiles).
+    pub fn layouts(self) -> &'static str {
+        match self {
+            CceEmit::Elementwise { .. } | CceEmit::Cast => {
+                "all tiles Vec, row-major `NoneBox`, one shape (`[N, 1]` column tiles are used as `[1, N]` rows)"
+            }
+            CceEmit::Dst { instr: "TMATMUL" | "TMATMUL_ACC", .. } => {
+                "Left `Zz` (RowMajor, SLayout RowMajor, 512), Right `Zn` (RowMajor, SLayout ColMajor, 512), Acc `Nz` (ColMajor, SLayout RowMajor, 1024)"
+            }
+            CceEmit::Dst { .. } | CceEmit::DstArg { .. } => "Vec, row-major `NoneBox`",
+            CceEmit::Load => "ND window: row-major tile; DN window (last dim 1): column-major `[N, 1]` tile; a vector tile is seen in the window's orientation",
+            CceEmit::Store => "as `block.load`; Acc tiles (`block.l0c_store`) `Nz`",
+            CceEmit::Move => "Mat `Nz` → Left `Zz` / Right `Zn`; a transposing move reads the source as its transpose (`Nz` seen as `Zn`)",
+            CceEmit::VecMove => "Vec → Vec, equal shapes",
+            CceEmit::Cmp { .. } => "as element-wise; the mask is a `uint8_t` `[R, ⌈C/8⌉]` row-major tile (C a multiple of 8)",
+            CceEmit::Reduce { .. } => "source row-major; axis 0: destination row `[1, N]`; axis 1: destination column `[N, 1]` (column-major)",
+            CceEmit::RowReduce { .. } => "source row-major; destination column `[N, 1]` (column-major)",
+            CceEmit::RowExpand { .. } => "destination row-major; the vector a column `[N, 1]`",
+            CceEmit::ColExpand { .. } => "destination row-major; the vector a row `[1, N]`",
+            CceEmit::Extract => "Vec, row-major, the window inside the source",
+            CceEmit::FillPad => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
+            _ => "—",
+        }
+    }
+}
+
 /// The arity-message families (§4.7 "Arity checks").
 pub const BINARY: &str = "Binary elementwise op";
 pub const BINARY_SCALAR: &str = "Binary scalar op";
 pub const UNARY: &str = "Unary op";
 pub const TERNARY: &str = "Ternary op";
 
+/// `docs/ops-cpp.md`: every operator of the table with its pipes and the C++ the CCE code
+/// generator emits for it (pto-isa instructions, tile layouts they need). Generated from the
+/// operator table; `cargo test` checks the file (`PTOC_UPDATE_DOCS=1` rewrites it).
+pub fn ops_cpp_markdown() -> String {
+    use crate::ops::table::{entries, Category};
+    let pipe = |p: Option<crate::ir::PipeType>| p.map_or("—".to_string(), |p| p.name().to_string());
+    let mut out = String::from(
+        "# Operators as pto-isa C++\n\n\
+         Generated from the operator table (`src/ops/table.rs`, the `pipe_cce`, `pipe_pto` and `cce`\n\
+         columns; `src/codegen/isa.rs`); do not edit: `PTOC_UPDATE_DOCS=1 cargo test --lib ops_cpp_doc`\n\
+         rewrites it, and `cargo test` fails when it is stale.\n\n\
+         For each operator: the pipe that runs it on the 910B with the CCE and the PTO backend (the\n\
+         column insert-sync and `--verify-sync` read; `S` is the scalar unit), the pto-isa\n\
+         instructions of its kernel C++ (`ptoc --emit cpp`), and the tile layouts those instructions\n\
+         need. The code generator provides the layouts: tiles of Left, Right and Acc always get the\n\
+         fractal layout `TMATMUL` takes, and where an instruction wants another shape or layout of a\n\
+         tile it uses a view of the same memory (`TASSIGN` to the tile's address) or a scratch tile\n\
+         placed after the function's tiles in Vec memory (fenced with `pipe_barrier(PIPE_V)`).\n\
+         Every operator that runs an instruction on the device has a pipe for both backends\n\
+         (checked by `codegen::isa::tests::every_device_op_has_a_pipe_for_every_backend`).\n\n\
+         Layout names: `BLayout` (RowMajor / ColMajor) is the order of the elements or fractal\n\
+         boxes, `SLayout` the order inside a fractal box (`NoneBox` for a plain tile); `Nz` is\n\
+         ColMajor boxes of RowMajor fractals, `Zn` RowMajor boxes of ColMajor fractals, `Zz`\n\
+         RowMajor boxes of RowMajor fractals. A `[N, 1]` tile is column-major (a row-major one would\n\
+         need its column padded to 32 bytes), a 1-D tile `[N]` is the row `[1, N]`.\n\n",
+    );
+    for (title, cat) in [
+        ("Block operators", Category::Block),
+        ("System (synchronization) operators", Category::Sync),
+        ("Tensor operators", Category::Tensor),
+    ] {
+        out.push_str(&format!("## {title}\n\n| operator | CCE pipe | PTO pipe | pto-isa C++ | tile layouts required |\n|---|---|---|---|---|\n"));
+        for (_, d) in entries().filter(|(_, d)| d.category == cat) {
+            let (instrs, layouts) = match d.cce {
+                Some(e) => (e.instructions(), e.layouts().to_string()),
+                None if cat == Category::Tensor => {
+                    ("— (InCore: the block form; Orchestration: runtime calls)".to_string(), "—".to_string())
+                }
+                None => ("— (no CCE form: `No codegen registered for operation`)".to_string(), "—".to_string()),
+            };
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} |\n",
+                d.name,
+                pipe(d.pipe_cce),
+                pipe(d.pipe_pto),
+                instrs,
+                layouts
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ops::table::entries;
+
+    /// Every operator whose C++ runs an instruction on the device has a pipe for both
+    /// backends: insert-sync and `--verify-sync` would otherwise take it for the scalar unit
+    /// and leave its hazards unsynchronized.
+    #[test]
+    fn every_device_op_has_a_pipe_for_every_backend() {
+        for (_, def) in entries() {
+            if def.cce.is_some_and(|e| e.runs_on_device()) {
+                assert!(def.pipe_cce.is_some(), "{}: no CCE pipe", def.name);
+                assert!(def.pipe_pto.is_some(), "{}: no PTO pipe", def.name);
+            }
+        }
+    }
+
+    /// `docs/ops-cpp.md` is what [`super::ops_cpp_markdown`] generates; `PTOC_UPDATE_DOCS=1`
+    /// rewrites it.
+    #[test]
+    fn ops_cpp_doc_is_up_to_date() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ops-cpp.md");
+        let want = super::ops_cpp_markdown();
+        if std::env::var_os("PTOC_UPDATE_DOCS").is_some_and(|v| v == "1") {
+            std::fs::write(&path, &want).expect("cannot write docs/ops-cpp.md");
+            return;
+        }
+        let got = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            got == want,
+            "docs/ops-cpp.md is stale (the operator table changed): regenerate it with PTOC_UPDATE_DOCS=1 cargo test --lib ops_cpp_doc"
+        );
+    }
 
     /// Every op the CCE backend executes on a pipe has an emitter, and vice versa (the sync
     /// and allocation ops included), so the two columns of the table cannot drift apart.

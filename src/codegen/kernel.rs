@@ -11,8 +11,9 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ctype::{c_type, const_dim, global_shape, tile_type, TileCType};
+use super::ctype::{c_type, const_dim, global_shape, tile_type, tile_type_homed, TileCType};
 use super::expr::write_value;
+use super::isa::CceEmit;
 use crate::text::{cat, Hex};
 use super::namer::Namer;
 use crate::diag::{codes, Diagnostic, Span};
@@ -53,7 +54,19 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
         pending_yield: None,
         tile_text: (None, String::new(), String::new()),
         tile_carry: tile_carry_checks(prog, &f.body),
+        extra_decls: String::new(),
+        decls_at: 0,
+        views: FxHashMap::default(),
+        scratch_base: None,
+        homes: FxHashMap::default(),
+        scratch_next: 0,
+        scratch_used: false,
+        hoisted: hoisted_declarations(prog, f),
     };
+    let base = scratch_base(prog, f);
+    let (homes, base) = tile_homes(prog, f, base)?;
+    k.homes = homes;
+    k.scratch_base = base;
     k.out.push_str("// Kernel Function: ");
     k.out.push_str(&f.name);
     k.out.push('\n');
@@ -62,7 +75,23 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Diagnostic> {
     k.line("// Function body");
     k.stmt(&f.body)?;
     k.out.push_str("}\n");
+    if !k.extra_decls.is_empty() {
+        let tail = k.out.split_off(k.decls_at);
+        k.out.push_str("    // Views of tiles and scratch tiles\n");
+        k.out.push_str(&k.extra_decls);
+        k.out.push_str(&tail);
+    }
     Ok(k.out)
+}
+
+/// On-chip places of tiles whose MemRef is in DDR: MemRef → memory and address.
+type Homes = FxHashMap<VarId, (crate::ir::MemorySpace, i64)>;
+
+/// A tile operand in C++: its name and its type.
+#[derive(Clone, Debug)]
+pub(super) struct TileRef {
+    pub name: Rc<str>,
+    pub ct: TileCType,
 }
 
 /// The data pointer and `Tensor*` behind a GlobalTensor-valued variable.
@@ -97,6 +126,25 @@ pub(super) struct Kernel<'p> {
     /// declared, for its type without the address: the tiles of a kernel mostly share a few
     /// types, so both are usually copied, not rebuilt.
     tile_text: (Option<TileCType>, String, String),
+    /// Declarations of tile views and scratch tiles made while the body is emitted; they are
+    /// inserted at `decls_at`, after the prologue's tile declarations.
+    extra_decls: String,
+    decls_at: usize,
+    /// The text of a view's or scratch tile's declaration → its name (each is declared once).
+    views: FxHashMap<String, Rc<str>>,
+    /// The first byte of Vec memory after every tile of the function: scratch tiles go there
+    /// (`None` when the tiles have no addresses).
+    scratch_base: Option<i64>,
+    /// On-chip places of the tile results of `if`s, which init-mem-ref puts in DDR (MemRef →
+    /// memory and address), after the function's tiles ([`tile_homes`]).
+    homes: Homes,
+    /// The next free scratch byte of the op being emitted ([`Kernel::begin_op`]).
+    scratch_next: i64,
+    /// Whether the op being emitted uses scratch memory.
+    pub scratch_used: bool,
+    /// Variables defined inside a statement and used after it, declared before it (keyed by
+    /// the statement's address).
+    hoisted: FxHashMap<usize, Vec<(VarId, Option<VarId>)>>,
 }
 
 impl<'p> Kernel<'p> {
@@ -254,6 +302,7 @@ impl<'p> Kernel<'p> {
         self.names.reserve(tiles.len());
         self.declared.reserve(tiles.len());
         self.namer.reserve(2 * tiles.len());
+        let stmts_have_tiles = !tiles.is_empty();
         if !tiles.is_empty() {
             self.line("// Tile type definitions and allocations");
             for (var, t, span) in tiles {
@@ -261,15 +310,101 @@ impl<'p> Kernel<'p> {
                     self.declare_tile(var, t, span)?;
                 }
             }
+        }
+        self.decls_at = self.out.len();
+        if stmts_have_tiles {
             self.blank();
         }
         self.blank();
         Ok(())
     }
 
+    // ---------------------------------------------------------------------------------------
+    // Tile operands, views and scratch tiles
+
+    /// The tile operand `e` (a tile variable).
+    pub fn tile_ref(&self, e: &Expr) -> Result<TileRef, Diagnostic> {
+        let var = e.as_var().ok_or_else(|| unsupported(e.span, "CCE codegen: a tile operand must be a variable"))?;
+        self.tile_var(var, e.span)
+    }
+
+    /// The tile variable `var` used at `span`.
+    pub fn tile_var(&self, var: VarId, span: Span) -> Result<TileRef, Diagnostic> {
+        let Type::Tile(t) = self.prog.var_type(var) else {
+            return Err(unsupported(
+                span,
+                &format!("expected a tile, got {} {}", self.prog.var_type(var).kind_name(), self.prog.var_name(var)),
+            ));
+        };
+        let ct = tile_type_homed(self.prog, t, span, &self.homes)?;
+        Ok(TileRef { name: self.name_of(var, span)?, ct })
+    }
+
+    /// Starts the emission of one op: its scratch tiles start at the scratch base again.
+    pub fn begin_op(&mut self) {
+        self.scratch_next = self.scratch_base.unwrap_or(0);
+        self.scratch_used = false;
+    }
+
+    /// The memory of `t` seen as the tile type `ct` (same address): a declaration made once.
+    /// A tile without an address is returned unchanged.
+    pub fn view(&mut self, t: &TileRef, ct: TileCType, suffix: &str) -> TileRef {
+        if t.ct == ct || t.ct.addr.is_none() {
+            return t.clone();
+        }
+        let name = self.declare_extra(&format!("{}_{suffix}", t.name), ct, (ct.rows, ct.cols));
+        TileRef { name, ct }
+    }
+
+    /// A scratch tile of type `ct` (its address is assigned here) with valid shape `valid`,
+    /// for the op being emitted; an error at `span` when Vec memory has no room for it.
+    pub fn scratch(&mut self, ct: TileCType, valid: (i64, i64), what: &str, span: Span) -> Result<TileRef, Diagnostic> {
+        let mut ct = ct;
+        ct.addr = None;
+        if let Some(base) = self.scratch_base {
+            let at = (self.scratch_next + 31) / 32 * 32;
+            let end = at + ct.bytes();
+            let cap = crate::backend::capacity(crate::ir::MemorySpace::Vec) as i64;
+            if end > cap {
+                return Err(Diagnostic::error(
+                    codes::MEMORY_CAPACITY,
+                    span,
+                    format!(
+                        "this operation needs {} bytes of Vec memory for {what}, but the function's tiles use {base} of the platform's {cap} bytes",
+                        ct.bytes()
+                    ),
+                )
+                .with_note("help: use smaller tiles in this function, or split it"));
+            }
+            ct.addr = Some(at);
+            self.scratch_next = end;
+        }
+        self.scratch_used = true;
+        let name = self.declare_extra(&format!("tmp_{what}"), ct, valid);
+        Ok(TileRef { name, ct })
+    }
+
+    /// Declares a tile of type `ct` with valid shape `valid` (once per distinct declaration)
+    /// among the extra declarations; its name is derived from `base`.
+    fn declare_extra(&mut self, base: &str, ct: TileCType, valid: (i64, i64)) -> Rc<str> {
+        let mut key = String::new();
+        cat!(&mut key; base, "|", &ct, "|", valid.0, "|", valid.1, "|", ct.addr.unwrap_or(-1));
+        if let Some(n) = self.views.get(&key) {
+            return n.clone();
+        }
+        let n = self.namer.claim(base, &["", "Type"]);
+        cat!(&mut self.extra_decls; "    using ", &n, "Type = ", &ct, ";\n");
+        cat!(&mut self.extra_decls; "    ", &n, "Type ", &n, "(", valid.0, ", ", valid.1, ");\n");
+        if let Some(a) = ct.addr {
+            cat!(&mut self.extra_decls; "    TASSIGN(", &n, ", 0x", Hex(a.unsigned_abs()), ");\n");
+        }
+        self.views.insert(key, n.clone());
+        n
+    }
+
     /// `using tType = Tile<…>; tType t(rows, cols); TASSIGN(t, addr);`.
     fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<Rc<str>, Diagnostic> {
-        let ty = tile_type(self.prog, t, span)?;
+        let ty = tile_type_homed(self.prog, t, span, &self.homes)?;
         let n = self.name_var(var, &["", "Type"]);
         let key = ty.without_addr();
         if self.tile_text.0 != Some(key) {
@@ -297,6 +432,9 @@ impl<'p> Kernel<'p> {
     // Statements (§4.4)
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        if let Some(vars) = self.hoisted.get(&(s as *const Stmt as usize)).cloned() {
+            self.declare_hoisted(&vars)?;
+        }
         match s {
             Stmt::Assign { var, value, span } => self.assign(*var, value, *span),
             Stmt::Eval { expr, span } => match &expr.kind {
@@ -322,6 +460,33 @@ impl<'p> Kernel<'p> {
                 Err(unsupported(*span, &format!("CCE codegen: {} is not supported", s.node_name())))
             }
         }
+    }
+
+    /// Declares, before a loop or `if`, the variables defined inside it and used after it
+    /// ([`hoisted_declarations`]): a scalar with its C type, a tensor as a copy of its
+    /// parameter's GlobalTensor.
+    fn declare_hoisted(&mut self, vars: &[(VarId, Option<VarId>)]) -> Result<(), Diagnostic> {
+        for &(v, root) in vars {
+            let data = self.prog.var(v);
+            match &data.ty {
+                Type::Scalar(dt) => {
+                    let ct = c_type(*dt, data.span)?;
+                    let n = self.target(v);
+                    self.linef(format_args!("{ct} {n} = 0;"));
+                    self.declared.insert(v);
+                }
+                Type::Tensor(_) => {
+                    let Some(g) = root.and_then(|r| self.globals.get(&r).cloned()) else { continue };
+                    let Some(src) = self.global_roots.get(&g.ptr).cloned() else { continue };
+                    let n = self.target(v);
+                    self.linef(format_args!("auto {n} = {src};"));
+                    self.declared.insert(v);
+                    self.globals.insert(v, g);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// The C++ target of an assignment to `var`: its name, given on first definition.
@@ -521,10 +686,11 @@ impl<'p> Kernel<'p> {
         let c = self.value(cond)?;
         let if_start = self.out.len();
         self.linef(format_args!("if ({c}) {{"));
-        self.branch(then_body, &results, span)?;
+        let tiles: Vec<bool> = return_vars.iter().map(|&r| matches!(self.prog.var_type(r), Type::Tile(_))).collect();
+        self.branch(then_body, &results, &tiles, span)?;
         if let Some(e) = else_body {
             self.line("} else {");
-            self.branch(e, &results, span)?;
+            self.branch(e, &results, &tiles, span)?;
         }
         self.line("}");
         self.blank();
@@ -604,7 +770,7 @@ impl<'p> Kernel<'p> {
     }
 
     /// One branch of an `if`, then the assignments of its yielded values to the results.
-    fn branch(&mut self, body: &Stmt, results: &[Rc<str>], span: Span) -> Result<(), Diagnostic> {
+    fn branch(&mut self, body: &Stmt, results: &[Rc<str>], tiles: &[bool], span: Span) -> Result<(), Diagnostic> {
         self.indent += 1;
         self.pending_yield = None;
         self.stmt(body)?;
@@ -613,8 +779,20 @@ impl<'p> Kernel<'p> {
                 if ys.len() != results.len() {
                     return Err(unsupported(span, &format!("Yielded {} values but expected {}", ys.len(), results.len())));
                 }
-                for (n, y) in results.iter().zip(&ys) {
-                    self.linef(format_args!("{n} = {y};"));
+                for ((n, y), &tile) in results.iter().zip(&ys).zip(tiles) {
+                    if tile {
+                        // The result tile has its own buffer: the yielded value is copied into
+                        // it. The passes do not see this move (the result's MemRef is DDR):
+                        // full barriers order it after the instructions that computed the value
+                        // and before every later reader.
+                        if **n != **y {
+                            self.line("pipe_barrier(PIPE_ALL);");
+                            self.linef(format_args!("TMOV({n}, {y});"));
+                            self.line("pipe_barrier(PIPE_ALL);");
+                        }
+                    } else {
+                        self.linef(format_args!("{n} = {y};"));
+                    }
                 }
             }
         }
@@ -743,4 +921,210 @@ fn not_in_context(prog: &Program, var: VarId, span: Span) -> Diagnostic {
 /// An error of code generation at `span`.
 pub(super) fn unsupported(span: Span, msg: &str) -> Diagnostic {
     Diagnostic::error(codes::UNSUPPORTED, span, msg.to_string())
+}
+
+/// The first byte of Vec memory after every tile buffer of `f` (rounded up to 32 bytes), where
+/// scratch tiles go; `None` when no tile of `f` has an address (then scratch tiles get none).
+fn scratch_base(prog: &Program, f: &Function) -> Option<i64> {
+    let mut end: Option<i64> = None;
+    for m in crate::passes::allocate_memory_addr::body_tile_memrefs(prog, &f.body) {
+        let VarKind::MemRef(info) = &prog.var(m).kind else { continue };
+        let Some(addr) = info.addr.as_const_int() else { continue };
+        let top = end.get_or_insert(0);
+        if info.space == crate::ir::MemorySpace::Vec {
+            *top = (*top).max(addr + info.size as i64);
+        }
+    }
+    end.map(|e| (e + 31) / 32 * 32)
+}
+
+/// The variables that C++ scoping would lose: an assignment inside a `for`/`while` body or an
+/// `if` branch whose variable is used after that statement (Python scoping: the value of the
+/// last iteration or of the branch taken). Each is declared before the outermost statement
+/// that holds its definition but not all its uses; keyed by that statement's address, with the
+/// tensor parameter a tensor variable is a view of (its declaration copies that GlobalTensor).
+fn hoisted_declarations(prog: &Program, f: &Function) -> FxHashMap<usize, Vec<(VarId, Option<VarId>)>> {
+    struct Walk<'p> {
+        prog: &'p Program,
+        /// The compound statements (addresses) around the current point.
+        path: Vec<usize>,
+        defs: FxHashMap<VarId, Vec<usize>>,
+        /// Per variable: the longest path prefix shared by all its uses so far.
+        uses: FxHashMap<VarId, Vec<usize>>,
+        order: Vec<VarId>,
+        roots: FxHashMap<VarId, VarId>,
+    }
+    impl Walk<'_> {
+        fn used(&mut self, e: &Expr) {
+            let path = &self.path;
+            let uses = &mut self.uses;
+            crate::ir::visit::for_each_var(e, &mut |v| match uses.get_mut(&v) {
+                Some(p) => {
+                    let common = p.iter().zip(path).take_while(|(a, b)| a == b).count();
+                    p.truncate(common);
+                }
+                None => {
+                    uses.insert(v, path.clone());
+                }
+            });
+        }
+        fn root_of(&self, e: &Expr) -> Option<VarId> {
+            e.as_var().and_then(|v| self.roots.get(&v).copied())
+        }
+        fn stmt(&mut self, s: &Stmt) {
+            match s {
+                Stmt::Assign { var, value, .. } => {
+                    self.used(value);
+                    if !self.path.is_empty() {
+                        self.defs.insert(*var, self.path.clone());
+                        self.order.push(*var);
+                    }
+                    let is_store = |c: &crate::ir::Call| {
+                        matches!(c.callee, crate::ir::Callee::Op(op) if crate::ops::def(op).cce == Some(CceEmit::Store))
+                    };
+                    let root = match &value.kind {
+                        ExprKind::Call(c) if is_store(c) => c.args.get(3).and_then(|a| self.root_of(a)),
+                        _ => self.root_of(value),
+                    };
+                    if let Some(r) = root {
+                        self.roots.insert(*var, r);
+                    }
+                }
+                Stmt::For { start, stop, step, iter_args, body, return_vars, .. } => {
+                    for e in [start, stop, step] {
+                        self.used(e);
+                    }
+                    self.carried(iter_args, return_vars);
+                    self.path.push(s as *const Stmt as usize);
+                    self.stmt(body);
+                    self.path.pop();
+                }
+                Stmt::While { cond, iter_args, body, return_vars, .. } => {
+                    self.carried(iter_args, return_vars);
+                    self.path.push(s as *const Stmt as usize);
+                    self.used(cond);
+                    self.stmt(body);
+                    self.path.pop();
+                }
+                Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+                    self.used(cond);
+                    self.path.push(s as *const Stmt as usize);
+                    self.stmt(then_body);
+                    if let Some(e) = else_body {
+                        self.stmt(e);
+                    }
+                    self.path.pop();
+                    if let Stmt::Yield { values, .. } = crate::ir::visit::last_stmt(then_body) {
+                        for (rv, v) in return_vars.iter().zip(values) {
+                            if let Some(r) = self.root_of(v) {
+                                self.roots.insert(*rv, r);
+                            }
+                        }
+                    }
+                }
+                // A kernel's `return` has no C++ (the results are the tensors written).
+                Stmt::Return { .. } => {}
+                _ => {
+                    for e in crate::ir::visit::stmt_exprs(s) {
+                        self.used(e);
+                    }
+                    for c in crate::ir::visit::child_stmts(s) {
+                        self.stmt(c);
+                    }
+                }
+            }
+        }
+        fn carried(&mut self, iter_args: &[VarId], return_vars: &[VarId]) {
+            for (i, &a) in iter_args.iter().enumerate() {
+                if let VarKind::IterArg { init } = &self.prog.var(a).kind {
+                    self.used(init);
+                    if let Some(r) = self.root_of(init) {
+                        self.roots.insert(a, r);
+                        if let Some(&rv) = return_vars.get(i) {
+                            self.roots.insert(rv, r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut w = Walk {
+        prog,
+        path: Vec::new(),
+        defs: FxHashMap::default(),
+        uses: FxHashMap::default(),
+        order: Vec::new(),
+        roots: f.params.iter().map(|p| (p.var, p.var)).collect(),
+    };
+    w.stmt(&f.body);
+    let mut out: FxHashMap<usize, Vec<(VarId, Option<VarId>)>> = FxHashMap::default();
+    for v in w.order {
+        let (Some(def), Some(uses)) = (w.defs.get(&v), w.uses.get(&v)) else { continue };
+        let common = def.iter().zip(uses).take_while(|(a, b)| a == b).count();
+        if common < def.len() && !matches!(prog.var_type(v), Type::Tile(_)) {
+            let entry = out.entry(def[common]).or_default();
+            if !entry.iter().any(|(x, _)| *x == v) {
+                entry.push((v, w.roots.get(&v).copied()));
+            }
+        }
+    }
+    out
+}
+
+/// On-chip places for the tile results of `if`s: init-mem-ref gives each a DDR MemRef (spec §6
+/// Q6), where no tile can live. A result whose branches yield Vec tiles gets its own Vec buffer
+/// after the function's tiles (from `base`, which then moves past them); each branch copies its
+/// value there. Returns the places by MemRef and the new base of the scratch tiles.
+fn tile_homes(prog: &Program, f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), Diagnostic> {
+    let mut homes = FxHashMap::default();
+    let Some(mut next) = base else { return Ok((homes, base)) };
+    let mut err = None;
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        let Stmt::If { then_body, return_vars, .. } = s else { return };
+        let yields = final_yield(then_body);
+        for (j, &r) in return_vars.iter().enumerate() {
+            let data = prog.var(r);
+            let Type::Tile(t) = &data.ty else { continue };
+            let Some(m) = t.memref else { continue };
+            let VarKind::MemRef(info) = &prog.var(m).kind else { continue };
+            if info.space != crate::ir::MemorySpace::Ddr || homes.contains_key(&m) {
+                continue;
+            }
+            let space = yields
+                .and_then(|ys| ys.get(j))
+                .and_then(Expr::as_var)
+                .and_then(|y| prog.var_type(y).memref())
+                .and_then(|ym| match &prog.var(ym).kind {
+                    VarKind::MemRef(i) => Some(i.space),
+                    _ => None,
+                });
+            if space != Some(crate::ir::MemorySpace::Vec) {
+                err.get_or_insert_with(|| {
+                    unsupported(data.span, &format!("CCE codegen: the tile result {} of this if is not in Vec memory", data.name))
+                        .with_note("only Vec tiles can be an if's result; yield Vec tiles (block.move them there) or store the value into a tensor in each branch")
+                });
+                continue;
+            }
+            let bytes = tile_type(prog, t, data.span).map(|ct| ct.bytes()).unwrap_or(info.size as i64);
+            let at = (next + 31) / 32 * 32;
+            let cap = crate::backend::capacity(crate::ir::MemorySpace::Vec) as i64;
+            if at + bytes > cap {
+                err.get_or_insert_with(|| {
+                    Diagnostic::error(
+                        codes::MEMORY_CAPACITY,
+                        data.span,
+                        format!("the tile result {} of this if needs {bytes} bytes of Vec memory after the function's {at}, but the platform has {cap} bytes", data.name),
+                    )
+                    .with_note("help: use smaller tiles in this function, or store the value into a tensor in each branch")
+                });
+                continue;
+            }
+            homes.insert(m, (crate::ir::MemorySpace::Vec, at));
+            next = at + bytes;
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok((homes, Some(next))),
+    }
 }

@@ -18,9 +18,9 @@ use std::cell::RefCell;
 use rustc_hash::FxHashMap;
 
 use crate::backend::{self, Backend};
-use crate::diag::{codes, Diagnostic};
+use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::walk_all_exprs;
-use crate::ir::{Callee, ExprKind, Function, FunctionType, PipeType, Program};
+use crate::ir::{Callee, ExprKind, Function, FunctionType, OpId, PipeType, Program};
 
 /// Which core a kernel runs on (§4.8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,8 +41,11 @@ impl CoreType {
     }
 }
 
-/// The core type of a kernel function (§4.8): from the CCE pipes of all its op calls; M and V
-/// together is an error.
+/// The core type of a kernel function (§4.8): from the CCE pipes of all its op calls. M and V
+/// together is an error naming the first op of each: the cube core has no vector unit and the
+/// vector core no cube unit or access to the cube's memories (Left, Right, Acc), so such a
+/// function has no kernel; it must be written as two functions that pass the data through a
+/// tensor.
 pub fn core_type(f: &Function) -> Result<CoreType, Diagnostic> {
     core_type_on(f, Backend::Cce)
 }
@@ -50,28 +53,46 @@ pub fn core_type(f: &Function) -> Result<CoreType, Diagnostic> {
 /// [`core_type`] from the pipes backend `target` assigns (the PTO backend's differ for some ops,
 /// `pto-codegen.md` §1.2).
 pub fn core_type_on(f: &Function, target: Backend) -> Result<CoreType, Diagnostic> {
-    let (mut m, mut v) = (false, false);
+    // The first op call on each pipe, with its span.
+    type First = Option<(Span, OpId)>;
+    let (mut m, mut v): (First, First) = (None, None);
     walk_all_exprs(&f.body, &mut |e| {
         if let ExprKind::Call(c) = &e.kind {
             if let Callee::Op(op) = c.callee {
                 match backend::pipe(op, target) {
-                    Some(PipeType::M) => m = true,
-                    Some(PipeType::V) => v = true,
+                    Some(PipeType::M) if m.is_none() => m = Some((e.span, op)),
+                    Some(PipeType::V) if v.is_none() => v = Some((e.span, op)),
                     _ => {}
                 }
             }
         }
     });
     match (m, v) {
-        (true, true) => Err(Diagnostic::error(
-            codes::UNSUPPORTED,
-            f.span,
-            format!(
-                "Function {} contains both Matrix (M) and Vector (V) pipe types. A function can only use one core type (CUBE or VECTOR).",
-                f.name
-            ),
-        )),
-        (true, false) => Ok(CoreType::Cube),
+        (Some((ms, mop)), Some((vs, vop))) => {
+            let (mn, vn) = (crate::ops::name(mop), crate::ops::name(vop));
+            // Reported at the later of the two ops, where the function stops having one core.
+            let (first, second) = if ms.range().start <= vs.range().start {
+                ((ms, format!("{mn} runs on the cube core (M pipe)")), (vs, format!("{vn} runs on the vector core (V pipe)")))
+            } else {
+                ((vs, format!("{vn} runs on the vector core (V pipe)")), (ms, format!("{mn} runs on the cube core (M pipe)")))
+            };
+            let at = if second.0.is_none() { f.span } else { second.0 };
+            Err(Diagnostic::error(
+                codes::UNSUPPORTED,
+                at,
+                format!(
+                    "Function {} contains both Matrix (M) and Vector (V) pipe types. A function can only use one core type (CUBE or VECTOR).",
+                    f.name
+                ),
+            )
+            .with_label(second.1)
+            .with_secondary(first.0, first.1)
+            .with_note(format!(
+                "{mn} and {vn} cannot share a kernel: the cube core has no vector unit, and the vector core cannot reach the cube's Left, Right and Acc memories"
+            ))
+            .with_note("help: split the function in two InCore functions, one with the matrix ops and one with the vector ops, passing the data through a tensor (block.l0c_store, then block.load into Vec)"))
+        }
+        (Some(_), None) => Ok(CoreType::Cube),
         _ => Ok(CoreType::Vector),
     }
 }

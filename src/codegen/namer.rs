@@ -43,7 +43,12 @@ const RESERVED: &[&str] = &[
 fn reserved() -> &'static FxHashSet<CompactString> {
     static SET: OnceLock<FxHashSet<CompactString>> = OnceLock::new();
     SET.get_or_init(|| {
-        let mut set: FxHashSet<CompactString> = RESERVED.iter().copied().map(CompactString::const_new).collect();
+        let mut set: FxHashSet<CompactString> = RESERVED
+            .iter()
+            .chain(super::ops::HELPER_INSTRUCTIONS)
+            .copied()
+            .map(CompactString::const_new)
+            .collect();
         // Every instruction of the operator table is a pto-isa function name.
         for (_, def) in crate::ops::table::entries() {
             if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {

@@ -6,25 +6,59 @@
 //! `tensor.dim` is the static dimension (the GlobalTensor's shape is the access window, Q22);
 //! `block.transpose` is reported instead of being emitted as `TRESHAPE`; a store whose result
 //! is not assigned is emitted without the alias declaration.
+//!
+//! Where the reference's one instruction is not what pto-isa accepts, the op becomes the
+//! instructions that compute the IR's result on the CPU simulator and the hardware (each case
+//! is recorded in `tests/conformance-deviations.md` where the reference's C++ differs):
+//! - element-wise ops whose operands differ in dtype or shape from the result convert
+//!   (`TCVT`) or expand (`TROWEXPAND`/`TCOLEXPAND`) them into scratch tiles first;
+//! - column-major tiles (a `[N, 1]` column) are used through a row-major view of the same
+//!   memory where pto-isa wants row-major tiles; 1-D tiles are rows `[1, N]`, seen as
+//!   columns where an instruction wants one (row reductions, row expansions);
+//! - `block.cmp`/`cmps` produce 1 / 0 elements (the interpreter's and the IR's meaning): the
+//!   comparison writes pto-isa's packed `uint8_t` bit mask into a scratch tile, `TSELS` turns it
+//!   into values;
+//! - a transposing `block.move` reads its source through the transposed view (a Mat `Nz` tile
+//!   read as `Zn`), since `TMOV` copies element by element;
+//! - `block.view` is `TEXTRACT` at its offset (`TMOV` asserts equal shapes);
+//! - `block.fillpad` writes through a view of its destination with a pad value;
+//! - `block.sum/max/min` along rows get the scratch tile the row instructions need.
+//!
+//! Scratch tiles live in Vec memory after every tile of the function ([`Kernel::scratch`]),
+//! are only used by vector instructions inside one op, and are fenced with
+//! `pipe_barrier(PIPE_V)` (the passes do not see them).
 
 use std::rc::Rc;
 
-use super::isa::CceEmit;
-use crate::text::cat;
-use super::kernel::{unsupported, Global, Kernel};
+use super::ctype::{Placed, TileCType};
+use super::isa::{CceEmit, BINARY_SCALAR};
+use super::kernel::{unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Type, VarId};
+use crate::ir::{
+    Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId,
+};
+use crate::text::cat;
 
 /// The pto-isa function names an emitter form uses (reserved by the namer).
 pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
     Some(match e {
-        CceEmit::Dst { instr, .. } | CceEmit::DstArg { instr, .. } | CceEmit::Cmp { instr } | CceEmit::Flag { instr } => {
-            vec![instr]
-        }
+        CceEmit::Dst { instr, .. }
+        | CceEmit::Elementwise { instr, .. }
+        | CceEmit::DstArg { instr, .. }
+        | CceEmit::Flag { instr }
+        | CceEmit::RowReduce { instr }
+        | CceEmit::RowExpand { instr, .. }
+        | CceEmit::ColExpand { instr, .. } => vec![instr],
+        CceEmit::Cmp { instr } => vec![instr, "TEXPANDS", "TSELS"],
         CceEmit::Reduce { col, row } => vec![col, row],
+        CceEmit::Extract => vec!["TEXTRACT"],
+        CceEmit::FillPad => vec!["TFILLPAD"],
         _ => return None,
     })
 }
+
+/// Instructions the lowering adds to an op's own (reserved by the namer).
+pub const HELPER_INSTRUCTIONS: &[&str] = &["TCVT", "TROWEXPAND", "TCOLEXPAND", "TEXPANDS", "TSELS", "PadValue"];
 
 const ROUND_MODES: [&str; 7] = ["NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"];
 const CMP_MODES: [&str; 6] = ["EQ", "NE", "LT", "LE", "GT", "GE"];
@@ -39,6 +73,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
     let name = def.name;
     let Some(form) = def.cce else { return Err(no_codegen(name, span)) };
     let args = &c.args;
+    k.begin_op();
     // The message is only built on a mismatch.
     let arity = |n: usize, msg: &dyn Fn() -> String| -> Result<(), Diagnostic> {
         if args.len() == n {
@@ -47,27 +82,41 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             Err(unsupported(span, &msg()))
         }
     };
+    let family_arity = |n: usize, family: &str| {
+        arity(n, &|| format!("{family} requires {n} argument{}", if n == 1 { "" } else { "s" }))
+    };
     match form {
         CceEmit::Dst { instr, arity: n, family } => {
-            arity(n, &|| format!("{family} requires {n} argument{}", if n == 1 { "" } else { "s" }))?;
+            family_arity(n, family)?;
             let d = tile_dst(k, target, name, span)?;
             instruction(k, instr, &d, args, "")?;
         }
+        CceEmit::Elementwise { instr, arity: n, family } => {
+            family_arity(n, family)?;
+            let scalar = (family == BINARY_SCALAR).then_some(1);
+            elementwise(k, target, name, instr, args, scalar, "", true, span)?;
+        }
         CceEmit::DstArg { instr, arg } => {
-            let x = args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
+            let x =
+                args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
             let d = tile_dst(k, target, name, span)?;
             instruction(k, instr, &d, std::slice::from_ref(x), "")?;
         }
         CceEmit::Load => {
             arity(3, &|| "block.load requires 3 arguments: tensor, offsets, shapes".to_string())?;
             let (g, assign) = global_at(k, &args[0], &args[1], span)?;
-            let d = tile_dst(k, target, name, span)?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let d = window_view(k, &d, &args[2]);
             k.line(&assign);
-            k.linef(format_args!("TLOAD({d}, {g});"));
+            k.linef(format_args!("TLOAD({}, {g});", d.name));
         }
         CceEmit::Store => {
             arity(4, &|| format!("{name} requires 4 arguments: tile, offsets, shapes, output_tensor"))?;
-            let tile = k.value(&args[0])?;
+            let tile = match args[0].as_var().map(|_| k.tile_ref(&args[0])) {
+                Some(Ok(t)) => window_view(k, &t, &args[2]).name,
+                _ => k.value(&args[0])?.into(),
+            };
             let (g, assign) = global_at(k, &args[3], &args[1], span)?;
             k.line(&assign);
             k.linef(format_args!("TSTORE({g}, {tile});"));
@@ -83,16 +132,32 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::Move | CceEmit::VecMove => {
             arity(1, &|| "Unary op requires 1 argument".to_string())?;
             let src_space = space_of(k, &args[0]);
-            if form == CceEmit::Move {
-                let to = kw_space(c, "target_memory");
-                if src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec) {
-                    return Err(unsupported(span, "block.move: Vec to Vec move should use block.vec_move"));
+            let to = kw_space(c, "target_memory");
+            let vec_to_vec =
+                form == CceEmit::Move && src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec);
+            if form == CceEmit::VecMove {
+                if let Some(s) = src_space.filter(|s| *s != MemorySpace::Vec) {
+                    return Err(unsupported(
+                        span,
+                        &format!("block.vec_move: source must be on Vec memory, got {}", s.name()),
+                    ));
                 }
-            } else if let Some(s) = src_space.filter(|s| *s != MemorySpace::Vec) {
-                return Err(unsupported(span, &format!("block.vec_move: source must be on Vec memory, got {}", s.name())));
             }
-            let d = tile_dst(k, target, name, span)?;
-            instruction(k, "TMOV", &d, &args[..1], "")?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let mut src = k.tile_ref(&args[0])?;
+            if kw_bool(c, "transpose") == Some(true) {
+                src = transposed(k, &src, span)?;
+            }
+            if vec_to_vec {
+                // A Vec to Vec copy runs on the vector pipe, the operator table (and so the
+                // passes) say MTE1 for block.move: full barriers order it.
+                k.line("pipe_barrier(PIPE_ALL);");
+            }
+            k.linef(format_args!("TMOV({}, {});", d.name, src.name));
+            if vec_to_vec {
+                k.line("pipe_barrier(PIPE_ALL);");
+            }
         }
         CceEmit::Cast => {
             arity(1, &|| "Unary op requires 1 argument".to_string())?;
@@ -101,29 +166,84 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 .ok()
                 .and_then(|m| ROUND_MODES.get(m))
                 .ok_or_else(|| unsupported(span, &format!("Cast round mode must be in range [0, 6], got {mode}")))?;
-            let d = tile_dst(k, target, name, span)?;
-            instruction(k, "TCVT", &d, &args[..1], &format!(", RoundMode::CAST_{m}"))?;
+            elementwise(k, target, name, "TCVT", args, None, &format!(", RoundMode::CAST_{m}"), false, span)?;
         }
         CceEmit::Cmp { instr } => {
             arity(2, &|| format!("{name} requires 2 arguments"))?;
             let t = kw_int(c, "cmp_type").unwrap_or(0);
-            let m = usize::try_from(t)
-                .ok()
-                .and_then(|m| CMP_MODES.get(m))
-                .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}")))?;
-            let d = tile_dst(k, target, name, span)?;
-            instruction(k, instr, &d, args, &format!(", CmpMode::{m}"))?;
+            let m = usize::try_from(t).ok().and_then(|m| CMP_MODES.get(m)).ok_or_else(|| {
+                unsupported(
+                    span,
+                    &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}"),
+                )
+            })?;
+            compare(k, target, name, instr, args, m, span)?;
         }
-        CceEmit::Reduce { col, row } => {
-            let axis = kw_int(c, "axis").unwrap_or(-1);
-            let (instr, n) = if axis == 0 { (col, 1) } else { (row, 2) };
-            arity(n, &|| format!("{instr} requires {n} argument{}", if n == 1 { "" } else { "s" }))?;
-            let d = tile_dst(k, target, name, span)?;
-            instruction(k, instr, &d, args, "")?;
+        CceEmit::Reduce { col, row } => reduce(k, target, name, c, col, row, span)?,
+        CceEmit::RowReduce { instr } => {
+            family_arity(2, super::isa::BINARY)?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let d = as_column(k, &d);
+            let (x, tmp) = (k.tile_ref(&args[0])?, k.tile_ref(&args[1])?);
+            k.linef(format_args!("{instr}({}, {}, {});", d.name, x.name, tmp.name));
+        }
+        CceEmit::RowExpand { instr, arity: n } | CceEmit::ColExpand { instr, arity: n } => {
+            family_arity(n, super::isa::BINARY)?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let mut names = vec![d.name.clone()];
+            for (i, a) in args.iter().enumerate() {
+                let t = k.tile_ref(a)?;
+                let t = match (i + 1 == n, form) {
+                    (true, CceEmit::RowExpand { .. }) => as_column(k, &t),
+                    _ => t,
+                };
+                names.push(t.name);
+            }
+            k.linef(format_args!("{instr}({});", names.join(", ")));
+        }
+        CceEmit::Extract => {
+            arity(3, &|| format!("{name} requires 3 arguments: tile, shape, offset"))?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let x = k.tile_ref(&args[0])?;
+            let offs: Vec<String> = match &args[2].kind {
+                ExprKind::MakeTuple(xs) => xs.iter().map(|e| k.value(e)).collect::<Result<_, _>>()?,
+                _ => {
+                    return Err(unsupported(
+                        args[2].span,
+                        "CCE codegen: the offset of block.view must be a list literal",
+                    ))
+                }
+            };
+            let (r, c) = match offs.as_slice() {
+                [c] => ("0".to_string(), c.clone()),
+                [r, c] => (r.clone(), c.clone()),
+                _ => return Err(unsupported(args[2].span, "CCE codegen: block.view needs a 1-D or 2-D offset")),
+            };
+            k.linef(format_args!("TEXTRACT({}, {}, {r}, {c});", d.name, x.name));
+        }
+        CceEmit::FillPad => {
+            arity(1, &|| "Unary op requires 1 argument".to_string())?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            // pto-isa's TFILLPAD refuses a destination without a pad value; the tiles here are
+            // full (their valid shape is their shape), so the value is never written.
+            let d = match d.ct.placed {
+                Some(p) if p.pad == TilePad::Null => {
+                    let ct = d.ct.reshaped(d.ct.rows, d.ct.cols, Placed { pad: TilePad::Zero, ..p });
+                    k.view(&d, ct, "pad")
+                }
+                _ => d,
+            };
+            let x = k.tile_ref(&args[0])?;
+            k.linef(format_args!("TFILLPAD({}, {});", d.name, x.name));
         }
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
-            let axis = kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
+            let axis =
+                kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
@@ -154,7 +274,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 return Err(unsupported(span, "tensor.dim: first argument must be a tensor"));
             };
             let rank = t.shape.len() as i64;
-            let axis = args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
+            let axis =
+                args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
             let ax = if axis < 0 { axis + rank } else { axis };
             let dim = usize::try_from(ax)
                 .ok()
@@ -189,14 +310,366 @@ fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) 
     Ok(())
 }
 
+/// The variable assigned by a tile-producing op.
+fn dst_var(k: &Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<VarId, Diagnostic> {
+    let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
+    if !matches!(k.prog.var_type(var), Type::Tile(_)) {
+        return Err(unsupported(
+            span,
+            &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name()),
+        ));
+    }
+    Ok(var)
+}
+
 /// The destination of a tile-producing instruction: the assigned variable, a tile declared by
 /// the prologue.
 fn tile_dst(k: &mut Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<Rc<str>, Diagnostic> {
-    let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
-    if !matches!(k.prog.var_type(var), Type::Tile(_)) {
-        return Err(unsupported(span, &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name())));
-    }
+    let var = dst_var(k, target, op, span)?;
     Ok(k.target(var))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+/// Whether `t` is a vector: one of its dims is 1.
+fn is_vector(ct: TileCType) -> bool {
+    ct.rows == 1 || ct.cols == 1
+}
+
+/// A plain tile's memory seen as the vector `(rows, cols)` (a column is column-major, a row
+/// row-major: both are the elements in order).
+fn as_vector(k: &mut Kernel, t: &TileRef, rows: i64, cols: i64) -> TileRef {
+    let Some(p) = t.ct.placed else { return t.clone() };
+    if (t.ct.rows, t.ct.cols) == (rows, cols)
+        || !is_vector(t.ct)
+        || !p.unboxed()
+        || t.ct.rows * t.ct.cols != rows * cols
+    {
+        return t.clone();
+    }
+    let blayout = if cols == 1 && rows > 1 { TileLayout::ColMajor } else { TileLayout::RowMajor };
+    let ct = t.ct.reshaped(rows, cols, Placed { blayout, ..p });
+    k.view(t, ct, if cols == 1 { "col" } else { "row" })
+}
+
+/// `t` as a column `[N, 1]` (a row `[1, N]` is seen as one).
+fn as_column(k: &mut Kernel, t: &TileRef) -> TileRef {
+    let n = t.ct.rows * t.ct.cols;
+    if t.ct.rows == 1 && t.ct.cols > 1 {
+        as_vector(k, t, n, 1)
+    } else {
+        t.clone()
+    }
+}
+
+/// A vector tile loaded from or stored to a window of another orientation (a 1-D window is a
+/// row) is seen in the window's orientation.
+fn window_view(k: &mut Kernel, t: &TileRef, shapes: &Expr) -> TileRef {
+    let ExprKind::MakeTuple(dims) = &shapes.kind else { return t.clone() };
+    let Some(dims) = dims.iter().map(Expr::as_const_int).collect::<Option<Vec<i64>>>() else { return t.clone() };
+    let Some((&cols, lead)) = dims.split_last() else { return t.clone() };
+    let rows: i64 = lead.iter().product();
+    as_vector(k, t, rows, cols)
+}
+
+/// The memory of a plain column-major tile `[R, C]` seen as the row-major `[C, R]`: each
+/// element at the same address, so element-wise work on it is the same work.
+fn transposed_plain(k: &mut Kernel, t: &TileRef) -> TileRef {
+    let Some(p) = t.ct.placed else { return t.clone() };
+    let ct = t.ct.reshaped(t.ct.cols, t.ct.rows, Placed { blayout: TileLayout::RowMajor, ..p });
+    k.view(t, ct, "row")
+}
+
+/// The source of a transposing move: its memory seen as the transposed tile. A fractal layout
+/// transposes by exchanging both levels (`Nz` `[R, C]` is `Zn` `[C, R]` byte for byte, the
+/// fractal boxes being 16 × 32 bytes and 32 bytes × 16), a plain one by exchanging its order.
+fn transposed(k: &mut Kernel, t: &TileRef, span: Span) -> Result<TileRef, Diagnostic> {
+    let Some(p) = t.ct.placed else { return Ok(t.clone()) };
+    let flip = |l: TileLayout| match l {
+        TileLayout::RowMajor => TileLayout::ColMajor,
+        TileLayout::ColMajor => TileLayout::RowMajor,
+        TileLayout::NoneBox => TileLayout::NoneBox,
+    };
+    if p.fractal != 512 && p.slayout != TileLayout::NoneBox {
+        return Err(unsupported(span, "CCE codegen: a transposing move needs a source with 512-byte fractals"));
+    }
+    let q = Placed { blayout: flip(p.blayout), slayout: flip(p.slayout), ..p };
+    let ct = t.ct.reshaped(t.ct.cols, t.ct.rows, q);
+    Ok(k.view(t, ct, "t"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Element-wise ops
+
+/// An operand of an element-wise op.
+#[derive(Clone)]
+enum Operand {
+    Tile(TileRef),
+    Value(String),
+}
+
+/// `INSTR(d, a, …<tail>)` for an element-wise op; `scalar` is the position of a scalar
+/// operand. With `convert`, tile operands of another dtype than the result are converted
+/// first. See the module documentation.
+#[allow(clippy::too_many_arguments)]
+fn elementwise(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    op: &str,
+    instr: &str,
+    args: &[Expr],
+    scalar: Option<usize>,
+    tail: &str,
+    convert: bool,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let var = dst_var(k, target, op, span)?;
+    let d = k.tile_var(var, span)?;
+    let mut ops = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        ops.push(if Some(i) == scalar { Operand::Value(k.value(a)?) } else { Operand::Tile(k.tile_ref(a)?) });
+    }
+    let (d, ops, pre) = prepare(k, d, ops, convert, span)?;
+    emit_pre(k, &pre);
+    k.start_line();
+    cat!(k.out(); instr, "(", &d.name);
+    for o in &ops {
+        k.out().push_str(", ");
+        match o {
+            Operand::Tile(t) => k.out().push_str(&t.name),
+            Operand::Value(v) => k.out().push_str(v),
+        }
+    }
+    cat!(k.out(); tail, ");");
+    k.end_line();
+    Ok(())
+}
+
+/// Brings the operands of an element-wise op into the form pto-isa wants: the result's dtype
+/// (with `convert`), the result's shape (broadcasts expanded), row-major. Returns the
+/// destination and operands to use and the instructions to run first.
+fn prepare(
+    k: &mut Kernel,
+    d: TileRef,
+    ops: Vec<Operand>,
+    convert: bool,
+    span: Span,
+) -> Result<(TileRef, Vec<Operand>, Vec<String>), Diagnostic> {
+    let pre = Vec::new();
+    let Some(dp) = d.ct.placed else { return Ok((d, ops, pre)) };
+    let (d, ops) = row_major_views(k, d, ops);
+    if d.ct.col_major_plain() {
+        return Ok((d, ops, pre));
+    }
+    let mut pre = pre;
+    let mut out = Vec::with_capacity(ops.len());
+    for o in ops {
+        let Operand::Tile(mut t) = o else {
+            out.push(o);
+            continue;
+        };
+        if convert && t.ct.dtype != d.ct.dtype {
+            let layout = t.ct.placed.map_or(Placed::plain(MemorySpace::Vec, TileLayout::RowMajor), |p| {
+                Placed::plain(MemorySpace::Vec, p.blayout)
+            });
+            let ct = TileCType::new(d.ct.dtype, t.ct.rows, t.ct.cols, layout, None, span)?;
+            let s = k.scratch(ct, (t.ct.rows, t.ct.cols), "cvt", span)?;
+            pre.push(format!("TCVT({}, {}, RoundMode::CAST_RINT);", s.name, t.name));
+            t = s;
+        }
+        if (t.ct.rows, t.ct.cols) != (d.ct.rows, d.ct.cols) {
+            let ct = TileCType::new(
+                t.ct.dtype,
+                d.ct.rows,
+                d.ct.cols,
+                Placed::plain(dp.space, TileLayout::RowMajor),
+                None,
+                span,
+            )?;
+            let n = t.ct.rows * t.ct.cols;
+            let instr = if n == d.ct.rows && (t.ct.cols == 1 || t.ct.rows == 1) && d.ct.rows > 1 {
+                t = as_column(k, &t);
+                "TROWEXPAND"
+            } else if t.ct.rows == 1 && t.ct.cols == d.ct.cols {
+                "TCOLEXPAND"
+            } else {
+                return Err(unsupported(
+                    span,
+                    &format!(
+                        "CCE codegen: cannot broadcast a [{}, {}] tile to the result's shape [{}, {}]",
+                        t.ct.rows, t.ct.cols, d.ct.rows, d.ct.cols
+                    ),
+                ));
+            };
+            let s = k.scratch(ct, (d.ct.rows, d.ct.cols), "bcast", span)?;
+            pre.push(format!("{instr}({}, {});", s.name, t.name));
+            t = s;
+        }
+        out.push(Operand::Tile(t));
+    }
+    Ok((d, out, pre))
+}
+
+/// Column-major tiles of one shape (the destination and every tile operand): their row-major
+/// views, on which the same element-wise work is done. Anything else is returned as it is.
+fn row_major_views(k: &mut Kernel, d: TileRef, ops: Vec<Operand>) -> (TileRef, Vec<Operand>) {
+    let all = ops.iter().all(|o| match o {
+        Operand::Tile(t) => t.ct.col_major_plain() && (t.ct.rows, t.ct.cols) == (d.ct.rows, d.ct.cols),
+        Operand::Value(_) => true,
+    });
+    if !d.ct.col_major_plain() || !all || d.ct.addr.is_none() {
+        return (d, ops);
+    }
+    let d = transposed_plain(k, &d);
+    let ops = ops
+        .into_iter()
+        .map(|o| match o {
+            Operand::Tile(t) => Operand::Tile(transposed_plain(k, &t)),
+            v => v,
+        })
+        .collect();
+    (d, ops)
+}
+
+/// The instructions that prepare an op's operands, fenced: a barrier before (scratch tiles
+/// may still be read by the previous op) and after each (the next one reads its result).
+fn emit_pre(k: &mut Kernel, pre: &[String]) {
+    if pre.is_empty() && !k.scratch_used {
+        return;
+    }
+    k.line("pipe_barrier(PIPE_V);");
+    for p in pre {
+        k.line(p);
+        k.line("pipe_barrier(PIPE_V);");
+    }
+}
+
+/// `block.cmp` / `block.cmps`: the packed comparison into a `uint8_t` mask, expanded to 1 / 0
+/// elements of the result's dtype.
+fn compare(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    op: &str,
+    instr: &str,
+    args: &[Expr],
+    mode: &str,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let var = dst_var(k, target, op, span)?;
+    let d = k.tile_var(var, span)?;
+    let scalar = instr == "TCMPS";
+    let mut ops = vec![Operand::Tile(k.tile_ref(&args[0])?)];
+    ops.push(if scalar { Operand::Value(k.value(&args[1])?) } else { Operand::Tile(k.tile_ref(&args[1])?) });
+    if d.ct.placed.is_none() {
+        // No memory to work in (tiles without MemRefs): the instruction as the reference
+        // writes it.
+        k.start_line();
+        cat!(k.out(); instr, "(", &d.name);
+        for a in args {
+            k.out().push_str(", ");
+            k.push_value(a)?;
+        }
+        cat!(k.out(); ", CmpMode::", mode, ");");
+        k.end_line();
+        return Ok(());
+    }
+    // pto-isa compares INT32, FP16 and FP32 elements; others are compared as FP32 (exact for
+    // the smaller integers and BF16).
+    let cmp_dtype = match d.ct.dtype {
+        DataType::Int32 | DataType::Fp16 | DataType::Fp32 => d.ct.dtype,
+        _ => DataType::Fp32,
+    };
+    let (d, ops) = row_major_views(k, d, ops);
+    let placed = d.ct.placed.unwrap_or(Placed::plain(MemorySpace::Vec, TileLayout::RowMajor));
+    let work = TileCType::new(cmp_dtype, d.ct.rows, d.ct.cols, placed, None, span)?;
+    let (_, ops, pre) = prepare(k, TileRef { name: d.name.clone(), ct: work }, ops, true, span)?;
+    let (rows, cols) = (d.ct.rows, d.ct.cols);
+    if cols % 8 != 0 {
+        return Err(unsupported(
+            span,
+            &format!("CCE codegen: {op} needs a tile whose row length is a multiple of 8, got {cols}"),
+        ));
+    }
+    let mask_cols = ((cols / 8) + 31) / 32 * 32;
+    let mask_ct = TileCType::new(
+        DataType::UInt8,
+        rows,
+        mask_cols,
+        Placed::plain(MemorySpace::Vec, TileLayout::RowMajor),
+        None,
+        span,
+    )?;
+    let mask = k.scratch(mask_ct, (rows, cols / 8), "mask", span)?;
+    let elem_bytes = i64::from(d.ct.dtype.bits() / 8).max(1);
+    let tmp_ct = TileCType::new(
+        d.ct.dtype,
+        1,
+        32 / elem_bytes,
+        Placed::plain(MemorySpace::Vec, TileLayout::RowMajor),
+        None,
+        span,
+    )?;
+    let tmp = k.scratch(tmp_ct, (1, 32 / elem_bytes), "sel", span)?;
+    emit_pre(k, &pre);
+    let operand = |o: &Operand| match o {
+        Operand::Tile(t) => t.name.to_string(),
+        Operand::Value(v) => v.clone(),
+    };
+    k.linef(format_args!("{instr}({}, {}, {}, CmpMode::{mode});", mask.name, operand(&ops[0]), operand(&ops[1])));
+    k.line("pipe_barrier(PIPE_V);");
+    k.linef(format_args!("TEXPANDS({}, 1);", d.name));
+    k.line("pipe_barrier(PIPE_V);");
+    k.linef(format_args!("TSELS({0}, {1}, {0}, {2}, 0);", d.name, mask.name, tmp.name));
+    Ok(())
+}
+
+/// `block.sum/max/min(t, axis)`: a column reduction into a row, or a row reduction (with a
+/// scratch tile) into a column.
+fn reduce(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    op: &str,
+    c: &Call,
+    col: &str,
+    row: &str,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let args = &c.args;
+    let axis = kw_int(c, "axis").unwrap_or(-1);
+    let rank = match args.first().map(|a| k.type_of(a)) {
+        Some(Type::Tile(t)) => t.shape.len() as i64,
+        _ => 2,
+    };
+    let ax = if axis < 0 { axis + rank } else { axis };
+    let along_rows = !(ax == 0 && rank == 2);
+    let n = if along_rows { 2 } else { 1 };
+    if args.len() != 1 && args.len() != n {
+        let instr = if along_rows { row } else { col };
+        return Err(unsupported(span, &format!("{instr} requires {n} argument{}", if n == 1 { "" } else { "s" })));
+    }
+    let var = dst_var(k, target, op, span)?;
+    let d = k.tile_var(var, span)?;
+    let x = k.tile_ref(&args[0])?;
+    if !along_rows {
+        // The column reduction writes a row [1, N].
+        let d = as_vector(k, &d, 1, d.ct.rows * d.ct.cols);
+        k.linef(format_args!("{col}({}, {});", d.name, x.name));
+        return Ok(());
+    }
+    let d = as_column(k, &d);
+    let tmp = match args.get(1) {
+        Some(t) => k.tile_ref(t)?,
+        None => {
+            let placed = Placed::plain(MemorySpace::Vec, TileLayout::RowMajor);
+            let ct = TileCType::new(x.ct.dtype, x.ct.rows, x.ct.cols, placed, None, span)?;
+            let t = k.scratch(ct, (x.ct.rows, x.ct.cols), "reduce", span)?;
+            k.line("pipe_barrier(PIPE_V);");
+            t
+        }
+    };
+    k.linef(format_args!("{row}({}, {}, {});", d.name, x.name, tmp.name));
+    Ok(())
 }
 
 /// `T d = ` (first definition) or `d = ` for a scalar result.
@@ -238,6 +711,14 @@ fn kw<'c>(c: &'c Call, key: &str) -> Option<&'c KwValue> {
 fn kw_int(c: &Call, key: &str) -> Option<i64> {
     match kw(c, key)? {
         KwValue::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+fn kw_bool(c: &Call, key: &str) -> Option<bool> {
+    match kw(c, key)? {
+        KwValue::Bool(b) => Some(*b),
+        KwValue::Int(i) => Some(*i != 0),
         _ => None,
     }
 }

@@ -368,6 +368,9 @@ impl OpDef {
 const fn dst(instr: &'static str, arity: usize, family: &'static str) -> CceEmit {
     CceEmit::Dst { instr, arity, family }
 }
+const fn ew(instr: &'static str, arity: usize, family: &'static str) -> CceEmit {
+    CceEmit::Elementwise { instr, arity, family }
+}
 const fn dst_arg(instr: &'static str, arg: usize) -> CceEmit {
     CceEmit::DstArg { instr, arg }
 }
@@ -432,7 +435,7 @@ pub static OPS: &[OpDef] = &[
         .aliases(&["create_tensor"])
         .unified(&["create_tensor"]),
     tensor("tensor.read", &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
-    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), None).unified(&["dim"])
+    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), Some(PipeType::S)).unified(&["dim"])
         .cce(CceEmit::TensorDim),
     tensor(
         "tensor.view",
@@ -490,7 +493,7 @@ pub static OPS: &[OpDef] = &[
     tensor("tensor.row_max", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     tensor("tensor.row_sum", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     // ---- §4.2 block.* (80): memory / creation
-    block("block.get_block_idx", &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), None)
+    block("block.get_block_idx", &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::BlockIdx),
     block("block.create_tile", &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
         .kwargs(&[
@@ -527,7 +530,7 @@ pub static OPS: &[OpDef] = &[
         .unified(&["move"])
         .cce(CceEmit::Move)
         .pto(pto("pto.tmov", 1)),
-    block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), None)
+    block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::VecMove),
     block(
         "block.alloc",
@@ -542,26 +545,26 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Nothing)
         .pto(PtoEmit::Nothing),
     block("block.fillpad", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TFILLPAD", 1, UNARY))
+        .cce(CceEmit::FillPad)
         .pto(pto("pto.tfillpad", 1)),
     // element-wise tile ⊕ tile
     block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds")
-        .cce(dst("TADD", 2, BINARY))
+        .cce(ew("TADD", 2, BINARY))
         .pto(pto("pto.tadd", 2)),
     block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs")
-        .cce(dst("TSUB", 2, BINARY))
+        .cce(ew("TSUB", 2, BINARY))
         .pto(pto("pto.tsub", 2)),
     block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls")
-        .cce(dst("TMUL", 2, BINARY))
+        .cce(ew("TMUL", 2, BINARY))
         .pto(pto("pto.tmul", 2)),
     block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs")
-        .cce(dst("TDIV", 2, BINARY))
+        .cce(ew("TDIV", 2, BINARY))
         .pto(pto("pto.tdiv", 2)),
     block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TMAX", 2, BINARY))
+        .cce(ew("TMAX", 2, BINARY))
         .pto(pto("pto.tmax", 2)),
     block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"])
-        .cce(dst("TMIN", 2, BINARY))
+        .cce(ew("TMIN", 2, BINARY))
         .pto(pto("pto.tmin", 2)),
     block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V))
         .pto(pto("pto.trem", 2)),
@@ -575,16 +578,16 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tshr", 2)),
     // tile ⊕ scalar
     block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"])
-        .cce(dst("TADDS", 2, BINARY_SCALAR))
+        .cce(ew("TADDS", 2, BINARY_SCALAR))
         .pto(pto("pto.tadds", 2)),
     block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"])
-        .cce(dst("TSUBS", 2, BINARY_SCALAR))
+        .cce(ew("TSUBS", 2, BINARY_SCALAR))
         .pto(pto("pto.tsubs", 2)),
     block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"])
-        .cce(dst("TMULS", 2, BINARY_SCALAR))
+        .cce(ew("TMULS", 2, BINARY_SCALAR))
         .pto(pto("pto.tmuls", 2)),
     block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"])
-        .cce(dst("TDIVS", 2, BINARY_SCALAR))
+        .cce(ew("TDIVS", 2, BINARY_SCALAR))
         .pto(pto("pto.tdivs", 2)),
     block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
         .pto(pto("pto.trems", 2)),
@@ -632,28 +635,28 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Cmp { instr: "pto.tcmps" }),
     // unary
     block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"])
-        .cce(dst("TNEG", 1, UNARY))
+        .cce(ew("TNEG", 1, UNARY))
         .pto(pto("pto.tneg", 1)),
     block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TEXP", 1, UNARY))
+        .cce(ew("TEXP", 1, UNARY))
         .pto(pto("pto.texp", 1)),
     block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"])
-        .cce(dst("TRECIP", 1, UNARY))
+        .cce(ew("TRECIP", 1, UNARY))
         .pto(pto("pto.trecip", 1)),
     block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"])
-        .cce(dst("TSQRT", 1, UNARY))
+        .cce(ew("TSQRT", 1, UNARY))
         .pto(pto("pto.tsqrt", 1)),
     block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"])
-        .cce(dst("TRSQRT", 1, UNARY))
+        .cce(ew("TRSQRT", 1, UNARY))
         .pto(pto("pto.trsqrt", 1)),
     block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"])
-        .cce(dst("TLOG", 1, UNARY))
+        .cce(ew("TLOG", 1, UNARY))
         .pto(pto("pto.tlog", 1)),
     block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"])
-        .cce(dst("TABS", 1, UNARY))
+        .cce(ew("TABS", 1, UNARY))
         .pto(pto("pto.tabs", 1)),
     block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"])
-        .cce(dst("TRELU", 1, UNARY))
+        .cce(ew("TRELU", 1, UNARY))
         .pto(pto("pto.trelu", 1)),
     block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"])
         .pto(pto("pto.tnot", 1)),
@@ -677,54 +680,53 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tgemv.bias", 3)),
     block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
-    block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW).unified(&["sum"])
+    block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW).unified(&["sum"])
         .cce(CceEmit::Reduce { col: "TCOLSUM", row: "TROWSUM" }),
-    block("block.max", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW)
+    block("block.max", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
         .cce(CceEmit::Reduce { col: "TCOLMAX", row: "TROWMAX" }),
-    block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), None).kwargs(REDUCE_KW)
+    block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
         .cce(CceEmit::Reduce { col: "TCOLMIN", row: "TROWMIN" }),
     block("block.row_sum", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TROWSUM", 2, BINARY))
+        .cce(CceEmit::RowReduce { instr: "TROWSUM" })
         .pto(pto("pto.trowsum", 2)),
     block("block.row_max", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(dst("TROWMAX", 2, BINARY))
+        .cce(CceEmit::RowReduce { instr: "TROWMAX" })
         .pto(pto("pto.trowmax", 2)),
     block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
-        .cce(dst("TROWMIN", 2, BINARY))
+        .cce(CceEmit::RowReduce { instr: "TROWMIN" })
         .pto(pto("pto.trowmin", 2)),
-    // CCE pipe V although the reference has none (§3.3): it runs on the vector unit, and without a
-    // pipe neither insert-sync nor the hazard checker would order it (issue 16).
     block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand"])
+        .cce(dst_arg("TROWEXPAND", 0))
         .pto(pto("pto.trowexpand", 1)),
-    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), None).unified(&["row_expand_add"])
-        .cce(dst("TROWEXPANDADD", 2, BINARY)),
+    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_add"])
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDADD", arity: 2 }),
     block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"])
-        .cce(dst("TROWEXPANDSUB", 2, BINARY))
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDSUB", arity: 2 })
         .pto(pto("pto.trowexpandsub", 2)),
     block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"])
-        .cce(dst("TROWEXPANDMUL", 2, BINARY))
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDMUL", arity: 2 })
         .pto(pto("pto.trowexpandmul", 2)),
     block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"])
-        .cce(dst("TROWEXPANDDIV", 2, BINARY))
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDDIV", arity: 2 })
         .pto(pto("pto.trowexpanddiv", 2)),
     block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"])
         .cce(dst_arg("TCOLEXPAND", 1))
         .pto(pto("pto.tcolexpand", 2)),
-    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_mul"])
-        .cce(dst("TCOLEXPANDMUL", 2, BINARY)),
-    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_div"])
-        .cce(dst("TCOLEXPANDDIV", 2, BINARY)),
-    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), None).unified(&["col_expand_sub"])
-        .cce(dst("TCOLEXPANDSUB", 2, BINARY)),
-    block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), None)
+    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_mul"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMUL", arity: 2 }),
+    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_div"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDDIV", arity: 2 }),
+    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_sub"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDSUB", arity: 2 }),
+    block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["expands"])
         .cce(dst_arg("TEXPANDS", 1)),
     block(
         "block.view",
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
-    ).pipes(Some(PipeType::V), None)
-        .cce(dst_arg("TMOV", 0)),
+    ).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::Extract),
     block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(dst_arg("TRESHAPE", 0))
         .pto(pto("pto.treshape", 1)),
@@ -736,15 +738,15 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Unsupported { why: "pto-isa TTRANS needs a scratch tile that block.transpose does not provide (the reference emits TRESHAPE, which does not transpose)" })
         .pto(pto("pto.ttrans", 3)),
     // ---- §4.3 system.* (5)
-    system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), None)
+    system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Flag { instr: "set_flag" }),
-    system("system.sync_dst", SYNC, SYNC_KW).pipes(Some(PipeType::S), None)
+    system("system.sync_dst", SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Flag { instr: "wait_flag" }),
-    system("system.bar_v", &[], &[]).pipes(Some(PipeType::S), None)
+    system("system.bar_v", &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Barrier { pipe: "PIPE_V" }),
-    system("system.bar_m", &[], &[]).pipes(Some(PipeType::S), None)
+    system("system.bar_m", &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Barrier { pipe: "PIPE_M" }),
-    system("system.bar_all", &[], &[]).pipes(Some(PipeType::S), None)
+    system("system.bar_all", &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Barrier { pipe: "PIPE_ALL" }),
     // ---- test.op
     op(
