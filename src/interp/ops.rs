@@ -89,6 +89,24 @@ fn bin_kind(short: &str) -> Option<Bin> {
 
 /// `a op b` computed in the class of `out` (float or integer); the caller stores the result
 /// into `out` (rounding / wrapping).
+/// C++'s `std::max(a, b)`: `(a < b) ? b : a` (a NaN `a` is kept, a NaN `b` dropped).
+pub(super) fn cpp_max(a: f64, b: f64) -> f64 {
+    if a < b {
+        b
+    } else {
+        a
+    }
+}
+
+/// C++'s `std::min(a, b)`: `(b < a) ? b : a`.
+pub(super) fn cpp_min(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
 fn arith(op: Bin, out: DataType, a: Num, b: Num) -> Result<Num, String> {
     if is_float(out) {
         let (x, y) = (a.as_f64(), b.as_f64());
@@ -97,8 +115,10 @@ fn arith(op: Bin, out: DataType, a: Num, b: Num) -> Result<Num, String> {
             Bin::Sub => x - y,
             Bin::Mul => x * y,
             Bin::Div => x / y,
-            Bin::Max => x.max(y),
-            Bin::Min => x.min(y),
+            // std::max / std::min as pto-isa's TMAX / TMIN compute them: with a NaN the result
+            // depends on the operand order (Rust's f64::max would drop the NaN).
+            Bin::Max => cpp_max(x, y),
+            Bin::Min => cpp_min(x, y),
             // C's fmod (the sign of the dividend), as TFMOD / TREM on pto-isa's CPU simulator.
             Bin::Rem => x % y,
             _ => {
@@ -185,7 +205,7 @@ fn unary(short: &str, out: DataType, a: Num) -> Result<Num, String> {
         "rsqrt" => 1.0 / x.sqrt(),
         "log" => x.ln(),
         "abs" => x.abs(),
-        "relu" => x.max(0.0),
+        "relu" => cpp_max(x, 0.0),
         _ => return Err(format!("`{short}` needs an integer tile")),
     }))
 }
