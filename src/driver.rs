@@ -10,6 +10,7 @@ mod cli;
 mod compile;
 mod dumps;
 mod input;
+mod list_ops;
 mod output;
 mod plan;
 mod report;
@@ -169,6 +170,20 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
 
     if let Some(shell) = cli.completions {
         return Output { stdout: cli::completion_script(shell), ..Output::default() };
+    }
+    if let Some(name) = cli.list_ops.as_deref() {
+        let name = Some(name).filter(|n| !n.is_empty());
+        return match list_ops::list(name) {
+            Some(text) => Output { stdout: text.into_bytes(), ..Output::default() },
+            None => {
+                let n = name.unwrap_or_default();
+                let mut d = Diagnostic::error(codes::UNKNOWN_OP, Span::NONE, format!("--list-ops: no operator `{n}`"));
+                if let Some(s) = crate::suggest::suggest_spelling(n, list_ops::all_names()) {
+                    d = d.with_note(format!("help: did you mean `{s}`?"));
+                }
+                Output { code: exit::INPUT_ERROR, ..usage_error(d) }
+            }
+        };
     }
     if cli.list_passes {
         return Output { stdout: list_passes().into_bytes(), ..Output::default() };

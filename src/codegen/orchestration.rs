@@ -670,6 +670,9 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
             }
+            // A MemRef of on-chip memory planned for a tile of this function (init-mem-ref)
+            // has nothing to allocate on the orchestrator.
+            "block.alloc" => {}
             // Anything else would be dropped silently: the orchestration runtime has no tensor
             // arithmetic, only tasks on the cores.
             _ => self.unsupported(

@@ -48,7 +48,7 @@ Output kinds and backends:
 #[command(name = "ptoc", version = VERSION, after_help = AFTER_HELP)]
 pub struct Cli {
     /// The .pto file to compile, or `-` to read standard input.
-    #[arg(value_name = "FILE|-", required_unless_present_any = ["list_passes", "completions"])]
+    #[arg(value_name = "FILE|-", required_unless_present_any = ["list_passes", "list_ops", "completions"])]
     pub input: Option<String>,
 
     /// What to write: `ir` (canonical .pto text of the final program), `cpp` (CCE C++ files) or
@@ -155,6 +155,12 @@ pub struct Cli {
     /// `ptoc --completions bash > ~/.local/share/bash-completion/completions/ptoc`).
     #[arg(long, value_enum, value_name = "SHELL", help_heading = "Input and resources")]
     pub completions: Option<clap_complete::Shell>,
+
+    /// List the operators (or the one named, by IR name or any spelling: `block.load`,
+    /// `pl.load`) with spellings, arguments, keyword arguments and defaults, result rule, pipes
+    /// and the C++ / PTO-ISA instructions, and exit.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", help_heading = "Passes")]
+    pub list_ops: Option<String>,
 
     /// List the registered passes with their descriptions and exit.
     #[arg(long, help_heading = "Passes")]

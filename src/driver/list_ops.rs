@@ -1,0 +1,104 @@
+//! `ptoc --list-ops [NAME]`: the operator table as a user reads it — every operator (or the one
+//! named, by IR name or any spelling) with its spellings, arguments, keyword arguments and their
+//! defaults, result rule, pipes and the instructions of both code generators. Everything printed
+//! comes from the operator table (`src/ops/table.rs`), so it cannot drift from what ptoc does.
+
+use crate::ops::table::{entries, KwDefault, KwKind, OpDef, Slot};
+
+/// The listing; `None` when `name` names no operator.
+pub fn list(name: Option<&str>) -> Option<String> {
+    let wanted = |d: &OpDef| match name {
+        None => true,
+        Some(n) => {
+            let n = n.trim().trim_start_matches("pl.");
+            d.name == n || d.printed == n || d.unified.contains(&n) || d.aliases.contains(&n) || d.short_name() == n
+        }
+    };
+    let mut out = String::new();
+    for (_, d) in entries().filter(|(_, d)| wanted(d)) {
+        describe(d, &mut out);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Every operator name and spelling, for "did you mean".
+pub fn all_names() -> Vec<&'static str> {
+    let mut names = Vec::new();
+    for (_, d) in entries() {
+        names.push(d.name);
+        names.extend(d.unified.iter().copied());
+    }
+    names
+}
+
+fn describe(d: &OpDef, out: &mut String) {
+    out.push_str(d.name);
+    out.push('\n');
+    let mut spellings = vec![format!("pl.{}", d.printed)];
+    spellings.extend(d.aliases.iter().map(|a| format!("pl.{}.{a}", d.category.prefix())));
+    spellings.extend(d.unified.iter().map(|u| format!("pl.{u}")));
+    spellings.dedup();
+    out.push_str(&format!("  spellings:  {}\n", spellings.join(", ")));
+    let params: Vec<String> = d
+        .params
+        .iter()
+        .map(|p| match p.slot {
+            Slot::Arg { expect, .. } => format!("{}: {expect:?}", p.name),
+            Slot::Kw => match d.kwarg(p.name) {
+                Some(k) => format!("{}={}", p.name, kw_value(k.kind, k.default, k.required)),
+                None => format!("{}=…", p.name),
+            },
+        })
+        .collect();
+    out.push_str(&format!("  call:       pl.{}({})\n", d.printed, params.join(", ")));
+    out.push_str(&format!("  result:     {:?}\n", d.rule));
+    let pipe = |p: Option<crate::ir::PipeType>| p.map_or("—", |p| p.name());
+    out.push_str(&format!("  pipes:      CCE {}, PTO {}\n", pipe(d.pipe_cce), pipe(d.pipe_pto)));
+    let cce = d.cce.map_or_else(|| "— (no CCE form)".to_string(), |e| e.instructions());
+    out.push_str(&format!("  C++:        {cce}\n"));
+    let pto = d.pto.and_then(|e| e.instruction()).unwrap_or("— (no PTO form)");
+    out.push_str(&format!("  PTO-ISA:    {pto}\n"));
+}
+
+/// A keyword argument's value as the listing shows it: its default, else what it must be.
+fn kw_value(kind: KwKind, default: Option<KwDefault>, required: bool) -> String {
+    match default {
+        Some(KwDefault::Int(v)) => v.to_string(),
+        Some(KwDefault::Bool(b)) => if b { "True" } else { "False" }.to_string(),
+        Some(KwDefault::Space(s)) => format!("pl.MemorySpace.{}", s.name()),
+        None => {
+            let what = match kind {
+                KwKind::Int => "int",
+                KwKind::Bool => "bool",
+                KwKind::Str => "str",
+                KwKind::Float => "float",
+                KwKind::DType => "dtype",
+                KwKind::Space(_) => "memory space",
+                KwKind::Mode => "rounding mode",
+                KwKind::Pipe => "pipe",
+            };
+            if required {
+                format!("<{what}, required>")
+            } else {
+                format!("<{what}>")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_operator_by_any_spelling() {
+        let by_name = list(Some("block.load")).unwrap();
+        assert_eq!(list(Some("pl.load")).unwrap(), by_name);
+        assert!(by_name.contains("target_memory=pl.MemorySpace.Vec"), "{by_name}");
+        assert!(by_name.contains("pipes:      CCE MTE2"), "{by_name}");
+        assert!(by_name.contains("PTO-ISA:    pto.tload"), "{by_name}");
+        assert!(list(Some("no_such_op")).is_none());
+        let all = list(None).unwrap();
+        assert_eq!(all.lines().filter(|l| !l.starts_with(' ')).count(), entries().count());
+    }
+}
