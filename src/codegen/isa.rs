@@ -219,14 +219,7 @@ mod tests {
     /// and allocation ops included), so the two columns of the table cannot drift apart.
     #[test]
     fn every_cce_op_has_an_emitter() {
-        // Ops that got their CCE pipe (so insert-sync and the hazard checker order them, issue
-        // 16) before their emitter; codegen still refuses them with a diagnostic.
-        const PIPE_BEFORE_EMITTER: &[&str] = &["block.row_expand"];
         for (_, def) in entries() {
-            if PIPE_BEFORE_EMITTER.contains(&def.name) {
-                assert!(def.pipe_cce.is_some() && def.cce.is_none(), "{}: remove it from PIPE_BEFORE_EMITTER", def.name);
-                continue;
-            }
             assert_eq!(def.pipe_cce.is_some(), def.cce.is_some(), "{}: pipe and emitter columns disagree", def.name);
         }
     }

@@ -47,6 +47,7 @@ pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> 
         func_ids: &funcs,
         cores,
         declared: BTreeSet::new(),
+        read: read_vars(f),
         task: 0,
         out: String::new(),
         errors: Vec::new(),
@@ -299,6 +300,26 @@ fn return_slots_with(prog: &Program, f: &Function, roots: &BTreeMap<VarId, VarId
     out
 }
 
+/// Whether the call writes a tensor it is given (a store): its effect matters even when its
+/// result is not read.
+fn writes_memory(call: &crate::ir::Call) -> bool {
+    match call.callee {
+        Callee::Op(op) => crate::ops::def(op).rule == crate::ops::table::Rule::Store,
+        _ => false,
+    }
+}
+
+/// Every variable an expression of `f` reads.
+fn read_vars(f: &Function) -> BTreeSet<VarId> {
+    let mut read = BTreeSet::new();
+    crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
+        if let ExprKind::Var(v) = &e.kind {
+            read.insert(*v);
+        }
+    });
+    read
+}
+
 /// Emits the body statements into `out`, collecting every error.
 struct Emitter<'a, 'p> {
     prog: &'p Program,
@@ -311,6 +332,8 @@ struct Emitter<'a, 'p> {
     func_ids: &'a BTreeMap<String, usize>,
     /// C++ names declared so far (created tensors, assigned values, iter args, if results).
     declared: BTreeSet<String>,
+    /// Variables some expression of the function reads.
+    read: BTreeSet<VarId>,
     /// Next task number.
     task: usize,
     out: String,
@@ -670,11 +693,13 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
             }
-            // A MemRef of on-chip memory planned for a tile of this function (init-mem-ref)
-            // has nothing to allocate on the orchestrator.
-            "block.alloc" => {}
-            // Anything else would be dropped silently: the orchestration runtime has no tensor
-            // arithmetic, only tasks on the cores.
+            // A value nothing reads needs no code: a MemRef planned for a tile (init-mem-ref), a
+            // tile loaded before a `with pl.incore():` scope and recomputed inside the outlined
+            // kernel (docs/orchestration-abi.md).
+            _ if !self.read.contains(&var) && !writes_memory(call) => {}
+            // A value that is read has no code here: the orchestration runtime has no tensor
+            // arithmetic, only tasks on the cores (it used to be dropped, leaving its name
+            // undeclared in the C++).
             _ => self.unsupported(
                 span,
                 format!(

@@ -42,12 +42,16 @@ impl PtoEmit {
 mod tests {
     use crate::ops::table::entries;
 
-    /// Every op the PTO backend assigns a pipe has an emitter, and vice versa, so the pipe
-    /// column (which decides aic/aiv) and the emitter column cannot drift apart.
+    /// Every op the PTO generator emits has a PTO pipe (which decides aic/aiv and what
+    /// insert-sync orders). The converse does not hold: every op that runs on the device has a
+    /// pipe for both backends (`codegen::isa::tests`), also where the PTO generator has no form
+    /// for it yet and refuses it with a located diagnostic.
     #[test]
     fn every_pto_op_has_an_emitter() {
         for (_, def) in entries() {
-            assert_eq!(def.pipe_pto.is_some(), def.pto.is_some(), "{}: pipe and emitter columns disagree", def.name);
+            if def.pto.is_some() {
+                assert!(def.pipe_pto.is_some(), "{}: a PTO emitter without a PTO pipe", def.name);
+            }
         }
     }
 }
