@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use super::collect::Analysis;
-use super::pairs::dedup_from;
+use super::pairs::{dedup_from, Pair};
 use super::position::{before, depth, same_scope, Elem, Kind, PosId, Positions};
 use crate::ir::PipeType;
 
@@ -36,6 +36,38 @@ pub fn adjust_scopes(a: &mut Analysis) {
         }
     }
     dedup_from(pairs, 0);
+    merge_shared_sets(pairs, positions);
+}
+
+/// Cross-pipe pairs that phase 2 gave one set position (producers nested deeper than their
+/// consumers, moved to the start of the consumers' run of ops) share one `sync_src`, so one
+/// event, which only one `sync_dst` can consume; the others would wait for a flag never set.
+/// (A set moved before the statement at a position and one left after it are two sets.)
+/// Keeps the pair with the earliest wait when that wait runs on every path to the others' (it
+/// then orders their consumers too), and drops the others. Before this, a reduction through a
+/// loop body usually dropped all but one (fuzz finding F2b: that reduction is now refused, as
+/// the loop may not run).
+fn merge_shared_sets(pairs: &mut Vec<Pair>, positions: &Positions) {
+    let mut groups: FxHashMap<(PipeType, PipeType, PosId, bool), Vec<usize>> = FxHashMap::default();
+    for (i, p) in pairs.iter().enumerate() {
+        if !p.same_pipe() {
+            groups.entry((p.src, p.dst, p.set, p.set_before)).or_default().push(i);
+        }
+    }
+    let mut drop = vec![false; pairs.len()];
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let wait = |i: usize| positions.path(pairs[i].wait);
+        let Some(&first) = members.iter().min_by(|&&x, &&y| wait(x).cmp(wait(y))) else { continue };
+        let others = members.iter().filter(|&&i| i != first);
+        if others.clone().all(|&i| before(wait(first), wait(i)) && positions.dominates(wait(first), wait(i))) {
+            others.for_each(|&i| drop[i] = true);
+        }
+    }
+    let mut k = 0;
+    pairs.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
 }
 
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
@@ -81,7 +113,7 @@ pub fn assign_event_ids(a: &mut Analysis) -> Result<(), OutOfEventIds> {
     let mut ids = EventIds::default();
     for i in order {
         let p = &a.pairs[i];
-        let id = ids.alloc(positions, p.src, p.dst, p.set).ok_or(OutOfEventIds { pair: i })?;
+        let id = ids.alloc(positions, p.src, p.dst, p.set, p.set_before).ok_or(OutOfEventIds { pair: i })?;
         ids.free(positions, p.src, p.dst, p.wait, id);
         a.pairs[i].event_id = Some(id);
     }
@@ -91,20 +123,29 @@ pub fn assign_event_ids(a: &mut Analysis) -> Result<(), OutOfEventIds> {
 /// The ids in use. (Only looked up, never iterated.)
 #[derive(Default)]
 struct EventIds {
-    by_set: FxHashMap<(PipeType, PipeType, PosId), u8>,
+    /// The id of each set statement: a set moved before the statement at a position and one
+    /// after it are two statements, so two events.
+    by_set: FxHashMap<(PipeType, PipeType, PosId, bool), u8>,
     /// Latest wait position of each id, per pipe pair.
     freed_at: BTreeMap<(PipeType, PipeType, u8), PosId>,
 }
 
 impl EventIds {
-    fn alloc(&mut self, positions: &Positions, src: PipeType, dst: PipeType, set: PosId) -> Option<u8> {
-        if let Some(&id) = self.by_set.get(&(src, dst, set)) {
+    fn alloc(
+        &mut self,
+        positions: &Positions,
+        src: PipeType,
+        dst: PipeType,
+        set: PosId,
+        before_it: bool,
+    ) -> Option<u8> {
+        if let Some(&id) = self.by_set.get(&(src, dst, set, before_it)) {
             return Some(id);
         }
         let set_path = positions.path(set);
         let id = (0..MAX_EVENT_IDS)
             .find(|&id| self.freed_at.get(&(src, dst, id)).is_none_or(|&w| before(positions.path(w), set_path)))?;
-        self.by_set.insert((src, dst, set), id);
+        self.by_set.insert((src, dst, set, before_it), id);
         Some(id)
     }
 
@@ -127,16 +168,16 @@ mod tests {
     fn an_id_is_reused_once_its_wait_is_before_the_next_set() {
         let (ps, at) = ops(101);
         let mut ids = EventIds::default();
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[0]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[0], false), Some(0));
         ids.free(&ps, Mte2, Mte1, at[1], 0);
         // Set at the wait itself: not strictly after it, so a new id.
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[1]), Some(1));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[1], false), Some(1));
         ids.free(&ps, Mte2, Mte1, at[3], 1);
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2], false), Some(0));
         // The same set position of the same pipe pair keeps its id.
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2], false), Some(0));
         // Other pipe pairs have their own ids.
-        assert_eq!(ids.alloc(&ps, Mte1, Mte2, at[1]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte1, Mte2, at[1], false), Some(0));
     }
 
     #[test]
@@ -145,8 +186,8 @@ mod tests {
         let mut ids = EventIds::default();
         ids.free(&ps, Mte2, Mte1, at[5], 0);
         ids.free(&ps, Mte2, Mte1, at[2], 0);
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[4]), Some(1));
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[6]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[4], false), Some(1));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[6], false), Some(0));
     }
 
     #[test]
@@ -154,10 +195,10 @@ mod tests {
         let (ps, at) = ops(101);
         let mut ids = EventIds::default();
         for i in 0..8 {
-            let id = ids.alloc(&ps, Mte2, Mte1, at[i]).unwrap();
+            let id = ids.alloc(&ps, Mte2, Mte1, at[i], false).unwrap();
             assert_eq!(id, i as u8);
             ids.free(&ps, Mte2, Mte1, at[100], id);
         }
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[8]), None);
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[8], false), None);
     }
 }

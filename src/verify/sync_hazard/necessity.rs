@@ -37,13 +37,19 @@ pub fn needed(
     runs.close();
     let mut scan = Scan::new(prep, model, allowed, reached);
     let mut seq: Vec<u32> = Vec::new();
-    for r in &runs.runs {
+    // A loop body's last run, then over the back edge its first run (the same one when the
+    // body is one run). That scan also sees every pair within either run, so those runs need
+    // no scan of their own.
+    let mut wrapped = vec![false; runs.runs.len()];
+    for &(last, first) in &runs.wraps {
+        wrapped[last] = true;
+        wrapped[first] = true;
+    }
+    for (r, _) in runs.runs.iter().zip(&wrapped).filter(|(_, w)| !**w) {
         seq.clear();
         seq.extend_from_slice(&runs.leaves[r.0..r.1]);
         scan.sequence(&seq);
     }
-    // A loop body's last run, then over the back edge its first run (the same one when the
-    // body is one run).
     for &(last, first) in &runs.wraps {
         let (l, f) = (runs.runs[last], runs.runs[first]);
         seq.clear();
