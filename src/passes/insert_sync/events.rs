@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 use super::collect::Analysis;
 use super::pairs::{dedup_from, Pair};
-use super::position::{before, depth, same_scope, Elem, Kind, PosId, Positions};
+use super::position::{before, depth, dominates, same_scope, Elem, Kind, PosId, Positions};
 use crate::ir::PipeType;
 
 /// Hardware event ids per (set pipe, wait pipe).
@@ -106,18 +106,73 @@ pub struct OutOfEventIds {
 
 /// Phase 3: cross-pipe pairs in ascending set position (stable), each takes the id already
 /// given to its (pipes, set position) or the smallest id whose last wait is before the set.
+///
+/// Where that finds all eight ids of the pipe pair outstanding (the reference fails there:
+/// E0601), one is freed by moving waits earlier ([`free_by_hoisting`]), so a valid program does
+/// not run out of ids; programs the reference's allocation handles are unaffected.
 pub fn assign_event_ids(a: &mut Analysis) -> Result<(), OutOfEventIds> {
-    let positions = &a.positions;
     let mut order: Vec<usize> = (0..a.pairs.len()).filter(|&i| !a.pairs[i].same_pipe()).collect();
-    order.sort_by(|&x, &y| positions.path(a.pairs[x].set).cmp(positions.path(a.pairs[y].set)));
+    order.sort_by(|&x, &y| a.positions.path(a.pairs[x].set).cmp(a.positions.path(a.pairs[y].set)));
     let mut ids = EventIds::default();
-    for i in order {
-        let p = &a.pairs[i];
-        let id = ids.alloc(positions, p.src, p.dst, p.set, p.set_before).ok_or(OutOfEventIds { pair: i })?;
-        ids.free(positions, p.src, p.dst, p.wait, id);
+    for (n, &i) in order.iter().enumerate() {
+        let p = a.pairs[i];
+        let id = match ids.alloc(&a.positions, p.src, p.dst, p.set, p.set_before) {
+            Some(id) => id,
+            None => {
+                let id = free_by_hoisting(a, &order[..n], i).ok_or(OutOfEventIds { pair: i })?;
+                ids.freed_at.insert((p.src, p.dst, id), p.set);
+                ids.by_set.insert((p.src, p.dst, p.set, p.set_before), id);
+                id
+            }
+        };
+        ids.free(&a.positions, p.src, p.dst, p.wait, id);
         a.pairs[i].event_id = Some(id);
     }
     Ok(())
+}
+
+/// Frees an event id for pair `new` (whose set is after its statement) when all eight of its
+/// pipe pair are outstanding there: the waits of the id whose last wait comes first move to
+/// just before the statement of the new set. A wait may move earlier as long as it stays after
+/// its set: it then holds back its pipe sooner, which orders everything it ordered before. Only
+/// ids whose outstanding pairs have their set on every path to the new set qualify (else the
+/// moved wait could wait for a set that did not run). `done`: the pairs given ids so far.
+fn free_by_hoisting(a: &mut Analysis, done: &[usize], new: usize) -> Option<u8> {
+    let p = a.pairs[new];
+    if p.set_before {
+        return None;
+    }
+    let positions = &a.positions;
+    let at = positions.path(p.set);
+    // Per id: the pairs still outstanding at the new set, and the last of their waits.
+    let mut outstanding: [(Vec<usize>, Option<PosId>); MAX_EVENT_IDS as usize] = Default::default();
+    for &j in done {
+        let q = &a.pairs[j];
+        let Some(id) = q.event_id else { continue };
+        if (q.src, q.dst) != (p.src, p.dst) || before(positions.path(q.wait), at) {
+            continue;
+        }
+        let slot = &mut outstanding[id as usize];
+        slot.0.push(j);
+        if slot.1.is_none_or(|w| before(positions.path(w), positions.path(q.wait))) {
+            slot.1 = Some(q.wait);
+        }
+    }
+    let movable = |(pairs, _): &(Vec<usize>, Option<PosId>)| {
+        pairs.iter().all(|&j| {
+            let q = &a.pairs[j];
+            q.set != p.set && before(positions.path(q.set), at) && dominates(positions.path(q.set), at)
+        })
+    };
+    let last = |k: u8| outstanding[k as usize].1.map(|w| positions.path(w));
+    let id = (0..MAX_EVENT_IDS)
+        .filter(|&k| movable(&outstanding[k as usize]) && last(k).is_some())
+        .min_by(|&x, &y| last(x).cmp(&last(y)))?;
+    for &j in &outstanding[id as usize].0 {
+        a.pairs[j].wait = p.set;
+        a.pairs[j].wait_after = false;
+    }
+    Some(id)
 }
 
 /// The ids in use. (Only looked up, never iterated.)
