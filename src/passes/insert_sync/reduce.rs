@@ -121,9 +121,13 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
                     redundant[j] = true;
                 }
             } else if p1.set == p2.set {
-                if positions.before(p1.wait, p2.wait) && covers(p1, p2) && runs(p1, p2, p1.wait, p2.wait) {
+                let keeps = |kept: &Pair, dropped: &Pair| {
+                    (self::covers(positions, kept, dropped) && runs(kept, dropped, kept.wait, dropped.wait))
+                        || waits_in_every_iteration(positions, kept, dropped)
+                };
+                if positions.before(p1.wait, p2.wait) && keeps(p1, p2) {
                     redundant[j] = true;
-                } else if positions.before(p2.wait, p1.wait) && covers(p2, p1) && runs(p2, p1, p2.wait, p1.wait) {
+                } else if positions.before(p2.wait, p1.wait) && keeps(p2, p1) {
                     redundant[i] = true;
                     break;
                 }
@@ -133,6 +137,25 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
     ix.by_wait.release(pairs, |p| p.wait);
     ix.by_set.release(pairs, |p| p.set);
     list.drop_marked_from(start, &ix.drop);
+}
+
+/// True if `kept`, carried by a loop with its set and wait in one sequence, covers `dropped`
+/// (the same set) whose wait is after that loop: phase 2 puts `kept`'s wait at the end of the
+/// set's run of ops, so it runs in every iteration that ran the set, before the loop is left.
+/// This is the spec's rule (same set: keep the earliest wait) where it is sound, which
+/// [`covers`] alone refuses (a loop-carried pair never stands in for a forward one): conformance
+/// cases `conformance-dsl/0021_loop_s10` and `0037_reduce_s28` drop such a post-loop pair.
+fn waits_in_every_iteration(positions: &Positions, kept: &Pair, dropped: &Pair) -> bool {
+    let (set, wait) = (positions.path(kept.set), positions.path(kept.wait));
+    let carried_in_one_sequence = same_scope(set, wait) && (before(wait, set) || kept.wait == kept.set);
+    if kept.set != dropped.set || !carried_in_one_sequence || !positions.before(dropped.set, dropped.wait) {
+        return false;
+    }
+    // The body of the loop carrying `kept`: `dropped`'s wait must lie outside it.
+    match carrier(positions, kept) {
+        Some(k) => !positions.path(dropped.wait).starts_with(&set[..=k]),
+        None => false,
+    }
 }
 
 /// Where phase 2 ([`super::events::adjust_scopes`]) will put the set and the wait of a pair,
