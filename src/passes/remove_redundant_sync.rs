@@ -22,7 +22,7 @@ pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>>
     let model = SyncModel::default();
     let mut functions = std::mem::take(&mut prog.functions);
     for f in &mut functions {
-        let drop = sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model);
+        let drop = sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model).drop;
         if drop.is_empty() {
             continue;
         }

@@ -14,7 +14,7 @@ use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
 use super::stamps::{Marks, Memo};
 use crate::diag::Span;
-use crate::ir::{PipeType, Program, Stmt};
+use crate::ir::{Expr, PipeType, Program, Stmt};
 use crate::passes::Backend;
 
 /// What phase 1 hands to the later phases.
@@ -179,7 +179,8 @@ impl Collector<'_> {
             Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
             // A while loop is a loop like any other (the reference skips it, §2.10 step 5;
             // issue 16): its body may run again after itself.
-            Stmt::For { body, .. } | Stmt::While { body, .. } => self.for_body(body, state),
+            Stmt::For { start, stop, step, body, .. } => self.for_body(body, state, runs_once(start, stop, step)),
+            Stmt::While { body, .. } => self.for_body(body, state, false),
             _ => {}
         }
     }
@@ -217,7 +218,8 @@ impl Collector<'_> {
                     }
                 }
                 Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
-                Stmt::For { body, .. } | Stmt::While { body, .. } => self.for_body(body, state),
+                Stmt::For { start, stop, step, body, .. } => self.for_body(body, state, runs_once(start, stop, step)),
+                Stmt::While { body, .. } => self.for_body(body, state, false),
                 // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
                 Stmt::Scope { body, .. } => {
                     self.enter(Elem::marker(Kind::ScopeBody));
@@ -255,12 +257,17 @@ impl Collector<'_> {
     /// Seq(i ≥ n)` of a path, so a loop nested at index ≥ n of an outer body moved the outer
     /// positions of its pairs onto another statement, and the syncs of the outer loop were lost
     /// or misplaced. No corpus case has such a nest.
-    fn for_body(&mut self, body: &Stmt, state: &mut State) {
+    /// `runs`: the loop runs at least once (constant bounds), recorded for the reductions.
+    fn for_body(&mut self, body: &Stmt, state: &mut State, runs: bool) {
         let stmts = as_seq(body);
         if stmts.is_empty() {
             return;
         }
         self.enter(Elem::marker(Kind::ForBody));
+        if runs {
+            let here = self.here();
+            self.out.positions.mark_always_runs(here);
+        }
         let n = stmts.len();
         let start = self.pairs.len();
         self.seq(stmts, 2, state);
@@ -414,6 +421,15 @@ pub fn as_seq(body: &Stmt) -> &[Stmt] {
     match body {
         Stmt::Seq { stmts, .. } => stmts,
         other => std::slice::from_ref(other),
+    }
+}
+
+/// Whether a `for` loop with these bounds runs at least once (constant bounds only; the sync
+/// hazard checker's rule).
+fn runs_once(start: &Expr, stop: &Expr, step: &Expr) -> bool {
+    match (start.as_const_int(), stop.as_const_int(), step.as_const_int()) {
+        (Some(a), Some(b), Some(c)) => (c > 0 && b > a) || (c < 0 && b < a),
+        _ => false,
     }
 }
 

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use super::collect::Analysis;
-use super::pairs::dedup_from;
-use super::position::{before, depth, same_scope, Elem, Kind, PosId, Positions};
+use super::pairs::{dedup_from, Pair};
+use super::position::{before, depth, dominates, same_scope, Elem, Kind, PosId, Positions};
 use crate::ir::PipeType;
 
 /// Hardware event ids per (set pipe, wait pipe).
@@ -36,6 +36,38 @@ pub fn adjust_scopes(a: &mut Analysis) {
         }
     }
     dedup_from(pairs, 0);
+    merge_shared_sets(pairs, positions);
+}
+
+/// Cross-pipe pairs that phase 2 gave one set position (producers nested deeper than their
+/// consumers, moved to the start of the consumers' run of ops) share one `sync_src`, so one
+/// event, which only one `sync_dst` can consume; the others would wait for a flag never set.
+/// (A set moved before the statement at a position and one left after it are two sets.)
+/// Keeps the pair with the earliest wait when that wait runs on every path to the others' (it
+/// then orders their consumers too), and drops the others. Before this, a reduction through a
+/// loop body usually dropped all but one (fuzz finding F2b: that reduction is now refused, as
+/// the loop may not run).
+fn merge_shared_sets(pairs: &mut Vec<Pair>, positions: &Positions) {
+    let mut groups: FxHashMap<(PipeType, PipeType, PosId, bool), Vec<usize>> = FxHashMap::default();
+    for (i, p) in pairs.iter().enumerate() {
+        if !p.same_pipe() {
+            groups.entry((p.src, p.dst, p.set, p.set_before)).or_default().push(i);
+        }
+    }
+    let mut drop = vec![false; pairs.len()];
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let wait = |i: usize| positions.path(pairs[i].wait);
+        let Some(&first) = members.iter().min_by(|&&x, &&y| wait(x).cmp(wait(y))) else { continue };
+        let others = members.iter().filter(|&&i| i != first);
+        if others.clone().all(|&i| before(wait(first), wait(i)) && positions.dominates(wait(first), wait(i))) {
+            others.for_each(|&i| drop[i] = true);
+        }
+    }
+    let mut k = 0;
+    pairs.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
 }
 
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).
@@ -74,37 +106,101 @@ pub struct OutOfEventIds {
 
 /// Phase 3: cross-pipe pairs in ascending set position (stable), each takes the id already
 /// given to its (pipes, set position) or the smallest id whose last wait is before the set.
+///
+/// Where that finds all eight ids of the pipe pair outstanding (the reference fails there:
+/// E0601), one is freed by moving waits earlier ([`free_by_hoisting`]), so a valid program does
+/// not run out of ids; programs the reference's allocation handles are unaffected.
 pub fn assign_event_ids(a: &mut Analysis) -> Result<(), OutOfEventIds> {
-    let positions = &a.positions;
     let mut order: Vec<usize> = (0..a.pairs.len()).filter(|&i| !a.pairs[i].same_pipe()).collect();
-    order.sort_by(|&x, &y| positions.path(a.pairs[x].set).cmp(positions.path(a.pairs[y].set)));
+    order.sort_by(|&x, &y| a.positions.path(a.pairs[x].set).cmp(a.positions.path(a.pairs[y].set)));
     let mut ids = EventIds::default();
-    for i in order {
-        let p = &a.pairs[i];
-        let id = ids.alloc(positions, p.src, p.dst, p.set).ok_or(OutOfEventIds { pair: i })?;
-        ids.free(positions, p.src, p.dst, p.wait, id);
+    for (n, &i) in order.iter().enumerate() {
+        let p = a.pairs[i];
+        let id = match ids.alloc(&a.positions, p.src, p.dst, p.set, p.set_before) {
+            Some(id) => id,
+            None => {
+                let id = free_by_hoisting(a, &order[..n], i).ok_or(OutOfEventIds { pair: i })?;
+                ids.freed_at.insert((p.src, p.dst, id), p.set);
+                ids.by_set.insert((p.src, p.dst, p.set, p.set_before), id);
+                id
+            }
+        };
+        ids.free(&a.positions, p.src, p.dst, p.wait, id);
         a.pairs[i].event_id = Some(id);
     }
     Ok(())
 }
 
+/// Frees an event id for pair `new` (whose set is after its statement) when all eight of its
+/// pipe pair are outstanding there: the waits of the id whose last wait comes first move to
+/// just before the statement of the new set. A wait may move earlier as long as it stays after
+/// its set: it then holds back its pipe sooner, which orders everything it ordered before. Only
+/// ids whose outstanding pairs have their set on every path to the new set qualify (else the
+/// moved wait could wait for a set that did not run). `done`: the pairs given ids so far.
+fn free_by_hoisting(a: &mut Analysis, done: &[usize], new: usize) -> Option<u8> {
+    let p = a.pairs[new];
+    if p.set_before {
+        return None;
+    }
+    let positions = &a.positions;
+    let at = positions.path(p.set);
+    // Per id: the pairs still outstanding at the new set, and the last of their waits.
+    let mut outstanding: [(Vec<usize>, Option<PosId>); MAX_EVENT_IDS as usize] = Default::default();
+    for &j in done {
+        let q = &a.pairs[j];
+        let Some(id) = q.event_id else { continue };
+        if (q.src, q.dst) != (p.src, p.dst) || before(positions.path(q.wait), at) {
+            continue;
+        }
+        let slot = &mut outstanding[id as usize];
+        slot.0.push(j);
+        if slot.1.is_none_or(|w| before(positions.path(w), positions.path(q.wait))) {
+            slot.1 = Some(q.wait);
+        }
+    }
+    let movable = |(pairs, _): &(Vec<usize>, Option<PosId>)| {
+        pairs.iter().all(|&j| {
+            let q = &a.pairs[j];
+            q.set != p.set && before(positions.path(q.set), at) && dominates(positions.path(q.set), at)
+        })
+    };
+    let last = |k: u8| outstanding[k as usize].1.map(|w| positions.path(w));
+    let id = (0..MAX_EVENT_IDS)
+        .filter(|&k| movable(&outstanding[k as usize]) && last(k).is_some())
+        .min_by(|&x, &y| last(x).cmp(&last(y)))?;
+    for &j in &outstanding[id as usize].0 {
+        a.pairs[j].wait = p.set;
+        a.pairs[j].wait_after = false;
+    }
+    Some(id)
+}
+
 /// The ids in use. (Only looked up, never iterated.)
 #[derive(Default)]
 struct EventIds {
-    by_set: FxHashMap<(PipeType, PipeType, PosId), u8>,
+    /// The id of each set statement: a set moved before the statement at a position and one
+    /// after it are two statements, so two events.
+    by_set: FxHashMap<(PipeType, PipeType, PosId, bool), u8>,
     /// Latest wait position of each id, per pipe pair.
     freed_at: BTreeMap<(PipeType, PipeType, u8), PosId>,
 }
 
 impl EventIds {
-    fn alloc(&mut self, positions: &Positions, src: PipeType, dst: PipeType, set: PosId) -> Option<u8> {
-        if let Some(&id) = self.by_set.get(&(src, dst, set)) {
+    fn alloc(
+        &mut self,
+        positions: &Positions,
+        src: PipeType,
+        dst: PipeType,
+        set: PosId,
+        before_it: bool,
+    ) -> Option<u8> {
+        if let Some(&id) = self.by_set.get(&(src, dst, set, before_it)) {
             return Some(id);
         }
         let set_path = positions.path(set);
         let id = (0..MAX_EVENT_IDS)
             .find(|&id| self.freed_at.get(&(src, dst, id)).is_none_or(|&w| before(positions.path(w), set_path)))?;
-        self.by_set.insert((src, dst, set), id);
+        self.by_set.insert((src, dst, set, before_it), id);
         Some(id)
     }
 
@@ -127,16 +223,16 @@ mod tests {
     fn an_id_is_reused_once_its_wait_is_before_the_next_set() {
         let (ps, at) = ops(101);
         let mut ids = EventIds::default();
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[0]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[0], false), Some(0));
         ids.free(&ps, Mte2, Mte1, at[1], 0);
         // Set at the wait itself: not strictly after it, so a new id.
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[1]), Some(1));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[1], false), Some(1));
         ids.free(&ps, Mte2, Mte1, at[3], 1);
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2], false), Some(0));
         // The same set position of the same pipe pair keeps its id.
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[2], false), Some(0));
         // Other pipe pairs have their own ids.
-        assert_eq!(ids.alloc(&ps, Mte1, Mte2, at[1]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte1, Mte2, at[1], false), Some(0));
     }
 
     #[test]
@@ -145,8 +241,8 @@ mod tests {
         let mut ids = EventIds::default();
         ids.free(&ps, Mte2, Mte1, at[5], 0);
         ids.free(&ps, Mte2, Mte1, at[2], 0);
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[4]), Some(1));
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[6]), Some(0));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[4], false), Some(1));
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[6], false), Some(0));
     }
 
     #[test]
@@ -154,10 +250,10 @@ mod tests {
         let (ps, at) = ops(101);
         let mut ids = EventIds::default();
         for i in 0..8 {
-            let id = ids.alloc(&ps, Mte2, Mte1, at[i]).unwrap();
+            let id = ids.alloc(&ps, Mte2, Mte1, at[i], false).unwrap();
             assert_eq!(id, i as u8);
             ids.free(&ps, Mte2, Mte1, at[100], id);
         }
-        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[8]), None);
+        assert_eq!(ids.alloc(&ps, Mte2, Mte1, at[8], false), None);
     }
 }

@@ -17,7 +17,9 @@
 //! (F2, docs/fuzzing.md), all checked by the sync hazard checker: folding an unrolled loop body
 //! rewrites only that loop's index ([`collect`]), the linear reduction never lets a loop-carried
 //! pair replace a forward one ([`reduce`]), and a barrier after a statement is not merged with one before it
-//! ([`insert`]). The body is normalised first (§2.3, scope bodies made
+//! ([`insert`]). And F2b: the transitive and the linear reductions rely only on syncs that run
+//! on every path to the dependence they drop ([`reduce`]), and pairs that phase 2 gives one
+//! set are merged or kept apart so that no set has two waits ([`events`]). The body is normalised first (§2.3, scope bodies made
 //! sequences too), which is invisible in the printed IR.
 //!
 //! Positions are interned per function ([`position::Positions`]): pairs and indexes hold dense

@@ -111,6 +111,9 @@ pub struct Positions {
     nodes: Vec<(PosId, Elem)>,
     /// Reused by [`Positions::intern_edited`].
     scratch: Path,
+    /// The `ForBody` positions of loops that run at least once (constant bounds), for
+    /// [`some_dominates`].
+    always: rustc_hash::FxHashSet<PosId>,
 }
 
 impl Default for Positions {
@@ -122,6 +125,7 @@ impl Default for Positions {
             ops: vec![OpChildren::None],
             nodes: vec![(Positions::ROOT, ROOT_LAST)],
             scratch: Path::new(),
+            always: Default::default(),
         }
     }
 }
@@ -224,6 +228,27 @@ impl Positions {
     /// their parent and differ in their last element only: that common case compares the two
     /// elements and walks no path (this runs for every candidate of the reductions).
     #[inline]
+    /// Records that the loop body at `id` (a `ForBody` position) runs at least once.
+    pub fn mark_always_runs(&mut self, id: PosId) {
+        self.always.insert(id);
+    }
+
+    /// Whether the element at `path[k]` may not run when its parent runs: an if arm, or the body
+    /// of a loop not known to run at least once.
+    fn may_skip(&self, path: &[Elem], k: usize) -> bool {
+        match path[k].kind() {
+            Kind::IfThen | Kind::IfElse => true,
+            Kind::ForBody => !self.get(&path[..=k]).is_some_and(|id| self.always.contains(&id)),
+            _ => false,
+        }
+    }
+
+    /// [`dominates`], with the bodies of loops that run at least once taken as run.
+    pub fn dominates(&self, b: &[Elem], c: &[Elem]) -> bool {
+        let common = b.iter().zip(c).take_while(|(x, y)| x == y).count();
+        !(common..b.len()).any(|k| self.may_skip(b, k))
+    }
+
     pub fn before(&self, a: PosId, b: PosId) -> bool {
         let ((pa, x), (pb, y)) = (self.nodes[a.0], self.nodes[b.0]);
         if pa == pb {
@@ -275,6 +300,51 @@ fn before_elem(x: Elem, y: Elem) -> bool {
 pub fn dominates(b: &[Elem], c: &[Elem]) -> bool {
     let common = b.iter().zip(c).take_while(|(x, y)| x == y).count();
     !b[common..].iter().any(|e| matches!(e.kind(), Kind::IfThen | Kind::IfElse | Kind::ForBody))
+}
+
+/// True iff every execution that reaches `c` has run one of `bs` (each [`before`] `c`): one of
+/// them [`dominates`] `c`, or some `if` before `c` that dominates it has in each arm a
+/// position of `bs` that runs whenever the arm runs (recursively through nested `if`s). The
+/// transitive reduction of phase 1 may rely on a middle statement only when this holds: one
+/// in each branch of an `if` covers the `if` (conformance case
+/// `insert-sync/0015_test_for_with_if_branches`), one in a single branch does not (fuzz
+/// finding F2b).
+pub fn some_dominates(positions: &Positions, bs: &[&[Elem]], c: &[Elem]) -> bool {
+    if bs.iter().any(|b| positions.dominates(b, c)) {
+        return true;
+    }
+    bs.iter().any(|b| {
+        let common = b.iter().zip(c).take_while(|(x, y)| x == y).count();
+        // An `if` holding `b` that is an earlier sibling statement of an ancestor of `c` (not
+        // an ancestor of `c` itself: its other arm would not lead to `c`).
+        match first_branch(positions, b, common) {
+            Some(m) if m > common && matches!(b[m].kind(), Kind::IfThen | Kind::IfElse) => {
+                if_covered(positions, bs, &b[..m])
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Index (from `from` on) of the first element of `path` that may not run whenever its parent
+/// runs (an if arm, or a loop body that may run zero times), if any.
+fn first_branch(positions: &Positions, path: &[Elem], from: usize) -> Option<usize> {
+    (from..path.len()).find(|&k| positions.may_skip(path, k))
+}
+
+/// True iff both arms of the `if` at `at` run a position of `bs` whenever they run.
+fn if_covered(positions: &Positions, bs: &[&[Elem]], at: &[Elem]) -> bool {
+    [Kind::IfThen, Kind::IfElse].into_iter().all(|arm| {
+        bs.iter().any(|b| {
+            if b.len() <= at.len() || !b.starts_with(at) || b[at.len()].kind() != arm {
+                return false;
+            }
+            match first_branch(positions, b, at.len() + 1) {
+                None => true,
+                Some(m) => matches!(b[m].kind(), Kind::IfThen | Kind::IfElse) && if_covered(positions, bs, &b[..m]),
+            }
+        })
+    })
 }
 
 /// Index of the innermost `Seq` element (the scope anchor), if any.

@@ -8,7 +8,7 @@
 //! sequences and left empty after each use, so building one costs no hashing or allocation.
 
 use super::pairs::{Pair, PairList};
-use super::position::{dominates, Kind, PosId, Positions};
+use super::position::{before, depth, dominates, same_scope, some_dominates, Elem, Kind, PosId, Positions};
 
 /// Keeps the first pair of each identity ([`Pair::key`]) among `pairs[start..]`, in order
 /// (earlier pairs are neither dropped nor compared). Equal pairs share their wait, so each pair
@@ -45,13 +45,23 @@ pub fn remove_duplicates_and_transitive(list: &mut PairList, positions: &Positio
     ix.forward.clear();
     ix.forward.extend(pairs.iter().map(|p| positions.before(p.set, p.wait)));
     let (by_wait, forward) = (&ix.by_wait, &ix.forward);
+    let mut middles: Vec<&[Elem]> = Vec::new();
     ix.drop.clear();
     ix.drop.extend(pairs.iter().enumerate().map(|(k, ac)| {
-        is_duplicate(pairs, by_wait, k, ac)
-            || by_wait.group(ac.wait).any(|k| {
-                let b = pairs[k].set;
-                b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b)
-            })
+        if is_duplicate(pairs, by_wait, k, ac) {
+            return true;
+        }
+        // The `B`s of `A→B`, `B→C`: `A→C` goes only if one of them runs on every path to `C`
+        // (F2b: a `B` in one branch of an `if` does not order `A` before `C` on the other).
+        middles.clear();
+        middles.extend(
+            by_wait
+                .group(ac.wait)
+                .map(|k| (k, pairs[k].set))
+                .filter(|&(k, b)| b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b))
+                .map(|(_, b)| positions.path(b)),
+        );
+        !middles.is_empty() && some_dominates(positions, &middles, positions.path(ac.wait))
     }));
     ix.by_wait.release(pairs, |p| p.wait);
     list.drop_marked_from(start, &ix.drop);
@@ -92,21 +102,32 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
             // A barrier stays where its pair is (phase 2 moves only loop-carried same-pipe
             // pairs), so the kept barrier must run whenever the dropped one would: its set
             // on every path to the shared wait, its wait on every path to the other's.
-            // (Cross-pipe pairs keep the spec's rule: their nested ends are moved out by
-            // phase 2, and one set must not get two waits.)
-            let runs = |b, c| !p1.same_pipe() || dominates(path(b), path(c));
+            // A cross-pipe pair's nested ends are moved out by phase 2, so for those the kept
+            // pair's ends where phase 2 puts them must run whenever the dropped pair's wait
+            // would (F2b: a pair left inside one branch of an `if` covered a wait after it).
+            let runs = |kept: &Pair, dropped: &Pair, b, c| {
+                if p1.same_pipe() {
+                    return dominates(path(b), path(c));
+                }
+                let ((ks, kw), (_, dw)) = (adjusted(positions, kept), adjusted(positions, dropped));
+                positions.dominates(ks, dw) && positions.dominates(kw, dw)
+            };
             let covers = |kept, dropped| covers(positions, kept, dropped);
             if p1.wait == p2.wait {
-                if positions.before(p1.set, p2.set) && covers(p2, p1) && runs(p2.set, p2.wait) {
+                if positions.before(p1.set, p2.set) && covers(p2, p1) && runs(p2, p1, p2.set, p2.wait) {
                     redundant[i] = true;
                     break;
-                } else if positions.before(p2.set, p1.set) && covers(p1, p2) && runs(p1.set, p1.wait) {
+                } else if positions.before(p2.set, p1.set) && covers(p1, p2) && runs(p1, p2, p1.set, p1.wait) {
                     redundant[j] = true;
                 }
             } else if p1.set == p2.set {
-                if positions.before(p1.wait, p2.wait) && covers(p1, p2) && runs(p1.wait, p2.wait) {
+                let keeps = |kept: &Pair, dropped: &Pair| {
+                    (self::covers(positions, kept, dropped) && runs(kept, dropped, kept.wait, dropped.wait))
+                        || waits_in_every_iteration(positions, kept, dropped)
+                };
+                if positions.before(p1.wait, p2.wait) && keeps(p1, p2) {
                     redundant[j] = true;
-                } else if positions.before(p2.wait, p1.wait) && covers(p2, p1) && runs(p2.wait, p1.wait) {
+                } else if positions.before(p2.wait, p1.wait) && keeps(p2, p1) {
                     redundant[i] = true;
                     break;
                 }
@@ -116,6 +137,43 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
     ix.by_wait.release(pairs, |p| p.wait);
     ix.by_set.release(pairs, |p| p.set);
     list.drop_marked_from(start, &ix.drop);
+}
+
+/// True if `kept`, carried by a loop with its set and wait in one sequence, covers `dropped`
+/// (the same set) whose wait is after that loop: phase 2 puts `kept`'s wait at the end of the
+/// set's run of ops, so it runs in every iteration that ran the set, before the loop is left.
+/// This is the spec's rule (same set: keep the earliest wait) where it is sound, which
+/// [`covers`] alone refuses (a loop-carried pair never stands in for a forward one): conformance
+/// cases `conformance-dsl/0021_loop_s10` and `0037_reduce_s28` drop such a post-loop pair.
+fn waits_in_every_iteration(positions: &Positions, kept: &Pair, dropped: &Pair) -> bool {
+    let (set, wait) = (positions.path(kept.set), positions.path(kept.wait));
+    let carried_in_one_sequence = same_scope(set, wait) && (before(wait, set) || kept.wait == kept.set);
+    if kept.set != dropped.set || !carried_in_one_sequence || !positions.before(dropped.set, dropped.wait) {
+        return false;
+    }
+    // The body of the loop carrying `kept`: `dropped`'s wait must lie outside it.
+    match carrier(positions, kept) {
+        Some(k) => !positions.path(dropped.wait).starts_with(&set[..=k]),
+        None => false,
+    }
+}
+
+/// Where phase 2 ([`super::events::adjust_scopes`]) will put the set and the wait of a pair,
+/// as far as [`dominates`] can tell: a wait moved to the end of the set's run of ops is taken
+/// at the set, a set moved to the start of the wait's run at the wait (the index within a run
+/// does not change what dominates what).
+fn adjusted<'p>(positions: &'p Positions, p: &Pair) -> (&'p [Elem], &'p [Elem]) {
+    let (set, wait) = (positions.path(p.set), positions.path(p.wait));
+    let same = same_scope(set, wait);
+    if same && (before(wait, set) || p.wait == p.set) {
+        (set, set)
+    } else if p.same_pipe() || same {
+        (set, wait)
+    } else if depth(wait) > depth(set) {
+        (set, set)
+    } else {
+        (wait, wait)
+    }
 }
 
 /// The scratch tables of the reductions, kept between sequences (see the module doc).

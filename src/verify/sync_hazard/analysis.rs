@@ -14,12 +14,20 @@
 //! starts (`pending[Q]`); for each event, whether a set is surely/possibly outstanding and what
 //! may still be unfinished for its waiter; per MemRef, the last writers and the readers since.
 //! Joins take unions ("may"), so the result holds on every path.
+//!
+//! Cost: the checker runs after every sync pass and remove-redundant-sync runs it per deletion
+//! trial, so the leaves of a body are prepared once ([`Prepared`]: effects with MemRefs as dense
+//! indices, pipe masks) and shared by every analysis of it, the per-pipe pending sets are one
+//! flat bit vector, and the last round of a loop's fixpoint is the reporting walk (its findings
+//! are kept, those of earlier rounds dropped) instead of an extra walk after it.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
-use super::effects::{leaf_effect, Effect, Event, MemLoc};
+use super::effects::{leaf_kind, Event, Kind, MemLoc};
 use crate::diag::Span;
-use crate::ir::{PipeType, Program, Stmt};
+use crate::ir::{MemorySpace, PipeType, Program, Stmt};
 use crate::passes::Backend;
 
 /// Which same-pipe dependencies need a barrier.
@@ -28,18 +36,6 @@ pub struct SyncModel {
     /// Pipes whose dependent ops are not ordered without a pipe barrier. Default: V and M (what
     /// InsertSync assumes when it inserts `bar_v` / `bar_m`); empty = every pipe is in order.
     pub barrier_pipes: Vec<PipeType>,
-}
-
-impl State {
-    /// Forgets the set ops in `sets` (deleted): a slot whose outstanding sets are all among
-    /// them is no longer outstanding.
-    pub fn forget_sets(&mut self, sets: &BTreeSet<usize>) {
-        self.slots.retain(|_, slot| {
-            let had = !slot.sets.is_empty();
-            slot.sets.retain(|s| !sets.contains(s));
-            !(had && slot.sets.is_empty())
-        });
-    }
 }
 
 impl Default for SyncModel {
@@ -83,12 +79,13 @@ pub enum Finding {
 #[derive(Clone, Debug)]
 pub struct Leaf {
     pub span: Span,
-    /// The op's IR name (`block.load`), or the statement kind for non-calls.
-    pub op: String,
-    pub effect: Effect,
+    /// The op's IR name (`block.load`), the called function, or the statement kind.
+    pub op: Cow<'static, str>,
+    /// What the leaf does (its MemRefs are in [`Prepared`]).
+    pub kind: Kind,
     /// The `if` arms around the leaf, outermost first: (number of the `if` in program order,
     /// else arm). Two leaves on different arms of one `if` never run in the same iteration.
-    pub arms: Vec<(usize, bool)>,
+    pub arms: Rc<[(usize, bool)]>,
     /// How many loops (for or while) enclose the leaf.
     pub loops: usize,
 }
@@ -100,218 +97,363 @@ impl Leaf {
     }
 }
 
+/// What the walk needs of a leaf: its effect with MemRefs as indices into [`Prepared::locs`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Fx {
+    /// An access on pipe `pipe` (`PipeType::index`); its reads are `mems[r.0..r.1]`, its writes
+    /// `mems[w.0..w.1]`.
+    Access {
+        pipe: u8,
+        r: (u32, u32),
+        w: (u32, u32),
+    },
+    Set(Event),
+    Wait(Event),
+    Barrier(u8),
+    All,
+    Nothing,
+}
+
+/// The leaves of one function body, prepared once for every analysis of that body.
+#[derive(Debug)]
+pub struct Prepared {
+    pub leaves: Vec<Leaf>,
+    pub(super) fx: Vec<Fx>,
+    /// The MemRef indices read and written by accesses (ranges of [`Fx::Access`]).
+    pub(super) mems: Vec<u32>,
+    /// The distinct MemRef locations of the body, sorted.
+    pub(super) locs: Vec<MemLoc>,
+    /// For location `m`, the locations that may share bytes with it (itself included):
+    /// `alias[alias_at[m]..alias_at[m + 1]]`.
+    alias_at: Vec<u32>,
+    alias: Vec<u32>,
+    /// Words of a leaf bit set.
+    words: usize,
+    /// Per pipe, the accesses on that pipe (8 bit sets of `words` words, one after the other).
+    on_pipe: Vec<u64>,
+}
+
+const PIPES: usize = 8;
+
+impl Prepared {
+    /// Numbers and describes the leaves of `body` as the walk meets them: sequences in order,
+    /// then-arm before else-arm, loop and scope bodies once.
+    pub fn new(prog: &Program, body: &Stmt, backend: Backend) -> Prepared {
+        let mut b = Collect {
+            prog,
+            backend,
+            leaves: Vec::new(),
+            arms: Rc::from(Vec::new()),
+            next_if: 0,
+            depth: 0,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            seen: Default::default(),
+            locs: Vec::new(),
+            mems: Vec::new(),
+            fx: Vec::new(),
+        };
+        b.stmt(body);
+        let Collect { leaves, mut locs, mut mems, fx, .. } = b;
+        let words = leaves.len().div_ceil(64).max(1);
+        let mut on_pipe = vec![0u64; PIPES * words];
+        for (i, f) in fx.iter().enumerate() {
+            if let Fx::Access { pipe, .. } = f {
+                on_pipe[*pipe as usize * words + i / 64] |= 1 << (i % 64);
+            }
+        }
+        // The locations were numbered as met; renumber them in sorted order (same-id locations
+        // next to each other, for the alias table).
+        let mut order: Vec<u32> = (0..locs.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| locs[i as usize]);
+        let mut rank = vec![0u32; locs.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        mems.iter_mut().for_each(|m| *m = rank[*m as usize]);
+        locs = order.iter().map(|&i| locs[i as usize]).collect();
+        let (alias_at, alias) = alias_table(&locs);
+        Prepared { leaves, fx, mems, locs, alias_at, alias, words, on_pipe }
+    }
+
+    /// The locations that may share bytes with location `m`.
+    pub(super) fn aliases(&self, m: u32) -> &[u32] {
+        &self.alias[self.alias_at[m as usize] as usize..self.alias_at[m as usize + 1] as usize]
+    }
+
+    fn on_pipe(&self, p: usize) -> &[u64] {
+        &self.on_pipe[p * self.words..(p + 1) * self.words]
+    }
+
+    /// An empty set of this body's leaves.
+    pub fn leaf_set(&self) -> LeafSet {
+        LeafSet { words: vec![0; self.words] }
+    }
+}
+
+/// [`Prepared::alias_at`] and [`Prepared::alias`] of sorted locations: the same MemRef id
+/// (neighbours in the sorted order), or overlapping allocated ranges in one on-chip memory (only
+/// after address allocation, and only those locations are compared pairwise).
+fn alias_table(locs: &[MemLoc]) -> (Vec<u32>, Vec<u32>) {
+    let placed: Vec<usize> =
+        (0..locs.len()).filter(|&i| locs[i].addr.is_some() && locs[i].space != MemorySpace::Ddr).collect();
+    let mut at = Vec::with_capacity(locs.len() + 1);
+    let mut alias = Vec::with_capacity(locs.len());
+    for (i, m) in locs.iter().enumerate() {
+        at.push(alias.len() as u32);
+        let start = alias.len();
+        let same_id = locs.partition_point(|x| x.id < m.id);
+        alias.extend((same_id..locs.len()).take_while(|&j| locs[j].id == m.id).map(|j| j as u32));
+        if m.addr.is_some() && m.space != MemorySpace::Ddr {
+            alias.extend(placed.iter().filter(|&&j| locs[j].id != m.id && m.aliases(&locs[j])).map(|&j| j as u32));
+        }
+        alias[start..].sort_unstable();
+        debug_assert!(alias[start..].contains(&(i as u32)));
+    }
+    at.push(alias.len() as u32);
+    (at, alias)
+}
+
+/// The leaf walk of [`Prepared::new`].
+struct Collect<'a> {
+    prog: &'a Program,
+    backend: Backend,
+    leaves: Vec<Leaf>,
+    arms: Rc<[(usize, bool)]>,
+    next_if: usize,
+    depth: usize,
+    /// Scratch lists for one leaf's MemRefs.
+    reads: Vec<MemLoc>,
+    writes: Vec<MemLoc>,
+    /// The dense index of each location met so far.
+    seen: rustc_hash::FxHashMap<MemLoc, u32>,
+    locs: Vec<MemLoc>,
+    mems: Vec<u32>,
+    fx: Vec<Fx>,
+}
+
+impl Collect<'_> {
+    fn index(&mut self, m: MemLoc) -> u32 {
+        let locs = &mut self.locs;
+        *self.seen.entry(m).or_insert_with(|| {
+            locs.push(m);
+            locs.len() as u32 - 1
+        })
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| self.stmt(c)),
+            Stmt::Assign { value, .. } | Stmt::Eval { expr: value, .. } => {
+                let op: Cow<'static, str> = match value.as_call().map(|c| &c.callee) {
+                    Some(crate::ir::Callee::Op(op)) => Cow::Borrowed(crate::ops::name(*op)),
+                    Some(crate::ir::Callee::Function(f)) => Cow::Owned(f.clone()),
+                    None => Cow::Borrowed(s.node_name()),
+                };
+                self.reads.clear();
+                self.writes.clear();
+                let kind = leaf_kind(self.prog, s, self.backend, &mut self.reads, &mut self.writes);
+                let fx = match kind {
+                    Kind::Access(pipe) => {
+                        let r0 = self.mems.len() as u32;
+                        for i in 0..self.reads.len() {
+                            let m = self.index(self.reads[i]);
+                            self.mems.push(m);
+                        }
+                        let w0 = self.mems.len() as u32;
+                        for i in 0..self.writes.len() {
+                            let m = self.index(self.writes[i]);
+                            self.mems.push(m);
+                        }
+                        Fx::Access { pipe: pipe.index() as u8, r: (r0, w0), w: (w0, self.mems.len() as u32) }
+                    }
+                    Kind::Set(e) => Fx::Set(e),
+                    Kind::Wait(e) => Fx::Wait(e),
+                    Kind::PipeBarrier(p) => Fx::Barrier(p.index() as u8),
+                    Kind::BarrierAll => Fx::All,
+                    Kind::Nothing => Fx::Nothing,
+                };
+                self.fx.push(fx);
+                self.leaves.push(Leaf { span: s.span(), op, kind, arms: self.arms.clone(), loops: self.depth });
+            }
+            Stmt::If { then_body, else_body, .. } => {
+                let n = self.next_if;
+                self.next_if += 1;
+                let outer = self.arms.clone();
+                for (arm, body) in [(false, Some(then_body)), (true, else_body.as_ref())] {
+                    let Some(body) = body else { continue };
+                    self.arms = outer.iter().copied().chain([(n, arm)]).collect();
+                    self.stmt(body);
+                }
+                self.arms = outer;
+            }
+            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+                self.depth += 1;
+                self.stmt(body);
+                self.depth -= 1;
+            }
+            Stmt::Scope { body, .. } => self.stmt(body),
+            Stmt::Yield { .. } | Stmt::Return { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {}
+        }
+    }
+}
+
 /// Everything one analysis of one function found.
 #[derive(Debug, Default)]
 pub struct Analysis {
-    pub leaves: Vec<Leaf>,
     pub findings: BTreeSet<Finding>,
     /// For each wait, the sets that may be the ones it consumes.
     pub matches: BTreeMap<usize, BTreeSet<usize>>,
     /// A finding outside [`Options::allowed`] was met and the walk stopped: the findings are
     /// incomplete.
     pub aborted: bool,
-    /// With [`Options::snapshots`]: for each sync leaf reached, the state just before it in
-    /// the walk that reports (a loop's last), and where it is.
-    pub snapshots: BTreeMap<usize, Snapshot>,
-}
-
-/// The state just before a sync leaf, and the way to the leaf from the function body: what
-/// [`resume`] needs to walk on from there.
-#[derive(Clone, Debug)]
-pub struct Snapshot {
-    state: State,
-    path: Vec<Step>,
-}
-
-/// One step of the way from a function body down to a statement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    /// Child `i` of a `SeqStmts` / `OpStmts`.
-    Child(usize),
-    Then,
-    Else,
-    /// Into a for or while body.
-    Loop,
-    Scope,
+    /// The leaves some walk reached (control flow alone decides this, not the sync ops).
+    pub reached: LeafSet,
 }
 
 /// What an analysis run asks for besides the body.
 #[derive(Clone, Copy)]
 pub struct Options<'s> {
-    /// Leaves treated as absent (to ask "what if these sync ops were deleted").
-    pub skip: &'s BTreeSet<usize>,
+    /// Leaves treated as absent (to ask "what if these sync ops were deleted"); `None`: none.
+    pub skip: Option<&'s LeafSet>,
     /// Stop at the first finding not in this set, reached on any walk (a finding of an early
     /// round of a loop's fixpoint is one of the final round too: the states only grow).
     pub allowed: Option<&'s BTreeSet<Finding>>,
-    /// Record [`Analysis::snapshots`].
-    pub snapshots: bool,
 }
 
-/// Analyses one function body. Leaves whose id is in `skip` are treated as absent (to ask
-/// "what if this sync op were deleted").
-pub fn analyse(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel, skip: &BTreeSet<usize>) -> Analysis {
-    analyse_with(prog, body, backend, model, Options { skip, allowed: None, snapshots: false })
+/// Analyses one function body (`prep` prepared from it). Leaves whose id is in `skip` are
+/// treated as absent (to ask "what if this sync op were deleted").
+pub fn analyse(prep: &Prepared, body: &Stmt, model: &SyncModel, skip: &[usize]) -> Analysis {
+    let mut set = prep.leaf_set();
+    skip.iter().for_each(|&i| set.insert(i));
+    analyse_with(prep, body, model, Options { skip: Some(&set), allowed: None })
 }
 
 /// [`analyse`] with every option.
-pub fn analyse_with(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel, opts: Options) -> Analysis {
-    let mut a = Analyzer::new(prog, backend, model, opts, Analysis::default());
-    a.stmt(body, Some(State::default()));
-    a.out
-}
-
-/// Walks on from a snapshot of `base` (an analysis of `body` with snapshots) taken before leaf
-/// `at`, to the end of the straight-line code around it: the rest of each enclosing sequence,
-/// out to the nearest enclosing `if` arm or loop body (scopes are passed through). `edit`
-/// adjusts the snapshot's state first. Returns whether a finding outside `opts.allowed` was met.
-///
-/// The walk starts from the state the final walk had there, which is no larger than the state
-/// of a full analysis with more leaves skipped: what it finds, such an analysis finds too. So
-/// it can only prove that deleting sync ops creates a finding, never that it does not.
-pub fn resume(
-    prog: &Program,
-    body: &Stmt,
-    backend: Backend,
-    model: &SyncModel,
-    base: &mut Analysis,
-    at: usize,
-    opts: Options,
-    edit: impl FnOnce(&mut State),
-) -> Option<bool> {
-    let snap = base.snapshots.get(&at)?;
-    // The enclosing sequences, innermost last, up to the nearest arm or loop body.
-    let mut seqs: Vec<(&[Stmt], usize)> = Vec::new();
-    let mut cur = body;
-    for step in &snap.path {
-        cur = match (cur, *step) {
-            (Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. }, Step::Child(i)) => {
-                seqs.push((stmts, i));
-                stmts.get(i)?
-            }
-            (Stmt::If { then_body, .. }, Step::Then) => {
-                seqs.clear();
-                then_body
-            }
-            (Stmt::If { else_body: Some(e), .. }, Step::Else) => {
-                seqs.clear();
-                e
-            }
-            (Stmt::For { body, .. } | Stmt::While { body, .. }, Step::Loop) => {
-                seqs.clear();
-                body
-            }
-            (Stmt::Scope { body, .. }, Step::Scope) => body,
-            _ => return None,
-        };
+pub fn analyse_with(prep: &Prepared, body: &Stmt, model: &SyncModel, opts: Options) -> Analysis {
+    let mut in_order = [true; PIPES];
+    for p in &model.barrier_pipes {
+        in_order[p.index()] = false;
     }
-    let mut st = snap.state.clone();
-    edit(&mut st);
-    // The leaves are lent to the walk (they are all known), not copied.
-    let leaves = std::mem::take(&mut base.leaves);
-    let mut a = Analyzer::new(prog, backend, model, Options { snapshots: false, ..opts }, Analysis { leaves, ..Analysis::default() });
-    a.next = at;
-    let mut st = Some(st);
-    let mut first = true;
-    for (stmts, i) in seqs.into_iter().rev() {
-        let from = if first { i } else { i + 1 };
-        first = false;
-        for c in &stmts[from..] {
-            st = a.stmt(c, st);
-        }
-        if a.out.aborted {
-            break;
-        }
-    }
-    base.leaves = a.out.leaves;
-    Some(a.out.aborted)
+    let mut a = Analyzer {
+        prep,
+        in_order,
+        skip: opts.skip,
+        allowed: opts.allowed,
+        found: Vec::new(),
+        aborted: false,
+        matches: BTreeMap::new(),
+        reached: prep.leaf_set(),
+        next: 0,
+        loops: Vec::new(),
+        scratch: Vec::new(),
+    };
+    a.stmt(body, &mut Some(State::new(prep.words)));
+    Analysis { findings: a.found.into_iter().collect(), matches: a.matches, aborted: a.aborted, reached: a.reached }
 }
 
-/// What may be outstanding for an event.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Slot {
-    /// A set is outstanding on every path.
-    must: bool,
-    /// The set ops that may be outstanding.
-    sets: BTreeSet<usize>,
-    /// Accesses that may be unfinished for an op ordered after the waiter.
-    unfinished: LeafSet,
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct State {
-    /// Indexed by `PipeType::index()`: accesses that may not have finished when the next op
-    /// of that pipe starts.
-    pending: [LeafSet; 8],
-    slots: BTreeMap<Event, Slot>,
-    writers: BTreeMap<MemLoc, BTreeSet<usize>>,
-    readers: BTreeMap<MemLoc, BTreeSet<usize>>,
-}
-
-fn union<K: Ord + Clone>(a: &mut BTreeSet<K>, b: &BTreeSet<K>) {
-    a.extend(b.iter().cloned());
-}
-
-fn union_map(a: &mut BTreeMap<MemLoc, BTreeSet<usize>>, b: &BTreeMap<MemLoc, BTreeSet<usize>>) {
-    for (k, v) in b {
-        union(a.entry(*k).or_default(), v);
-    }
-}
-
-/// A set of leaf ids as a bit set: the pending sets hold a good part of a function's leaves,
-/// and states are cloned, joined and compared at every loop round and snapshot.
-#[derive(Clone, Debug, Default)]
+/// A set of leaf ids of one body as a bit set (every set of a body has the same width).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LeafSet {
     words: Vec<u64>,
 }
 
 impl LeafSet {
-    fn insert(&mut self, i: usize) {
-        let w = i / 64;
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
+    pub fn insert(&mut self, i: usize) {
+        if let Some(w) = self.words.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
         }
-        self.words[w] |= 1 << (i % 64);
     }
-    fn contains(&self, i: usize) -> bool {
+    pub fn contains(&self, i: usize) -> bool {
         self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-    fn union(&mut self, o: &LeafSet) {
-        if self.words.len() < o.words.len() {
-            self.words.resize(o.words.len(), 0);
-        }
-        for (a, b) in self.words.iter_mut().zip(&o.words) {
-            *a |= b;
-        }
-    }
-    fn intersect(&mut self, o: &LeafSet) {
-        for (i, a) in self.words.iter_mut().enumerate() {
-            *a &= o.words.get(i).copied().unwrap_or(0);
-        }
-    }
-    fn clear(&mut self) {
-        self.words.clear();
-    }
-    /// Keeps the ids for which `keep` holds.
-    fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
-        for (k, w) in self.words.iter_mut().enumerate() {
-            let mut bits = *w;
-            while bits != 0 {
-                let b = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if !keep(k * 64 + b) {
-                    *w &= !(1 << b);
-                }
-            }
-        }
     }
 }
 
-impl PartialEq for LeafSet {
-    /// Equal as sets: trailing zero words do not count.
-    fn eq(&self, o: &LeafSet) -> bool {
-        let n = self.words.len().max(o.words.len());
-        (0..n).all(|i| self.words.get(i).copied().unwrap_or(0) == o.words.get(i).copied().unwrap_or(0))
+fn or(a: &mut [u64], b: &[u64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+}
+fn and(a: &mut [u64], b: &[u64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x &= y);
+}
+fn and_not(a: &mut [u64], b: &[u64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x &= !y);
+}
+fn set_bit(a: &mut [u64], i: usize) {
+    if let Some(w) = a.get_mut(i / 64) {
+        *w |= 1 << (i % 64);
     }
+}
+fn bit(a: &[u64], i: usize) -> bool {
+    a[i / 64] & (1 << (i % 64)) != 0
+}
+
+/// What may be outstanding for an event.
+#[derive(Clone, Debug, PartialEq)]
+struct Slot {
+    /// A set is outstanding on every path.
+    must: bool,
+    /// The set ops that may be outstanding (sorted).
+    sets: Vec<u32>,
+    /// Accesses that may be unfinished for an op ordered after the waiter.
+    unfinished: Vec<u64>,
+}
+
+impl Slot {
+    fn new(words: usize) -> Slot {
+        Slot { must: false, sets: Vec::new(), unfinished: vec![0; words] }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct State {
+    /// Accesses that may not have finished when the next op of pipe Q starts: `words` words
+    /// per pipe, indexed by `PipeType::index()`.
+    pending: Vec<u64>,
+    /// Sorted by event.
+    slots: Vec<(Event, Slot)>,
+    /// (location, leaf), sorted: the last writers of each location …
+    writers: Vec<(u32, u32)>,
+    /// … and the readers since.
+    readers: Vec<(u32, u32)>,
+}
+
+impl State {
+    fn new(words: usize) -> State {
+        State { pending: vec![0; PIPES * words], slots: Vec::new(), writers: Vec::new(), readers: Vec::new() }
+    }
+}
+
+/// The entries of location `m` in a sorted (location, leaf) table.
+fn range_of(t: &[(u32, u32)], m: u32) -> std::ops::Range<usize> {
+    let lo = t.partition_point(|&(x, _)| x < m);
+    let hi = lo + t[lo..].partition_point(|&(x, _)| x == m);
+    lo..hi
+}
+
+/// Sorted union of two sorted, duplicate-free lists.
+fn merge<T: Ord + Copy>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// The state after either of two paths (`None` = unreachable).
@@ -320,20 +462,43 @@ fn join(a: Option<State>, b: Option<State>) -> Option<State> {
         (None, x) | (x, None) => return x,
         (Some(a), Some(b)) => (a, b),
     };
-    for (p, q) in a.pending.iter_mut().zip(&b.pending) {
-        p.union(q);
+    or(&mut a.pending, &b.pending);
+    if !(a.slots.is_empty() && b.slots.is_empty()) {
+        let mut slots = Vec::with_capacity(a.slots.len().max(b.slots.len()));
+        let mut ys = b.slots.into_iter().peekable();
+        for (e, mut x) in a.slots {
+            while let Some((ey, y)) = ys.next_if(|(ey, _)| *ey < e) {
+                slots.push((ey, only_one_side(y)));
+            }
+            match ys.next_if(|(ey, _)| *ey == e) {
+                Some((_, y)) => {
+                    x.must &= y.must;
+                    if x.sets != y.sets {
+                        x.sets = merge(&x.sets, &y.sets);
+                    }
+                    or(&mut x.unfinished, &y.unfinished);
+                    slots.push((e, x));
+                }
+                None => slots.push((e, only_one_side(x))),
+            }
+        }
+        slots.extend(ys.map(|(e, y)| (e, only_one_side(y))));
+        a.slots = slots;
     }
-    let events: BTreeSet<Event> = a.slots.keys().chain(b.slots.keys()).copied().collect();
-    for e in events {
-        let y = b.slots.get(&e).cloned().unwrap_or_default();
-        let x = a.slots.entry(e).or_default();
-        x.must &= y.must;
-        union(&mut x.sets, &y.sets);
-        x.unfinished.union(&y.unfinished);
+    if a.writers != b.writers {
+        a.writers = merge(&a.writers, &b.writers);
     }
-    union_map(&mut a.writers, &b.writers);
-    union_map(&mut a.readers, &b.readers);
+    if a.readers != b.readers {
+        a.readers = merge(&a.readers, &b.readers);
+    }
     Some(a)
+}
+
+/// A slot joined with the absent slot of the other path: the event is not outstanding on every
+/// path.
+fn only_one_side(mut s: Slot) -> Slot {
+    s.must = false;
+    s
 }
 
 /// Exits collected inside a loop body.
@@ -344,84 +509,43 @@ struct LoopExits {
 }
 
 struct Analyzer<'a> {
-    prog: &'a Program,
-    backend: Backend,
-    model: &'a SyncModel,
-    skip: &'a BTreeSet<usize>,
+    prep: &'a Prepared,
+    /// Per pipe: ops of the pipe execute in order (no barrier needed between them).
+    in_order: [bool; PIPES],
+    skip: Option<&'a LeafSet>,
     allowed: Option<&'a BTreeSet<Finding>>,
-    snapshots: bool,
-    /// The way from the body to the statement being walked (for snapshots).
-    path: Vec<Step>,
-    /// Loops around the statement being walked.
-    depth: usize,
-    out: Analysis,
+    /// Findings of the walks that count: a loop drops those of its rounds before the last.
+    found: Vec<Finding>,
+    aborted: bool,
+    matches: BTreeMap<usize, BTreeSet<usize>>,
+    reached: LeafSet,
     /// Id of the next leaf in program order.
     next: usize,
-    /// Number of the next `if` in program order, and the arms entered (see [`Leaf::arms`]).
-    next_if: usize,
-    arms: Vec<(usize, bool)>,
-    /// False while iterating a loop to its fixpoint: findings are recorded on the final pass.
-    reporting: bool,
     loops: Vec<LoopExits>,
+    scratch: Vec<Finding>,
 }
 
 /// A bound on fixpoint rounds; each round grows the state, so this is never reached on real
 /// input, it only guarantees termination.
 const MAX_ROUNDS: usize = 100_000;
 
-impl<'a> Analyzer<'a> {
-    fn new(prog: &'a Program, backend: Backend, model: &'a SyncModel, opts: Options<'a>, out: Analysis) -> Self {
-        Analyzer {
-            prog,
-            backend,
-            model,
-            skip: opts.skip,
-            allowed: opts.allowed,
-            snapshots: opts.snapshots,
-            path: Vec::new(),
-            depth: 0,
-            out,
-            next: 0,
-            next_if: 0,
-            arms: Vec::new(),
-            reporting: true,
-            loops: Vec::new(),
-        }
-    }
-
-    /// `s` entered through `step` (only tracked when snapshots are taken).
-    fn within(&mut self, step: Step, s: &Stmt, st: Option<State>) -> Option<State> {
-        if !self.snapshots {
-            return self.stmt(s, st);
-        }
-        self.path.push(step);
-        let out = self.stmt(s, st);
-        self.path.pop();
-        out
-    }
-
-    fn stmt(&mut self, s: &Stmt, st: Option<State>) -> Option<State> {
-        if self.out.aborted {
-            return None;
+impl Analyzer<'_> {
+    /// Walks `s` from state `st` (`None`: unreachable), leaving the state after it there.
+    fn stmt(&mut self, s: &Stmt, st: &mut Option<State>) {
+        if self.aborted {
+            *st = None;
+            return;
         }
         match s {
-            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
-                stmts.iter().enumerate().fold(st, |st, (i, c)| self.within(Step::Child(i), c, st))
-            }
-            Stmt::Assign { .. } | Stmt::Eval { .. } => self.leaf(s, st),
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| self.stmt(c, st)),
+            Stmt::Assign { .. } | Stmt::Eval { .. } => self.leaf(st),
             Stmt::If { then_body, else_body, .. } => {
-                let n = self.next_if;
-                self.next_if += 1;
-                self.arms.push((n, false));
-                let then_out = self.within(Step::Then, then_body, st.clone());
-                self.arms.pop();
-                self.arms.push((n, true));
-                let else_out = match else_body {
-                    Some(e) => self.within(Step::Else, e, st),
-                    None => st,
-                };
-                self.arms.pop();
-                join(then_out, else_out)
+                let mut then_st = st.clone();
+                self.stmt(then_body, &mut then_st);
+                if let Some(e) = else_body {
+                    self.stmt(e, st);
+                }
+                *st = join(then_st, st.take());
             }
             Stmt::For { start, stop, step, body, .. } => {
                 // A loop with constant bounds that runs at least once has no zero-trip path.
@@ -429,169 +553,196 @@ impl<'a> Analyzer<'a> {
                     (Some(a), Some(b), Some(c)) => (c > 0 && b > a) || (c < 0 && b < a),
                     _ => false,
                 };
-                self.repeat(body, st, runs)
+                *st = self.repeat(body, st.take(), runs);
             }
-            Stmt::While { body, .. } => self.repeat(body, st, false),
-            Stmt::Scope { body, .. } => self.within(Step::Scope, body, st),
-            Stmt::Yield { .. } => st,
-            Stmt::Return { .. } => None,
+            Stmt::While { body, .. } => *st = self.repeat(body, st.take(), false),
+            Stmt::Scope { body, .. } => self.stmt(body, st),
+            Stmt::Yield { .. } => {}
+            Stmt::Return { .. } => *st = None,
             Stmt::Break { .. } => {
                 if let Some(l) = self.loops.last_mut() {
-                    l.breaks = join(l.breaks.take(), st);
+                    l.breaks = join(l.breaks.take(), st.take());
                 }
-                None
+                *st = None;
             }
             Stmt::Continue { .. } => {
                 if let Some(l) = self.loops.last_mut() {
-                    l.continues = join(l.continues.take(), st);
+                    l.continues = join(l.continues.take(), st.take());
                 }
-                None
+                *st = None;
             }
         }
     }
 
     /// A loop body run any number of times (at least once if `at_least_once`): iterate the
-    /// state at the loop head to a fixpoint (the back edge), then walk the body once more to
-    /// record findings.
+    /// state at the loop head to a fixpoint (the back edge). The round that walks the body from
+    /// the fixpoint is the one whose findings count.
     fn repeat(&mut self, body: &Stmt, entry: Option<State>, at_least_once: bool) -> Option<State> {
-        let first = (self.next, self.next_if);
-        let reporting = std::mem::replace(&mut self.reporting, false);
-        self.depth += 1;
+        let first = self.next;
+        let mark = self.found.len();
         let mut head = entry.clone();
+        let mut last = (None, None);
         for _ in 0..MAX_ROUNDS {
-            if self.out.aborted {
+            if self.aborted {
                 break;
             }
-            let back = self.body_once(body, head.clone(), first).0;
-            let new_head = join(entry.clone(), back);
+            self.found.truncate(mark);
+            let (back, breaks) = self.body_once(body, head.clone(), first);
+            let new_head = join(entry.clone(), back.clone());
+            last = (back, breaks);
             if new_head == head {
                 break;
             }
             head = new_head;
         }
-        self.reporting = reporting;
-        let (back, breaks) = self.body_once(body, head.clone(), first);
-        self.depth -= 1;
+        let (back, breaks) = last;
         let exit = if at_least_once { back } else { join(head, back) };
         join(exit, breaks)
     }
 
     /// One walk of a loop body from `head`: the state at the back edge and at breaks.
-    fn body_once(&mut self, body: &Stmt, head: Option<State>, first: (usize, usize)) -> (Option<State>, Option<State>) {
-        (self.next, self.next_if) = first;
+    fn body_once(&mut self, body: &Stmt, mut st: Option<State>, first: usize) -> (Option<State>, Option<State>) {
+        self.next = first;
         self.loops.push(LoopExits::default());
-        let end = self.within(Step::Loop, body, head);
+        self.stmt(body, &mut st);
         let exits = self.loops.pop().unwrap_or_default();
-        (join(end, exits.continues), exits.breaks)
+        (join(st, exits.continues), exits.breaks)
     }
 
-    fn leaf(&mut self, s: &Stmt, st: Option<State>) -> Option<State> {
+    fn leaf(&mut self, st: &mut Option<State>) {
         let id = self.next;
         self.next += 1;
-        if id == self.out.leaves.len() {
-            let op = match s {
-                Stmt::Assign { value, .. } | Stmt::Eval { expr: value, .. } => match value.as_call().map(|c| &c.callee) {
-                    Some(crate::ir::Callee::Op(op)) => crate::ops::name(*op).to_string(),
-                    Some(crate::ir::Callee::Function(f)) => f.clone(),
-                    None => s.node_name().to_string(),
-                },
-                _ => s.node_name().to_string(),
-            };
-            let effect = leaf_effect(self.prog, s, self.backend);
-            self.out.leaves.push(Leaf { span: s.span(), op, effect, arms: self.arms.clone(), loops: self.depth });
+        let Some(st) = st else { return };
+        self.reached.insert(id);
+        if self.skip.is_some_and(|s| s.contains(id)) {
+            return;
         }
-        let mut st = st?;
-        if self.skip.contains(&id) {
-            return Some(st);
-        }
-        if self.snapshots && self.reporting && self.out.leaves[id].effect.is_sync() {
-            self.out.snapshots.insert(id, Snapshot { state: st.clone(), path: self.path.clone() });
-        }
-        match self.out.leaves[id].effect.clone() {
-            Effect::Access { pipe, reads, writes } => self.access(&mut st, id, pipe, &reads, &writes),
-            Effect::Set(e) => {
-                let mut unfinished = st.pending[e.set_pipe.index()].clone();
-                unfinished.retain(|a| self.pipe_of(a) != Some(e.set_pipe));
-                let slot = st.slots.entry(e).or_default();
+        let words = self.prep.words;
+        match self.prep.fx.get(id).copied().unwrap_or(Fx::Nothing) {
+            Fx::Access { pipe, r, w } => self.access(st, id, pipe as usize, r, w),
+            Fx::Set(e) => {
+                let p = e.set_pipe.index();
+                let slot = match st.slots.binary_search_by(|(x, _)| x.cmp(&e)) {
+                    Ok(i) => &mut st.slots[i].1,
+                    Err(i) => {
+                        st.slots.insert(i, (e, Slot::new(words)));
+                        &mut st.slots[i].1
+                    }
+                };
                 slot.must = true;
-                slot.sets.insert(id);
-                slot.unfinished.union(&unfinished);
-            }
-            Effect::Wait(e) => {
-                let slot = st.slots.remove(&e).unwrap_or_default();
-                self.out.matches.entry(id).or_default().extend(slot.sets.iter().copied());
-                if slot.must {
-                    st.pending[e.wait_pipe.index()].intersect(&slot.unfinished);
-                } else {
-                    self.report(Finding::UnmatchedWait { wait: id, somewhere: !slot.sets.is_empty() });
+                if let Err(k) = slot.sets.binary_search(&(id as u32)) {
+                    slot.sets.insert(k, id as u32);
+                }
+                // What the set pipe was still waiting for, less its own ops (which finish
+                // before the set fires).
+                let pending = &st.pending[p * words..(p + 1) * words];
+                let own = self.prep.on_pipe(p);
+                for ((u, x), o) in slot.unfinished.iter_mut().zip(pending).zip(own) {
+                    *u |= x & !o;
                 }
             }
-            Effect::PipeBarrier(p) => {
-                let leaves = &self.out.leaves;
-                st.pending[p.index()].retain(|a| !matches!(leaves[a].effect, Effect::Access { pipe, .. } if pipe == p));
+            Fx::Wait(e) => {
+                let slot = match st.slots.binary_search_by(|(x, _)| x.cmp(&e)) {
+                    Ok(i) => Some(st.slots.remove(i).1),
+                    Err(_) => None,
+                };
+                let matched = self.matches.entry(id).or_default();
+                if let Some(s) = &slot {
+                    matched.extend(s.sets.iter().map(|&x| x as usize));
+                }
+                match slot {
+                    Some(s) if s.must => {
+                        let p = e.wait_pipe.index();
+                        and(&mut st.pending[p * words..(p + 1) * words], &s.unfinished);
+                    }
+                    s => {
+                        let somewhere = s.is_some_and(|s| !s.sets.is_empty());
+                        self.report(Finding::UnmatchedWait { wait: id, somewhere });
+                    }
+                }
             }
-            Effect::BarrierAll => {
-                st.pending.iter_mut().for_each(LeafSet::clear);
-                st.slots.values_mut().for_each(|s| s.unfinished.clear());
+            Fx::Barrier(p) => {
+                let p = p as usize;
+                and_not(&mut st.pending[p * words..(p + 1) * words], self.prep.on_pipe(p));
             }
-            Effect::Nothing => {}
-        }
-        Some(st)
-    }
-
-    fn pipe_of(&self, leaf: usize) -> Option<PipeType> {
-        match self.out.leaves[leaf].effect {
-            Effect::Access { pipe, .. } => Some(pipe),
-            _ => None,
+            Fx::All => {
+                st.pending.iter_mut().for_each(|w| *w = 0);
+                st.slots.iter_mut().for_each(|(_, s)| s.unfinished.iter_mut().for_each(|w| *w = 0));
+            }
+            Fx::Nothing => {}
         }
     }
 
     /// Checks access `id` against the conflicting earlier accesses its pipe may overlap, then
     /// records it as issued.
-    fn access(&mut self, st: &mut State, id: usize, pipe: PipeType, reads: &[MemLoc], writes: &[MemLoc]) {
-        let pending = &st.pending[pipe.index()];
-        let mut found = Vec::new();
-        let mut check = |table: &BTreeMap<MemLoc, BTreeSet<usize>>, m: &MemLoc, kind: DepKind| {
-            for (_, ids) in table.iter().filter(|(loc, _)| loc.aliases(m)) {
-                for &a in ids.iter().filter(|&&a| pending.contains(a)) {
-                    found.push(Finding::Dependency { first: a, second: id, kind, mem: *m });
+    fn access(&mut self, st: &mut State, id: usize, pipe: usize, r: (u32, u32), w: (u32, u32)) {
+        let prep = self.prep;
+        let words = prep.words;
+        let reads = &prep.mems[r.0 as usize..r.1 as usize];
+        let writes = &prep.mems[w.0 as usize..w.1 as usize];
+        let pending = &st.pending[pipe * words..(pipe + 1) * words];
+        let mut found = std::mem::take(&mut self.scratch);
+        let mut check = |table: &[(u32, u32)], m: u32, kind: DepKind| {
+            for &x in prep.aliases(m) {
+                for &(_, a) in &table[range_of(table, x)] {
+                    if bit(pending, a as usize) {
+                        found.push(Finding::Dependency {
+                            first: a as usize,
+                            second: id,
+                            kind,
+                            mem: prep.locs[m as usize],
+                        });
+                    }
                 }
             }
         };
-        for m in reads {
+        for &m in reads {
             check(&st.writers, m, DepKind::Raw);
         }
-        for m in writes {
+        for &m in writes {
             check(&st.writers, m, DepKind::Waw);
             check(&st.readers, m, DepKind::War);
         }
-        for f in found {
+        for f in found.drain(..) {
             self.report(f);
         }
-        for m in writes {
-            st.writers.insert(*m, BTreeSet::from([id]));
-            st.readers.remove(m);
-        }
-        for m in reads {
-            st.readers.entry(*m).or_default().insert(id);
-        }
-        let in_order = !self.model.barrier_pipes.contains(&pipe);
-        for (q, set) in st.pending.iter_mut().enumerate() {
-            if !(in_order && q == pipe.index()) {
-                set.insert(id);
+        self.scratch = found;
+        for &m in writes {
+            let rw = range_of(&st.writers, m);
+            if rw.len() == 1 {
+                st.writers[rw.start].1 = id as u32;
+            } else {
+                st.writers.drain(rw.start + 1.min(rw.len())..rw.end);
+                match rw.is_empty() {
+                    true => st.writers.insert(rw.start, (m, id as u32)),
+                    false => st.writers[rw.start].1 = id as u32,
+                }
+            }
+            let rr = range_of(&st.readers, m);
+            if !rr.is_empty() {
+                st.readers.drain(rr);
             }
         }
-        for slot in st.slots.values_mut() {
-            slot.unfinished.insert(id);
+        for &m in reads {
+            if let Err(k) = st.readers.binary_search(&(m, id as u32)) {
+                st.readers.insert(k, (m, id as u32));
+            }
+        }
+        let (w, bit) = (id / 64, 1u64 << (id % 64));
+        for q in 0..PIPES {
+            if !(self.in_order[pipe] && q == pipe) {
+                st.pending[q * words + w] |= bit;
+            }
+        }
+        for (_, slot) in &mut st.slots {
+            set_bit(&mut slot.unfinished, id);
         }
     }
 
     fn report(&mut self, f: Finding) {
         if self.allowed.is_some_and(|ok| !ok.contains(&f)) {
-            self.out.aborted = true;
+            self.aborted = true;
         }
-        if self.reporting {
-            self.out.findings.insert(f);
-        }
+        self.found.push(f);
     }
 }

@@ -24,7 +24,7 @@ pub struct Event {
 
 /// A MemRef as a memory location: its id (the MemRef's identity) and, when known, the byte
 /// range it occupies (to see overlaps between different MemRefs after address allocation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MemLoc {
     pub id: u64,
     pub space: MemorySpace,
@@ -80,46 +80,79 @@ impl Effect {
 
 /// The effect of a leaf (`Assign` or `Eval`) statement; other statements have none.
 pub fn leaf_effect(prog: &Program, s: &Stmt, backend: Backend) -> Effect {
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    match leaf_kind(prog, s, backend, &mut reads, &mut writes) {
+        Kind::Access(pipe) => Effect::Access { pipe, reads, writes },
+        Kind::Set(e) => Effect::Set(e),
+        Kind::Wait(e) => Effect::Wait(e),
+        Kind::PipeBarrier(p) => Effect::PipeBarrier(p),
+        Kind::BarrierAll => Effect::BarrierAll,
+        Kind::Nothing => Effect::Nothing,
+    }
+}
+
+/// An [`Effect`] without its MemRefs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    Access(PipeType),
+    Set(Event),
+    Wait(Event),
+    PipeBarrier(PipeType),
+    BarrierAll,
+    Nothing,
+}
+
+/// [`leaf_effect`] with the MemRefs of an access appended to `reads` and `writes` (each sorted
+/// and deduplicated) instead of allocated: the hazard checker prepares every leaf of a body.
+pub fn leaf_kind(prog: &Program, s: &Stmt, backend: Backend, reads: &mut Vec<MemLoc>, writes: &mut Vec<MemLoc>) -> Kind {
     let (lhs, value) = match s {
         Stmt::Assign { var, value, .. } => (Some(*var), value),
         Stmt::Eval { expr, .. } => (None, expr),
-        _ => return Effect::Nothing,
+        _ => return Kind::Nothing,
     };
-    let Some(call) = value.as_call() else { return Effect::Nothing };
-    let Callee::Op(op) = call.callee else { return Effect::Nothing };
+    let Some(call) = value.as_call() else { return Kind::Nothing };
+    let Callee::Op(op) = call.callee else { return Kind::Nothing };
     match crate::ops::name(op) {
-        "system.sync_src" => return event(call).map_or(Effect::Nothing, Effect::Set),
-        "system.sync_dst" => return event(call).map_or(Effect::Nothing, Effect::Wait),
-        "system.bar_v" => return Effect::PipeBarrier(PipeType::V),
-        "system.bar_m" => return Effect::PipeBarrier(PipeType::M),
-        "system.bar_all" => return Effect::BarrierAll,
+        "system.sync_src" => return event(call).map_or(Kind::Nothing, Kind::Set),
+        "system.sync_dst" => return event(call).map_or(Kind::Nothing, Kind::Wait),
+        "system.bar_v" => return Kind::PipeBarrier(PipeType::V),
+        "system.bar_m" => return Kind::PipeBarrier(PipeType::M),
+        "system.bar_all" => return Kind::BarrierAll,
         _ => {}
     }
     let pipe = match backend::pipe(op, backend) {
         Some(p) if p != PipeType::S => p,
-        _ => return Effect::Nothing,
+        _ => return Kind::Nothing,
     };
     // Arguments named `output_tensor` are destinations of the op.
-    let outputs: Vec<usize> = crate::ops::def(op)
-        .arg_params()
-        .enumerate()
-        .filter(|(_, p)| p.name == "output_tensor")
-        .map(|(i, _)| i)
-        .collect();
-    let mut reads = Vec::new();
-    let mut writes = Vec::new();
-    for (i, arg) in call.args.iter().enumerate() {
-        let dest = if outputs.contains(&i) { &mut writes } else { &mut reads };
-        memlocs_of(prog, arg, dest);
+    let (r0, w0) = (reads.len(), writes.len());
+    let mut params = crate::ops::def(op).arg_params();
+    for arg in &call.args {
+        let output = params.next().is_some_and(|p| p.name == "output_tensor");
+        memlocs_of(prog, arg, if output { &mut *writes } else { &mut *reads });
     }
     if let Some(v) = lhs {
         writes.extend(var_memloc(prog, v));
     }
-    reads.sort();
-    reads.dedup();
-    writes.sort();
-    writes.dedup();
-    Effect::Access { pipe, reads, writes }
+    for (list, from) in [(reads, r0), (writes, w0)] {
+        let mine = &mut list[from..];
+        mine.sort_unstable();
+        let kept = dedup_sorted(mine);
+        list.truncate(from + kept);
+    }
+    Kind::Access(pipe)
+}
+
+/// Moves the distinct elements of a sorted slice to its front; returns how many there are.
+fn dedup_sorted(xs: &mut [MemLoc]) -> usize {
+    let mut n = 0;
+    for i in 0..xs.len() {
+        if n == 0 || xs[i] != xs[n - 1] {
+            xs[n] = xs[i];
+            n += 1;
+        }
+    }
+    n
 }
 
 /// The event of a sync op from its `set_pipe` / `wait_pipe` / `event_id` kwargs (ints in the

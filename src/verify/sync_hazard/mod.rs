@@ -15,19 +15,21 @@
 
 mod analysis;
 mod effects;
+mod necessity;
 mod prune;
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 pub use analysis::{DepKind, SyncModel};
-pub use effects::{leaf_effect, Effect, Event, MemLoc};
+pub use prune::RemovableSyncs;
+pub use effects::{leaf_effect, leaf_kind, Effect, Event, Kind, MemLoc};
 pub use prune::{delete_leaves, removable_syncs};
 
 use crate::diag::{codes, Diagnostic, Severity, Span};
 use crate::ir::{Function, PipeType, Program};
 use crate::passes::Backend;
-use analysis::{analyse, Analysis, Finding};
+use analysis::{analyse, Analysis, Finding, Prepared};
 
 /// An op involved in a finding.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,13 +86,14 @@ pub fn check_sync_with(prog: &Program, backend: Backend, model: &SyncModel) -> V
 
 /// The hazards of one function of `prog`, in program order.
 pub fn check_function(prog: &Program, f: &Function, backend: Backend, model: &SyncModel) -> Vec<Hazard> {
-    let a = analyse(prog, &f.body, backend, model, &BTreeSet::new());
+    let prep = Prepared::new(prog, &f.body, backend);
+    let a = analyse(&prep, &f.body, model, &[]);
     let mut found: Vec<Finding> = a.findings.iter().copied().collect();
     found.sort_by_key(|f| match *f {
         Finding::Dependency { first, second, .. } => (second, first),
         Finding::UnmatchedWait { wait, .. } => (wait, wait),
     });
-    found.into_iter().map(|x| hazard(f, &a, x)).collect()
+    found.into_iter().map(|x| hazard(f, &prep, x)).collect()
 }
 
 /// Whether `f` holds a sync op with a source position: one written in the input, not made by
@@ -121,11 +124,18 @@ pub fn redundant_syncs(prog: &Program, backend: Backend) -> Vec<RedundantSync> {
 pub fn redundant_syncs_with(prog: &Program, backend: Backend, model: &SyncModel) -> Vec<RedundantSync> {
     let mut out = Vec::new();
     for f in &prog.functions {
-        let base = analyse(prog, &f.body, backend, model, &BTreeSet::new());
-        for candidate in deletion_candidates(&base) {
-            let trial = analyse(prog, &f.body, backend, model, &candidate);
+        let prep = Prepared::new(prog, &f.body, backend);
+        let base = analyse(&prep, &f.body, model, &[]);
+        // A group holding a wait or barrier that alone orders some dependency is needed: no
+        // analysis is needed to say so.
+        let needed = necessity::needed(&prep, &f.body, model, &base.findings, &base.reached);
+        for candidate in deletion_candidates(&prep, &base) {
+            if candidate.iter().any(|&i| needed.contains(i)) {
+                continue;
+            }
+            let trial = analyse(&prep, &f.body, model, &candidate);
             if trial.findings.is_subset(&base.findings) {
-                let ops = candidate.iter().map(|&i| site(&base, i)).collect();
+                let ops = candidate.iter().map(|&i| site(&prep, i)).collect();
                 out.push(RedundantSync { function: f.name.clone(), ops });
             }
         }
@@ -139,18 +149,18 @@ pub fn redundant_diagnostics(prog: &Program, backend: Backend) -> Vec<Diagnostic
 }
 
 /// The groups of sync ops to try deleting: each barrier; each wait with the sets it may
-/// consume; each set that no wait consumes.
-fn deletion_candidates(a: &Analysis) -> Vec<BTreeSet<usize>> {
+/// consume; each set that no wait consumes. Each group is sorted.
+fn deletion_candidates(prep: &Prepared, a: &Analysis) -> Vec<Vec<usize>> {
     let consumed: BTreeSet<usize> = a.matches.values().flatten().copied().collect();
     let mut out = Vec::new();
-    for (i, leaf) in a.leaves.iter().enumerate() {
-        match leaf.effect {
-            Effect::PipeBarrier(_) | Effect::BarrierAll => out.push(BTreeSet::from([i])),
-            Effect::Set(_) if !consumed.contains(&i) => out.push(BTreeSet::from([i])),
-            Effect::Wait(_) => {
-                let mut group = a.matches.get(&i).cloned().unwrap_or_default();
+    for (i, leaf) in prep.leaves.iter().enumerate() {
+        match leaf.kind {
+            Kind::PipeBarrier(_) | Kind::BarrierAll => out.push(vec![i]),
+            Kind::Set(_) if !consumed.contains(&i) => out.push(vec![i]),
+            Kind::Wait(_) => {
+                let mut group: BTreeSet<usize> = a.matches.get(&i).cloned().unwrap_or_default();
                 group.insert(i);
-                out.push(group);
+                out.push(group.into_iter().collect());
             }
             _ => {}
         }
@@ -158,7 +168,7 @@ fn deletion_candidates(a: &Analysis) -> Vec<BTreeSet<usize>> {
     out
 }
 
-fn site(a: &Analysis, leaf: usize) -> OpSite {
+fn site(a: &Prepared, leaf: usize) -> OpSite {
     let l = &a.leaves[leaf];
     let located = |x: &&analysis::Leaf| !x.span.is_none();
     let span = if l.span.is_none() {
@@ -167,23 +177,23 @@ fn site(a: &Analysis, leaf: usize) -> OpSite {
     } else {
         l.span
     };
-    let detail = match &l.effect {
-        Effect::Set(e) => event_text("sync_src", e),
-        Effect::Wait(e) => event_text("sync_dst", e),
-        _ => l.op.clone(),
+    let detail = match &l.kind {
+        Kind::Set(e) => event_text("sync_src", e),
+        Kind::Wait(e) => event_text("sync_dst", e),
+        _ => l.op.to_string(),
     };
-    let pipe = match l.effect {
-        Effect::Access { pipe, .. } => pipe,
-        Effect::Set(e) => e.set_pipe,
-        Effect::Wait(e) => e.wait_pipe,
-        Effect::PipeBarrier(p) => p,
-        Effect::BarrierAll => PipeType::All,
-        Effect::Nothing => PipeType::S,
+    let pipe = match l.kind {
+        Kind::Access(pipe) => pipe,
+        Kind::Set(e) => e.set_pipe,
+        Kind::Wait(e) => e.wait_pipe,
+        Kind::PipeBarrier(p) => p,
+        Kind::BarrierAll => PipeType::All,
+        Kind::Nothing => PipeType::S,
     };
-    OpSite { op: l.op.clone(), pipe, span, detail }
+    OpSite { op: l.op.to_string(), pipe, span, detail }
 }
 
-fn hazard(f: &Function, a: &Analysis, x: Finding) -> Hazard {
+fn hazard(f: &Function, a: &Prepared, x: Finding) -> Hazard {
     let function = f.name.clone();
     match x {
         Finding::Dependency { first, second, kind, mem } => Hazard::Dependency {
@@ -196,8 +206,8 @@ fn hazard(f: &Function, a: &Analysis, x: Finding) -> Hazard {
             loop_carried: first >= second || a.leaves[first].exclusive(&a.leaves[second]),
         },
         Finding::UnmatchedWait { wait, somewhere } => {
-            let event = match a.leaves[wait].effect {
-                Effect::Wait(e) => e,
+            let event = match a.leaves[wait].kind {
+                Kind::Wait(e) => e,
                 _ => Event { set_pipe: PipeType::S, wait_pipe: PipeType::S, id: -1 },
             };
             Hazard::UnmatchedWait { function, wait: site(a, wait), event, on_some_paths: somewhere }

@@ -10,77 +10,93 @@
 //! one deletes nothing, so that the result has no redundant sync op left by the checker's own
 //! definition.
 //!
-//! Cost: most sync ops are needed, and the op right after them shows it. So before the full
-//! analysis of a trial, [`analysis::resume`] walks on from the state the last analysis had just
-//! before the candidate through the straight-line code around it; a new finding there settles
-//! the trial (it can only reject, never accept). The full analysis stops at its first new
-//! finding.
+//! Cost: most sync ops are needed, and [`necessity::needed`] shows most of those without an
+//! analysis (a wait or barrier that alone orders two conflicting accesses in straight-line
+//! code, or over a loop's back edge): those are never tried. Every other candidate gets one
+//! analysis of the function with the deletions, which stops at its first new finding; the
+//! analysis of the last deletion that was kept is the base of the next sweep.
 
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-use super::analysis::{self, analyse_with, Analysis, Options, SyncModel};
-use super::effects::Effect;
+use super::analysis::{analyse_with, Analysis, Options, Prepared, SyncModel};
+use super::effects::Kind;
+use super::necessity;
 use crate::ir::{Program, Stmt};
 use crate::passes::Backend;
 
+/// What [`removable_syncs`] found and how much work it took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RemovableSyncs {
+    /// The leaves (ids in program order, as the analysis numbers them) to delete.
+    pub drop: BTreeSet<usize>,
+    /// Deletion candidates shown needed without an analysis.
+    pub shown_needed: usize,
+    /// Analyses of the function run (the first one included).
+    pub analyses: usize,
+}
+
 /// The leaves (ids in program order, as the analysis numbers them) of the sync ops of `body`
 /// that can be deleted together without the checker finding anything new.
-pub fn removable_syncs(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel) -> BTreeSet<usize> {
-    let empty = BTreeSet::new();
-    let mut base = analyse_with(prog, body, backend, model, Options { skip: &empty, allowed: None, snapshots: true });
+pub fn removable_syncs(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel) -> RemovableSyncs {
+    let prep = Prepared::new(prog, body, backend);
+    let mut base = analyse_with(&prep, body, model, Options { skip: None, allowed: None });
+    let mut out = RemovableSyncs { analyses: 1, ..RemovableSyncs::default() };
     let allowed = base.findings.clone();
-    let mut skip: BTreeSet<usize> = BTreeSet::new();
+    let needed = necessity::needed(&prep, body, model, &allowed, &base.reached);
+    let mut skip = prep.leaf_set();
     // A group that failed once stays needed: deleting more only removes ordering (the states
     // only grow), so only groups that are new in a later sweep are tried there.
-    let mut tried: BTreeSet<BTreeSet<usize>> = BTreeSet::new();
+    let mut tried: rustc_hash::FxHashSet<Vec<usize>> = Default::default();
     loop {
-        let mut deleted_any = false;
-        for group in ordered_candidates(&base) {
+        let mut kept: Option<Analysis> = None;
+        for group in ordered_candidates(&prep, &base) {
             if !tried.insert(group.clone()) {
                 continue;
             }
-            let group: BTreeSet<usize> = group.difference(&skip).copied().collect();
-            let Some(&start) = group.first() else { continue };
-            let mut trial = skip.clone();
-            trial.extend(group.iter().copied());
-            let trial_opts = Options { skip: &trial, allowed: Some(&allowed), snapshots: false };
-            let locally_needed =
-                analysis::resume(prog, body, backend, model, &mut base, start, trial_opts, |st| st.forget_sets(&group));
-            if locally_needed == Some(true) {
+            let group: Vec<usize> = group.into_iter().filter(|i| !out.drop.contains(i)).collect();
+            if group.is_empty() {
                 continue;
             }
-            let t = analyse_with(prog, body, backend, model, trial_opts);
+            if group.iter().any(|&i| needed.contains(i)) {
+                out.shown_needed += 1;
+                continue;
+            }
+            let mut trial = skip.clone();
+            group.iter().for_each(|&i| trial.insert(i));
+            let t = analyse_with(&prep, body, model, Options { skip: Some(&trial), allowed: Some(&allowed) });
+            out.analyses += 1;
             if !t.aborted && t.findings.is_subset(&allowed) {
                 skip = trial;
-                deleted_any = true;
+                out.drop.extend(group);
+                kept = Some(t);
             }
         }
-        if !deleted_any {
-            return skip;
+        // The next sweep sees the matches after the deletions: those of the analysis of the
+        // last deletion kept, which ran to the end (it found nothing new) with all of them.
+        match kept {
+            Some(t) => base = t,
+            None => return out,
         }
-        // The next sweep sees the matches after the deletions; its new groups (rare) go
-        // straight to a full trial, so no snapshots are needed.
-        base = analyse_with(prog, body, backend, model, Options { skip: &skip, allowed: None, snapshots: false });
     }
 }
 
 /// The deletion candidates of `a` (leaves it skipped are absent from its matches but are
 /// still listed, and dropped by the caller), in the order they are tried.
-fn ordered_candidates(a: &Analysis) -> Vec<BTreeSet<usize>> {
-    let mut groups = super::deletion_candidates(a);
-    let class = |g: &BTreeSet<usize>| -> u8 {
-        let kinds = g.iter().map(|&i| &a.leaves[i].effect);
-        if kinds.clone().any(|e| matches!(e, Effect::PipeBarrier(_) | Effect::BarrierAll)) {
+fn ordered_candidates(prep: &Prepared, a: &Analysis) -> Vec<Vec<usize>> {
+    let mut groups = super::deletion_candidates(prep, a);
+    let class = |g: &[usize]| -> u8 {
+        let kinds = g.iter().map(|&i| prep.leaves[i].kind);
+        if kinds.clone().any(|e| matches!(e, Kind::PipeBarrier(_) | Kind::BarrierAll)) {
             0
-        } else if kinds.clone().any(|e| matches!(e, Effect::Wait(_))) {
+        } else if kinds.clone().any(|e| matches!(e, Kind::Wait(_))) {
             1
         } else {
             2
         }
     };
-    let depth = |g: &BTreeSet<usize>| g.iter().map(|&i| a.leaves[i].loops).max().unwrap_or(0);
-    groups.sort_by_key(|g| (Reverse(depth(g)), class(g), g.first().copied()));
+    let depth = |g: &[usize]| g.iter().map(|&i| prep.leaves[i].loops).max().unwrap_or(0);
+    groups.sort_by_cached_key(|g| (Reverse(depth(g)), class(g), g.first().copied()));
     groups
 }
 
