@@ -202,7 +202,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
     let request = Request {
         passes: &plan,
-        env: PassEnv { backend },
+        env: PassEnv { backend, jobs: jobs(cli.jobs) },
         print_after_all: cli.print_after_all,
         verify_each: cli.verify_each,
         auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,

@@ -71,7 +71,7 @@ pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diag
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
     let prog = compile_program(source, req, dumps)?;
     if req.emit_cpp {
-        crate::codegen::generate(&prog).map(Emitted::Files)
+        crate::codegen::generate_with_jobs(&prog, req.jobs).map(Emitted::Files)
     } else if let Some(form) = req.emit_pto {
         emit_pto(&prog, form)
     } else {

@@ -121,9 +121,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     };
     let request = Request {
         passes: &plan,
-        env: PassEnv {
-            backend: Backend::from(cli.backend),
-        },
+        env: PassEnv::new(Backend::from(cli.backend)),
         print_after_all: false,
         verify_each: false,
         auto_verify: cli.passes.is_none(),
