@@ -92,7 +92,7 @@ fn bench_size(name: &str, shape: Shape) -> Table {
     );
     let fixed: Option<usize> = std::env::var("PTOC_BENCH_RUNS").ok().and_then(|v| v.parse().ok());
     let (min_runs, max_runs) = fixed.map_or((3, 10), |n| (n, n));
-    let env = PassEnv { backend: Backend::Cce };
+    let env = PassEnv { jobs: ptoc::parser::default_jobs(), ..PassEnv::new(Backend::Cce) };
     // The default level's pipeline, as the CLI runs it (remove-redundant-sync gets its own row).
     let passes = Pipeline::Default.passes_at(OptLevel::default());
     let out_dir = std::env::temp_dir().join(format!("ptoc-bench-{}", std::process::id()));

@@ -227,7 +227,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
     let request = Request {
         passes: &plan,
-        env: PassEnv { backend },
+        env: PassEnv { backend, jobs: jobs(cli.jobs) },
         dumps: &dump_spec,
         time_passes: cli.time_passes,
         verify_each: cli.verify_each,

@@ -543,7 +543,7 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
         Err(e) => fail(format!("print(P) does not re-parse: {e}\n{printed}")),
     }
     // Every pass: stage invariance, the verifier, and no sync hazard after insert-sync.
-    let env = PassEnv { backend: Backend::Cce };
+    let env = PassEnv::new(Backend::Cce);
     let passes = Pipeline::Default.passes();
     let mut props: Vec<Property> = Vec::new();
     let mut problems = Vec::new();

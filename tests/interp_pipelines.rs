@@ -11,7 +11,7 @@ use ptoc::ir::Program;
 use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, PassEnv, Pipeline};
 
-const ENV: PassEnv = PassEnv { backend: Backend::Cce };
+const ENV: PassEnv = PassEnv::new(Backend::Cce);
 const SEED: u64 = 1;
 
 fn manifest() -> &'static Path {

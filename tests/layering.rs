@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("diag", 0),
     ("text", 0),
+    ("par", 0),
     ("suggest", 0),
     ("ir", 1),
     ("ast", 2),

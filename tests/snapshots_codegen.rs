@@ -10,7 +10,7 @@ use ptoc::passes::{Backend, PassEnv, Pipeline};
 use ptoc::ir::Program;
 
 fn pipeline(src: &str) -> Program {
-    let env = PassEnv { backend: Backend::Cce };
+    let env = PassEnv::new(Backend::Cce);
     let prog = ptoc::driver::frontend(src).expect("program lowers");
     Manager::new(&Pipeline::Default.passes(), env).run(prog).unwrap_or_else(|d| panic!("pipeline failed: {d:?}"))
 }

@@ -30,7 +30,7 @@ fn compile(source: &str) -> Result<Program, String> {
     ptoc::lower::lower(module).map_err(|d| format!("{d:?}"))
 }
 
-const ENV: PassEnv = PassEnv { backend: Backend::Cce };
+const ENV: PassEnv = PassEnv::new(Backend::Cce);
 
 /// Runs the passes in order; `None` when one is not implemented or fails.
 fn run_all(p: Program, passes: &[&'static PassInfo]) -> Option<Program> {

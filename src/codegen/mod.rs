@@ -128,12 +128,26 @@ impl<'p> CoreTypes<'p> {
 /// orchestration files and `kernel_config.py`. Any error in any file fails the whole run, so
 /// no partial output is ever written.
 pub fn generate(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    generate_with_jobs(prog, 1)
+}
+
+/// [`generate`] with the kernels (each file depends only on its function) generated on `jobs`
+/// threads; the files and errors do not depend on the number.
+pub fn generate_with_jobs(prog: &Program, jobs: usize) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let orchs: Vec<&Function> = prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).collect();
     let cores = CoreTypes::default();
-    for f in prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration) {
-        match cores.of(f).and_then(|core| Ok((core, kernel::emit(prog, f)?))) {
+    let kernels: Vec<&Function> = prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration).collect();
+    let emitted = crate::par::map(&kernels, jobs, |f| {
+        let core = core_type(f);
+        let file = core.clone().and_then(|core| Ok((core, kernel::emit(prog, f)?)));
+        (core, file)
+    });
+    for (f, (core, file)) in kernels.into_iter().zip(emitted) {
+        // The orchestration file and `kernel_config.py` ask for the kernels' core types again.
+        cores.known.borrow_mut().insert(f.name.as_str(), core);
+        match file {
             Ok((core, text)) => files.push((format!("kernels/{}/{}.cpp", core.dir(), f.name), text)),
             Err(d) => errors.push(d.with_note(format!("while generating the kernel of function {}", f.name))),
         }

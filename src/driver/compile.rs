@@ -76,7 +76,7 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     let prog = compile_timed(source, req, dumps, &mut timings)?;
     timings.start();
     let emitted = if req.emit_cpp {
-        crate::codegen::generate(&prog).map(Emitted::Files)
+        crate::codegen::generate_with_jobs(&prog, req.jobs).map(Emitted::Files)
     } else if let Some(form) = req.emit_pto {
         emit_pto(&prog, form)
     } else {

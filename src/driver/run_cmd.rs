@@ -122,9 +122,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     };
     let request = Request {
         passes: &plan,
-        env: PassEnv {
-            backend: Backend::from(cli.backend),
-        },
+        env: PassEnv::new(Backend::from(cli.backend)),
         dumps: &super::dumps::DumpSpec::default(),
         time_passes: false,
         verify_each: false,

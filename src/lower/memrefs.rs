@@ -90,7 +90,7 @@ mod tests {
     /// back to the same program, hidden types included. Returns the hidden types after the
     /// last pass.
     fn check_every_stage(source: &str) -> Vec<String> {
-        let env = PassEnv { backend: Backend::Cce };
+        let env = PassEnv::new(Backend::Cce);
         let passes = Pipeline::Default.passes();
         let p = Manager::new(&passes, env).run_observed(read(source), None, &mut |step| {
             let (p, name) = (step.program, step.pass.name);

@@ -266,7 +266,7 @@ mod tests {
 
     fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        run(prog.clone(), &PassEnv { backend: Backend::Cce }).map(|p| crate::printer::print_program(&p))
+        run(prog.clone(), &PassEnv::new(Backend::Cce)).map(|p| crate::printer::print_program(&p))
     }
 
     /// A function with one Vec tile per entry of `sizes` (as `[n]` FP32 → 4n bytes), allocated
@@ -316,7 +316,7 @@ mod tests {
     fn empty_functions_and_ddr_only_functions_are_unchanged() {
         let src = program(&[]);
         let prog = crate::driver::frontend(&src).unwrap();
-        let out = run(prog.clone(), &PassEnv { backend: Backend::Cce }).unwrap();
+        let out = run(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap();
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
     }
 }

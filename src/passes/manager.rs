@@ -98,7 +98,7 @@ impl<'a> Manager<'a> {
                 auto_verify(&prog, pass, &mut verified)?;
             }
             if self.sync_postcondition {
-                sync_postcondition(&prog, pass, self.env.backend)?;
+                sync_postcondition(&prog, pass, &self.env)?;
             }
         }
         Ok(prog)
@@ -118,18 +118,24 @@ const SYNC_PASSES: &[&str] = &["insert-sync", super::remove_redundant_sync::NAME
 /// names the two ops. A function that held sync ops written in the input (they have a source
 /// position; the passes' own have none) is left to `--verify-sync`: its hazards may be the
 /// author's.
-fn sync_postcondition(prog: &Program, pass: &PassInfo, backend: super::Backend) -> Result<(), Vec<Diagnostic>> {
+fn sync_postcondition(prog: &Program, pass: &PassInfo, env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
+    let (backend, jobs) = (env.backend, env.jobs);
     use crate::verify::sync_hazard;
     if !SYNC_PASSES.contains(&pass.name) {
         return Ok(());
     }
     let model = sync_hazard::SyncModel::default();
-    let mut found = Vec::new();
-    for f in &prog.functions {
+    // Each function is checked on its own, on `jobs` threads; the findings in program order.
+    let hazards = crate::par::map(&prog.functions, jobs, |f| {
         if sync_hazard::has_written_syncs(prog, f) {
-            continue;
+            Vec::new()
+        } else {
+            sync_hazard::check_function(prog, f, backend, &model)
         }
-        for h in sync_hazard::check_function(prog, f, backend, &model) {
+    });
+    let mut found = Vec::new();
+    for (f, hazards) in prog.functions.iter().zip(hazards) {
+        for h in hazards {
             let mut d = h.to_diagnostic();
             d.message = format!("{INTERNAL_ERROR_PREFIX}`{}` left a sync hazard in `{}`: {}", pass.name, f.name, d.message);
             d.notes.push(
@@ -289,7 +295,7 @@ mod tests {
         }
     }
 
-    const ENV: PassEnv = PassEnv { backend: Backend::Cce };
+    const ENV: PassEnv = PassEnv::new(Backend::Cce);
 
     fn run(passes: &[&'static PassInfo]) -> Result<Program, Vec<Diagnostic>> {
         Manager::new(passes, ENV).run(Program::new("p"))

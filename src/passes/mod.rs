@@ -25,6 +25,16 @@ pub use crate::backend::Backend;
 #[derive(Clone, Copy, Debug)]
 pub struct PassEnv {
     pub backend: Backend,
+    /// Threads a pass may use for the functions it treats one at a time (`--jobs`); the
+    /// output does not depend on it.
+    pub jobs: usize,
+}
+
+impl PassEnv {
+    /// `backend`, on one thread.
+    pub const fn new(backend: Backend) -> PassEnv {
+        PassEnv { backend, jobs: 1 }
+    }
 }
 
 /// A pass transform. It consumes its input and returns the transformed program, so that no pass

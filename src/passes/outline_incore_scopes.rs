@@ -379,7 +379,7 @@ mod tests {
 
     fn outline(src: &str) -> Program {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        run(prog.clone(), &PassEnv { backend: Backend::Cce }).expect("pass succeeds")
+        run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass succeeds")
     }
 
     fn header(body: &str) -> String {
@@ -410,7 +410,7 @@ mod tests {
             "    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        with pl.incore():\n            y: pl.Tensor[[64], pl.FP32] = pl.tensor.add(x, x)\n        return y\n    @pl.function\n    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        y: pl.Tensor[[64], pl.FP32] = self.k(x)\n        return y\n",
         );
         let prog = crate::driver::frontend(&src).unwrap();
-        let out = run(prog.clone(), &PassEnv { backend: Backend::Cce }).unwrap();
+        let out = run(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap();
         assert!(crate::ir::equiv::programs_equal(&prog, &out));
     }
 
@@ -420,7 +420,7 @@ mod tests {
             "    @pl.function\n    def main_incore_0(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        return x\n    @pl.function\n    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n        with pl.incore():\n            y: pl.Tensor[[64], pl.FP32] = pl.tensor.add(x, x)\n        return y\n",
         );
         let prog = crate::driver::frontend(&src).unwrap();
-        let e = run(prog.clone(), &PassEnv { backend: Backend::Cce }).unwrap_err();
+        let e = run(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap_err();
         assert_eq!(e[0].message, "Duplicate function name \"main_incore_0\"");
     }
 

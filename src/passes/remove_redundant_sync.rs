@@ -17,12 +17,15 @@ use crate::verify::sync_hazard::{self, SyncModel};
 /// The pass's registry name.
 pub const NAME: &str = "remove-redundant-sync";
 
-/// The pass: every function, in program order.
+/// The pass: every function on its own. The search (the costly part) only reads the program,
+/// so it runs for the functions on `env.jobs` threads; the deletions are then applied in
+/// program order.
 pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let model = SyncModel::default();
+    let drops =
+        crate::par::map(&prog.functions, env.jobs, |f| sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model).drop);
     let mut functions = std::mem::take(&mut prog.functions);
-    for f in &mut functions {
-        let drop = sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model).drop;
+    for (f, drop) in functions.iter_mut().zip(drops) {
         if drop.is_empty() {
             continue;
         }

@@ -54,7 +54,7 @@ class P:
     #[test]
     fn returns_the_program_unchanged_and_reports_separately() {
         let prog = crate::driver::frontend(SRC).expect("valid input");
-        let env = PassEnv { backend: Backend::Cce };
+        let env = PassEnv::new(Backend::Cce);
         let out = run(prog.clone(), &env).expect("never fails");
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
         let found = diagnostics(&prog, &[] as &[&str]);

@@ -55,7 +55,7 @@ pub struct FuncSig {
 /// The program after ptoc's default pipeline (what `--emit cpp` generates code from).
 pub fn lowered(source: &str) -> Result<Program, String> {
     let prog = ptoc::driver::frontend(source).map_err(|d| format!("front end: {d:?}"))?;
-    let env = PassEnv { backend: Backend::Cce };
+    let env = PassEnv::new(Backend::Cce);
     ptoc::passes::manager::Manager::new(&Pipeline::Default.passes(), env).run(prog).map_err(|d| format!("passes: {d:?}"))
 }
 

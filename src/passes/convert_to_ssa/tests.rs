@@ -16,7 +16,7 @@ fn parse(body: &str) -> Program {
 /// (from `def`, indentation stripped).
 fn convert(body: &str) -> Vec<String> {
     let prog = parse(body);
-    let out = super::run(prog.clone(), &PassEnv { backend: Backend::Cce }).expect("pass");
+    let out = super::run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass");
     let diags = verify(&out, &[Rule::SsaVerify, Rule::TypeCheck]);
     assert!(
         diags.is_empty(),
@@ -38,7 +38,7 @@ fn input_program_is_not_mutated() {
     );
     let before = print_program(&prog);
     let vars = prog.vars.len();
-    let out = super::run(prog.clone(), &PassEnv { backend: Backend::Cce }).expect("pass");
+    let out = super::run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass");
     assert_eq!(print_program(&prog), before);
     assert_eq!(prog.vars.len(), vars);
     assert_ne!(print_program(&out), before);

@@ -45,10 +45,13 @@ use crate::ir::{Program, Stmt};
 pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut functions = std::mem::take(&mut prog.functions);
-    for f in &mut functions {
-        // The body is consumed: phase 4 moves untouched statements instead of cloning.
-        let body = std::mem::replace(&mut f.body, Stmt::empty());
-        match sync_function(&prog, env, body) {
+    // The bodies are consumed (phase 4 moves untouched statements instead of cloning) and
+    // synchronised on `env.jobs` threads: a function's result depends only on its body and the
+    // variable table, which no function changes here.
+    let bodies: Vec<Stmt> = functions.iter_mut().map(|f| std::mem::replace(&mut f.body, Stmt::empty())).collect();
+    let synced = crate::par::map_into(bodies, env.jobs, |body| sync_function(&prog, env, body));
+    for (f, result) in functions.iter_mut().zip(synced) {
+        match result {
             Ok(body) => f.body = body,
             Err(d) => errors.extend(d),
         }
