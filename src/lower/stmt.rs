@@ -298,7 +298,8 @@ impl Lowerer {
         let closed_before = self.scopes.closed_snapshot();
         let (then_stmts, then_yields, then_scope) = self.lower_branch(then_body);
         let closed_after_then = self.scopes.replace_closed(closed_before);
-        let (else_stmts, else_yields, else_scope) = match else_body {
+        let (mut then_stmts, mut then_yields) = (then_stmts, then_yields);
+        let (mut else_stmts, mut else_yields, else_scope) = match else_body {
             Some(b) => {
                 let (s, y, sc) = self.lower_branch(b);
                 (Some(s), y, sc)
@@ -306,6 +307,20 @@ impl Lowerer {
             None => (None, Vec::new(), Vec::new()),
         };
         self.scopes.merge_closed(closed_after_then);
+        // An `elif` chain yields in its innermost branches; the branch holding the inner `if`
+        // then ends with that `if` instead of a yield. Its results carry the names the other
+        // branch yields, so the author's meaning is plain: the branch yields them.
+        if let Some(else_stmts) = else_stmts.as_mut() {
+            if else_yields.is_empty() {
+                if let Some(rec) = self.yield_of_inner_if(&then_yields, else_stmts) {
+                    else_yields.push(rec);
+                }
+            } else if then_yields.is_empty() {
+                if let Some(rec) = self.yield_of_inner_if(&else_yields, &mut then_stmts) {
+                    then_yields.push(rec);
+                }
+            }
+        }
         // Both branches must yield to the same names (the printer writes one list for both).
         if let (Some(t), Some(e)) = (then_yields.first(), else_yields.first()) {
             let names = |r: &YieldRecord| r.targets.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
@@ -336,7 +351,9 @@ impl Lowerer {
                 ),
             )
             .with_secondary(cond.span, "this `if` has no `else` branch")
-            .with_note("help: add an `else:` branch that yields a value for each name (e.g. its value before the `if`)");
+            .with_note(
+                "help: add an `else:` branch that yields a value for each name (e.g. its value before the `if`)",
+            );
             self.authorship.mismatches.push(d);
         }
         let mut return_vars = Vec::new();
@@ -384,6 +401,30 @@ impl Lowerer {
             span,
         });
         Ok(())
+    }
+
+    /// When `branch` yields nothing and ends with an `if` whose results are named exactly as the
+    /// first yield of the other branch (`yields`), appends the yield of those results to `branch`
+    /// and returns its record.
+    fn yield_of_inner_if(&self, yields: &[YieldRecord], branch: &mut Vec<Stmt>) -> Option<YieldRecord> {
+        let wanted = &yields.first()?.targets;
+        let Some(Stmt::If { return_vars, span, .. }) = branch.last() else { return None };
+        let span = *span;
+        let values = wanted
+            .iter()
+            .map(|t| return_vars.iter().copied().find(|&v| self.prog.var_name(v) == t.name.as_str()))
+            .collect::<Option<Vec<_>>>()?;
+        if values.len() != return_vars.len() {
+            return None;
+        }
+        let record = YieldRecord {
+            targets: wanted.clone(),
+            annotation: None,
+            annotation_span: span,
+            value_types: values.iter().map(|&v| self.prog.var_type(v).clone()).collect(),
+        };
+        branch.push(Stmt::Yield { values: values.iter().map(|&v| Expr::var(v, span)).collect(), span });
+        Some(record)
     }
 
     fn lower_branch(&mut self, body: &[ast::Stmt]) -> (Vec<Stmt>, Vec<YieldRecord>, super::scope::Bindings) {
