@@ -246,7 +246,8 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
         report = report.with_label(primary_label.with_message(label));
         for (s, text) in &d.secondary {
             let span = clamp(*s);
-            report = report.with_label(Label::new((file_name, span.clone())).with_order(order(&span)).with_message(text));
+            report =
+                report.with_label(Label::new((file_name, span.clone())).with_order(order(&span)).with_message(text));
         }
         for n in &d.notes {
             report = match n.strip_prefix("help: ") {
@@ -262,7 +263,23 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
         text = strip_ansi(&text);
     }
     // ariadne pads some lines with spaces; trailing blanks only make snapshots brittle.
-    text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
+    text.lines().map(|l| rustc_location(l.trim_end())).collect::<Vec<_>>().join("\n") + "\n"
+}
+
+/// rustc's location line, ` --> file:line:col` with the arrow ending at the gutter, in place of
+/// ariadne's `,-[ file:line:col ]` (`╭─[ … ]` in Unicode) that opens a report's source section.
+fn rustc_location(line: &str) -> std::borrow::Cow<'_, str> {
+    let plain = if line.contains('\x1b') { std::borrow::Cow::Owned(strip_ansi(line)) } else { line.into() };
+    let body = plain.trim_start();
+    let indent = plain.len() - body.len();
+    let loc = body
+        .strip_prefix(",-[ ")
+        .or_else(|| body.strip_prefix("\u{256d}\u{2500}[ "))
+        .and_then(|rest| rest.strip_suffix(" ]"));
+    match loc {
+        Some(loc) if indent > 0 => format!("{}--> {loc}", " ".repeat(indent - 1)).into(),
+        _ => line.into(),
+    }
 }
 
 /// `text` without ANSI SGR sequences (`ESC [ … m`).

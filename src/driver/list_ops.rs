@@ -51,6 +51,9 @@ fn describe(d: &OpDef, out: &mut String) {
         })
         .collect();
     out.push_str(&format!("  call:       pl.{}({})\n", d.printed, params.join(", ")));
+    for p in d.params.iter().filter(|p| !p.about.is_empty()) {
+        out.push_str(&format!("  {}: {}\n", p.name, p.about));
+    }
     out.push_str(&format!("  result:     {:?}\n", d.rule));
     let pipe = |p: Option<crate::ir::PipeType>| p.map_or("—", |p| p.name());
     out.push_str(&format!("  pipes:      CCE {}, PTO {}\n", pipe(d.pipe_cce), pipe(d.pipe_pto)));
@@ -86,9 +89,64 @@ fn kw_value(kind: KwKind, default: Option<KwDefault>, required: bool) -> String 
     }
 }
 
+/// `docs/ops.md`: the listing of every operator as a Markdown reference, grouped by category
+/// (what `--list-ops` prints, one section per operator).
+#[cfg(test)]
+pub fn ops_markdown() -> String {
+    let mut out = String::from(
+        "# Operators\n\n\
+         Generated from the operator table (`src/ops/table.rs`) by `ptoc::driver::list_ops`; do not\n\
+         edit: `PTOC_UPDATE_DOCS=1 cargo test --lib ops_doc` rewrites it, and `cargo test` fails when\n\
+         it is stale. `ptoc --list-ops NAME` prints one entry (by IR name or any spelling).\n\n\
+         For each operator: its IR name; the spellings that reach it in `.pto` text; the call with\n\
+         its positional arguments (what each must be) and keyword arguments with their defaults\n\
+         (`<int>` without a default: optional; `required`: must be given); the result type rule\n\
+         (described in [language.md](language.md)); the pipe that runs it with the CCE and the PTO\n\
+         backend (`S` is the scalar unit, `—` nothing on the device); the pto-isa C++ instructions\n\
+         (tile layouts they need: [ops-cpp.md](ops-cpp.md)) and the PTO-ISA instruction. The memory\n\
+         spaces (`Vec`, `Mat`, `Left`, `Right`, `Acc`, `DDR`) are described in\n\
+         [language.md](language.md).\n",
+    );
+    let mut category = None;
+    for (_, d) in entries() {
+        let prefix = d.category.prefix();
+        if category != Some(prefix) {
+            category = Some(prefix);
+            out.push_str(&format!("\n## `pl.{prefix}.*`\n"));
+        }
+        let mut entry = String::new();
+        describe(d, &mut entry);
+        let (name, body) = entry.split_once('\n').unwrap_or((&entry, ""));
+        out.push_str(&format!("\n### `{name}`\n\n```text\n{}```\n", body.replace("\n  ", "\n").trim_start()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `docs/ops.md` is what [`ops_markdown`] generates; `PTOC_UPDATE_DOCS=1` rewrites it.
+    #[test]
+    fn ops_doc_is_up_to_date() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ops.md");
+        let want = ops_markdown();
+        if std::env::var_os("PTOC_UPDATE_DOCS").is_some_and(|v| v == "1") {
+            std::fs::write(&path, &want).expect("cannot write docs/ops.md");
+            return;
+        }
+        let got = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            got == want,
+            "docs/ops.md is stale (the operator table changed): regenerate it with PTOC_UPDATE_DOCS=1 cargo test --lib ops_doc"
+        );
+    }
+
+    #[test]
+    fn row_max_explains_its_scratch_tile() {
+        let entry = list(Some("pl.row_max")).unwrap();
+        assert!(entry.contains("tmp_tile: a scratch tile"), "{entry}");
+    }
 
     #[test]
     fn one_operator_by_any_spelling() {

@@ -158,32 +158,9 @@ fn unified_names() -> impl Iterator<Item = &'static str> {
         .chain(SCALAR_NAMES.iter().copied())
 }
 
-/// The candidate nearest to `wanted` by edit distance, if close enough (at most 2 edits and
-/// less than half the word); ties go to the first candidate.
+/// The candidate nearest to `wanted`, if it is a likely typo ([`crate::suggest::suggest`], the
+/// one "did you mean" rule of ptoc).
 pub(crate) fn closest<S: AsRef<str>>(wanted: &str, candidates: impl IntoIterator<Item = S>) -> Option<String> {
-    let limit = 2.min(wanted.chars().count().div_ceil(2));
-    let mut best: Option<(usize, String)> = None;
-    for c in candidates {
-        let c = c.as_ref();
-        let d = edit_distance(wanted, c);
-        if d <= limit && best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-            best = Some((d, c.to_string()));
-        }
-    }
-    best.map(|(_, s)| s)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    let candidates: Vec<S> = candidates.into_iter().collect();
+    crate::suggest::suggest(wanted, candidates.iter().map(|c| c.as_ref())).map(str::to_string)
 }

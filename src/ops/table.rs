@@ -103,6 +103,16 @@ pub fn entries() -> impl Iterator<Item = (OpId, &'static OpDef)> {
 pub struct Param {
     pub name: &'static str,
     pub slot: Slot,
+    /// What the argument is for, when its name and kind do not say it (shown by `--list-ops`
+    /// and docs/ops.md); empty otherwise.
+    pub about: &'static str,
+}
+
+impl Param {
+    /// The same parameter with its explanation.
+    const fn about(self, about: &'static str) -> Param {
+        Param { about, ..self }
+    }
 }
 
 /// Where a parameter's value goes in the IR call.
@@ -286,13 +296,13 @@ pub enum Rule {
 // Builders (const, so the table is a plain static).
 
 const fn arg(name: &'static str, expect: Expect) -> Param {
-    Param { name, slot: Slot::Arg { expect, conv: ArgConv::Expr } }
+    Param { name, slot: Slot::Arg { expect, conv: ArgConv::Expr }, about: "" }
 }
 const fn arg_conv(name: &'static str, expect: Expect, conv: ArgConv) -> Param {
-    Param { name, slot: Slot::Arg { expect, conv } }
+    Param { name, slot: Slot::Arg { expect, conv }, about: "" }
 }
 const fn kw(name: &'static str) -> Param {
-    Param { name, slot: Slot::Kw }
+    Param { name, slot: Slot::Kw, about: "" }
 }
 const fn opt(name: &'static str, kind: KwKind) -> KwSpec {
     KwSpec { name, kind, required: false, default: None }
@@ -403,7 +413,20 @@ const MATMUL_ACC: &[Param] = &[arg("acc", Expect::Tile), arg("lhs", Expect::Tile
 const MATMUL_BIAS: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile), arg("bias", Expect::Tile)];
 const REDUCE: &[Param] = &[arg("tile", Expect::Tile), kw("axis"), kw("keepdim")];
 const REDUCE_KW: &[KwSpec] = &[req("axis", KwKind::Int), opt("keepdim", KwKind::Bool).default(KwDefault::Bool(false))];
-const ROW_REDUCE: &[Param] = &[arg("tile", Expect::Tile), arg("tmp_tile", Expect::Tile)];
+/// A scratch operand of an instruction that works in steps (pto-isa's `tmp` argument).
+const SCRATCH: &str = "a scratch tile the instruction works in: a Vec tile of the first operand's shape and dtype; \
+                       its contents afterwards are unspecified";
+
+/// The row reductions take a scratch tile because the NPU's TROWSUM/TROWMAX/TROWMIN reduce
+/// in steps through it (pto-isa's signature `TROWMAX(dst, src, tmp)`).
+const ROW_REDUCE: &[Param] = &[
+    arg("tile", Expect::Tile),
+    arg("tmp_tile", Expect::Tile).about(
+        "a scratch tile for the instruction's partial results: a Vec tile of the input's shape and \
+         dtype (e.g. `pl.block.create_tile([16, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)`); \
+         its contents afterwards are unspecified, so do not read it",
+    ),
+];
 const ROW_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("row_vec", Expect::Tile)];
 const COL_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("col_vec", Expect::Tile)];
 const CAST_KW: &[KwSpec] = &[req("target_type", KwKind::DType), opt("mode", KwKind::Mode).default(KwDefault::Int(2))];
@@ -606,11 +629,11 @@ pub static OPS: &[OpDef] = &[
     block("block.ors", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tors", 2)),
     // three-operand element-wise
-    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile)], TILE_BCAST_INT).pipes(None, Some(PipeType::V))
+    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.txor", 2)),
-    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile)], TILE_KEEP_INT).pipes(None, Some(PipeType::V))
+    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile).about(SCRATCH)], TILE_KEEP_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.txors", 2)),
-    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile)], TILE_BCAST).pipes(None, Some(PipeType::V))
+    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tprelu", 2)),
     block("block.addc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
         .pto(pto("pto.taddc", 3)),

@@ -43,7 +43,8 @@ fn escape_literal_brackets(text: &str) -> String {
             .char_indices()
             .take_while(|&(k, c)| c == '_' || c.is_ascii_alphabetic() || (k > 0 && c.is_ascii_digit()))
             .count();
-        let opens_variable = name_len > 0 && (after[name_len..].starts_with(':') || after[name_len..].starts_with("]]"));
+        let opens_variable =
+            name_len > 0 && (after[name_len..].starts_with(':') || after[name_len..].starts_with("]]"));
         if opens_variable {
             out.push_str("[[");
         } else {
