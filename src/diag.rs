@@ -166,6 +166,8 @@ pub mod codes {
     pub const OP_ARG_TYPE: &str = "E0503";
     pub const OP_KWARG: &str = "E0504";
     pub const OP_CHECK: &str = "E0505";
+    /// A tile operand in a memory space the op's unit cannot read (checked before C++ emission).
+    pub const OP_MEMORY_SPACE: &str = "E0506";
     // Hardware resources and sync (E06xx).
     pub const EVENT_IDS_EXHAUSTED: &str = "E0601";
     pub const MEMORY_CAPACITY: &str = "E0602";

@@ -11,6 +11,7 @@ pub mod namer;
 mod ops;
 pub mod orchestration;
 pub mod pto;
+pub mod spaces;
 mod window;
 
 use std::cell::RefCell;
@@ -140,7 +141,9 @@ pub fn generate_with_jobs(prog: &Program, jobs: usize) -> Result<Vec<(String, St
     let cores = CoreTypes::default();
     let kernels: Vec<&Function> = prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration).collect();
     let emitted = crate::par::map(&kernels, jobs, |f| {
-        let core = core_type(f);
+        // Operands out of their unit's reach first: a vector op reading a matmul's Acc result
+        // is the cause of the function also mixing the M and V pipes, and names the real fault.
+        let core = spaces::check(prog, f).and_then(|()| core_type(f));
         let file = core.clone().and_then(|core| Ok((core, kernel::emit(prog, f)?)));
         (core, file)
     });
@@ -167,6 +170,15 @@ pub fn generate_with_jobs(prog: &Program, jobs: usize) -> Result<Vec<(String, St
         }
     }
     if !errors.is_empty() {
+        // A kernel's error comes back through the orchestration and `kernel_config.py`, which ask
+        // for its core type: report it once.
+        let mut seen = Vec::new();
+        errors.retain(|d| {
+            let key = (d.code, d.span.range(), d.message.clone());
+            let new = !seen.contains(&key);
+            seen.push(key);
+            new
+        });
         return Err(errors);
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));

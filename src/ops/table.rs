@@ -74,7 +74,68 @@ pub struct OpDef {
     /// How the PTO-ISA MLIR generator emits the op (`pto-codegen.md` §10); `None`: no
     /// emitter (`No codegen registered for operation`).
     pub pto: Option<PtoEmit>,
+    /// The memory spaces the unit that executes the op on the 910B (A2/A3) can read each tile
+    /// operand from; checked before C++ is emitted (`codegen::spaces`). Ops on the vector pipe
+    /// get [`Reads::Tiles`]`(&[Vec])` from [`OpDef::pipes`] unless they say otherwise.
+    pub reads: Reads,
 }
+
+/// Which memory spaces an op's tile operands may be in (the [`OpDef::reads`] column). The
+/// facts come from pto-isa's instruction constraints for A2/A3 (`include/pto/npu/a2a3/`):
+/// the vector unit reads only UB (Vec); `TMATMUL`/`TMATMUL_ACC` read L0A (Left) and L0B (Right)
+/// and accumulate in L0C (Acc); `TMOV` copies Mat to Left/Right, Acc to Mat and Vec to Vec;
+/// MTE3 stores from Vec and the fixpipe (`block.l0c_store`) from Acc. Spaces with no path
+/// between them (`backend::memory_path`) need a store to a tensor and a load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// Not checked: no tile operand, no CCE emitter, or an op that works in the space of its
+    /// operand (`block.view` is `TEXTRACT`, `block.reshape` `TRESHAPE`, both in any space).
+    Any,
+    /// Every tile operand in one of these spaces.
+    Tiles(&'static [MemorySpace]),
+    /// The k-th IR argument, when it is a tile, in one of the k-th spaces (an empty list, or
+    /// no k-th list: any space).
+    Args(&'static [&'static [MemorySpace]]),
+    /// `block.move`: the source's spaces depend on the target ([`move_sources`]).
+    MoveSource,
+}
+
+impl Reads {
+    /// The spaces the `k`-th IR argument may be in, `None` for any; `target` is the op's
+    /// `target_memory` kwarg (for [`Reads::MoveSource`]).
+    pub fn arg(self, k: usize, target: Option<MemorySpace>) -> Option<&'static [MemorySpace]> {
+        match self {
+            Reads::Any => None,
+            Reads::Tiles(spaces) => Some(spaces),
+            Reads::Args(lists) => lists.get(k).copied().filter(|l| !l.is_empty()),
+            Reads::MoveSource if k == 0 => Some(move_sources(target?)),
+            Reads::MoveSource => None,
+        }
+    }
+}
+
+/// The spaces `TMOV` (`block.move`) can copy into `target` from on A2/A3 (pto-isa
+/// `npu/a2a3/TMov.hpp`, `TMOV_TILE_IMPL`'s static_assert): Mat → Left/Right, Acc → Mat,
+/// Vec → Vec. Nothing moves into Acc or DDR.
+pub fn move_sources(target: MemorySpace) -> &'static [MemorySpace] {
+    match target {
+        MemorySpace::Left | MemorySpace::Right => &[MemorySpace::Mat],
+        MemorySpace::Mat => &[MemorySpace::Acc],
+        MemorySpace::Vec => &[MemorySpace::Vec],
+        MemorySpace::Acc | MemorySpace::Ddr => &[],
+    }
+}
+
+const VEC: &[MemorySpace] = &[MemorySpace::Vec];
+const ACC: &[MemorySpace] = &[MemorySpace::Acc];
+const LEFT: &[MemorySpace] = &[MemorySpace::Left];
+const RIGHT: &[MemorySpace] = &[MemorySpace::Right];
+/// `TMATMUL(acc, left, right)`: pto-isa `cpu/TMatmul.hpp` and `npu/a2a3/TMatmul.hpp`
+/// static_assert `Loc == Left`, `Right`, `Acc`.
+const MATMUL_READS: Reads = Reads::Args(&[LEFT, RIGHT]);
+const MATMUL_ACC_READS: Reads = Reads::Args(&[ACC, LEFT, RIGHT]);
+/// The bias of `TMATMUL_BIAS` lives in the Bias table, which the IR has no space for: unchecked.
+const MATMUL_BIAS_READS: Reads = Reads::Args(&[LEFT, RIGHT, &[]]);
 
 impl OpDef {
     /// The last segment of the IR name (`add_scalar`).
@@ -332,6 +393,7 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         pipe_pto: None,
         cce: None,
         pto: None,
+        reads: Reads::Any,
     }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
@@ -362,9 +424,15 @@ impl OpDef {
     const fn block_form(self, op: &'static str) -> OpDef {
         OpDef { block_form: Some(op), ..self }
     }
-    /// The pipes on the CCE and the PTO backend (§3.3).
+    /// The pipes on the CCE and the PTO backend (§3.3). An op on the CCE vector pipe reads its
+    /// tiles from Vec (UB), the only memory the vector unit can address.
     const fn pipes(self, cce: Option<PipeType>, pto: Option<PipeType>) -> OpDef {
-        OpDef { pipe_cce: cce, pipe_pto: pto, ..self }
+        let reads = if matches!(cce, Some(PipeType::V)) { Reads::Tiles(VEC) } else { self.reads };
+        OpDef { pipe_cce: cce, pipe_pto: pto, reads, ..self }
+    }
+    /// The memory spaces of the tile operands ([`Reads`]); after [`OpDef::pipes`].
+    const fn reads(self, reads: Reads) -> OpDef {
+        OpDef { reads, ..self }
     }
     /// The CCE emitter (§4.7).
     const fn cce(self, emit: CceEmit) -> OpDef {
@@ -539,13 +607,18 @@ pub static OPS: &[OpDef] = &[
     .unified(&["load"])
         .cce(CceEmit::Load)
         .pto(PtoEmit::Load),
+    // `TSTORE` on MTE3 (the pipe the passes sync on) stores from UB.
     block("block.store", STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
+        .reads(Reads::Args(&[VEC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
+    // The fixpipe: the only way out of L0C (npu/a2a3/TStore.hpp "Source TileType only support Acc").
     block("block.l0c_store", STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
+        .reads(Reads::Args(&[ACC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
     block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
+        .reads(Reads::MoveSource)
         .kwargs(&[
             req("target_memory", KwKind::Space(&[])),
             opt("transpose", KwKind::Bool).default(KwDefault::Bool(false)),
@@ -687,19 +760,23 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Cast)
         .pto(PtoEmit::Cast),
     // matrix
-    block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M))
+    block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)).reads(MATMUL_READS)
         .cce(dst("TMATMUL", 2, BINARY))
         .pto(pto("pto.tmatmul", 2)),
-    block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"])
+    block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]).reads(MATMUL_READS)
         .pto(pto("pto.tgemv", 2)),
     block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
+        .reads(MATMUL_ACC_READS)
         .cce(dst("TMATMUL_ACC", 3, TERNARY))
         .pto(pto("pto.tmatmul.acc", 3)),
     block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"])
+        .reads(MATMUL_ACC_READS)
         .pto(pto("pto.tgemv.acc", 3)),
     block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"])
+        .reads(MATMUL_BIAS_READS)
         .pto(pto("pto.tmatmul.bias", 3)),
     block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"])
+        .reads(MATMUL_BIAS_READS)
         .pto(pto("pto.tgemv.bias", 3)),
     block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
@@ -749,8 +826,10 @@ pub static OPS: &[OpDef] = &[
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
     ).pipes(Some(PipeType::V), Some(PipeType::V))
+        .reads(Reads::Any)
         .cce(CceEmit::Extract),
     block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
+        .reads(Reads::Any)
         .cce(dst_arg("TRESHAPE", 0))
         .pto(pto("pto.treshape", 1)),
     block(

@@ -935,3 +935,37 @@ fn dotted_paths_compare_segment_by_segment() {
     assert!(!super::is_dotted(&["blockload"], "block.load"));
     assert!(super::is_dotted(&["load"], "load"));
 }
+
+/// The `reads` column (the memory-space check before C++ emission): vector ops read Vec, the
+/// matmuls Left/Right (and Acc), the stores Vec and Acc, and every move source is one step of
+/// the backend's memory graph from its target (or the target itself).
+#[test]
+fn memory_spaces_read_by_each_op() {
+    use super::table::{move_sources, Reads};
+    use MemorySpace::{Acc, Left, Mat, Right, Vec};
+    let reads = |name: &str| def(lookup(name).unwrap()).reads;
+    for (id, d) in table::entries() {
+        if d.pipe_cce == Some(crate::ir::PipeType::V) && !matches!(d.name, "block.view" | "block.reshape") {
+            assert_eq!(d.reads, Reads::Tiles(&[Vec]), "{} ({id:?}) runs on V", d.name);
+        }
+    }
+    assert_eq!(reads("block.view"), Reads::Any);
+    assert_eq!(reads("block.matmul").arg(0, None), Some(&[Left][..]));
+    assert_eq!(reads("block.matmul").arg(1, None), Some(&[Right][..]));
+    assert_eq!(reads("block.matmul_acc").arg(0, None), Some(&[Acc][..]));
+    assert_eq!(reads("block.matmul_acc").arg(2, None), Some(&[Right][..]));
+    assert_eq!(reads("block.matmul_bias").arg(2, None), None);
+    assert_eq!(reads("block.store").arg(0, None), Some(&[Vec][..]));
+    assert_eq!(reads("block.store").arg(3, None), None);
+    assert_eq!(reads("block.l0c_store").arg(0, None), Some(&[Acc][..]));
+    assert_eq!(reads("block.move").arg(0, Some(Left)), Some(&[Mat][..]));
+    assert_eq!(reads("block.move").arg(0, Some(Right)), Some(&[Mat][..]));
+    assert_eq!(reads("block.move").arg(0, Some(Vec)), Some(&[Vec][..]));
+    assert_eq!(reads("block.move").arg(0, None), None);
+    for to in MemorySpace::ALL {
+        for from in move_sources(*to) {
+            let path = crate::backend::memory_path(*from, *to);
+            assert!(path.is_some_and(|p| p.len() <= 2), "{from:?} -> {to:?}: not one step");
+        }
+    }
+}
