@@ -126,3 +126,65 @@ impl Walk<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// Variable name → the parameter it names (`?` when ambiguous), for the function `k`.
+    fn named_roots(src: &str) -> BTreeMap<String, String> {
+        let module = crate::parser::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
+        let prog = crate::lower::lower(module).unwrap_or_else(|d| panic!("{d:?}"));
+        let f = prog.functions.iter().find(|f| f.name == "k").expect("function k");
+        roots(&prog, f)
+            .into_iter()
+            .map(|(v, r)| {
+                let to = match r {
+                    Root::Param(p) => prog.var_name(p).to_string(),
+                    Root::Ambiguous => "?".to_string(),
+                };
+                (prog.var_name(v).to_string(), to)
+            })
+            .collect()
+    }
+
+    const HEAD: &str = "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, a: pl.Tensor[[16, 16], pl.FP32], p: pl.Out[pl.Tensor[[16, 16], pl.FP32]], q: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:\n        t: pl.Tile[[16, 16], pl.FP32] = pl.block.load(a, [0, 0], [16, 16])\n";
+
+    #[test]
+    fn a_carried_store_result_names_its_parameter() {
+        let src = format!(
+            "{HEAD}        for i, (x,) in pl.range(0, 2, 1, init_values=(p,)):\n            r: pl.Tensor[[16, 16], pl.FP32] = pl.block.store(t, [0, 0], [16, 16], x)\n            o = pl.yield_(r)\n        return o\n"
+        );
+        let r = named_roots(&src);
+        // The loop result is named after its iter arg (`x_out`) by lowering.
+        for v in ["x", "r", "x_out", "p"] {
+            assert_eq!(r.get(v).map(String::as_str), Some("p"), "{v}: {r:?}");
+        }
+        assert_eq!(r.get("q").map(String::as_str), Some("q"));
+    }
+
+    #[test]
+    fn swapped_tensors_are_ambiguous() {
+        let src = format!(
+            "{HEAD}        for i, (x, y) in pl.range(0, 2, 1, init_values=(p, q)):\n            r: pl.Tensor[[16, 16], pl.FP32] = pl.block.store(t, [0, 0], [16, 16], x)\n            x2, y2 = pl.yield_(y, r)\n        return x2\n"
+        );
+        let r = named_roots(&src);
+        for v in ["x", "y", "r", "x_out", "y_out"] {
+            assert_eq!(r.get(v).map(String::as_str), Some("?"), "{v}: {r:?}");
+        }
+        assert_eq!(r.get("p").map(String::as_str), Some("p"));
+    }
+
+    #[test]
+    fn branches_yielding_different_parameters_are_ambiguous() {
+        let src = format!(
+            "{HEAD}        if 1 > 0:\n            r1: pl.Tensor[[16, 16], pl.FP32] = pl.block.store(t, [0, 0], [16, 16], p)\n            o = pl.yield_(r1)\n        else:\n            r2: pl.Tensor[[16, 16], pl.FP32] = pl.block.store(t, [0, 0], [16, 16], q)\n            o = pl.yield_(r2)\n        return o\n"
+        );
+        let r = named_roots(&src);
+        assert_eq!(r.get("r1").map(String::as_str), Some("p"));
+        assert_eq!(r.get("r2").map(String::as_str), Some("q"));
+        assert_eq!(r.get("o").map(String::as_str), Some("?"), "{r:?}");
+    }
+}
