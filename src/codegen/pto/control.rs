@@ -5,7 +5,7 @@
 use super::func::{FnGen, Res};
 use super::types::value_type;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Expr, ExprKind, Stmt, VarId, VarKind};
+use crate::ir::{Expr, ExprKind, Program, Stmt, Type, VarId, VarKind};
 
 /// Extra indentation of a nested region.
 const STEP: usize = 2;
@@ -37,7 +37,9 @@ impl FnGen<'_> {
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
                 let mut vals = Vec::new();
-                for v in values {
+                // Tensors are not carried (the loop or branch writes the parameter's memory in
+                // place, `tensors.rs`), as their iter args and results are left out.
+                for v in values.iter().filter(|v| !is_tensor(self.prog.type_of(v))) {
                     vals.push(self.scalar(v)?);
                 }
                 self.yielded = Some(vals);
@@ -102,6 +104,11 @@ impl FnGen<'_> {
                 ),
             ));
         }
+        // A tensor iter arg and its loop result are the memory of the parameter they alias
+        // (`tensors.rs`): a `pto.tstore` writes it in place, so it is not carried. The
+        // reference carries it typed `index` and yields an empty operand (§7.3, §11).
+        let (iter_args, return_vars) = without_tensors(self.prog, iter_args, return_vars);
+        let (iter_args, return_vars) = (&iter_args[..], &return_vars[..]);
         let mut carried = Vec::new();
         for a in iter_args {
             let init = match &self.prog.var(*a).kind {
@@ -142,6 +149,11 @@ impl FnGen<'_> {
         if !return_vars.is_empty() && else_body.is_none() {
             return Err(value_error(span, "IfStmt with return_vars requires else_body".into()));
         }
+        // Tensor results are the parameter's memory written in place (as for `scf.for`): the
+        // reference yields them as empty operands, `scf.yield  : index` (§7.4).
+        let return_vars: Vec<VarId> =
+            return_vars.iter().copied().filter(|r| !is_tensor(self.prog.var_type(*r))).collect();
+        let return_vars = &return_vars[..];
         let results = self.bind_results(return_vars);
         let types: Vec<&str> = return_vars.iter().map(|r| value_type(self.prog.var_type(*r))).collect();
         if return_vars.is_empty() {
@@ -193,4 +205,13 @@ impl FnGen<'_> {
         self.indent -= STEP;
         Ok(())
     }
+}
+
+fn is_tensor(t: &Type) -> bool {
+    matches!(t, Type::Tensor(_))
+}
+
+/// The (iter arg, return var) pairs of a loop whose iter arg is not a tensor.
+fn without_tensors(prog: &Program, iter_args: &[VarId], return_vars: &[VarId]) -> (Vec<VarId>, Vec<VarId>) {
+    iter_args.iter().zip(return_vars).filter(|(a, _)| !is_tensor(prog.var_type(**a))).map(|(a, r)| (*a, *r)).unzip()
 }

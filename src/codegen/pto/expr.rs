@@ -60,8 +60,14 @@ impl FnGen<'_> {
             (BinOp::Mul, true) => "mulf",
             (BinOp::FloorDiv, true) => "divf",
             (BinOp::FloorMod, true) => "remf",
+            // `pl.min`/`pl.max` (the DSL's loop-bound clamps) have plain `arith` ops; the
+            // reference has no emitter and uses the last operand (§8), so ptoc emits them.
+            (BinOp::Min, false) => "minsi",
+            (BinOp::Max, false) => "maxsi",
+            (BinOp::Min, true) => "minimumf",
+            (BinOp::Max, true) => "maximumf",
             _ if op.is_comparison() => return self.compare(op, l, r),
-            // True division, min/max, powers, logical and bitwise operators have no `arith`
+            // True division, powers, logical and bitwise operators have no `arith`
             // line here: the reference uses the last operand's value (a miscompile).
             _ => return Err(no_scalar_emitter(e, op.node_name())),
         };
@@ -135,7 +141,7 @@ impl FnGen<'_> {
 /// A scalar expression kind the PTO backend has no `arith` emitter for.
 fn no_scalar_emitter(e: &Expr, node: &str) -> Diagnostic {
     unsupported(e.span, format!("the PTO backend cannot emit the scalar expression `{node}`"))
-        .with_note("supported: + - * // % on integers and floats, comparisons, casts between integer types")
+        .with_note("supported: + - * // % min max on integers and floats, comparisons, casts between integer types")
 }
 
 /// An error for an operation the PTO backend cannot express.

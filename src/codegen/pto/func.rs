@@ -31,6 +31,8 @@ pub struct FnGen<'p> {
     pub buffer_values: Vec<(String, String)>,
     /// Tensor parameters' views by parameter name.
     pub views: FxHashMap<String, View>,
+    /// The tensor parameter each tensor variable aliases (`tensors.rs`).
+    pub tensor_roots: FxHashMap<crate::ir::VarId, super::tensors::Root>,
     /// The body's lines.
     pub body: String,
     /// Indentation of the next body line, in spaces.
@@ -81,6 +83,7 @@ pub fn generate(prog: &Program, f: &Function) -> Res<String> {
         buffers: buffers::collect(prog, &f.body),
         buffer_values: Vec::new(),
         views: FxHashMap::default(),
+        tensor_roots: super::tensors::roots(prog, f),
         body: String::new(),
         indent: BASE_INDENT,
         yielded: None,

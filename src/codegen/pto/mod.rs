@@ -7,7 +7,8 @@
 //! Files: `func` (one function's layout), `buffers` (tile buffers), `namer` (SSA names and
 //! constants), `types` (type spellings), `expr` (scalar expressions, operands), `ops` (block
 //! ops, from the operator table's `pto` column, whose variants are in `isa`), `control`
-//! (statements, `scf.for`, `scf.if`).
+//! (statements, `scf.for`, `scf.if`), `tensors` (which tensor parameter a store result or
+//! loop-carried tensor aliases).
 
 mod buffers;
 mod control;
@@ -16,6 +17,7 @@ mod func;
 pub mod isa;
 mod namer;
 mod ops;
+mod tensors;
 mod types;
 
 use crate::backend::Backend;

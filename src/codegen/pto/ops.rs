@@ -3,6 +3,7 @@
 use super::expr::unsupported;
 use super::func::{FnGen, Res};
 use super::isa::PtoEmit;
+use super::tensors::Root;
 use super::types;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, Type, VarId, VarKind};
@@ -98,17 +99,18 @@ impl FnGen<'_> {
 
     /// `block.load(tensor, offsets, shapes)`: a partition view, then `pto.tload` (§11).
     fn load(&mut self, c: &Call, span: Span, target: Target) -> Res<()> {
-        let tensor =
-            self.plain_var(c.args.first()).ok_or_else(|| check(span, "block.load first argument must be a Var"))?;
+        let tensor = c.args.first().and_then(|e| e.as_var());
+        let tensor = tensor.ok_or_else(|| check(span, "block.load first argument must be a Var"))?;
         let offsets =
             tuple(c.args.get(1)).ok_or_else(|| check(span, "block.load second argument must be a tuple (offsets)"))?;
         let shapes =
             tuple(c.args.get(2)).ok_or_else(|| check(span, "block.load third argument must be a tuple (shapes)"))?;
-        if !matches!(self.prog.var_type(tensor.0), Type::Tensor(_)) {
+        if !matches!(self.prog.var_type(tensor), Type::Tensor(_)) {
             return Err(check(span, "block.load tensor argument must have TensorType"));
         }
         let (buf, ty) = target.ok_or_else(|| check(span, "block.load requires assignment target (tile_buf)"))?;
-        let part = self.partition_view(&tensor.1, offsets, shapes, span)?;
+        let param = self.tensor_param(c, tensor, span)?;
+        let part = self.partition_view(&param, offsets, shapes, span)?;
         self.line(&format!("pto.tload ins({} : {}) outs({buf} : {ty})", part.0, part.1));
         Ok(())
     }
@@ -122,14 +124,13 @@ impl FnGen<'_> {
             tuple(c.args.get(1)).ok_or_else(|| check(span, "block.store second argument must be a tuple (offsets)"))?;
         let shapes =
             tuple(c.args.get(2)).ok_or_else(|| check(span, "block.store third argument must be a tuple (shapes)"))?;
-        let tensor = self.plain_var(c.args.get(3)).ok_or_else(|| {
-            check(span, "block.store output_tensor must be a Var")
-                .with_note("the PTO backend stores into tensor parameters only, not into loop-carried tensors")
-        })?;
-        if !matches!(self.prog.var_type(tensor.0), Type::Tensor(_)) {
+        let tensor = c.args.get(3).and_then(|e| e.as_var());
+        let tensor = tensor.ok_or_else(|| check(span, "block.store output_tensor must be a Var"))?;
+        if !matches!(self.prog.var_type(tensor), Type::Tensor(_)) {
             return Err(check(span, "block.store output_tensor must have TensorType"));
         }
-        let part = self.partition_view(&tensor.1, offsets, shapes, span)?;
+        let param = self.tensor_param(c, tensor, span)?;
+        let part = self.partition_view(&param, offsets, shapes, span)?;
         let value = self.var_value(tile.0);
         let annot = match self.buffers.of_var(self.prog, tile.0) {
             Some(k) => format!(" : {}", self.buffer_values[k].1),
@@ -178,6 +179,30 @@ impl FnGen<'_> {
             types::tensor_view(rank, dtype)
         ));
         Ok((p, part_ty))
+    }
+
+    /// The name of the tensor parameter whose view a load or store through `tensor` takes:
+    /// the parameter itself, or the one a store result, loop-carried tensor or branch result
+    /// aliases (`tensors.rs`; the reference accepts parameters only and fails on the rest,
+    /// §11, `block.store output_tensor must be a Var`).
+    fn tensor_param(&self, c: &Call, tensor: VarId, span: Span) -> Res<String> {
+        let op = match &c.callee {
+            Callee::Op(op) => crate::ops::name(*op),
+            Callee::Function(f) => f.as_str(),
+        };
+        let name = self.prog.var_name(tensor);
+        match self.tensor_roots.get(&tensor) {
+            Some(Root::Param(p)) => Ok(self.prog.var_name(*p).to_string()),
+            Some(Root::Ambiguous) => Err(unsupported(
+                span,
+                format!("{op}: tensor `{name}` names different tensor parameters on different paths"),
+            )
+            .with_note(
+                "the PTO backend writes tensors in place: a loop or branch must carry the tensor it started from",
+            )),
+            None => Err(check(span, format!("{op}: Tensor view not found for parameter: {name}"))
+                .with_note(format!("{op} needs a tensor parameter of the function, or a value that aliases one"))),
+        }
     }
 
     /// A plain variable (not an iter arg: the reference does not accept those) and its name.
