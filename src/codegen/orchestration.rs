@@ -447,15 +447,38 @@ impl Emitter<'_, '_> {
             Stmt::Return { .. } => {}
             Stmt::Yield { values, span } => {
                 if values.len() != targets.len() {
-                    self.unsupported(
-                        *span,
-                        format!("Yielded {} values but expected {}", values.len(), targets.len()),
-                    );
+                    self.unsupported(*span, format!("Yielded {} values but expected {}", values.len(), targets.len()));
                     return;
                 }
-                for (t, v) in targets.iter().zip(values) {
-                    let v = self.value(v);
-                    if *t != v {
+                let vals: Vec<String> = values.iter().map(|v| self.value(v)).collect();
+                // The yield assigns all its targets at once: a value that reads a target
+                // assigned before it (`yield(hi, lo + hi)` into `lo, hi`) is first copied to
+                // `<target>_yield`.
+                let mut staged = vec![false; vals.len()];
+                for (k, e) in values.iter().enumerate() {
+                    let mut reads = BTreeSet::new();
+                    crate::ir::visit::for_each_var(e, &mut |v| {
+                        reads.insert(self.name(v));
+                        if matches!(self.prog.var_type(v), Type::Tensor(_)) {
+                            reads.insert(self.tensor_ref(v));
+                        }
+                    });
+                    staged[k] = (0..k).any(|j| targets[j] != vals[j] && reads.contains(&targets[j]));
+                }
+                for (k, (t, v)) in targets.iter().zip(&vals).enumerate() {
+                    if staged[k] {
+                        let ty = match self.prog.type_of(&values[k]) {
+                            Type::Scalar(d) => c_type(*d).to_string(),
+                            Type::Tensor(_) => "Tensor".to_string(),
+                            _ => "auto".to_string(),
+                        };
+                        self.line(indent, &format!("{ty} {t}_yield = {v};"));
+                    }
+                }
+                for (k, (t, v)) in targets.iter().zip(&vals).enumerate() {
+                    if staged[k] {
+                        self.line(indent, &format!("{t} = {t}_yield;"));
+                    } else if t != v {
                         self.line(indent, &format!("{t} = {v};"));
                     }
                 }
@@ -599,10 +622,7 @@ impl Emitter<'_, '_> {
                 let kind = other.kind_name();
                 self.unsupported(
                     span,
-                    format!(
-                        "orchestration codegen: loop-carried {kind} '{}' is not supported",
-                        self.prog.var_name(v)
-                    ),
+                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.prog.var_name(v)),
                 );
                 String::new()
             }
@@ -787,10 +807,7 @@ impl Emitter<'_, '_> {
             self.line(indent + 4, &format!("{p},"));
         }
         self.line(indent, "};");
-        self.line(
-            indent,
-            &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()),
-        );
+        self.line(indent, &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()));
     }
 
     /// The `PTOParam` of argument `i` of a call of `func`.
@@ -857,10 +874,16 @@ impl Emitter<'_, '_> {
                 let dtype = func.params.get(i).map(|p| self.prog.var_type(p.var));
                 Some(match dtype {
                     Some(Type::Scalar(DataType::Fp16)) => {
-                        format!("make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */", half::f16::from_f64(*v).to_bits())
+                        format!(
+                            "make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */",
+                            half::f16::from_f64(*v).to_bits()
+                        )
                     }
                     Some(Type::Scalar(DataType::Bf16)) => {
-                        format!("make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */", half::bf16::from_f64(*v).to_bits())
+                        format!(
+                            "make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */",
+                            half::bf16::from_f64(*v).to_bits()
+                        )
                     }
                     _ => format!("make_scalar_param(float_to_u64({v:.6}f))"),
                 })

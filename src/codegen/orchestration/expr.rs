@@ -34,7 +34,12 @@ pub fn render(prog: &Program, e: &Expr, errors: &mut Vec<Diagnostic>) -> String 
 
 /// [`render`] with some variables under other names than their base names (`renamed`: an
 /// assignment in a loop body that would hide the loop-carried variable of its name).
-pub fn render_renamed(prog: &Program, e: &Expr, renamed: &BTreeMap<VarId, String>, errors: &mut Vec<Diagnostic>) -> String {
+pub fn render_renamed(
+    prog: &Program,
+    e: &Expr,
+    renamed: &BTreeMap<VarId, String>,
+    errors: &mut Vec<Diagnostic>,
+) -> String {
     let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render_renamed(prog, x, renamed, errors);
     match &e.kind {
         ExprKind::Var(v) => match renamed.get(v) {
