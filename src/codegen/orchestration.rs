@@ -47,6 +47,8 @@ pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> 
         func_ids: &funcs,
         cores,
         declared: BTreeSet::new(),
+        carried: Vec::new(),
+        renamed: BTreeMap::new(),
         read: read_vars(f),
         task: 0,
         out: String::new(),
@@ -332,6 +334,13 @@ struct Emitter<'a, 'p> {
     func_ids: &'a BTreeMap<String, usize>,
     /// C++ names declared so far (created tensors, assigned values, iter args, if results).
     declared: BTreeSet<String>,
+    /// The C++ names of the loop-carried values of the loops around the statement being
+    /// emitted (their yields' targets).
+    carried: Vec<String>,
+    /// Variables named otherwise than by their base name: a value assigned in a loop body
+    /// under the base name of a loop-carried variable (`i = i + 1` in SSA form `i_3 = i_iter_1
+    /// + 1`), which would otherwise declare a second `i` hiding the carried one.
+    renamed: BTreeMap<VarId, String>,
     /// Variables some expression of the function reads.
     read: BTreeSet<VarId>,
     /// Next task number.
@@ -352,6 +361,9 @@ impl Emitter<'_, '_> {
     }
 
     fn name(&self, v: VarId) -> String {
+        if let Some(n) = self.renamed.get(&v) {
+            return n.clone();
+        }
         base_name(self.prog.var_name(v)).to_string()
     }
 
@@ -409,7 +421,7 @@ impl Emitter<'_, '_> {
                 .with_note("compute with it inside a kernel, or make the parameter FP32"),
             );
         }
-        expr::render(self.prog, e, &mut self.errors)
+        expr::render_renamed(self.prog, e, &self.renamed, &mut self.errors)
     }
 
     fn unsupported(&mut self, span: Span, message: String) {
@@ -435,63 +447,70 @@ impl Emitter<'_, '_> {
             Stmt::Return { .. } => {}
             Stmt::Yield { values, span } => {
                 if values.len() != targets.len() {
-                    self.unsupported(
-                        *span,
-                        format!("Yielded {} values but expected {}", values.len(), targets.len()),
-                    );
+                    self.unsupported(*span, format!("Yielded {} values but expected {}", values.len(), targets.len()));
                     return;
                 }
-                for (t, v) in targets.iter().zip(values) {
-                    let v = self.value(v);
-                    if *t != v {
+                let vals: Vec<String> = values.iter().map(|v| self.value(v)).collect();
+                // The yield assigns all its targets at once: a value that reads a target
+                // assigned before it (`yield(hi, lo + hi)` into `lo, hi`) is first copied to
+                // `<target>_yield`.
+                let mut staged = vec![false; vals.len()];
+                for (k, e) in values.iter().enumerate() {
+                    let mut reads = BTreeSet::new();
+                    crate::ir::visit::for_each_var(e, &mut |v| {
+                        reads.insert(self.name(v));
+                        if matches!(self.prog.var_type(v), Type::Tensor(_)) {
+                            reads.insert(self.tensor_ref(v));
+                        }
+                    });
+                    staged[k] = (0..k).any(|j| targets[j] != vals[j] && reads.contains(&targets[j]));
+                }
+                for (k, (t, v)) in targets.iter().zip(&vals).enumerate() {
+                    if staged[k] {
+                        let ty = match self.prog.type_of(&values[k]) {
+                            Type::Scalar(d) => c_type(*d).to_string(),
+                            Type::Tensor(_) => "Tensor".to_string(),
+                            _ => "auto".to_string(),
+                        };
+                        self.line(indent, &format!("{ty} {t}_yield = {v};"));
+                    }
+                }
+                for (k, (t, v)) in targets.iter().zip(&vals).enumerate() {
+                    if staged[k] {
+                        self.line(indent, &format!("{t} = {t}_yield;"));
+                    } else if t != v {
                         self.line(indent, &format!("{t} = {v};"));
                     }
                 }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. } => {
-                let mut names = Vec::new();
-                for &a in iter_args {
-                    if self.rooted(a) {
-                        // One buffer throughout the loop: the yields assign it to itself.
-                        names.push(self.tensor_ref(a));
-                        continue;
-                    }
-                    let r = self.name(a);
-                    let init = match &self.prog.var(a).kind {
-                        crate::ir::VarKind::IterArg { init } => self.value(init),
-                        _ => String::new(),
-                    };
-                    if !self.declared.contains(&r) && r != init {
-                        let ty = self.decl_type(a, *span);
-                        self.line(indent, &format!("{ty} {r} = {init};"));
-                        self.declared.insert(r.clone());
-                    }
-                    names.push(r);
-                }
+                let names = self.carry_in(iter_args, indent, *span);
                 let i = self.name(*loop_var);
                 let (start, stop, step) = (self.expr(start), self.expr(stop), self.expr(step));
                 self.line(indent, &format!("for (int64_t {i} = {start}; {i} < {stop}; {i} += {step}) {{"));
                 self.line(indent + 4, "PTO2_SCOPE(rt) {");
+                let depth = self.carried.len();
+                self.carried.extend(names.iter().cloned());
                 self.stmt(body, indent + 8, &names);
+                self.carried.truncate(depth);
                 self.line(indent + 4, "}");
                 self.line(indent, "}");
-                // A result named differently from its iter arg (no SSA versions) gets the final
-                // value; the reference leaves it undeclared.
-                for (&r, a) in return_vars.iter().zip(&names) {
-                    if self.rooted(r) {
-                        continue;
-                    }
-                    let n = self.name(r);
-                    if n != *a {
-                        if self.declared.contains(&n) {
-                            self.line(indent, &format!("{n} = {a};"));
-                        } else {
-                            let ty = self.decl_type(r, *span);
-                            self.line(indent, &format!("{ty} {n} = {a};"));
-                            self.declared.insert(n);
-                        }
-                    }
-                }
+                self.carry_out(return_vars, &names, indent, *span);
+            }
+            // Like a `for`: the condition reads the loop-carried variables, declared before the
+            // loop and assigned by the yield at the end of the body.
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                let names = self.carry_in(iter_args, indent, *span);
+                let c = self.expr(cond);
+                self.line(indent, &format!("while ({c}) {{"));
+                self.line(indent + 4, "PTO2_SCOPE(rt) {");
+                let depth = self.carried.len();
+                self.carried.extend(names.iter().cloned());
+                self.stmt(body, indent + 8, &names);
+                self.carried.truncate(depth);
+                self.line(indent + 4, "}");
+                self.line(indent, "}");
+                self.carry_out(return_vars, &names, indent, *span);
             }
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 let mut names = Vec::new();
@@ -543,11 +562,53 @@ impl Emitter<'_, '_> {
                 }
                 self.line(indent, "}");
             }
-            Stmt::While { span, .. } => {
-                self.unsupported(*span, "orchestration codegen: while loops are not supported".into())
-            }
             Stmt::Break { span } | Stmt::Continue { span } => {
                 self.unsupported(*span, format!("orchestration codegen: `{}` is not supported", s.node_name()))
+            }
+        }
+    }
+
+    /// Declares the loop-carried variables of a loop before it, from their inits; returns their
+    /// names (the targets of the body's yield).
+    fn carry_in(&mut self, iter_args: &[VarId], indent: usize, span: Span) -> Vec<String> {
+        let mut names = Vec::new();
+        for &a in iter_args {
+            if self.rooted(a) {
+                // One buffer throughout the loop: the yields assign it to itself.
+                names.push(self.tensor_ref(a));
+                continue;
+            }
+            let r = self.name(a);
+            let init = match &self.prog.var(a).kind {
+                crate::ir::VarKind::IterArg { init } => self.value(init),
+                _ => String::new(),
+            };
+            if !self.declared.contains(&r) && r != init {
+                let ty = self.decl_type(a, span);
+                self.line(indent, &format!("{ty} {r} = {init};"));
+                self.declared.insert(r.clone());
+            }
+            names.push(r);
+        }
+        names
+    }
+
+    /// After a loop: a result named differently from its iter arg (no SSA versions) gets the
+    /// final value; the reference leaves it undeclared.
+    fn carry_out(&mut self, return_vars: &[VarId], names: &[String], indent: usize, span: Span) {
+        for (&r, a) in return_vars.iter().zip(names) {
+            if self.rooted(r) {
+                continue;
+            }
+            let n = self.name(r);
+            if n != *a {
+                if self.declared.contains(&n) {
+                    self.line(indent, &format!("{n} = {a};"));
+                } else {
+                    let ty = self.decl_type(r, span);
+                    self.line(indent, &format!("{ty} {n} = {a};"));
+                    self.declared.insert(n);
+                }
             }
         }
     }
@@ -561,10 +622,7 @@ impl Emitter<'_, '_> {
                 let kind = other.kind_name();
                 self.unsupported(
                     span,
-                    format!(
-                        "orchestration codegen: loop-carried {kind} '{}' is not supported",
-                        self.prog.var_name(v)
-                    ),
+                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.prog.var_name(v)),
                 );
                 String::new()
             }
@@ -581,6 +639,19 @@ impl Emitter<'_, '_> {
             ExprKind::TupleGetItem(..) => {}
             _ if self.rooted(var) => {}
             _ => {
+                let mut x = x;
+                if self.carried.contains(&x) {
+                    let mut k = 0;
+                    let fresh = loop {
+                        let n = if k == 0 { format!("{x}_next") } else { format!("{x}_next{k}") };
+                        if !self.declared.contains(&n) {
+                            break n;
+                        }
+                        k += 1;
+                    };
+                    self.renamed.insert(var, fresh.clone());
+                    x = fresh;
+                }
                 let ty = match self.prog.var_type(var) {
                     Type::Scalar(d) => c_type(*d).to_string(),
                     Type::Tensor(_) => "Tensor".to_string(),
@@ -736,10 +807,7 @@ impl Emitter<'_, '_> {
             self.line(indent + 4, &format!("{p},"));
         }
         self.line(indent, "};");
-        self.line(
-            indent,
-            &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()),
-        );
+        self.line(indent, &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()));
     }
 
     /// The `PTOParam` of argument `i` of a call of `func`.
@@ -806,10 +874,16 @@ impl Emitter<'_, '_> {
                 let dtype = func.params.get(i).map(|p| self.prog.var_type(p.var));
                 Some(match dtype {
                     Some(Type::Scalar(DataType::Fp16)) => {
-                        format!("make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */", half::f16::from_f64(*v).to_bits())
+                        format!(
+                            "make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */",
+                            half::f16::from_f64(*v).to_bits()
+                        )
                     }
                     Some(Type::Scalar(DataType::Bf16)) => {
-                        format!("make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */", half::bf16::from_f64(*v).to_bits())
+                        format!(
+                            "make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */",
+                            half::bf16::from_f64(*v).to_bits()
+                        )
                     }
                     _ => format!("make_scalar_param(float_to_u64({v:.6}f))"),
                 })

@@ -3,7 +3,9 @@
 
 use super::base_name;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, UnOp};
+use std::collections::BTreeMap;
+
+use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, UnOp, VarId};
 
 /// C type of a scalar dtype (§4.5).
 pub fn c_type(d: DataType) -> &'static str {
@@ -27,9 +29,23 @@ pub fn c_type(d: DataType) -> &'static str {
 /// The C++ text of `e`. Errors (unsupported node kinds) are appended to `errors`; the returned
 /// text is then unusable.
 pub fn render(prog: &Program, e: &Expr, errors: &mut Vec<Diagnostic>) -> String {
-    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render(prog, x, errors);
+    render_renamed(prog, e, &BTreeMap::new(), errors)
+}
+
+/// [`render`] with some variables under other names than their base names (`renamed`: an
+/// assignment in a loop body that would hide the loop-carried variable of its name).
+pub fn render_renamed(
+    prog: &Program,
+    e: &Expr,
+    renamed: &BTreeMap<VarId, String>,
+    errors: &mut Vec<Diagnostic>,
+) -> String {
+    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render_renamed(prog, x, renamed, errors);
     match &e.kind {
-        ExprKind::Var(v) => base_name(prog.var_name(*v)).to_string(),
+        ExprKind::Var(v) => match renamed.get(v) {
+            Some(n) => n.clone(),
+            None => base_name(prog.var_name(*v)).to_string(),
+        },
         ExprKind::ConstInt(v, _) => v.to_string(),
         ExprKind::ConstFloat(v, _) => format!("{v:.6}"),
         ExprKind::ConstBool(b) => u8::from(*b).to_string(),
