@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// genmix programs per kind (seeds 1..=N), generated at test time.
-pub const GENMIX_PER_KIND: u64 = 30;
+pub const GENMIX_PER_KIND: u64 = 45;
 pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "reduce", "scalar", "mixed"];
 
 #[derive(Clone, Debug)]
