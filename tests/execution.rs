@@ -37,6 +37,7 @@ mod execution {
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -73,6 +74,11 @@ impl Outcome {
 
 type Results = Arc<Mutex<Vec<(String, Outcome)>>>;
 
+/// Nanoseconds spent in ptoc's `--emit cpp` and in the interpreter's comparison runs, summed
+/// over the trials (the compiler, link and run times are in `toolchain::STATS`).
+static PTOC_NS: AtomicU64 = AtomicU64::new(0);
+static INTERP_NS: AtomicU64 = AtomicU64::new(0);
+
 fn main() {
     let args = Arguments::from_args();
     common::quiet_panics();
@@ -90,11 +96,15 @@ fn main() {
     let expected_text = std::fs::read_to_string(root.join(expected::FILE)).unwrap_or_default();
     let listed = expected::parse(&expected_text);
     let updating = std::env::var_os("PTOC_UPDATE_EXEC_FAILURES").is_some_and(|v| v == "1");
-    let programs = corpus::programs(&root);
+    let mut programs = corpus::programs(&root);
+    let mut trials = Vec::new();
+    match corpus::heldout(std::env::var(corpus::HELDOUT_VAR).ok().as_deref()) {
+        Ok(extra) => programs.extend(extra),
+        Err(why) => trials.push(Trial::test("exec/heldout", move || Err(Failed::from(why)))),
+    }
     let results: Results = Arc::default();
     let invalid_listed = invalid::parse(&std::fs::read_to_string(root.join(invalid::FILE)).unwrap_or_default());
 
-    let mut trials = Vec::new();
     {
         let ids: Vec<String> = programs.iter().map(|p| p.id.clone()).collect();
         let listed = listed.clone();
@@ -130,10 +140,13 @@ fn main() {
     for p in programs {
         let invalid_map = Arc::clone(&invalid_map);
         let (tc, results, root) = (Arc::clone(&toolchain), Arc::clone(&results), root.clone());
-        let entry = listed_map.get(&p.id).cloned();
+        // Held-out programs are judged with no expectation: any failure is reported.
+        let heldout = p.id.starts_with(corpus::HELDOUT_PREFIX);
+        let entry = listed_map.get(&p.id).cloned().filter(|_| !heldout);
         trials.push(Trial::test(p.id.clone(), move || {
             let start = Instant::now();
-            let outcome = common::guard(|| run_program(&tc, &root, &p, invalid_map.get(&p.id)))
+            let invalid = invalid_map.get(&p.id).filter(|_| !heldout);
+            let outcome = common::guard(|| run_program(&tc, &root, &p, invalid))
                 .unwrap_or_else(|panic| Outcome::Fail(Class::Ice, format!("harness or ptoc {panic}")));
             results.lock().unwrap().push((p.id.clone(), outcome.clone()));
             if let Outcome::Fail(c, why) = &outcome {
@@ -154,10 +167,16 @@ fn main() {
 
     let conclusion = libtest_mimic::run(&args, trials);
     let results = results.lock().unwrap().clone();
-    summary(&results, &toolchain);
+    let (heldout, corpus_results): (Vec<_>, Vec<_>) =
+        results.iter().cloned().partition(|(id, _)| id.starts_with(corpus::HELDOUT_PREFIX));
+    summary("execution summary", &corpus_results, &toolchain);
+    summary("held-out summary", &heldout, &toolchain);
+    if !results.is_empty() {
+        timings();
+    }
     if updating && !results.is_empty() {
         let mut map = listed_map;
-        for (id, outcome) in &results {
+        for (id, outcome) in results.iter().filter(|(id, _)| !id.starts_with(corpus::HELDOUT_PREFIX)) {
             match outcome.failure() {
                 Some((class, why)) => {
                     map.insert(id.clone(), Entry { class, reason: expected::short_reason(why) });
@@ -179,7 +198,7 @@ fn main() {
     conclusion.exit();
 }
 
-fn summary(results: &[(String, Outcome)], tc: &Toolchain) {
+fn summary(label: &str, results: &[(String, Outcome)], tc: &Toolchain) {
     if results.is_empty() {
         return;
     }
@@ -207,10 +226,29 @@ fn summary(results: &[(String, Outcome)], tc: &Toolchain) {
         "excluded",
     ];
     let line: Vec<String> = order.iter().map(|k| format!("{} {k}", counts.get(k).copied().unwrap_or(0))).collect();
-    println!("execution summary ({} programs, {}): {}", results.len(), tc.version, line.join(", "));
+    println!("{label} ({} programs, {}): {}", results.len(), tc.version, line.join(", "));
     if !interp::available() {
         println!("(not compared: this ptoc has no `ptoc run` interpreter)");
     }
+}
+
+/// Where the time went (one line).
+fn timings() {
+    let st = &toolchain::STATS;
+    let secs = |a: &AtomicU64| a.load(Ordering::Relaxed) as f64 / 1e9;
+    let n = |a: &std::sync::atomic::AtomicUsize| a.load(Ordering::Relaxed);
+    println!(
+        "execution time, summed over trials: ptoc --emit cpp {:.1}s, clang {:.1}s ({} compilations, {} objects cached), link {:.1}s ({}), runs {:.1}s ({}), interpreter {:.1}s",
+        secs(&PTOC_NS),
+        secs(&st.compile_ns),
+        n(&st.compiles),
+        n(&st.cached_objects),
+        secs(&st.link_ns),
+        n(&st.links),
+        secs(&st.run_ns),
+        n(&st.runs),
+        secs(&INTERP_NS),
+    );
 }
 
 /// Runs ptoc in-process.
@@ -256,7 +294,10 @@ fn read_npy(path: &Path) -> Result<Array, String> {
 }
 
 fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option<&invalid::Invalid>) -> Outcome {
-    match self_agreement(tc, root, p).and_then(|()| try_program(tc, root, p, invalid)) {
+    let started = Instant::now();
+    let agreed = self_agreement(tc, root, p);
+    INTERP_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    match agreed.and_then(|()| try_program(tc, root, p, invalid)) {
         Ok(o) => o,
         Err((c, why)) => Outcome::Fail(c, why),
     }
@@ -281,7 +322,8 @@ fn self_agreement(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<()> 
     let Ok(source) = std::fs::read_to_string(&file) else { return Ok(()) };
     let Ok(written) = ptoc::driver::frontend(&source) else { return Ok(()) };
     // Messages go into the expected-failures file: no machine-specific paths in them.
-    let (file_s, file_name) = (file.to_string_lossy().into_owned(), file.file_name().unwrap_or_default().to_string_lossy());
+    let (file_s, file_name) =
+        (file.to_string_lossy().into_owned(), file.file_name().unwrap_or_default().to_string_lossy());
     let first_error = |why: &str| first_error(why).replace(&file_s, &file_name);
     let work = work_dir(tc, &p.id).map_err(harness)?.join("self");
     let _ = std::fs::remove_dir_all(&work);
@@ -332,6 +374,111 @@ fn harness(e: String) -> (Class, String) {
     (Class::Ice, format!("harness: {e}"))
 }
 
+/// ptoc's sync optimisation levels (issue 18): the C++ is built and run at both, `-O1` (the
+/// default) first; its results must match the interpreter's at both levels.
+const OPT_LEVELS: [&str; 2] = ["-O1", "-O0"];
+
+/// ptoc's C++ files of a program, by path relative to the output directory.
+fn cpp_files(out: &driver::Output) -> BTreeMap<String, String> {
+    out.files
+        .iter()
+        .map(|(path, bytes)| {
+            let rel = path.strip_prefix("cpp").unwrap_or(path);
+            (common::relative_name(rel, Path::new("")), String::from_utf8_lossy(bytes).into_owned())
+        })
+        .collect()
+}
+
+/// Writes `files` under `dir`, compiles every kernel and orchestration file and the host main
+/// of `funcs` (at most JOBS at a time, cached by content), links them. `Err` is compile-fail.
+fn build(
+    tc: &Toolchain,
+    files: &BTreeMap<String, String>,
+    funcs: &[FuncSig],
+    dir: &Path,
+    tidy: &dyn Fn(&str) -> String,
+) -> Step<PathBuf> {
+    for (rel, text) in files {
+        write(&dir.join("cpp").join(rel), text.as_bytes()).map_err(harness)?;
+    }
+    let table = host::kernel_table(files.get("kernel_config.py").map_or("", String::as_str));
+    let mut units: Vec<(String, String, Vec<String>, bool)> = Vec::new();
+    for (rel, text) in files {
+        let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".cpp").to_string();
+        if rel.starts_with("kernels/") && rel.ends_with(".cpp") {
+            units.push((rel.clone(), text.clone(), host::rename_flags(Kind::Kernel, &stem), true));
+        } else if rel.starts_with("orchestration/") && rel.ends_with(".cpp") {
+            units.push((rel.clone(), text.clone(), host::rename_flags(Kind::Orchestration, &stem), false));
+        }
+    }
+    let main = host::main_cpp(funcs, &table);
+    write(&dir.join("host_main.cpp"), main.as_bytes()).map_err(harness)?;
+    units.push(("host_main.cpp".into(), main, Vec::new(), false));
+    let compiled: Vec<(String, Result<PathBuf, String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = units
+            .iter()
+            .map(|(rel, text, flags, pch)| (rel, s.spawn(move || tc.object(rel, text, flags, *pch))))
+            .collect();
+        handles.into_iter().map(|(rel, h)| (rel.clone(), h.join().unwrap_or_else(|_| Err("panicked".into())))).collect()
+    });
+    let mut objs = Vec::new();
+    let mut errors = Vec::new();
+    for (rel, r) in compiled {
+        match r {
+            Ok(o) => objs.push(o),
+            Err(log) => {
+                // An error in a header is reported with the TU it came from.
+                let e = tidy(&first_error(&log));
+                errors.push(if e.starts_with(&rel) { e } else { format!("{rel}: {e}") });
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err((Class::CompileFail, errors.join("\n")));
+    }
+    tc.link(&objs).map_err(|log| (Class::CompileFail, format!("link: {}", tidy(&first_error(&log)))))
+}
+
+/// Runs `exe <f> <in_dir> <out_dir>`; `Err` is run-fail, with `run` (`<f>/<input set>`) and
+/// what went wrong.
+fn run_function(
+    exe: &Path,
+    f: &str,
+    run: &str,
+    in_dir: &Path,
+    out_dir: &Path,
+    tidy: &dyn Fn(&str) -> String,
+) -> Step<()> {
+    std::fs::create_dir_all(out_dir).map_err(|e| harness(e.to_string()))?;
+    let r = toolchain::run(exe, &[f, &in_dir.to_string_lossy(), &out_dir.to_string_lossy()]).map_err(harness)?;
+    let why = match (r.timed_out, r.code) {
+        (true, _) => Some(format!("timed out after {}s", toolchain::RUN_TIMEOUT.as_secs())),
+        (_, Some(0)) => None,
+        (_, Some(3)) => Some("wrote outside a tensor".into()),
+        (_, Some(c)) => Some(format!("exit status {c}")),
+        (_, None) => Some("crashed".into()),
+    };
+    let _ = std::fs::write(out_dir.join("stderr.txt"), &r.stderr);
+    match why {
+        None => Ok(()),
+        Some(why) => {
+            // An assertion message starts with the executable's name (a hash).
+            let exe_prefix = format!("{}: ", exe.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+            let detail = tidy(&run_failure_detail(&r.stderr.replace(&exe_prefix, "")));
+            Err((Class::RunFail, format!("{run}: {why}: {detail}")))
+        }
+    }
+}
+
+/// Prefixes a failure at `-O0` with the level (a failure at the default `-O1` has no prefix).
+fn at_level(level: &str, (c, why): (Class, String)) -> (Class, String) {
+    if level == OPT_LEVELS[0] {
+        (c, why)
+    } else {
+        (c, format!("{level}: {why}"))
+    }
+}
+
 fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option<&invalid::Invalid>) -> Step<Outcome> {
     let file = corpus::materialize(root, &tc.cache, &p.source).map_err(harness)?;
     let file_s = file.to_string_lossy().into_owned();
@@ -341,8 +488,10 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
     let isa_include = format!("{}/", tc.pto_isa.join("include").display());
     let tidy = |s: &str| s.replace(&file_s, &file_name).replace(&isa_include, "");
 
-    // 1. C++ from ptoc, and the signatures from its IR.
-    let out = ptoc(&["--error-format", "short", "--emit", "cpp", "-o", "cpp", &file_s]);
+    // 1. C++ from ptoc at the default level, and the signatures from its IR.
+    let started = Instant::now();
+    let out = ptoc(&["--error-format", "short", "--emit", "cpp", OPT_LEVELS[0], "-o", "cpp", &file_s]);
+    PTOC_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if let Some(inv) = invalid {
         return if out.code == 1 && invalid::diagnosed(&stderr, &inv.code) {
@@ -358,17 +507,7 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
         1 => return Err((Class::Refused, tidy(&stderr))),
         code => return Err((Class::Ice, format!("ptoc exited with {code}: {}", tidy(&stderr)))),
     }
-    let files: BTreeMap<String, String> = out
-        .files
-        .iter()
-        .map(|(path, bytes)| {
-            let rel = path.strip_prefix("cpp").unwrap_or(path);
-            (common::relative_name(rel, Path::new("")), String::from_utf8_lossy(bytes).into_owned())
-        })
-        .collect();
-    for (rel, text) in &files {
-        write(&work.join("cpp").join(rel), text.as_bytes()).map_err(harness)?;
-    }
+    let files = cpp_files(&out);
     let source = std::fs::read_to_string(&file).map_err(|e| harness(e.to_string()))?;
     let lowered = signature::lowered(&source).map_err(harness)?;
     let mut funcs: Vec<FuncSig> = Vec::new();
@@ -398,52 +537,14 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
     }
 
     // 2. Compile every generated TU and the host main, two at a time; link.
-    let table = host::kernel_table(files.get("kernel_config.py").map_or("", String::as_str));
-    let mut units: Vec<(String, String, Vec<String>, bool)> = Vec::new();
-    for (rel, text) in &files {
-        let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".cpp").to_string();
-        if rel.starts_with("kernels/") && rel.ends_with(".cpp") {
-            units.push((rel.clone(), text.clone(), host::rename_flags(Kind::Kernel, &stem), true));
-        } else if rel.starts_with("orchestration/") && rel.ends_with(".cpp") {
-            units.push((rel.clone(), text.clone(), host::rename_flags(Kind::Orchestration, &stem), false));
-        }
-    }
-    let main = host::main_cpp(&funcs, &table);
-    write(&work.join("host_main.cpp"), main.as_bytes()).map_err(harness)?;
-    units.push(("host_main.cpp".into(), main, Vec::new(), false));
-    let compiled: Vec<(String, Result<PathBuf, String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = units
-            .iter()
-            .map(|(rel, text, flags, pch)| (rel, s.spawn(move || tc.object(rel, text, flags, *pch))))
-            .collect();
-        handles.into_iter().map(|(rel, h)| (rel.clone(), h.join().unwrap_or_else(|_| Err("panicked".into())))).collect()
-    });
-    let mut objs = Vec::new();
-    let mut errors = Vec::new();
-    for (rel, r) in compiled {
-        match r {
-            Ok(o) => objs.push(o),
-            Err(log) => {
-                // An error in a header is reported with the TU it came from.
-                let e = tidy(&first_error(&log));
-                errors.push(if e.starts_with(&rel) { e } else { format!("{rel}: {e}") });
-            }
-        }
-    }
-    if !errors.is_empty() {
-        return Err((Class::CompileFail, errors.join("\n")));
-    }
-    let exe = tc.link(&objs).map_err(|log| (Class::CompileFail, format!("link: {}", tidy(&first_error(&log)))))?;
-    // An assertion message starts with the executable's name (a hash).
-    let exe_prefix = format!("{}: ", exe.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+    let exe = build(tc, &files, &funcs, &work, &tidy)?;
 
     // 3. Run every function on INPUT_SETS sets of inputs (scalar arguments differ between
     // them, so both sides of a scalar `if` have a chance).
     let runs: Vec<(&FuncSig, String)> =
         funcs.iter().flat_map(|f| (0..INPUT_SETS).map(move |k| (f, format!("{}/{k}", f.name)))).collect();
     for (f, run) in &runs {
-        let (in_dir, out_dir) = (work.join("in").join(run), work.join("cpp-out").join(run));
-        std::fs::create_dir_all(&out_dir).map_err(|e| harness(e.to_string()))?;
+        let in_dir = work.join("in").join(run);
         let mut rng = inputs::Rng::new(&format!("{}/{run}", p.id));
         for prm in &f.params {
             let a = match &prm.ty {
@@ -455,30 +556,40 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
         for (i, t) in &f.extra_returns {
             write(&in_dir.join(format!("return_{i}.npy")), &inputs::tensor(&mut rng, t).to_npy()).map_err(harness)?;
         }
-        let r =
-            toolchain::run(&exe, &[&f.name, &in_dir.to_string_lossy(), &out_dir.to_string_lossy()]).map_err(harness)?;
-        let why = match (r.timed_out, r.code) {
-            (true, _) => Some(format!("timed out after {}s", toolchain::RUN_TIMEOUT.as_secs())),
-            (_, Some(0)) => None,
-            (_, Some(3)) => Some("wrote outside a tensor".into()),
-            (_, Some(c)) => Some(format!("exit status {c}")),
-            (_, None) => Some("crashed".into()),
-        };
-        let _ = std::fs::write(out_dir.join("stderr.txt"), &r.stderr);
-        if let Some(why) = why {
-            let detail = tidy(&run_failure_detail(&r.stderr.replace(&exe_prefix, "")));
-            return Err((Class::RunFail, format!("{run}: {why}: {detail}")));
-        }
+        run_function(&exe, &f.name, run, &in_dir, &work.join("cpp-out").join(run), &tidy)?;
     }
 
     // 4. Compare with the interpreter, after the default pipeline and before any pass.
-    if !interp::available() {
-        return Ok(Outcome::NotCompared);
+    // `references[i]`: for run i, every output file of the C++ with its dtype and the file it
+    // must match (the interpreter's; without an interpreter, the `-O1` C++'s, for `-O0`).
+    let mut references: Vec<Vec<(String, execution::npy::Elem, PathBuf)>> = Vec::new();
+    let compared = interp::available();
+    if !compared {
+        for (f, run) in &runs {
+            let mut outs = Vec::new();
+            for prm in &f.params {
+                if let ParamType::Tensor(t) = &prm.ty {
+                    outs.push((
+                        prm.name.clone(),
+                        t.elem,
+                        work.join("cpp-out").join(run).join(format!("{}.npy", prm.name)),
+                    ));
+                }
+            }
+            for (i, t) in &f.extra_returns {
+                outs.push((
+                    format!("return_{i}"),
+                    t.elem,
+                    work.join("cpp-out").join(run).join(format!("return_{i}.npy")),
+                ));
+            }
+            references.push(outs);
+        }
     }
-    let before = ptoc::driver::frontend(&source).ok();
+    let before = if compared { ptoc::driver::frontend(&source).ok() } else { None };
     let before_sigs: Vec<(String, Result<FuncSig, String>)> =
         before.as_ref().map(signature::signatures).unwrap_or_default();
-    for (f, run) in &runs {
+    for (f, run) in runs.iter().filter(|_| compared) {
         let in_dir = work.join("in").join(run);
         let cpp_dir = work.join("cpp-out").join(run);
         // `ptoc run` names parameters as the source writes them (`a`, where the IR after
@@ -506,29 +617,36 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
             .map(|(n, prm)| (n.clone(), in_dir.join(format!("{}.npy", prm.name))))
             .collect();
         let ref_dir = work.join("interp").join(run);
-        interp::run(&file, "default", &f.name, &inputs, &ref_dir).map_err(|e| (Class::InterpFail, e))?;
+        let started = Instant::now();
+        let ran = interp::run(&file, "default", &f.name, &inputs, &ref_dir).map_err(|e| (Class::InterpFail, e));
+        INTERP_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        ran?;
         // Every file the C++ wrote has its counterpart from the interpreter.
-        let mut outputs: Vec<(String, String, execution::npy::Elem)> = Vec::new();
+        let mut outputs: Vec<(String, execution::npy::Elem, PathBuf)> = Vec::new();
         for (prm, n) in f.params.iter().zip(&run_names) {
             if let ParamType::Tensor(t) = &prm.ty {
-                outputs.push((prm.name.clone(), n.clone(), t.elem));
+                outputs.push((prm.name.clone(), t.elem, ref_dir.join(format!("{n}.npy"))));
             }
         }
         for (i, t) in &f.extra_returns {
-            outputs.push((format!("return_{i}"), format!("return_{i}"), t.elem));
+            outputs.push((format!("return_{i}"), t.elem, ref_dir.join(format!("return_{i}.npy"))));
         }
-        for (name, run_name, elem) in &outputs {
+        for (name, elem, want) in &outputs {
             let got = read_npy(&cpp_dir.join(format!("{name}.npy"))).map_err(harness)?;
-            let want = read_npy(&ref_dir.join(format!("{run_name}.npy"))).map_err(|e| (Class::InterpFail, e))?;
+            let want = read_npy(want).map_err(|e| (Class::InterpFail, e))?;
             compare::compare(&got, &want, *elem)
                 .map_err(|e| (Class::Mismatch, format!("{run}: {name}: C++ vs interpreter: {e}")))?;
         }
+        references.push(outputs);
         // The same function before the passes (outlined kernels do not exist there).
         let Some(b) = before_sig else {
             continue;
         };
         let none_dir = work.join("interp-none").join(run);
-        interp::run(&file, "none", &f.name, &inputs, &none_dir).map_err(|e| (Class::InterpFail, e))?;
+        let started = Instant::now();
+        let ran = interp::run(&file, "none", &f.name, &inputs, &none_dir).map_err(|e| (Class::InterpFail, e));
+        INTERP_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        ran?;
         for (bp, fp) in b.params.iter().zip(&f.params) {
             if let ParamType::Tensor(t) = &fp.ty {
                 let after = read_npy(&ref_dir.join(format!("{}.npy", bp.name))).map_err(|e| (Class::InterpFail, e))?;
@@ -540,7 +658,48 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
             }
         }
     }
-    Ok(Outcome::Pass)
+
+    // 5. The other optimisation levels: the same functions on the same inputs must give the
+    // same results. A level whose C++ is the same text, or links the same objects, gives the
+    // same executable: it is not run again (the executable is deterministic).
+    // Generated programs run at the default level only: building every one twice would take
+    // the suite past its CI time budget; the hand-written corpora (examples, lit, DSL
+    // conformance, cpusim programs) cover both levels, and tests/sync_levels.rs checks every
+    // generated program's -O1 sync ops against -O0 and the hazard checker.
+    let levels: &[&str] = if p.id.starts_with("exec/genmix/") || p.id.starts_with("exec/heldout/") { &[] } else { &OPT_LEVELS[1..] };
+    for level in levels {
+        let started = Instant::now();
+        let out = ptoc(&["--error-format", "short", "--emit", "cpp", level, "-o", "cpp", &file_s]);
+        PTOC_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        match out.code {
+            0 => {}
+            1 => return Err(at_level(level, (Class::Refused, tidy(&stderr)))),
+            code => return Err(at_level(level, (Class::Ice, format!("ptoc exited with {code}: {}", tidy(&stderr))))),
+        }
+        let level_files = cpp_files(&out);
+        if level_files == files {
+            continue;
+        }
+        let dir = work.join(level.trim_start_matches('-'));
+        let level_exe = build(tc, &level_files, &funcs, &dir, &tidy).map_err(|e| at_level(level, e))?;
+        if level_exe == exe {
+            continue;
+        }
+        for ((f, run), outputs) in runs.iter().zip(&references) {
+            let out_dir = dir.join("cpp-out").join(run);
+            run_function(&level_exe, &f.name, run, &work.join("in").join(run), &out_dir, &tidy)
+                .map_err(|e| at_level(level, e))?;
+            for (name, elem, want) in outputs {
+                let got = read_npy(&out_dir.join(format!("{name}.npy"))).map_err(harness)?;
+                let want = read_npy(want).map_err(harness)?;
+                let against = if compared { "interpreter" } else { "C++ at -O1" };
+                compare::compare(&got, &want, *elem)
+                    .map_err(|e| at_level(level, (Class::Mismatch, format!("{run}: {name}: C++ vs {against}: {e}"))))?;
+            }
+        }
+    }
+    Ok(if compared { Outcome::Pass } else { Outcome::NotCompared })
 }
 
 /// The harness checks itself: a hand-written kernel writes one element, in bounds or just past

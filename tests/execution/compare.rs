@@ -76,6 +76,14 @@ mod tests {
         let e = compare(&f32s(&[1.0, 2.0]), &f32s(&[1.0, 2.5]), Elem::F32).unwrap_err();
         assert!(e.starts_with("1 of 2 elements differ") && e.contains("[1] 2 vs 2.5"), "{e}");
         assert!(compare(&f32s(&[f32::NAN]), &f32s(&[0.0]), Elem::F32).is_err());
+        // Division by a zero tile gives IEEE infinities on both sides (the NPU and the
+        // interpreter; the CPU simulator through ptoc_float_division.h): they compare by value.
+        let inf = f32::INFINITY;
+        assert!(compare(&f32s(&[inf, -inf]), &f32s(&[inf, -inf]), Elem::F32).is_ok());
+        assert!(compare(&f32s(&[-inf]), &f32s(&[inf]), Elem::F32).is_err());
+        assert!(compare(&f32s(&[f32::MAX]), &f32s(&[inf]), Elem::F32).is_err());
+        assert!(compare(&f32s(&[inf]), &f32s(&[f32::MAX]), Elem::F32).is_err());
+        assert!(compare(&f32s(&[f32::NAN]), &f32s(&[inf]), Elem::F32).is_err());
         let i = |v: i32| Array { descr: "<i4".into(), shape: vec![], data: v.to_le_bytes().to_vec() };
         assert!(compare(&i(3), &i(3), Elem::I32).is_ok());
         assert!(compare(&i(3), &i(4), Elem::I32).is_err());

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// genmix programs per kind (seeds 1..=N), generated at test time.
-pub const GENMIX_PER_KIND: u64 = 30;
+pub const GENMIX_PER_KIND: u64 = 43;
 pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "reduce", "scalar", "mixed"];
 
 #[derive(Clone, Debug)]
@@ -65,6 +65,40 @@ pub fn programs(root: &Path) -> Vec<Program> {
         }
     }
     out
+}
+
+/// Env var naming a held-out set: `<first seed>:<count>`.
+pub const HELDOUT_VAR: &str = "PTOC_EXEC_HELDOUT";
+/// Id prefix of held-out programs: never judged against the expected-failures or
+/// invalid-programs lists (every failure of theirs fails its trial).
+pub const HELDOUT_PREFIX: &str = "exec/heldout/";
+
+/// The held-out set of `PTOC_EXEC_HELDOUT=<first>:<count>`: genmix programs of every kind with
+/// seeds `first..first+count`, named `exec/heldout/<kind>_s<seed>`. The seeds must lie above
+/// the committed corpus's (`GENMIX_PER_KIND`), so that no expectation was ever fitted to them.
+/// `Ok(empty)` when the variable is unset.
+pub fn heldout(var: Option<&str>) -> Result<Vec<Program>, String> {
+    let Some(v) = var else { return Ok(Vec::new()) };
+    let bad = || format!("{HELDOUT_VAR}=`{v}`: expected <first seed>:<count>, e.g. 1000:20");
+    let (first, count) = v.split_once(':').ok_or_else(bad)?;
+    let (first, count): (u64, u64) =
+        (first.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
+    if first <= GENMIX_PER_KIND {
+        return Err(format!(
+            "{HELDOUT_VAR}=`{v}`: seeds 1..={GENMIX_PER_KIND} are the committed corpus; a held-out set starts above"
+        ));
+    }
+    let mut out = Vec::new();
+    for kind in GENMIX_KINDS {
+        for seed in first..first.saturating_add(count) {
+            out.push(Program {
+                id: format!("{HELDOUT_PREFIX}{kind}_s{seed}"),
+                source: Source::Genmix { kind, seed },
+                optional: false,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The path of the program's text; genmix programs are generated on first use into the

@@ -66,13 +66,12 @@ pub enum Seeded {
 /// Runs `func` of `file` after `pipeline` on inputs generated from `seed` (`ptoc run --seed`),
 /// writing its results into `out_dir`.
 pub fn run_seeded(file: &Path, pipeline: &str, func: &str, seed: u64, out_dir: &Path) -> Seeded {
-    let args: Vec<String> = [
-        "ptoc", "run", "--error-format", "short", "--pipeline", pipeline, "--func", func, "--seed",
-    ]
-    .into_iter()
-    .map(String::from)
-    .chain([seed.to_string(), "-o".into(), out_dir.display().to_string(), file.display().to_string()])
-    .collect();
+    let args: Vec<String> =
+        ["ptoc", "run", "--error-format", "short", "--pipeline", pipeline, "--func", func, "--seed"]
+            .into_iter()
+            .map(String::from)
+            .chain([seed.to_string(), "-o".into(), out_dir.display().to_string(), file.display().to_string()])
+            .collect();
     let out = driver::run(&args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if out.code != driver::exit::SUCCESS {

@@ -56,7 +56,9 @@ pub struct FuncSig {
 pub fn lowered(source: &str) -> Result<Program, String> {
     let prog = ptoc::driver::frontend(source).map_err(|d| format!("front end: {d:?}"))?;
     let env = PassEnv::new(Backend::Cce);
-    ptoc::passes::manager::Manager::new(&Pipeline::Default.passes(), env).run(prog).map_err(|d| format!("passes: {d:?}"))
+    ptoc::passes::manager::Manager::new(&Pipeline::Default.passes(), env)
+        .run(prog)
+        .map_err(|d| format!("passes: {d:?}"))
 }
 
 fn tensor_spec(ty: &Type) -> Result<TensorSpec, String> {

@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -43,8 +43,37 @@ pub struct Toolchain {
 /// Changes when what the cache stores changes (e.g. the text of cached failure logs).
 const CACHE_FORMAT: &str = "exec-cache-2";
 
-/// The header the PCH is built from: what every kernel includes first.
-const PCH_SOURCE: &str = "#include <cstdint>\n#include <pto/pto-inst.hpp>\n";
+/// The header the PCH is built from: what every kernel includes first, then the IEEE
+/// floating-point division of `ptoc_float_division.h` (why: that file).
+const PCH_SOURCE: &str = "#include <cstdint>\n#include <pto/pto-inst.hpp>\n#include \"ptoc_float_division.h\"\n";
+
+/// Time spent in each external step, summed over all trials (they run on several threads),
+/// for the summary line: where the execution test's time goes.
+pub struct Stats {
+    pub compile_ns: AtomicU64,
+    pub compiles: AtomicUsize,
+    pub cached_objects: AtomicUsize,
+    pub link_ns: AtomicU64,
+    pub links: AtomicUsize,
+    pub run_ns: AtomicU64,
+    pub runs: AtomicUsize,
+}
+
+pub static STATS: Stats = Stats {
+    compile_ns: AtomicU64::new(0),
+    compiles: AtomicUsize::new(0),
+    cached_objects: AtomicUsize::new(0),
+    link_ns: AtomicU64::new(0),
+    links: AtomicUsize::new(0),
+    run_ns: AtomicU64::new(0),
+    runs: AtomicUsize::new(0),
+};
+
+/// Adds the time since `start` to `ns` and one to `n`.
+pub fn account(ns: &AtomicU64, n: &AtomicUsize, start: Instant) {
+    ns.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    n.fetch_add(1, Ordering::Relaxed);
+}
 
 pub fn hash_hex(parts: &[&[u8]]) -> String {
     let mut out = String::new();
@@ -98,7 +127,17 @@ impl Toolchain {
         let headers_hash = hash_hex(&parts);
         let cache = root.join("target/exec-cache");
         let headers_mtimes = hash_hex(&[mtimes.as_bytes()]);
-        Ok(Toolchain { cxx, version, pto_isa, tensor_h, runtime, cache, headers_hash, headers_mtimes, pch: OnceLock::new() })
+        Ok(Toolchain {
+            cxx,
+            version,
+            pto_isa,
+            tensor_h,
+            runtime,
+            cache,
+            headers_hash,
+            headers_mtimes,
+            pch: OnceLock::new(),
+        })
     }
 
     pub fn flags(&self) -> Vec<String> {
@@ -141,7 +180,7 @@ impl Toolchain {
                 let tmp = dir.join(format!("{key}.pch.{}.tmp", unique()));
                 let mut cmd = Command::new(&self.cxx);
                 cmd.args(&flags).arg(&src).arg("-o").arg(&tmp);
-                let (ok, log) = self.exec(cmd);
+                let (ok, log) = self.exec(cmd, (&STATS.compile_ns, &STATS.compiles));
                 if !ok {
                     return Err(format!("building the precompiled header failed:\n{log}"));
                 }
@@ -165,9 +204,11 @@ impl Toolchain {
         let dir = self.cache.join("obj");
         let (obj, err) = (dir.join(format!("{key}.o")), dir.join(format!("{key}.err")));
         if obj.is_file() {
+            STATS.cached_objects.fetch_add(1, Ordering::Relaxed);
             return Ok(obj);
         }
         if let Ok(log) = std::fs::read_to_string(&err) {
+            STATS.cached_objects.fetch_add(1, Ordering::Relaxed);
             return Err(log);
         }
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -179,7 +220,7 @@ impl Toolchain {
         let tmp = dir.join(format!("{key}.o.{u}.tmp"));
         let mut cmd = Command::new(&self.cxx);
         cmd.args(&flags).arg("-c").arg(&src).arg("-o").arg(&tmp);
-        let (ok, log) = self.exec(cmd);
+        let (ok, log) = self.exec(cmd, (&STATS.compile_ns, &STATS.compiles));
         let _ = std::fs::remove_file(&src);
         if ok {
             std::fs::rename(&tmp, &obj).map_err(|e| e.to_string())?;
@@ -206,7 +247,7 @@ impl Toolchain {
         let tmp = dir.join(format!("{key}.{}.tmp", unique()));
         let mut cmd = Command::new(&self.cxx);
         cmd.args(objs).arg("-o").arg(&tmp).arg("-lm");
-        let (ok, log) = self.exec(cmd);
+        let (ok, log) = self.exec(cmd, (&STATS.link_ns, &STATS.links));
         if !ok {
             return Err(format!("link failed:\n{log}"));
         }
@@ -214,10 +255,14 @@ impl Toolchain {
         Ok(exe)
     }
 
-    /// Runs a compiler command in one of the JOBS slots; (success, combined output).
-    fn exec(&self, mut cmd: Command) -> (bool, String) {
+    /// Runs a compiler command in one of the JOBS slots, its time (once it has a slot) added
+    /// to `stat`; (success, combined output).
+    fn exec(&self, mut cmd: Command, stat: (&AtomicU64, &AtomicUsize)) -> (bool, String) {
         let _slot = Slot::take();
-        match cmd.output() {
+        let start = Instant::now();
+        let out = cmd.output();
+        account(stat.0, stat.1, start);
+        match out {
             Ok(o) => (
                 o.status.success(),
                 format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
@@ -295,6 +340,7 @@ pub fn run(exe: &Path, args: &[&str]) -> Result<RunResult, String> {
         std::thread::sleep(Duration::from_millis(5));
     };
     let stderr = reader.join().unwrap_or_default();
+    account(&STATS.run_ns, &STATS.runs, start);
     let code = status.and_then(|s| s.code());
     let stderr = match status {
         Some(s) if s.code().is_none() => format!("{stderr}\n(killed by a signal: {s})"),
