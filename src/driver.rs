@@ -234,11 +234,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,
         emit_cpp: cli.emit == Emit::Cpp,
         // Without -o, the one module of every function; with -o DIR, one file per kernel.
-        emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() {
-            PtoOutput::Files
-        } else {
-            PtoOutput::Module
-        }),
+        emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() { PtoOutput::Files } else { PtoOutput::Module }),
         disabled_rules: &cli.disable_rule,
         source_name: &file.name,
         verify_sync: cli.verify_sync,
