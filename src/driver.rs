@@ -242,6 +242,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         sync_postcondition: verify_level == VerifyLevel::Basic,
         stats: cli.stats,
         jobs: jobs(cli.jobs),
+        print_width: cli.print_width.map_or(crate::printer::NO_WRAP, usize::from),
     };
     let mut dumps = String::new();
     match compile::compile(&file.text, &request, &mut dumps) {

@@ -49,7 +49,8 @@ fn project_pto_files_round_trip() {
         };
         let text2 = ptoc::printer::print_program(&p2);
         if text1 != text2 {
-            failures.push(format!("{}: printing is not a fixpoint:\n--- first\n{text1}\n--- second\n{text2}", f.display()));
+            failures
+                .push(format!("{}: printing is not a fixpoint:\n--- first\n{text1}\n--- second\n{text2}", f.display()));
             continue;
         }
         let p3 = compile(&text2).expect("the same text parsed before");
@@ -60,4 +61,46 @@ fn project_pto_files_round_trip() {
     }
     assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), checked, failures.join("\n\n"));
     assert!(checked >= 20, "only {checked} files were checked");
+}
+
+/// `--print-width`: text printed at a narrow width (brackets wrapped over several lines) reads
+/// back as the same program, so printing it again at the default width gives exactly the
+/// direct default print; and a line is longer than the width only where nothing could break.
+#[test]
+fn narrow_width_text_round_trips() {
+    const WIDTH: usize = 60;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    pto_files(&root.join("lit-tests"), &mut files);
+    pto_files(&root.join("examples"), &mut files);
+    let (mut checked, mut wrapped) = (0, 0);
+    let mut failures = Vec::new();
+    for f in &files {
+        let Ok(source) = std::fs::read_to_string(f) else { continue };
+        let Ok(p1) = compile(&source) else { continue };
+        let default = ptoc::printer::print_program(&p1);
+        let narrow = ptoc::printer::print_program_width(&p1, WIDTH);
+        if narrow.lines().count() > default.lines().count() {
+            wrapped += 1;
+        }
+        match compile(&narrow) {
+            Ok(p2) => {
+                let again = ptoc::printer::print_program(&p2);
+                if again != default {
+                    failures
+                        .push(format!("{}: differs after the narrow round trip:\n{narrow}\n---\n{again}", f.display()));
+                }
+            }
+            Err(e) => failures.push(format!("{}: narrow text does not re-parse: {e}\n{narrow}", f.display())),
+        }
+        // A wrapped line ends at an opening bracket or a comma, or is a closing bracket.
+        for line in narrow.lines().filter(|l| l.len() > WIDTH) {
+            if !line.trim_end().ends_with(['(', '[', ',']) && !default.contains(line.trim_start()) {
+                failures.push(format!("{}: line longer than {WIDTH} that could have broken: {line}", f.display()));
+            }
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), checked, failures.join("\n\n"));
+    assert!(checked >= 20 && wrapped >= 10, "only {checked} files checked, {wrapped} wrapped");
 }

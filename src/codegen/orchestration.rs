@@ -26,6 +26,7 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
 use crate::ir::{Callee, DataType, Expr, ExprKind, Function, FunctionType, ParamDirection, Program, Stmt, Type, VarId};
 use crate::ops;
+use crate::ops::names;
 
 pub use expr::c_type;
 
@@ -676,7 +677,7 @@ impl Emitter<'_, '_> {
     ) {
         let arg_var = |i: usize| call.args.get(i).and_then(Expr::as_var);
         match op {
-            "tensor.create" => {
+            names::TENSOR_CREATE => {
                 // The buffer of a returned value comes from its argument slot.
                 if self.declared.contains(x)
                     || self.sig.ext_names.contains(x)
@@ -695,7 +696,7 @@ impl Emitter<'_, '_> {
                 );
                 self.declared.insert(x.to_string());
             }
-            "tensor.read" => {
+            names::TENSOR_READ => {
                 let (Some(t), Some(idx)) = (arg_var(0), call.args.get(1)) else {
                     return self.unsupported(span, "tensor.read requires a tensor variable and indices".into());
                 };
@@ -734,7 +735,7 @@ impl Emitter<'_, '_> {
                 }
                 self.declared.insert(x.to_string());
             }
-            "tensor.view" => {
+            names::TENSOR_VIEW => {
                 let Some(t) = arg_var(0) else {
                     return self.unsupported(span, "tensor.view requires a tensor variable".into());
                 };
@@ -750,7 +751,7 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("Tensor {x} = {src}.view({});", lists.join(", ")));
                 self.declared.insert(x.to_string());
             }
-            "tensor.dim" => {
+            names::TENSOR_DIM => {
                 let (Some(t), Some(axis)) = (arg_var(0), call.args.get(1).and_then(Expr::as_const_int)) else {
                     return self.unsupported(span, "tensor.dim requires a tensor variable and a constant axis".into());
                 };

@@ -89,6 +89,12 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text", help_heading = "Output")]
     pub stats: Option<StatsFormat>,
 
+    /// Wrap the printed IR (`--emit ir`) at N columns: a statement longer than N breaks inside
+    /// its brackets (call arguments, lists, type parameters), which the language joins back, so
+    /// the text reads back as the same program. Default: never wrap (one line per statement).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), help_heading = "Output")]
+    pub print_width: Option<u16>,
+
     /// Print the IR after every pass to stderr, each after a header line
     /// `# ==== after-NN-<pass> ====` (NN = 1-based position in the run).
     #[arg(long, help_heading = "IR dumps (to stderr)")]

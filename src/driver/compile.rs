@@ -47,6 +47,8 @@ pub struct Request<'a> {
     pub stats: Option<super::cli::StatsFormat>,
     /// Threads the compilation may use (`--jobs`); the output does not depend on it.
     pub jobs: usize,
+    /// `--print-width`: the line width of the printed IR (`printer::NO_WRAP` by default).
+    pub print_width: usize,
 }
 
 /// The two forms of PTO-ISA MLIR output (`pto-codegen.md` §1).
@@ -80,7 +82,7 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     } else if let Some(form) = req.emit_pto {
         emit_pto(&prog, form)
     } else {
-        Ok(Emitted::Ir(printer::print_program(&prog)))
+        Ok(Emitted::Ir(printer::print_program_width(&prog, req.print_width)))
     };
     if req.time_passes {
         timings.stop(if req.emit_cpp || req.emit_pto.is_some() { "codegen" } else { "print" });

@@ -137,6 +137,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
             == super::cli::VerifyLevel::Basic,
         stats: None,
         jobs: crate::parser::default_jobs(),
+        print_width: crate::printer::NO_WRAP,
     };
     let mut dumps = String::new();
     let prog = match super::compile::compile_program(&file.text, &request, &mut dumps) {

@@ -8,14 +8,15 @@ use super::numeric::{float_to_int, is_float, round_float, wrap_int, RoundMode};
 use super::value::{element_count, next_index, strides_of, Array, Num, Scalar, Tensor, Value};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, DataType, Expr, KwValue, OpId, Type};
+use crate::ops::names;
 
 /// Operators of the table that the interpreter refuses, with the reason (shown in the error).
 pub const NOT_EXECUTED: &[(&str, &str)] = &[
     (
-        "block.sels",
+        names::SELS,
         "its PyPTO signature (lhs, rhs, select_mode) has no counterpart in pto-isa (TSELS takes a mask tile and a scalar)",
     ),
-    ("test.op", "it exists only for the reference's unit tests and has no semantics"),
+    (names::TEST_OP, "it exists only for the reference's unit tests and has no semantics"),
 ];
 
 /// The message of the catch-all arm; a unit test checks that no operator of the table reaches it.
@@ -661,14 +662,15 @@ impl Cx<'_> {
     fn run(&self) -> Result<Value, Diagnostic> {
         let short = self.short();
         match self.name {
-            "system.sync_src" | "system.sync_dst" | "system.bar_v" | "system.bar_m" | "system.bar_all"
-            | "block.alloc" => Ok(Value::Unit),
+            names::SYNC_SRC | names::SYNC_DST | names::BAR_V | names::BAR_M | names::BAR_ALL | names::ALLOC => {
+                Ok(Value::Unit)
+            }
             // One core runs everything: block 0.
-            "block.get_block_idx" => Ok(Value::Scalar(Scalar::new(DataType::UInt64, Num::I(0)))),
+            names::GET_BLOCK_IDX => Ok(Value::Scalar(Scalar::new(DataType::UInt64, Num::I(0)))),
             // Fresh buffers hold zeros (device memory would be uninitialised).
-            "tensor.create" => Ok(Value::tensor(Array::zeros(self.out(DataType::Fp32), self.dims(0)?))),
-            "block.create_tile" => Ok(Value::tile(Array::zeros(self.out(DataType::Fp32), self.dims(0)?))),
-            "block.full" => {
+            names::TENSOR_CREATE => Ok(Value::tensor(Array::zeros(self.out(DataType::Fp32), self.dims(0)?))),
+            names::CREATE_TILE => Ok(Value::tile(Array::zeros(self.out(DataType::Fp32), self.dims(0)?))),
+            names::FULL => {
                 let shape = self.dims(0)?;
                 let v = self.scalar(1)?;
                 let n = shape.iter().product();
@@ -678,7 +680,7 @@ impl Cx<'_> {
                     std::iter::repeat_n(v.num, n),
                 )))
             }
-            "block.expands" => {
+            names::EXPANDS => {
                 let t = self.arr(0)?;
                 let v = self.scalar(1)?;
                 let n = t.len();
@@ -688,19 +690,19 @@ impl Cx<'_> {
                     std::iter::repeat_n(v.num, n),
                 )))
             }
-            "tensor.read" => {
+            names::TENSOR_READ => {
                 let t = self.tensor(0)?;
                 let idx = self.ints(1)?;
                 self.window_check(&idx, &vec![1; idx.len()], t.shape(), "tensor", 1)?;
                 let idx: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
                 Ok(Value::Scalar(Scalar::new(t.dtype(), t.get(&idx))))
             }
-            "tensor.dim" => {
+            names::TENSOR_DIM => {
                 let shape = self.arr(0)?.shape().to_vec();
                 let axis = norm_axis(self.scalar(1)?.num.as_i128(), shape.len()).map_err(|m| self.shape_err(m))?;
                 Ok(Value::Scalar(Scalar::new(DataType::Int64, Num::I(shape[axis] as i128))))
             }
-            "block.load" => {
+            names::LOAD => {
                 let t = self.tensor(0)?;
                 let off = self.ints(1)?;
                 let shape = self.dims(2)?;
@@ -718,7 +720,7 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(res))
             }
-            "block.store" | "block.l0c_store" => {
+            names::STORE | names::L0C_STORE => {
                 let tile = self.arr(0)?;
                 let off = self.ints(1)?;
                 let shape = self.dims(2)?;
@@ -746,7 +748,7 @@ impl Cx<'_> {
                 }
                 Ok(Value::Tensor(out))
             }
-            "block.move" => {
+            names::MOVE => {
                 let t = self.arr(0)?;
                 let t = if self.kw_bool("transpose", false) && t.shape().len() == 2 {
                     transpose_array(&t, 0, 1)
@@ -761,8 +763,8 @@ impl Cx<'_> {
                 )))
             }
             // Padding and pipe-to-pipe copies do not change values.
-            "block.vec_move" | "block.fillpad" => Ok(Value::tile(self.arr(0)?)),
-            "block.view" => {
+            names::VEC_MOVE | names::FILLPAD => Ok(Value::tile(self.arr(0)?)),
+            names::VIEW => {
                 let t = self.arr(0)?;
                 let shape = self.dims(1)?;
                 let off = self.ints(2)?;
@@ -783,7 +785,7 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(res))
             }
-            "block.reshape" => {
+            names::RESHAPE => {
                 let t = self.arr(0)?;
                 let shape = self.dims(1)?;
                 if shape.iter().product::<usize>() != t.len() {
@@ -791,7 +793,7 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(t.reshaped(shape)))
             }
-            "block.transpose" | "tensor.transpose" => {
+            names::TRANSPOSE | names::TENSOR_TRANSPOSE => {
                 let rank = self.arr(0)?.shape().len();
                 let a1 = norm_axis(self.scalar(1)?.num.as_i128(), rank).map_err(|m| self.shape_err(m))?;
                 let a2 = norm_axis(self.scalar(2)?.num.as_i128(), rank).map_err(|m| self.shape_err(m))?;
@@ -807,7 +809,7 @@ impl Cx<'_> {
                     _ => Ok(Value::tile(transpose_array(&self.arr(0)?, a1, a2))),
                 }
             }
-            "tensor.view" => {
+            names::TENSOR_VIEW => {
                 let t = self.tensor(0)?;
                 let shape = self.dims(1)?;
                 let off = self.ints(2)?;
@@ -840,7 +842,7 @@ impl Cx<'_> {
                     t.offset() + start_rel,
                 )))
             }
-            "tensor.reshape" => {
+            names::TENSOR_RESHAPE => {
                 let t = self.tensor(0)?;
                 let shape = self.dims(1)?;
                 if shape.iter().product::<usize>() != t.shape().iter().product::<usize>() {
@@ -852,7 +854,7 @@ impl Cx<'_> {
                     Ok(Value::tensor(t.to_array().reshaped(shape)))
                 }
             }
-            "tensor.assemble" => {
+            names::TENSOR_ASSEMBLE => {
                 let target = self.tensor(0)?;
                 let src = self.arr(1)?;
                 let off = self.ints(2)?;
@@ -868,7 +870,7 @@ impl Cx<'_> {
                 }
                 Ok(Value::Tensor(target))
             }
-            "block.cast" | "tensor.cast" => {
+            names::CAST | names::TENSOR_CAST => {
                 let a = self.arr(0)?;
                 let to = self.out(a.dtype());
                 let code = self.kw_int("mode", 2);
@@ -882,12 +884,12 @@ impl Cx<'_> {
                 let from = a.dtype();
                 self.elementwise(&[&a], to, |v| Ok(cast(v[0], from, to, mode)))
             }
-            "block.cmp" | "block.cmps" => {
+            names::CMP | names::CMPS => {
                 let (a, b) = (self.arr(0)?, self.arr(1)?);
                 let c = self.kw_int("cmp_type", 0);
                 self.elementwise(&[&a, &b], self.out(a.dtype()), |v| compare(c, v[0], v[1]))
             }
-            "block.sel" => {
+            names::SEL => {
                 let (m, l, r) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
                 // The mask selects the lhs element where it is non-zero (element-wise, not
                 // pto-isa's packed bit mask: block.cmp gives 1 / 0 elements here).
@@ -895,7 +897,7 @@ impl Cx<'_> {
                     Ok(if v[0].is_true() { v[1] } else { v[2] })
                 })
             }
-            "block.addc" | "block.subc" | "block.addsc" | "block.subsc" => {
+            names::ADDC | names::SUBC | names::ADDSC | names::SUBSC => {
                 let (a, b, c) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
                 let out = self.out(a.dtype());
                 let first = if short.starts_with("add") { Bin::Add } else { Bin::Sub };
@@ -904,7 +906,7 @@ impl Cx<'_> {
                     arith(Bin::Add, out, arith(first, out, v[0], v[1])?.to_dtype(out), v[2])
                 })
             }
-            "block.lrelu" | "block.prelu" => {
+            names::LRELU | names::PRELU => {
                 let (a, s) = (self.arr(0)?, self.arr(1)?);
                 let out = self.out(a.dtype());
                 self.elementwise(&[&a, &s], out, |v| {
@@ -915,27 +917,27 @@ impl Cx<'_> {
                     }
                 })
             }
-            "block.matmul" | "block.gemv" => {
+            names::MATMUL | names::GEMV => {
                 let (a, b) = (self.arr(0)?, self.arr(1)?);
                 let r = self.runtime(matmul2d(&a, &b, None, None, self.out(DataType::Fp32)))?;
                 Ok(Value::tile(r))
             }
-            "block.matmul_acc" | "block.gemv_acc" => {
+            names::MATMUL_ACC | names::GEMV_ACC => {
                 let (c, a, b) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
                 let r = self.runtime(matmul2d(&a, &b, Some(&c), None, self.out(DataType::Fp32)))?;
                 Ok(Value::tile(r))
             }
-            "block.matmul_bias" | "block.gemv_bias" => {
+            names::MATMUL_BIAS | names::GEMV_BIAS => {
                 let (a, b, bias) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
                 let r = self.runtime(matmul2d(&a, &b, None, Some(&bias), self.out(DataType::Fp32)))?;
                 Ok(Value::tile(r))
             }
-            "block.batch_matmul" => {
+            names::BATCH_MATMUL => {
                 let (a, b) = (self.arr(0)?, self.arr(1)?);
                 let r = self.runtime(matmul_nd(&a, &b, self.out(a.dtype())))?;
                 Ok(Value::tile(r))
             }
-            "tensor.matmul" => {
+            names::TENSOR_MATMUL => {
                 let (mut a, mut b) = (self.arr(0)?, self.arr(1)?);
                 if self.kw_bool("a_trans", false) && a.shape().len() >= 2 {
                     let r = a.shape().len();
@@ -948,7 +950,7 @@ impl Cx<'_> {
                 let r = self.runtime(matmul_nd(&a, &b, self.out(a.dtype())))?;
                 Ok(Value::tensor(r))
             }
-            "block.sum" | "block.max" | "block.min" => {
+            names::SUM | names::MAX | names::MIN => {
                 let a = self.arr(0)?;
                 let axis =
                     norm_axis(i128::from(self.kw_int("axis", -1)), a.shape().len()).map_err(|m| self.shape_err(m))?;
@@ -960,7 +962,7 @@ impl Cx<'_> {
                     Value::tile(r)
                 })
             }
-            "tensor.row_max" | "tensor.row_sum" => {
+            names::TENSOR_ROW_MAX | names::TENSOR_ROW_SUM => {
                 let a = self.arr(0)?;
                 let axis =
                     norm_axis(i128::from(self.kw_int("axis", -1)), a.shape().len()).map_err(|m| self.shape_err(m))?;
@@ -972,7 +974,7 @@ impl Cx<'_> {
                     Value::tensor(r)
                 })
             }
-            "block.row_sum" | "block.row_max" | "block.row_min" => {
+            names::ROW_SUM | names::ROW_MAX | names::ROW_MIN => {
                 let a = self.arr(0)?;
                 if a.shape().is_empty() {
                     return Err(self.shape_err("a row reduction needs a tile of rank ≥ 1"));
@@ -986,7 +988,7 @@ impl Cx<'_> {
                 ))?;
                 Ok(Value::tile(r))
             }
-            "block.row_expand" => {
+            names::ROW_EXPAND => {
                 let a = self.arr(0)?;
                 let (_, c) = as_2d(a.shape());
                 let out = self.out(a.dtype());
@@ -996,7 +998,7 @@ impl Cx<'_> {
                     (0..a.len()).map(|i| a.get(i - i % c.max(1))),
                 )))
             }
-            "block.col_expand" => {
+            names::COL_EXPAND => {
                 let (t, v) = (self.arr(0)?, self.arr(1)?);
                 let (_, c) = as_2d(t.shape());
                 if v.len() < c {
@@ -1011,13 +1013,13 @@ impl Cx<'_> {
                     (0..t.len()).map(|i| v.get(i % c.max(1))),
                 )))
             }
-            "block.row_expand_add"
-            | "block.row_expand_sub"
-            | "block.row_expand_mul"
-            | "block.row_expand_div"
-            | "block.col_expand_mul"
-            | "block.col_expand_div"
-            | "block.col_expand_sub" => {
+            names::ROW_EXPAND_ADD
+            | names::ROW_EXPAND_SUB
+            | names::ROW_EXPAND_MUL
+            | names::ROW_EXPAND_DIV
+            | names::COL_EXPAND_MUL
+            | names::COL_EXPAND_DIV
+            | names::COL_EXPAND_SUB => {
                 let (t, v) = (self.arr(0)?, self.arr(1)?);
                 let (r, c) = as_2d(t.shape());
                 let row = short.starts_with("row");
@@ -1040,7 +1042,7 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(res))
             }
-            "tensor.exp" => {
+            names::TENSOR_EXP => {
                 let a = self.arr(0)?;
                 let out = self.out(DataType::Fp32);
                 self.elementwise(&[&a], out, |v| unary("exp", out, v[0]))

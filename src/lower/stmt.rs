@@ -10,6 +10,7 @@ use super::{Lowerer, YieldRecord};
 use crate::ast::{self, Arg, ExprKind as A, StmtKind as S};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::*;
+use crate::ops::names;
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -852,7 +853,7 @@ fn alloc_info(value: &Expr) -> Option<MemRefInfo> {
     let Callee::Op(op) = call.callee else {
         return None;
     };
-    if crate::ops::name(op) != "block.alloc" || call.args.len() != 4 {
+    if crate::ops::name(op) != names::ALLOC || call.args.len() != 4 {
         return None;
     }
     let space = MemorySpace::from_index(call.args[0].as_const_int()?)?;

@@ -9,6 +9,7 @@ mod deduce;
 mod dispatch;
 mod index;
 mod kwvalue;
+pub mod names;
 mod promote;
 mod rules;
 mod shape;

@@ -8,6 +8,7 @@
 //! the constructor default that the reference inserts) and which result-type rule applies.
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
+use super::names;
 use crate::codegen::isa::{CceEmit, BINARY, BINARY_SCALAR, TERNARY, UNARY};
 use crate::codegen::pto::isa::PtoEmit;
 use crate::ir::{DataType, MemorySpace, OpId, PipeType};
@@ -521,32 +522,32 @@ const SAME: Rule = Rule::SameTile { min_rank: 0 };
 /// The 107 registered operators.
 pub static OPS: &[OpDef] = &[
     // ---- §4.1 tensor.* (21)
-    tensor("tensor.create", &[arg("shape", IntTuple), kw("dtype")], Rule::TensorCreate)
+    tensor(names::TENSOR_CREATE, &[arg("shape", IntTuple), kw("dtype")], Rule::TensorCreate)
         .kwargs(&[req("dtype", KwKind::DType)])
         .aliases(&["create_tensor"])
         .unified(&["create_tensor"]),
-    tensor("tensor.read", &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
-    tensor("tensor.dim", &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), Some(PipeType::S)).unified(&["dim"])
+    tensor(names::TENSOR_READ, &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
+    tensor(names::TENSOR_DIM, &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), Some(PipeType::S)).unified(&["dim"])
         .cce(CceEmit::TensorDim),
     tensor(
-        "tensor.view",
+        names::TENSOR_VIEW,
         &[arg("tensor", Tensor), arg("shape", IntTuple), arg("offset", IntTuple)],
         Rule::View(Shaped::Tensor),
     ),
     tensor(
-        "tensor.assemble",
+        names::TENSOR_ASSEMBLE,
         &[arg("target", Tensor), arg("source", Tensor), arg("offset", IntTuple)],
         Rule::TensorAssemble,
     )
     .unified(&["assemble"]),
-    tensor("tensor.reshape", &[arg("tensor", Tensor), arg("shape", IntTuple)], Rule::Reshape(Shaped::Tensor))
-        .block_form("block.reshape"),
+    tensor(names::TENSOR_RESHAPE, &[arg("tensor", Tensor), arg("shape", IntTuple)], Rule::Reshape(Shaped::Tensor))
+        .block_form(names::RESHAPE),
     tensor(
-        "tensor.transpose",
+        names::TENSOR_TRANSPOSE,
         &[arg("tensor", Tensor), arg("axis1", ConstInt), arg("axis2", ConstInt)],
         Rule::Transpose(Shaped::Tensor),
     )
-    .block_form("block.transpose"),
+    .block_form(names::TRANSPOSE),
     tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar")
         .block_form("block.add"),
     tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar")
@@ -565,13 +566,13 @@ pub static OPS: &[OpDef] = &[
         .block_form("block.muls"),
     tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.div").unified(&["div_scalar"])
         .block_form("block.divs"),
-    tensor("tensor.exp", TENSOR_INPUT, Rule::TensorExp)
+    tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp)
         .block_form("block.exp"),
-    tensor("tensor.cast", &[arg("input", Tensor), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tensor))
+    tensor(names::TENSOR_CAST, &[arg("input", Tensor), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tensor))
         .kwargs(CAST_KW)
-        .block_form("block.cast"),
+        .block_form(names::CAST),
     tensor(
-        "tensor.matmul",
+        names::TENSOR_MATMUL,
         &[arg("lhs", Tensor), arg("rhs", Tensor), kw("out_dtype"), kw("a_trans"), kw("b_trans"), kw("c_matrix_nz")],
         Rule::TensorMatmul,
     )
@@ -581,24 +582,24 @@ pub static OPS: &[OpDef] = &[
         opt("c_matrix_nz", KwKind::Bool).default(KwDefault::Bool(false)),
         opt("out_dtype", KwKind::DType),
     ]),
-    tensor("tensor.row_max", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
-    tensor("tensor.row_sum", TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
+    tensor(names::TENSOR_ROW_MAX, TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
+    tensor(names::TENSOR_ROW_SUM, TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     // ---- §4.2 block.* (80): memory / creation
-    block("block.get_block_idx", &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::GET_BLOCK_IDX, &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::BlockIdx),
-    block("block.create_tile", &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
+    block(names::CREATE_TILE, &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
         .kwargs(&[
             req("dtype", KwKind::DType),
             opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
         ])
         .unified(&["create_tile"])
         .cce(CceEmit::Nothing),
-    block("block.full", &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::FULL, &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(&[req("dtype", KwKind::DType)])
         .cce(dst_arg("TEXPANDS", 1))
         .pto(PtoEmit::Full),
     block(
-        "block.load",
+        names::LOAD,
         &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
         Rule::Load,
     ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
@@ -608,16 +609,16 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Load)
         .pto(PtoEmit::Load),
     // `TSTORE` on MTE3 (the pipe the passes sync on) stores from UB.
-    block("block.store", STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
+    block(names::STORE, STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
         .reads(Reads::Args(&[VEC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
     // The fixpipe: the only way out of L0C (npu/a2a3/TStore.hpp "Source TileType only support Acc").
-    block("block.l0c_store", STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
+    block(names::L0C_STORE, STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
         .reads(Reads::Args(&[ACC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
-    block("block.move", &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
+    block(names::MOVE, &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
         .reads(Reads::MoveSource)
         .kwargs(&[
             req("target_memory", KwKind::Space(&[])),
@@ -626,10 +627,10 @@ pub static OPS: &[OpDef] = &[
         .unified(&["move"])
         .cce(CceEmit::Move)
         .pto(pto("pto.tmov", 1)),
-    block("block.vec_move", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::VEC_MOVE, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::VecMove),
     block(
-        "block.alloc",
+        names::ALLOC,
         &[
             arg_conv("memory_space", ConstInt, ArgConv::Space),
             arg("addr", Any),
@@ -640,7 +641,7 @@ pub static OPS: &[OpDef] = &[
     ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
         .cce(CceEmit::Nothing)
         .pto(PtoEmit::Nothing),
-    block("block.fillpad", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::FILLPAD, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::FillPad)
         .pto(pto("pto.tfillpad", 1)),
     // element-wise tile ⊕ tile
@@ -691,7 +692,7 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tmaxs", 2)),
     block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tmins", 2)),
-    block("block.lrelu", &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(None, Some(PipeType::V))
+    block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tlrelu", 2)),
     block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tshls", 2)),
@@ -706,25 +707,25 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.txor", 2)),
     block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile).about(SCRATCH)], TILE_KEEP_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.txors", 2)),
-    block("block.prelu", &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST).pipes(None, Some(PipeType::V))
+    block(names::PRELU, &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tprelu", 2)),
-    block("block.addc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
+    block(names::ADDC, TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
         .pto(pto("pto.taddc", 3)),
-    block("block.subc", TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
+    block(names::SUBC, TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tsubc", 3)),
-    block("block.addsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
+    block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
         .pto(pto("pto.taddsc", 3)),
-    block("block.subsc", TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
+    block(names::SUBSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tsubsc", 3)),
-    block("block.sel", &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
+    block(names::SEL, &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tsel", 3)),
-    block("block.sels", &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
-    block("block.cmp", &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::SELS, &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
+    block(names::CMP, &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmp"])
         .cce(CceEmit::Cmp { instr: "TCMP" })
         .pto(PtoEmit::Cmp { instr: "pto.tcmp" }),
-    block("block.cmps", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::CMPS, &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmps"])
         .cce(CceEmit::Cmp { instr: "TCMPS" })
@@ -756,103 +757,103 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.trelu", 1)),
     block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"])
         .pto(pto("pto.tnot", 1)),
-    block("block.cast", &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
+    block(names::CAST, &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
         .cce(CceEmit::Cast)
         .pto(PtoEmit::Cast),
     // matrix
-    block("block.matmul", MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)).reads(MATMUL_READS)
+    block(names::MATMUL, MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)).reads(MATMUL_READS)
         .cce(dst("TMATMUL", 2, BINARY))
         .pto(pto("pto.tmatmul", 2)),
-    block("block.gemv", MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]).reads(MATMUL_READS)
+    block(names::GEMV, MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]).reads(MATMUL_READS)
         .pto(pto("pto.tgemv", 2)),
-    block("block.matmul_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
+    block(names::MATMUL_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
         .reads(MATMUL_ACC_READS)
         .cce(dst("TMATMUL_ACC", 3, TERNARY))
         .pto(pto("pto.tmatmul.acc", 3)),
-    block("block.gemv_acc", MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"])
+    block(names::GEMV_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"])
         .reads(MATMUL_ACC_READS)
         .pto(pto("pto.tgemv.acc", 3)),
-    block("block.matmul_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"])
+    block(names::MATMUL_BIAS, MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"])
         .reads(MATMUL_BIAS_READS)
         .pto(pto("pto.tmatmul.bias", 3)),
-    block("block.gemv_bias", MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"])
+    block(names::GEMV_BIAS, MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"])
         .reads(MATMUL_BIAS_READS)
         .pto(pto("pto.tgemv.bias", 3)),
-    block("block.batch_matmul", MATMUL, Rule::BatchMatmul),
+    block(names::BATCH_MATMUL, MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
-    block("block.sum", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW).unified(&["sum"])
+    block(names::SUM, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW).unified(&["sum"])
         .cce(CceEmit::Reduce { col: "TCOLSUM", row: "TROWSUM" }),
-    block("block.max", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+    block(names::MAX, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
         .cce(CceEmit::Reduce { col: "TCOLMAX", row: "TROWMAX" }),
-    block("block.min", REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+    block(names::MIN, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
         .cce(CceEmit::Reduce { col: "TCOLMIN", row: "TROWMIN" }),
-    block("block.row_sum", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::ROW_SUM, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::RowReduce { instr: "TROWSUM" })
         .pto(pto("pto.trowsum", 2)),
-    block("block.row_max", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::ROW_MAX, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::RowReduce { instr: "TROWMAX" })
         .pto(pto("pto.trowmax", 2)),
-    block("block.row_min", ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
+    block(names::ROW_MIN, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
         .cce(CceEmit::RowReduce { instr: "TROWMIN" })
         .pto(pto("pto.trowmin", 2)),
-    block("block.row_expand", &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand"])
+    block(names::ROW_EXPAND, &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand"])
         .cce(dst_arg("TROWEXPAND", 0))
         .pto(pto("pto.trowexpand", 1)),
-    block("block.row_expand_add", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_add"])
+    block(names::ROW_EXPAND_ADD, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_add"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDADD", arity: 2 }),
-    block("block.row_expand_sub", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"])
+    block(names::ROW_EXPAND_SUB, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDSUB", arity: 2 })
         .pto(pto("pto.trowexpandsub", 2)),
-    block("block.row_expand_mul", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"])
+    block(names::ROW_EXPAND_MUL, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDMUL", arity: 2 })
         .pto(pto("pto.trowexpandmul", 2)),
-    block("block.row_expand_div", ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"])
+    block(names::ROW_EXPAND_DIV, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDDIV", arity: 2 })
         .pto(pto("pto.trowexpanddiv", 2)),
-    block("block.col_expand", &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"])
+    block(names::COL_EXPAND, &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"])
         .cce(dst_arg("TCOLEXPAND", 1))
         .pto(pto("pto.tcolexpand", 2)),
-    block("block.col_expand_mul", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_mul"])
+    block(names::COL_EXPAND_MUL, COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_mul"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMUL", arity: 2 }),
-    block("block.col_expand_div", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_div"])
+    block(names::COL_EXPAND_DIV, COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_div"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDDIV", arity: 2 }),
-    block("block.col_expand_sub", COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_sub"])
+    block(names::COL_EXPAND_SUB, COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_sub"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDSUB", arity: 2 }),
-    block("block.expands", &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::EXPANDS, &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["expands"])
         .cce(dst_arg("TEXPANDS", 1)),
     block(
-        "block.view",
+        names::VIEW,
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
     ).pipes(Some(PipeType::V), Some(PipeType::V))
         .reads(Reads::Any)
         .cce(CceEmit::Extract),
-    block("block.reshape", &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
         .reads(Reads::Any)
         .cce(dst_arg("TRESHAPE", 0))
         .pto(pto("pto.treshape", 1)),
     block(
-        "block.transpose",
+        names::TRANSPOSE,
         &[arg("tile", Tile), arg("axis1", ConstInt), arg("axis2", ConstInt)],
         Rule::Transpose(Shaped::Tile),
     ).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::Unsupported { why: "pto-isa TTRANS needs a scratch tile that block.transpose does not provide (the reference emits TRESHAPE, which does not transpose)" })
         .pto(pto("pto.ttrans", 3)),
     // ---- §4.3 system.* (5)
-    system("system.sync_src", SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::SYNC_SRC, SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Flag { instr: "set_flag" }),
-    system("system.sync_dst", SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::SYNC_DST, SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Flag { instr: "wait_flag" }),
-    system("system.bar_v", &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::BAR_V, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Barrier { pipe: "PIPE_V" }),
-    system("system.bar_m", &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::BAR_M, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Barrier { pipe: "PIPE_M" }),
-    system("system.bar_all", &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::BAR_ALL, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
         .cce(CceEmit::Barrier { pipe: "PIPE_ALL" }),
     // ---- test.op
     op(
-        "test.op",
+        names::TEST_OP,
         Category::Test,
         &[arg("arg1", Any), arg("arg2", Any), kw("int_attr"), kw("string_attr"), kw("bool_attr")],
         Rule::TestOp,

@@ -21,6 +21,7 @@ use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param,
     ParamDirection, Program, Stmt, Type, VarId, VarKind,
 };
+use crate::ops::names;
 use crate::ops::{self, Category};
 
 /// The block op that tensor op `op` becomes in an InCore function, if it has one (§2.7 table).
@@ -79,7 +80,7 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
         let Type::Tensor(t) = rw.prog.var_type(p.var).clone() else { continue };
         let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
         let kwargs = vec![("target_memory", KwValue::Space(MemorySpace::Vec))];
-        let load = rw.op_call("block.load", args, kwargs, span)?;
+        let load = rw.op_call(names::LOAD, args, kwargs, span)?;
         let name = format!("{}_tile", rw.prog.var_name(p.var));
         let tile = rw.define(p.var, name, load, span, &mut body);
         rw.map.insert(p.var, tile);
@@ -110,7 +111,7 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
         f.params.push(Param { var: param, direction: ParamDirection::Out });
         out_types.push(out_ty);
         let args = vec![value, zeros(tile.shape.len(), ret_span), rw.dims(&tile.shape, ret_span), Expr::var(param, ret_span)];
-        let store = rw.op_call("block.store", args, Vec::new(), ret_span)?;
+        let store = rw.op_call(names::STORE, args, Vec::new(), ret_span)?;
         let ty = store.ty.clone();
         let stored = rw.prog.new_var(name, ty.clone(), VarKind::Plain, ret_span);
         body.push(Stmt::Assign { var: stored, value: store, span: ret_span });
@@ -368,7 +369,7 @@ impl Rewriter<'_, '_> {
         };
         let args = vec![self.dims(&t.shape, span)];
         let kwargs = vec![("dtype", KwValue::DType(t.dtype))];
-        self.op_call("tensor.create", args, kwargs, span)
+        self.op_call(names::TENSOR_CREATE, args, kwargs, span)
     }
 
     /// A shape as a list expression.

@@ -26,10 +26,11 @@ use crate::ir::{
     VarId, VarKind,
 };
 use crate::ops;
+use crate::ops::names;
 
 /// The pass entry point (registered as `init-mem-ref`): a function pass over every function.
 pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let alloc_op = ops::lookup("block.alloc").ok_or_else(|| {
+    let alloc_op = ops::lookup(names::ALLOC).ok_or_else(|| {
         vec![Diagnostic::error(codes::UNKNOWN_OP, Span::NONE, "the operator table has no `block.alloc`")]
     })?;
     let mut out = prog;
@@ -117,7 +118,7 @@ fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, VarVisit> {
     crate::ir::visit::walk_stmts(body, &mut |s| {
         if let Stmt::Assign { var, value, .. } = s {
             if let Some((name, call)) = op_call(value) {
-                if name.starts_with("block.") {
+                if matches!(call.callee, Callee::Op(op) if ops::def(op).category == ops::Category::Block) {
                     spaces.insert(*var, VarVisit { space: Some(space_written_by(name, call)), seen: false });
                 }
             }
@@ -129,9 +130,9 @@ fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, VarVisit> {
 /// The space table of §2.8 step 2.
 fn space_written_by(op: &str, call: &Call) -> MemorySpace {
     match op {
-        "block.load" | "block.move" | "block.create_tile" => target_memory(call).unwrap_or(MemorySpace::Vec),
-        "block.store" => MemorySpace::Ddr,
-        "block.matmul" | "block.matmul_acc" => MemorySpace::Acc,
+        names::LOAD | names::MOVE | names::CREATE_TILE => target_memory(call).unwrap_or(MemorySpace::Vec),
+        names::STORE => MemorySpace::Ddr,
+        names::MATMUL | names::MATMUL_ACC => MemorySpace::Acc,
         _ => MemorySpace::Vec,
     }
 }
@@ -263,8 +264,8 @@ impl Planner<'_> {
     fn shared_memref(&self, value: &Expr) -> Option<usize> {
         let (name, call) = op_call(value)?;
         let source = match name {
-            "block.store" => call.args.get(3)?,
-            "block.reshape" => call.args.first()?,
+            names::STORE => call.args.get(3)?,
+            names::RESHAPE => call.args.first()?,
             _ => return None,
         };
         self.plan.memref_of.get(&source.as_var()?).copied()

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use super::PassEnv;
 use crate::diag::Diagnostic;
 use crate::ir::{Callee, KwValue, Program, Stmt};
+use crate::ops::names;
 use crate::verify::sync_hazard::{self, SyncModel};
 
 /// The pass's registry name.
@@ -87,7 +88,7 @@ fn for_each_sync(s: &mut Stmt, f: &mut impl FnMut(&mut Vec<(&'static str, KwValu
         Stmt::Eval { expr, .. } => {
             if let crate::ir::ExprKind::Call(call) = &mut expr.kind {
                 if let Callee::Op(op) = call.callee {
-                    if matches!(crate::ops::name(op), "system.sync_src" | "system.sync_dst") {
+                    if matches!(crate::ops::name(op), names::SYNC_SRC | names::SYNC_DST) {
                         f(&mut call.kwargs);
                     }
                 }

@@ -1,11 +1,12 @@
 //! Expressions → text (spec `ir-and-syntax.md` §3.6) with the parenthesization of §3.8.
 
-use super::float::push_float;
+use super::doc::{self, Arena, Doc};
+use super::float::{format_float, small_integral};
 use super::Ctx;
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, UnOp};
 use crate::ops;
-use crate::text::cat;
-
+use crate::ops::names;
+use pretty::DocAllocator;
 
 /// Precedence of call-like forms (`min`, `max`, `abs`, `pl.cast`, every call), §3.8.
 const CALL_PREC: u8 = 14;
@@ -41,79 +42,64 @@ fn infix(e: &Expr) -> Option<(BinOp, &'static str, &Expr, &Expr)> {
     }
 }
 
-impl Ctx<'_> {
-    /// Appends the text of `e` to `out`.
-    pub fn expr(&self, e: &Expr, out: &mut String) {
+impl<'a> Ctx<'a> {
+    /// The document of `e`.
+    pub fn expr(&self, a: &'a Arena<'a>, e: &'a Expr) -> Doc<'a> {
         match &e.kind {
-            ExprKind::Var(id) => out.push_str(self.var_name(*id)),
-            ExprKind::ConstInt(v, DataType::Int64) => cat!(out; *v),
-            ExprKind::ConstInt(v, d) => cat!(out; "pl.const(", *v, ", pl.", d.name(), ")"),
-            ExprKind::ConstFloat(v, DataType::Fp32) => push_float(*v, out),
+            ExprKind::Var(id) => a.text(self.var_name(*id)),
+            ExprKind::ConstInt(v, DataType::Int64) => doc::int(a, *v),
+            ExprKind::ConstInt(v, d) => {
+                a.text("pl.const(").append(doc::int(a, *v)).append(", pl.").append(d.name()).append(")")
+            }
+            ExprKind::ConstFloat(v, DataType::Fp32) => float(a, *v),
             ExprKind::ConstFloat(v, d) => {
-                out.push_str("pl.const(");
-                push_float(*v, out);
-                cat!(out; ", pl.", d.name(), ")");
+                a.text("pl.const(").append(float(a, *v)).append(", pl.").append(d.name()).append(")")
             }
-            ExprKind::ConstBool(b) => out.push_str(py_bool(*b)),
-            ExprKind::Call(c) => self.call(c, out),
-            ExprKind::MakeTuple(es) => self.expr_list(es, out),
-            ExprKind::TupleGetItem(t, i) => {
-                self.expr(t, out);
-                cat!(out; "[", *i, "]");
-            }
+            ExprKind::ConstBool(b) => a.text(py_bool(*b)),
+            ExprKind::Call(c) => self.call(a, c),
+            ExprKind::MakeTuple(es) => self.expr_list(a, es),
+            ExprKind::TupleGetItem(t, i) => self.expr(a, t).append("[").append(doc::uint(a, *i as u64)).append("]"),
             ExprKind::Binary(op, l, r) => match op.symbol() {
-                Some(_) => self.infix_chain(e, out),
+                Some(_) => self.infix_chain(a, e),
                 None => {
-                    out.push_str(if *op == BinOp::Min { "min(" } else { "max(" });
-                    self.expr(l, out);
-                    out.push_str(", ");
-                    self.expr(r, out);
-                    out.push(')');
+                    let open = if *op == BinOp::Min { "min(" } else { "max(" };
+                    doc::bracketed(a, self.width, open, [self.expr(a, l), self.expr(a, r)], "", ")")
                 }
             },
             ExprKind::Unary(op, x) => match op {
                 UnOp::Neg | UnOp::BitNot | UnOp::Not => {
-                    out.push_str(match op {
+                    let sign = match op {
                         UnOp::Neg => "-",
                         UnOp::BitNot => "~",
                         _ => "not ",
-                    });
-                    self.expr_parens_if(x, precedence(x) < op.precedence(), out);
+                    };
+                    a.text(sign).append(self.expr_parens_if(a, x, precedence(x) < op.precedence()))
                 }
-                UnOp::Abs => {
-                    out.push_str("abs(");
-                    self.expr(x, out);
-                    out.push(')');
-                }
+                UnOp::Abs => doc::bracketed(a, self.width, "abs(", [self.expr(a, x)], "", ")"),
                 UnOp::Cast => {
-                    out.push_str("pl.cast(");
-                    self.expr(x, out);
-                    out.push_str(", ");
                     // The target dtype is the node's own dtype.
-                    match e.ty.dtype() {
-                        Some(d) => self.dtype(d, out),
-                        None => self.ty(&e.ty, out),
-                    }
-                    out.push(')');
+                    let target = match e.ty.dtype() {
+                        Some(d) => self.dtype(a, d),
+                        None => self.ty(a, &e.ty),
+                    };
+                    doc::bracketed(a, self.width, "pl.cast(", [self.expr(a, x), target], "", ")")
                 }
             },
         }
     }
 
-    fn expr_parens_if(&self, e: &Expr, parens: bool, out: &mut String) {
+    fn expr_parens_if(&self, a: &'a Arena<'a>, e: &'a Expr, parens: bool) -> Doc<'a> {
         if parens {
-            out.push('(');
-            self.expr(e, out);
-            out.push(')');
+            a.text("(").append(self.expr(a, e)).append(")")
         } else {
-            self.expr(e, out);
+            self.expr(a, e)
         }
     }
 
     /// Prints an infix node. The chain of left operands (`a + b + c + …`, the shape long
     /// expressions have) is walked iteratively so its length costs no stack; right operands
-    /// recurse.
-    fn infix_chain(&self, e: &Expr, out: &mut String) {
+    /// recurse. (The renderer walks left-nested appends iteratively too.)
+    fn infix_chain(&self, a: &'a Arena<'a>, e: &'a Expr) -> Doc<'a> {
         // spine[0] is `e`; spine[k + 1] is the left operand of spine[k].
         let mut spine = Vec::new();
         let mut leaf = e;
@@ -124,98 +110,83 @@ impl Ctx<'_> {
         // Does spine[k] need parentheses as the left operand of spine[k - 1]?
         let wrapped = |k: usize| k > 0 && left_needs_parens(spine[k - 1].0, spine[k - 1].2);
         let opens = (1..spine.len()).filter(|&k| wrapped(k)).count();
-        out.extend(std::iter::repeat_n('(', opens));
+        let mut out = a.nil();
+        for _ in 0..opens {
+            out = out.append("(");
+        }
         if let Some(&(bottom, ..)) = spine.last() {
-            self.expr_parens_if(leaf, left_needs_parens(bottom, leaf), out);
+            out = out.append(self.expr_parens_if(a, leaf, left_needs_parens(bottom, leaf)));
         }
         for k in (0..spine.len()).rev() {
             let (op, sym, _, right) = spine[k];
-            out.push(' ');
-            out.push_str(sym);
-            out.push(' ');
-            self.expr_parens_if(right, right_needs_parens(op, right), out);
+            out = out.append(" ").append(sym).append(" ");
+            out = out.append(self.expr_parens_if(a, right, right_needs_parens(op, right)));
             if wrapped(k) {
-                out.push(')');
+                out = out.append(")");
             }
         }
+        out
     }
 
     /// `[a, b]`: a MakeTuple, a shape, a stride list.
-    pub fn expr_list(&self, es: &[Expr], out: &mut String) {
-        out.push('[');
-        self.comma_separated(es, out);
-        out.push(']');
+    pub fn expr_list(&self, a: &'a Arena<'a>, es: &'a [Expr]) -> Doc<'a> {
+        doc::bracketed(a, self.width, "[", es.iter().map(|e| self.expr(a, e)), "", "]")
     }
 
-    pub fn comma_separated(&self, es: &[Expr], out: &mut String) {
-        for (i, e) in es.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            self.expr(e, out);
-        }
-    }
-
-    fn call(&self, c: &Call, out: &mut String) {
-        match &c.callee {
+    fn call(&self, a: &'a Arena<'a>, c: &'a Call) -> Doc<'a> {
+        let open = match &c.callee {
             Callee::Function(name) if self.in_program => {
                 // Inside a class: a method call; the reference drops kwargs here.
-                cat!(out; "self.", name, "(");
-                self.comma_separated(&c.args, out);
-                out.push(')');
-                return;
+                let args = c.args.iter().map(|e| self.expr(a, e));
+                return a.text("self.").append(name.as_str()).append(doc::bracketed(a, self.width, "(", args, "", ")"));
             }
-            Callee::Function(name) => out.push_str(name),
+            Callee::Function(name) => a.text(name.as_str()),
             Callee::Op(op) => {
                 let name = ops::printed_name(*op);
                 if name.contains('.') {
-                    out.push_str("pl.");
+                    a.text("pl.").append(name)
+                } else {
+                    a.text(name)
                 }
-                out.push_str(name);
             }
-        }
-        out.push('(');
-        let is_alloc = matches!(c.callee, Callee::Op(op) if ops::name(op) == "block.alloc");
-        let mut first = true;
-        for (i, a) in c.args.iter().enumerate() {
-            if !std::mem::take(&mut first) {
-                out.push_str(", ");
+        };
+        let is_alloc = matches!(c.callee, Callee::Op(op) if ops::name(op) == names::ALLOC);
+        let args = c.args.iter().enumerate().map(|(i, arg)| match arg.kind {
+            // `block.alloc` keeps its memory space as an int constant; print the member.
+            ExprKind::ConstInt(v, _) if is_alloc && i == 0 => {
+                let space = MemorySpace::from_index(v).map_or("Unknown", MemorySpace::name);
+                a.text("pl.MemorySpace.").append(space)
             }
-            match a.kind {
-                // `block.alloc` keeps its memory space as an int constant; print the member.
-                ExprKind::ConstInt(v, _) if is_alloc && i == 0 => {
-                    let space = MemorySpace::from_index(v).map_or("Unknown", MemorySpace::name);
-                    cat!(out; "pl.MemorySpace.", space);
-                }
-                _ => self.expr(a, out),
-            }
-        }
-        for (key, value) in &c.kwargs {
-            if !std::mem::take(&mut first) {
-                out.push_str(", ");
-            }
-            out.push_str(key);
-            out.push('=');
-            self.kwarg_value(key, value, out);
-        }
-        out.push(')');
+            _ => self.expr(a, arg),
+        });
+        let kwargs =
+            c.kwargs.iter().map(|(key, value)| a.text(*key).append("=").append(self.kwarg_value(a, key, value)));
+        open.append(doc::bracketed(a, self.width, "(", args.chain(kwargs), "", ")"))
     }
 
-    fn kwarg_value(&self, key: &str, v: &KwValue, out: &mut String) {
+    fn kwarg_value(&self, a: &'a Arena<'a>, key: &str, v: &'a KwValue) -> Doc<'a> {
         match v {
             KwValue::Int(i) if key == "set_pipe" || key == "wait_pipe" => match PipeType::from_index(*i) {
-                Some(pipe) => cat!(out; "pl.PipeType.", pipe.name()),
+                Some(pipe) => a.text("pl.PipeType.").append(pipe.name()),
                 // Not a pipe: keep the number rather than invent a member.
-                None => cat!(out; *i),
+                None => doc::int(a, *i),
             },
-            KwValue::Int(i) => cat!(out; *i),
-            KwValue::Bool(b) => out.push_str(py_bool(*b)),
+            KwValue::Int(i) => doc::int(a, *i),
+            KwValue::Bool(b) => a.text(py_bool(*b)),
             // Verbatim, no escaping (the reference's behaviour).
-            KwValue::Str(s) => cat!(out; "'", s, "'"),
-            KwValue::Float(f) => push_float(*f, out),
-            KwValue::DType(d) => self.dtype(*d, out),
-            KwValue::Space(s) => cat!(out; "pl.MemorySpace.", s.name()),
+            KwValue::Str(s) => a.text("'").append(s.as_str()).append("'"),
+            KwValue::Float(f) => float(a, *f),
+            KwValue::DType(d) => self.dtype(a, *d),
+            KwValue::Space(s) => a.text("pl.MemorySpace.").append(s.name()),
         }
+    }
+}
+
+/// A float literal (§3.7); integral values, the common case, without a heap string.
+fn float<'a>(a: &'a Arena<'a>, v: f64) -> Doc<'a> {
+    match small_integral(v) {
+        Some(i) => doc::int(a, i).append(".0"),
+        None => a.text(format_float(v)),
     }
 }
 

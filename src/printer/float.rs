@@ -20,13 +20,16 @@ pub fn format_float(v: f64) -> String {
 
 /// Appends [`format_float`]`(v)` to `out`.
 pub fn push_float(v: f64, out: &mut String) {
-    if v == v.floor() && v.abs() < 1e15 && !(v == 0.0 && v.is_sign_negative()) {
-        // The common case, an integral value well inside i64 (below 2^53 every such value
-        // converts exactly): its digits and `.0`, without the float formatter.
-        cat!(out; v as i64, ".0");
-    } else {
-        out.push_str(&format_slow(v));
+    match small_integral(v) {
+        Some(i) => cat!(out; i, ".0"),
+        None => out.push_str(&format_slow(v)),
     }
+}
+
+/// The common case: an integral value well inside i64 (below 2^53 every such value converts
+/// exactly), which prints as its digits and `.0` without the float formatter.
+pub(super) fn small_integral(v: f64) -> Option<i64> {
+    (v == v.floor() && v.abs() < 1e15 && !(v == 0.0 && v.is_sign_negative())).then_some(v as i64)
 }
 
 fn format_slow(v: f64) -> String {

@@ -1,11 +1,18 @@
 //! Printer: IR → canonical `.pto` text (spec `ir-and-syntax.md` §3 with the canonical-text
 //! changes of `README.md` §2.5).
 //!
-//! Every statement is a single line and nothing is ever broken, so the text is written straight
-//! into one string per print call (`stmt::Writer`), with no document tree. Submodules: `expr`
-//! (expressions, §3.6/§3.8), `types` (§3.4), `stmt` (statements, functions, program,
-//! §3.2/§3.5), `float` (§3.7), `order` (function order, §3.9).
+//! Each statement line is a `pretty` document (built in an arena of its own and rendered into
+//! the one string of the print call, so the documents of a whole program never exist at once);
+//! the block structure (lines, indentation, empty bodies) is kept by `stmt::Writer`, since
+//! indentation is syntax and never depends on the width. The only break points are inside
+//! brackets — call arguments, lists, type parameters, parameter lists — where the language
+//! joins lines implicitly, so wrapped text reads back as the same program. At the default
+//! width ([`NO_WRAP`]) nothing wraps and every statement is one line, as the reference prints
+//! it. Submodules: `doc` (the document helpers), `expr` (expressions, §3.6/§3.8), `types`
+//! (§3.4), `stmt` (statements, functions, program, §3.2/§3.5), `float` (§3.7), `order`
+//! (function order, §3.9).
 
+mod doc;
 mod expr;
 mod float;
 mod order;
@@ -20,12 +27,17 @@ pub use order::function_order;
 use crate::ir::{Expr, Function, Program, Stmt, Type, VarId};
 use stmt::Writer;
 
-/// What a print call knows: the program (for the variable table) and whether the text sits
-/// inside the `class` of a program (calls to functions print `self.f(...)`, `def` has `self`).
+/// The width at which nothing wraps: the default, the reference's one-line-per-statement text.
+pub const NO_WRAP: usize = usize::MAX;
+
+/// What a print call knows: the program (for the variable table), whether the text sits
+/// inside the `class` of a program (calls to functions print `self.f(...)`, `def` has `self`)
+/// and the line width past which bracket contents wrap.
 #[derive(Clone, Copy)]
 struct Ctx<'p> {
     prog: &'p Program,
     in_program: bool,
+    width: usize,
 }
 
 /// Variable lookups that never panic: the printer also renders malformed IR for messages, so a
@@ -41,7 +53,13 @@ impl<'p> Ctx<'p> {
 
 /// Prints a program in the canonical text form (no trailing newline, like the reference).
 pub fn print_program(p: &Program) -> String {
-    let mut w = Writer::new(Ctx { prog: p, in_program: true });
+    print_program_width(p, NO_WRAP)
+}
+
+/// [`print_program`] with bracket contents wrapped where a line would pass `width` columns
+/// (`--print-width`); the text parses back to the same program.
+pub fn print_program_width(p: &Program, width: usize) -> String {
+    let mut w = Writer::new(Ctx { prog: p, in_program: true, width });
     w.program(p);
     w.finish()
 }
@@ -49,28 +67,33 @@ pub fn print_program(p: &Program) -> String {
 /// Prints one function in the standalone form: decorator at column 0, no `self`, calls to
 /// other functions as bare `name(args)`.
 pub fn print_function(p: &Program, f: &Function) -> String {
-    let mut w = Writer::new(Ctx { prog: p, in_program: false });
+    print_function_width(p, f, NO_WRAP)
+}
+
+/// [`print_function`] at a line width (see [`print_program_width`]).
+pub fn print_function_width<'p>(p: &'p Program, f: &'p Function, width: usize) -> String {
+    let mut w = Writer::new(Ctx { prog: p, in_program: false, width });
     w.function(f);
     w.finish()
 }
 
 /// Prints a statement at column 0 (standalone form; yields print bare).
-pub fn print_stmt(p: &Program, s: &Stmt) -> String {
-    let mut w = Writer::new(Ctx { prog: p, in_program: false });
+pub fn print_stmt<'p>(p: &'p Program, s: &'p Stmt) -> String {
+    let mut w = Writer::new(Ctx { prog: p, in_program: false, width: NO_WRAP });
     w.stmt(s);
     w.finish()
 }
 
 /// Prints an expression (standalone form: a call to a function prints `f(args)`).
-pub fn print_expr(p: &Program, e: &Expr) -> String {
-    let mut out = String::new();
-    Ctx { prog: p, in_program: false }.expr(e, &mut out);
-    out
+pub fn print_expr<'p>(p: &'p Program, e: &'p Expr) -> String {
+    let ctx = Ctx { prog: p, in_program: false, width: NO_WRAP };
+    let arena = doc::Arena::new();
+    doc::render(ctx.expr(&arena, e), NO_WRAP)
 }
 
 /// Prints a type (`pl.Tile[[64, 64], pl.FP32, pl.MemRef(...)]`).
-pub fn print_type(p: &Program, t: &Type) -> String {
-    let mut out = String::new();
-    Ctx { prog: p, in_program: false }.ty(t, &mut out);
-    out
+pub fn print_type<'p>(p: &'p Program, t: &'p Type) -> String {
+    let ctx = Ctx { prog: p, in_program: false, width: NO_WRAP };
+    let arena = doc::Arena::new();
+    doc::render(ctx.ty(&arena, t), NO_WRAP)
 }

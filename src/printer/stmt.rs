@@ -1,16 +1,14 @@
 //! Statements, functions and programs → text (spec `ir-and-syntax.md` §3.2, §3.5).
 //!
-//! Every statement is one line (expressions and types are appended by `expr.rs`/`types.rs`);
-//! lines are separated by newlines and each block's body is indented by 4 more. A block is its
-//! header line followed by its body lines; an empty body leaves an empty line, as the reference
-//! does (`def e(self):` + `\n`). Nothing ever breaks, so the text is written straight into one
-//! string (no document tree).
+//! Every statement is one document (expressions and types come from `expr.rs`/`types.rs`),
+//! rendered as one line unless a bracket wraps; lines are separated by newlines and each
+//! block's body is indented by 4 more. A block is its header line followed by its body lines;
+//! an empty body leaves an empty line, as the reference does (`def e(self):` + `\n`).
 
+use super::doc::{self, Arena, Doc, INDENT};
 use super::Ctx;
 use crate::ir::{Expr, ForKind, Function, FunctionType, ParamDirection, Program, Stmt, VarId, VarKind};
-
-/// Indentation of one block level.
-const INDENT: usize = 4;
+use pretty::DocAllocator;
 
 /// How the direct children of a body print a `YieldStmt` (§3.5).
 #[derive(Clone, Copy)]
@@ -32,9 +30,13 @@ pub struct Writer<'p> {
     indent: usize,
     /// Lines started so far; the first has no line break before it.
     lines: usize,
-    /// Whether a name or string literal wrote a line break of its own.
+    /// Whether a line holds a line break of its own (a wrapped statement, or a name or string
+    /// literal with one).
     inner_breaks: bool,
 }
+
+/// Spaces for the indentation of a line, borrowed while the nesting is shallow.
+const SPACES: &str = "                                                                ";
 
 impl<'p> Writer<'p> {
     pub fn new(ctx: Ctx<'p>) -> Writer<'p> {
@@ -42,8 +44,8 @@ impl<'p> Writer<'p> {
     }
 
     /// The text. A line made only of spaces is left empty (an empty block body, or a
-    /// statement whose text is blank); if a name or string literal brought line breaks of its
-    /// own, the lines they delimit get the same treatment.
+    /// statement whose text is blank); if a line brought line breaks of its own, the lines
+    /// they delimit get the same treatment.
     pub fn finish(self) -> String {
         if !self.inner_breaks {
             return self.out;
@@ -60,155 +62,114 @@ impl<'p> Writer<'p> {
         out
     }
 
-    /// Starts a line: the break before it and the indentation. Returns where its text begins.
-    fn start_line(&mut self) -> usize {
+    /// Writes one line: the break before it, the indentation and the rendering of `doc`. The
+    /// indentation is part of the document, so that the renderer measures the line from its
+    /// first column and a wrapped bracket's lines are indented from the statement's. A blank
+    /// line keeps no indentation.
+    fn line(&mut self, doc: Doc<'_>) {
         if self.lines > 0 {
             self.out.push('\n');
         }
         self.lines += 1;
-        for _ in 0..self.indent {
-            self.out.push(' ');
-        }
-        self.out.len()
-    }
-
-    /// Ends the line whose text began at `text`: a blank one keeps no indentation.
-    fn end_line(&mut self, text: usize) {
-        let line = &self.out.as_bytes()[text..];
+        let start = self.out.len();
+        let a = doc.0;
+        let indent = match SPACES.get(..self.indent) {
+            Some(spaces) => a.text(spaces),
+            None => a.text(" ".repeat(self.indent)),
+        };
+        doc::render_into(indent.append(doc).nest(self.indent as isize), self.ctx.width, &mut self.out);
+        let line = &self.out.as_bytes()[start..];
         if line.iter().all(|&b| b == b' ') {
-            self.out.truncate(text - self.indent);
+            self.out.truncate(start);
         } else if line.contains(&b'\n') {
             self.inner_breaks = true;
         }
     }
 
-    fn line(&mut self, s: &str) {
-        let text = self.start_line();
-        self.out.push_str(s);
-        self.end_line(text);
+    /// A line of plain text.
+    fn text(&mut self, s: &str) {
+        let a = Arena::new();
+        self.line(a.text(s));
     }
 
-    /// A line appended to by `f` (which gets the context and the text).
-    fn line_with(&mut self, f: impl FnOnce(Ctx<'p>, &mut String)) {
-        let text = self.start_line();
-        f(self.ctx, &mut self.out);
-        self.end_line(text);
-    }
-
-    /// A block: the header line (appended by `header`), then the lines `body` writes one level
-    /// deeper, or one empty line if it writes none.
-    fn block(&mut self, header: impl FnOnce(&mut Self), body: impl FnOnce(&mut Self)) {
-        let text = self.start_line();
-        header(self);
-        self.end_line(text);
+    /// A block: the header line, then the lines `body` writes one level deeper, or one empty
+    /// line if it writes none.
+    fn block(&mut self, header: Doc<'_>, body: impl FnOnce(&mut Self)) {
+        self.line(header);
         self.indent += INDENT;
         let before = self.lines;
         body(self);
         if self.lines == before {
-            self.line("");
+            self.text("");
         }
         self.indent -= INDENT;
     }
 
     /// The whole program: header comment, import, class with its functions in §3.9 order.
-    pub fn program(&mut self, p: &Program) {
+    pub fn program(&mut self, p: &'p Program) {
         let name = if p.name.is_empty() { "Program" } else { p.name.as_str() };
-        self.line_with(|_, out| {
-            out.push_str("# pypto.program: ");
-            out.push_str(name);
+        let a = Arena::new();
+        self.line(a.text("# pypto.program: ").append(name));
+        self.text("import pypto.language as pl");
+        self.text("");
+        self.text("@pl.program");
+        self.block(a.text("class ").append(name).append(":"), |w| {
+            for f in super::order::function_order(p) {
+                w.function(f);
+            }
         });
-        self.line("import pypto.language as pl");
-        self.line("");
-        self.line("@pl.program");
-        self.block(
-            |w| {
-                w.out.push_str("class ");
-                w.out.push_str(name);
-                w.out.push(':');
-            },
-            |w| {
-                for f in super::order::function_order(p) {
-                    w.function(f);
-                }
-            },
-        );
     }
 
     /// Decorator line and `def` block (with `self` inside a program).
-    pub fn function(&mut self, f: &Function) {
+    pub fn function(&mut self, f: &'p Function) {
         let ctx = self.ctx;
-        self.line_with(|_, out| match f.kind {
-            FunctionType::Opaque => out.push_str("@pl.function"),
-            kind => {
-                out.push_str("@pl.function(type=pl.FunctionType.");
-                out.push_str(kind.name());
-                out.push(')');
-            }
+        let a = Arena::new();
+        self.line(match f.kind {
+            FunctionType::Opaque => a.text("@pl.function"),
+            kind => a.text("@pl.function(type=pl.FunctionType.").append(kind.name()).append(")"),
         });
-        self.block(
-            |w| {
-                let def = &mut w.out;
-                def.push_str("def ");
-                def.push_str(&f.name);
-                def.push('(');
-                if ctx.in_program {
-                    def.push_str("self");
-                }
-                for (i, p) in f.params.iter().enumerate() {
-                    if i > 0 || ctx.in_program {
-                        def.push_str(", ");
-                    }
-                    def.push_str(ctx.var_name(p.var));
-                    def.push_str(": ");
-                    let (open, close) = match p.direction {
-                        ParamDirection::In => ("", ""),
-                        ParamDirection::Out => ("pl.Out[", "]"),
-                        ParamDirection::InOut => ("pl.InOut[", "]"),
-                    };
-                    def.push_str(open);
-                    ctx.ty(ctx.var_type(p.var), def);
-                    def.push_str(close);
-                }
-                def.push(')');
-                match f.return_types.as_slice() {
-                    [] => {}
-                    [t] => {
-                        def.push_str(" -> ");
-                        ctx.ty(t, def);
-                    }
-                    ts => {
-                        def.push_str(" -> tuple[");
-                        for (i, t) in ts.iter().enumerate() {
-                            if i > 0 {
-                                def.push_str(", ");
-                            }
-                            ctx.ty(t, def);
-                        }
-                        def.push(']');
-                    }
-                }
-                def.push(':');
-            },
-            |w| w.body(&f.body, BodyMode::FunctionTop),
-        );
+        let this = ctx.in_program.then(|| a.text("self"));
+        let params = f.params.iter().map(|p| {
+            let ty = ctx.ty(&a, ctx.var_type(p.var));
+            let ty = match p.direction {
+                ParamDirection::In => ty,
+                ParamDirection::Out => a.text("pl.Out[").append(ty).append("]"),
+                ParamDirection::InOut => a.text("pl.InOut[").append(ty).append("]"),
+            };
+            a.text(ctx.var_name(p.var)).append(": ").append(ty)
+        });
+        let def = a.text("def ").append(f.name.as_str());
+        let mut header = def.append(doc::bracketed(&a, ctx.width, "(", this.into_iter().chain(params), "", ")"));
+        match f.return_types.as_slice() {
+            [] => {}
+            [t] => header = header.append(" -> ").append(ctx.ty(&a, t)),
+            ts => {
+                let ts = doc::bracketed(&a, ctx.width, "tuple[", ts.iter().map(|t| ctx.ty(&a, t)), "", "]");
+                header = header.append(" -> ").append(ts);
+            }
+        }
+        self.block(header.append(":"), |w| w.body(&f.body, BodyMode::FunctionTop));
     }
 
     /// The lines of a block body; `mode` decides how its direct yields print.
-    fn body(&mut self, body: &Stmt, mode: BodyMode<'_>) {
+    fn body(&mut self, body: &'p Stmt, mode: BodyMode<'p>) {
         let children = match body {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.as_slice(),
             s => std::slice::from_ref(s),
         };
+        let ctx = self.ctx;
         for (i, child) in children.iter().enumerate() {
             let is_last = i + 1 == children.len();
             match (child, mode) {
                 (Stmt::Yield { values, .. }, BodyMode::FunctionTop) => {
-                    self.line_with(|ctx, out| ctx.values_line("return", values, out))
+                    let a = Arena::new();
+                    self.line(ctx.values_line(&a, "return", values));
                 }
                 (Stmt::Yield { values, .. }, BodyMode::Owner(rvs))
                     if is_last && !values.is_empty() && !rvs.is_empty() =>
                 {
-                    self.line_with(|ctx, out| ctx.yield_assign(rvs, values, out))
+                    let a = Arena::new();
+                    self.line(ctx.yield_assign(&a, rvs, values));
                 }
                 _ => self.stmt(child),
             }
@@ -216,101 +177,64 @@ impl<'p> Writer<'p> {
     }
 
     /// Writes the lines of `s` (several for `if`/`else` and for sequences).
-    pub fn stmt(&mut self, s: &Stmt) {
+    pub fn stmt(&mut self, s: &'p Stmt) {
+        let ctx = self.ctx;
+        let a = Arena::new();
+        let w = ctx.width;
         match s {
-            Stmt::Assign { var, value, .. } => self.line_with(|ctx, out| {
-                ctx.annotated(*var, out);
-                out.push_str(" = ");
-                ctx.expr(value, out);
-            }),
-            Stmt::Eval { expr, .. } => self.line_with(|ctx, out| ctx.expr(expr, out)),
-            Stmt::Return { values, .. } => self.line_with(|ctx, out| ctx.values_line("return", values, out)),
-            Stmt::Yield { values, .. } => self.line_with(|ctx, out| ctx.yield_call(values, out)),
-            Stmt::Break { .. } => self.line("break"),
-            Stmt::Continue { .. } => self.line("continue"),
+            Stmt::Assign { var, value, .. } => {
+                self.line(ctx.annotated(&a, *var).append(" = ").append(ctx.expr(&a, value)))
+            }
+            Stmt::Eval { expr, .. } => self.line(ctx.expr(&a, expr)),
+            Stmt::Return { values, .. } => self.line(ctx.values_line(&a, "return", values)),
+            Stmt::Yield { values, .. } => self.line(ctx.yield_call(&a, values)),
+            Stmt::Break { .. } => self.text("break"),
+            Stmt::Continue { .. } => self.text("continue"),
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
                 for child in stmts {
                     self.stmt(child);
                 }
             }
             Stmt::If { cond, then_body, else_body, return_vars, .. } => {
-                self.block(
-                    |w| {
-                        w.out.push_str("if ");
-                        w.ctx.expr(cond, &mut w.out);
-                        w.out.push(':');
-                    },
-                    |w| w.body(then_body, BodyMode::Owner(return_vars)),
-                );
+                let header = a.text("if ").append(ctx.expr(&a, cond)).append(":");
+                self.block(header, |w| w.body(then_body, BodyMode::Owner(return_vars)));
                 if let Some(else_body) = else_body {
-                    self.block(|w| w.out.push_str("else:"), |w| w.body(else_body, BodyMode::Owner(return_vars)));
+                    self.block(a.text("else:"), |w| w.body(else_body, BodyMode::Owner(return_vars)));
                 }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, .. } => {
-                self.block(
-                    |w| {
-                        let (ctx, header) = (w.ctx, &mut w.out);
-                        header.push_str("for ");
-                        header.push_str(ctx.var_name(*loop_var));
-                        if !iter_args.is_empty() {
-                            header.push_str(", ");
-                            ctx.iter_arg_names(iter_args, header);
-                        }
-                        header.push_str(match kind {
-                            ForKind::Sequential => " in pl.range(",
-                            ForKind::Parallel => " in pl.parallel(",
-                        });
-                        ctx.expr(start, header);
-                        header.push_str(", ");
-                        ctx.expr(stop, header);
-                        header.push_str(", ");
-                        ctx.expr(step, header);
-                        if !iter_args.is_empty() {
-                            header.push_str(", ");
-                            ctx.init_values(iter_args, header);
-                        }
-                        header.push_str("):");
-                    },
-                    |w| w.body(body, BodyMode::Owner(return_vars)),
-                );
+                let mut header = a.text("for ").append(ctx.var_name(*loop_var));
+                if !iter_args.is_empty() {
+                    header = header.append(", ").append(ctx.iter_arg_names(&a, iter_args));
+                }
+                let range = match kind {
+                    ForKind::Sequential => "pl.range(",
+                    ForKind::Parallel => "pl.parallel(",
+                };
+                let bounds = [ctx.expr(&a, start), ctx.expr(&a, stop), ctx.expr(&a, step)];
+                let inits = (!iter_args.is_empty()).then(|| ctx.init_values(&a, iter_args));
+                let range = doc::bracketed(&a, w, range, bounds.into_iter().chain(inits), "", ")");
+                let header = header.append(" in ").append(range).append(":");
+                self.block(header, |w| w.body(body, BodyMode::Owner(return_vars)));
             }
             Stmt::While { cond, iter_args, body, return_vars, .. } => {
-                self.block(
-                    |w| {
-                        let (ctx, header) = (w.ctx, &mut w.out);
-                        if iter_args.is_empty() {
-                            header.push_str("while ");
-                            ctx.expr(cond, header);
-                            header.push(':');
-                        } else {
-                            header.push_str("for ");
-                            ctx.iter_arg_names(iter_args, header);
-                            header.push_str(" in pl.while_(");
-                            ctx.init_values(iter_args, header);
-                            header.push_str("):");
-                        }
-                    },
-                    |w| {
-                        if !iter_args.is_empty() {
-                            w.line_with(|ctx, out| {
-                                out.push_str("pl.cond(");
-                                ctx.expr(cond, out);
-                                out.push(')');
-                            });
-                        }
-                        w.body(body, BodyMode::Owner(return_vars));
-                    },
-                );
+                let header = if iter_args.is_empty() {
+                    a.text("while ").append(ctx.expr(&a, cond)).append(":")
+                } else {
+                    let inits = doc::bracketed(&a, w, "pl.while_(", [ctx.init_values(&a, iter_args)], "", ")");
+                    a.text("for ").append(ctx.iter_arg_names(&a, iter_args)).append(" in ").append(inits).append(":")
+                };
+                self.block(header, |w| {
+                    if !iter_args.is_empty() {
+                        let a = Arena::new();
+                        w.line(doc::bracketed(&a, ctx.width, "pl.cond(", [ctx.expr(&a, cond)], "", ")"));
+                    }
+                    w.body(body, BodyMode::Owner(return_vars));
+                });
             }
             Stmt::Scope { kind, body, .. } => {
-                self.block(
-                    |w| {
-                        w.out.push_str("with pl.");
-                        w.out.push_str(kind.name());
-                        w.out.push_str("():");
-                    },
-                    |w| w.body(body, BodyMode::Plain),
-                );
+                let header = a.text("with pl.").append(kind.name()).append("():");
+                self.block(header, |w| w.body(body, BodyMode::Plain));
             }
         }
     }
@@ -320,80 +244,58 @@ fn is_blank_with_spaces(line: &str) -> bool {
     !line.is_empty() && line.bytes().all(|b| b == b' ')
 }
 
-impl Ctx<'_> {
-    /// `return` / `return a, b`.
-    fn values_line(&self, keyword: &str, values: &[Expr], out: &mut String) {
-        out.push_str(keyword);
-        if !values.is_empty() {
-            out.push(' ');
-            self.comma_separated(values, out);
+impl<'a> Ctx<'a> {
+    /// `return` / `return a, b` (no brackets, so only the values' own brackets may break).
+    fn values_line(&self, a: &'a Arena<'a>, keyword: &'a str, values: &'a [Expr]) -> Doc<'a> {
+        let mut line = a.text(keyword);
+        for (i, v) in values.iter().enumerate() {
+            line = line.append(if i == 0 { " " } else { ", " }).append(self.expr(a, v));
         }
+        line
     }
 
     /// `pl.yield_(a, b)`.
-    fn yield_call(&self, values: &[Expr], out: &mut String) {
-        out.push_str("pl.yield_(");
-        self.comma_separated(values, out);
-        out.push(')');
+    fn yield_call(&self, a: &'a Arena<'a>, values: &'a [Expr]) -> Doc<'a> {
+        doc::bracketed(a, self.width, "pl.yield_(", values.iter().map(|v| self.expr(a, v)), "", ")")
     }
 
     /// `r: T = pl.yield_(x)` for one return var, `r1, r2 = pl.yield_(x, y)` for several.
-    fn yield_assign(&self, return_vars: &[VarId], values: &[Expr], out: &mut String) {
-        match return_vars {
-            [r] => self.annotated(*r, out),
+    fn yield_assign(&self, a: &'a Arena<'a>, return_vars: &'a [VarId], values: &'a [Expr]) -> Doc<'a> {
+        let targets = match return_vars {
+            [r] => self.annotated(a, *r),
             rs => {
+                let mut names = a.nil();
                 for (i, r) in rs.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(", ");
+                        names = names.append(", ");
                     }
-                    out.push_str(self.var_name(*r));
+                    names = names.append(self.var_name(*r));
                 }
+                names
             }
-        }
-        out.push_str(" = ");
-        self.yield_call(values, out);
+        };
+        targets.append(" = ").append(self.yield_call(a, values))
     }
 
     /// `(a, b)` / `(a,)`.
-    fn iter_arg_names(&self, iter_args: &[VarId], out: &mut String) {
-        out.push('(');
-        for (i, v) in iter_args.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(self.var_name(*v));
-        }
-        if iter_args.len() == 1 {
-            out.push(',');
-        }
-        out.push(')');
+    fn iter_arg_names(&self, a: &'a Arena<'a>, iter_args: &'a [VarId]) -> Doc<'a> {
+        let tail = if iter_args.len() == 1 { "," } else { "" };
+        doc::bracketed(a, self.width, "(", iter_args.iter().map(|v| a.text(self.var_name(*v))), tail, ")")
     }
 
     /// `init_values=(x, y)` / `init_values=(x,)` from the iter args' initial values.
-    fn init_values(&self, iter_args: &[VarId], out: &mut String) {
-        out.push_str("init_values=(");
-        for (i, v) in iter_args.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            match self.prog.vars.get(v.index()).map(|d| &d.kind) {
-                Some(VarKind::IterArg { init }) => self.expr(init, out),
-                // Not an iter arg (malformed IR): the reference's text for a missing expression.
-                _ => out.push_str("<unsupported IRNode type>"),
-            }
-        }
-        if iter_args.len() == 1 {
-            out.push(',');
-        }
-        out.push(')');
+    fn init_values(&self, a: &'a Arena<'a>, iter_args: &'a [VarId]) -> Doc<'a> {
+        let tail = if iter_args.len() == 1 { "," } else { "" };
+        let inits = iter_args.iter().map(|v| match self.prog.vars.get(v.index()).map(|d| &d.kind) {
+            Some(VarKind::IterArg { init }) => self.expr(a, init),
+            // Not an iter arg (malformed IR): the reference's text for a missing expression.
+            _ => a.text("<unsupported IRNode type>"),
+        });
+        a.text("init_values=").append(doc::bracketed(a, self.width, "(", inits, tail, ")"))
     }
-}
 
-impl Ctx<'_> {
     /// `name: TYPE` with the variable's own type.
-    fn annotated(&self, v: VarId, out: &mut String) {
-        out.push_str(self.var_name(v));
-        out.push_str(": ");
-        self.ty(self.var_type(v), out);
+    fn annotated(&self, a: &'a Arena<'a>, v: VarId) -> Doc<'a> {
+        a.text(self.var_name(v)).append(": ").append(self.ty(a, self.var_type(v)))
     }
 }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
 use crate::ops;
+use crate::ops::names;
 
 /// Root variable of every tensor variable of `f` whose buffer is known: parameters and created
 /// tensors are their own roots; call results, copies, tuple items, loop-carried tensors and `if`
@@ -74,7 +75,7 @@ pub fn written_params(prog: &Program, f: &Function) -> Vec<bool> {
     crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
         let Some(c) = e.as_call() else { return };
         let Callee::Op(op) = c.callee else { return };
-        if !matches!(ops::name(op), "block.store" | "block.l0c_store") {
+        if !matches!(ops::name(op), names::STORE | names::L0C_STORE) {
             return;
         }
         let root = c.args.get(3).and_then(|a| root_of(&roots, a));
@@ -146,7 +147,7 @@ fn collect(
                 }
                 Callee::Op(op) => match ops::name(*op) {
                     // A store writes the destination tensor in place (kernels).
-                    "block.store" | "block.l0c_store" => {
+                    names::STORE | names::L0C_STORE => {
                         if let Some(r) = c.args.get(3).and_then(|a| root_of(roots, a)) {
                             roots.insert(*var, r);
                         }

@@ -20,6 +20,7 @@ use crate::diag::Diagnostic;
 use crate::ops;
 use crate::ir::visit::walk_defined_vars;
 use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use crate::ops::names;
 use first_fit::FirstFit;
 use lifetime::Interval;
 
@@ -146,7 +147,7 @@ fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &FxHashSet<VarId>) {
     let is_dead_alloc = |st: &Stmt| match st {
         Stmt::Assign { var, value, .. } => {
             matches!(prog.var(*var).kind, VarKind::MemRef(_))
-                && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == "block.alloc"))
+                && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == names::ALLOC))
                 && !live.contains(var)
         }
         _ => false,

@@ -3,6 +3,7 @@
 use crate::backend;
 use crate::ir::visit::walk_expr;
 use crate::ir::{Callee, Expr, ExprKind, PipeType, Program, Stmt, VarId, VarKind};
+use crate::ops::names;
 use crate::passes::Backend;
 
 /// A MemRef, ordered by its id (creation order) and then its variable: never by address
@@ -86,7 +87,7 @@ pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt, fx: &mut Effects
     // `block.store` writes its destination through the assigned var; of its operands only
     // the stored tile is read.
     let read_root = match value.as_call() {
-        Some(c) if is_op(&c.callee, "block.store") => c.args.first(),
+        Some(c) if is_op(&c.callee, names::STORE) => c.args.first(),
         _ => Some(value),
     };
     let reads = &mut fx.reads;

@@ -8,6 +8,7 @@ use super::collect::Analysis;
 use super::position::{split_parent, Elem, Kind, PosId, Positions, SeqKey};
 use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
+use crate::ops::names;
 
 /// Where an insertion goes in a `SeqStmts`, in the order [`Plan::apply`] walks it: before
 /// child `child`, then (if it is an `OpStmts`) before and after each of its statements, then
@@ -244,10 +245,10 @@ fn flush(pending: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
 /// The statement of a tag; `None` for a barrier on a pipe that has none.
 fn sync_stmt(prog: &Program, tag: Tag) -> Option<Stmt> {
     match tag {
-        Tag::Src(src, dst, id) => Some(sync_call(prog, "system.sync_src", src, dst, id)),
-        Tag::Dst(src, dst, id) => Some(sync_call(prog, "system.sync_dst", src, dst, id)),
-        Tag::Bar(PipeType::V, _) => Some(bar_call(prog, "system.bar_v")),
-        Tag::Bar(PipeType::M, _) => Some(bar_call(prog, "system.bar_m")),
+        Tag::Src(src, dst, id) => Some(sync_call(prog, names::SYNC_SRC, src, dst, id)),
+        Tag::Dst(src, dst, id) => Some(sync_call(prog, names::SYNC_DST, src, dst, id)),
+        Tag::Bar(PipeType::V, _) => Some(bar_call(prog, names::BAR_V)),
+        Tag::Bar(PipeType::M, _) => Some(bar_call(prog, names::BAR_M)),
         Tag::Bar(..) => None,
     }
 }

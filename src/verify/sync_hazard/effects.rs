@@ -12,6 +12,7 @@
 use crate::backend;
 use crate::ir::visit::walk_expr;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Program, Stmt, VarId, VarKind};
+use crate::ops::names;
 use crate::passes::Backend;
 
 /// A set/wait flag: `set_pipe` signals `wait_pipe` on hardware event `id`.
@@ -113,11 +114,11 @@ pub fn leaf_kind(prog: &Program, s: &Stmt, backend: Backend, reads: &mut Vec<Mem
     let Some(call) = value.as_call() else { return Kind::Nothing };
     let Callee::Op(op) = call.callee else { return Kind::Nothing };
     match crate::ops::name(op) {
-        "system.sync_src" => return event(call).map_or(Kind::Nothing, Kind::Set),
-        "system.sync_dst" => return event(call).map_or(Kind::Nothing, Kind::Wait),
-        "system.bar_v" => return Kind::PipeBarrier(PipeType::V),
-        "system.bar_m" => return Kind::PipeBarrier(PipeType::M),
-        "system.bar_all" => return Kind::BarrierAll,
+        names::SYNC_SRC => return event(call).map_or(Kind::Nothing, Kind::Set),
+        names::SYNC_DST => return event(call).map_or(Kind::Nothing, Kind::Wait),
+        names::BAR_V => return Kind::PipeBarrier(PipeType::V),
+        names::BAR_M => return Kind::PipeBarrier(PipeType::M),
+        names::BAR_ALL => return Kind::BarrierAll,
         _ => {}
     }
     let pipe = match backend::pipe(op, backend) {
