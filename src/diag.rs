@@ -140,6 +140,8 @@ pub mod codes {
     pub const UNDEFINED_NAME: &str = "E0301";
     pub const UNKNOWN_FUNCTION: &str = "E0302";
     pub const DUPLICATE_FUNCTION: &str = "E0303";
+    /// A form of the text the IR has no meaning for (a string outside kwargs, `with` other than
+    /// `pl.incore()`, …).
     pub const UNSUPPORTED: &str = "E0304";
     pub const BAD_TARGET: &str = "E0305";
     pub const BAD_LOOP: &str = "E0306";
@@ -193,10 +195,17 @@ pub mod codes {
     pub const RUN_BAD_INPUT: &str = "E0705";
     /// `ptoc run` cannot tell which function to run (none or several candidates, unknown --func).
     pub const RUN_NO_FUNCTION: &str = "E0706";
+    // Code generation (E08xx).
+    /// A construct the C++ (CCE) code generator has no form for.
+    pub const NO_CPP_FORM: &str = "E0801";
+    /// A construct the PTO-ISA code generator has no form for.
+    pub const NO_PTO_FORM: &str = "E0802";
     // Command line / pipeline (E09xx).
     pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
     pub const UNKNOWN_PASS: &str = "E0902";
     pub const VERIFY_FAILED: &str = "E0903";
+    /// Command-line options that contradict each other (`--emit cpp --backend pto`).
+    pub const OPTION_CONFLICT: &str = "E0904";
 }
 
 /// Colour choice for rendered diagnostics.
@@ -323,6 +332,8 @@ fn default_label(code: &str) -> &'static str {
         codes::UNKNOWN_FUNCTION => "not a function of this program",
         codes::DUPLICATE_FUNCTION => "defined again here",
         codes::UNSUPPORTED => "not supported here",
+        codes::NO_CPP_FORM => "no C++ form for this",
+        codes::NO_PTO_FORM => "no PTO-ISA form for this",
         codes::BAD_TARGET => "cannot be assigned to",
         codes::BAD_LOOP => "this loop",
         codes::BAD_YIELD => "this yield",

@@ -191,14 +191,14 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let backend = cli.backend();
     if cli.emit == Emit::Cpp && backend != Backend::Cce {
         return usage_error(Diagnostic::error(
-            codes::UNSUPPORTED,
+            codes::OPTION_CONFLICT,
             Span::NONE,
             "--emit cpp supports only --backend cce",
         ));
     }
     if cli.emit == Emit::Pto && backend != Backend::Pto {
         return usage_error(
-            Diagnostic::error(codes::UNSUPPORTED, Span::NONE, "--emit pto supports only --backend pto")
+            Diagnostic::error(codes::OPTION_CONFLICT, Span::NONE, "--emit pto supports only --backend pto")
                 .with_note("PTO-ISA MLIR is generated for the PTO backend's pipe table; leave --backend out"),
         );
     }

@@ -23,7 +23,7 @@ pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
         Bf16 => "bfloat16_t",
         other => {
             return Err(Diagnostic::error(
-                codes::UNSUPPORTED,
+                codes::NO_CPP_FORM,
                 span,
                 format!("CCE codegen: dtype {} has no C++ type", other.name()),
             ))
@@ -34,7 +34,7 @@ pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
 /// The value of a constant dimension.
 pub fn const_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
     e.as_const_int().ok_or_else(|| {
-        Diagnostic::error(codes::UNSUPPORTED, span, "Expected constant integer expression")
+        Diagnostic::error(codes::NO_CPP_FORM, span, "Expected constant integer expression")
             .with_note("CCE codegen needs static shapes for tensors and tiles")
     })
 }
@@ -45,7 +45,7 @@ pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnost
         [n] => Ok((1, const_dim(n, span)?)),
         [r, c] => Ok((const_dim(r, span)?, const_dim(c, span)?)),
         _ => Err(Diagnostic::error(
-            codes::UNSUPPORTED,
+            codes::NO_CPP_FORM,
             span,
             format!(
                 "CCE codegen only supports 1D and 2D TileType, but got {} dimensions. Multi-dimensional tiles (>2D) are supported at IR level but not yet in code generation.",
@@ -201,17 +201,17 @@ pub fn tile_type_homed(
         return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) });
     }
     let crate::ir::VarKind::MemRef(info) = &prog.var(memref).kind else {
-        return Err(Diagnostic::error(codes::UNSUPPORTED, span, "CCE codegen: tile MemRef is not a MemRef variable"));
+        return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: tile MemRef is not a MemRef variable"));
     };
     if info.space == MemorySpace::Ddr {
-        return Err(Diagnostic::error(codes::UNSUPPORTED, span, "DDR is for GlobalTensor, not Tile")
+        return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "DDR is for GlobalTensor, not Tile")
             .with_note("a tile in DDR (e.g. a tile-typed if/for return value, spec §6 Q6) has no CCE form"));
     }
     let addr = match info.addr.as_const_int() {
         Some(a) if a >= 0 => a,
         _ => {
             return Err(Diagnostic::error(
-                codes::UNSUPPORTED,
+                codes::NO_CPP_FORM,
                 span,
                 format!("CCE codegen: tile buffer {} has no allocated address", info.derived_name()),
             )
@@ -243,11 +243,11 @@ fn placement(space: MemorySpace, tt: &TileType, cols: i64) -> Placed {
 /// the layout is DN (last dim 1).
 pub fn global_shape(dims: &[i64], span: Span) -> Result<(String, String, bool), Diagnostic> {
     if dims.is_empty() {
-        return Err(Diagnostic::error(codes::UNSUPPORTED, span, "Cannot generate Shape type for empty dimensions"));
+        return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "Cannot generate Shape type for empty dimensions"));
     }
     if dims.len() > 5 {
         return Err(Diagnostic::error(
-            codes::UNSUPPORTED,
+            codes::NO_CPP_FORM,
             span,
             format!("Cannot generate Shape with more than 5 dimensions, got {}", dims.len()),
         ));

@@ -22,7 +22,7 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
         ExprKind::ConstInt(i, _) => cat!(out; *i),
         ExprKind::ConstFloat(f, _) => {
             if !f.is_finite() {
-                return Err(Diagnostic::error(codes::UNSUPPORTED, e.span, format!("CCE codegen: float constant {f} has no C++ literal")));
+                return Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, format!("CCE codegen: float constant {f} has no C++ literal")));
             }
             if f.fract() == 0.0 && f.abs() < 1e15 && !(*f == 0.0 && f.is_sign_negative()) {
                 // What `{f:.6}` writes for an integral value, without the float formatter.
@@ -66,7 +66,7 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
                     // The operand's errors come first, then the cast's own.
                     let x = value(x, name)?;
                     let dt = e.ty.scalar_dtype().ok_or_else(|| {
-                        Diagnostic::error(codes::UNSUPPORTED, e.span, "CCE codegen: cast to a non-scalar type")
+                        Diagnostic::error(codes::NO_CPP_FORM, e.span, "CCE codegen: cast to a non-scalar type")
                     })?;
                     let _ = write!(out, "(({}){x})", c_type(dt, e.span)?);
                     return Ok(());
@@ -77,11 +77,11 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
             out.push_str(close);
         }
         ExprKind::Call(_) => {
-            return Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "CCE codegen: a call nested in an expression")
+            return Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, "CCE codegen: a call nested in an expression")
                 .with_note("run flatten-call-expr before --emit cpp"))
         }
         ExprKind::MakeTuple(_) => {
-            return Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "CCE codegen: a list literal used as a value"))
+            return Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, "CCE codegen: a list literal used as a value"))
         }
     }
     Ok(())
@@ -129,7 +129,7 @@ mod tests {
     /// Float constants print like `{:.6}`, including the integral fast path and its edges.
     #[test]
     fn float_constants_print_like_fixed_six() {
-        let no_vars: &NameOf<'_> = &|_, e| Err(Diagnostic::error(codes::UNSUPPORTED, e.span, "no variables"));
+        let no_vars: &NameOf<'_> = &|_, e| Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, "no variables"));
         for f in [4.0, -4.0, 0.0, -0.0, 0.5, -2.25, 1e-7, 123456789.0, 1e15, -1e15, 999999999999999.0, 3e20, 0.1] {
             let e = Expr::new(ExprKind::ConstFloat(f, DataType::Fp32), Type::Scalar(DataType::Fp32), Span::NONE);
             assert_eq!(value(&e, no_vars).ok(), Some(format!("{f:.6}")), "{f:?}");

@@ -264,7 +264,7 @@ impl<'p> Kernel<'p> {
                 // definition.
                 Type::Tile(_) => {
                     return Err(Diagnostic::error(
-                        codes::UNSUPPORTED,
+                        codes::NO_CPP_FORM,
                         data.span,
                         format!(
                             "a tile computed outside `with pl.incore():` cannot be passed to the outlined kernel {}",
@@ -277,7 +277,7 @@ impl<'p> Kernel<'p> {
                 }
                 _ => {
                     return Err(Diagnostic::error(
-                        codes::UNSUPPORTED,
+                        codes::NO_CPP_FORM,
                         data.span,
                         format!("Unsupported parameter type in function {}", f.name),
                     )
@@ -1048,7 +1048,7 @@ fn lookup<'n>(
 
 fn not_in_context(prog: &Program, var: VarId, span: Span) -> Diagnostic {
     Diagnostic::error(
-        codes::UNSUPPORTED,
+        codes::NO_CPP_FORM,
         span,
         format!("CCE codegen: Variable {} not found in context", prog.var_name(var)),
     )
@@ -1057,7 +1057,7 @@ fn not_in_context(prog: &Program, var: VarId, span: Span) -> Diagnostic {
 
 /// An error of code generation at `span`.
 pub(super) fn unsupported(span: Span, msg: &str) -> Diagnostic {
-    Diagnostic::error(codes::UNSUPPORTED, span, msg.to_string())
+    Diagnostic::error(codes::NO_CPP_FORM, span, msg.to_string())
 }
 
 /// The first byte of Vec memory after every tile buffer of `f` (rounded up to 32 bytes), where

@@ -79,7 +79,7 @@ pub fn core_type_on(f: &Function, target: Backend) -> Result<CoreType, Diagnosti
             };
             let at = if second.0.is_none() { f.span } else { second.0 };
             Err(Diagnostic::error(
-                codes::UNSUPPORTED,
+                codes::NO_CPP_FORM,
                 at,
                 format!(
                     "Function {} contains both Matrix (M) and Vector (V) pipe types. A function can only use one core type (CUBE or VECTOR).",

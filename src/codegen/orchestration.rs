@@ -209,7 +209,7 @@ impl Signature {
                 }
                 _ => {
                     errors.push(Diagnostic::error(
-                        codes::UNSUPPORTED,
+                        codes::NO_CPP_FORM,
                         span,
                         format!("Cannot resolve TensorType for return variable: {name}"),
                     ));
@@ -230,7 +230,7 @@ impl Signature {
                     }
                     None => errors.push(
                         Diagnostic::error(
-                            codes::UNSUPPORTED,
+                            codes::NO_CPP_FORM,
                             prog.var(p.var).span,
                             format!(
                                 "orchestration function '{}': scalar parameter '{}' of dtype {} cannot be passed to the orchestration entry",
@@ -243,7 +243,7 @@ impl Signature {
                     ),
                 },
                 other => errors.push(Diagnostic::error(
-                    codes::UNSUPPORTED,
+                    codes::NO_CPP_FORM,
                     prog.var(p.var).span,
                     format!(
                         "orchestration function '{}': parameter '{}' of type {} is not supported (only tensors and scalars)",
@@ -412,7 +412,7 @@ impl Emitter<'_, '_> {
             let d = self.prog.var_type(v).scalar_dtype().map_or("?", |d| d.name());
             self.errors.push(
                 Diagnostic::error(
-                    codes::UNSUPPORTED,
+                    codes::NO_CPP_FORM,
                     span,
                     format!(
                         "orchestration codegen: the {d} scalar parameter '{}' can only be passed to kernels: host-side C++ has no {d} arithmetic",
@@ -426,7 +426,7 @@ impl Emitter<'_, '_> {
     }
 
     fn unsupported(&mut self, span: Span, message: String) {
-        self.errors.push(Diagnostic::error(codes::UNSUPPORTED, span, message));
+        self.errors.push(Diagnostic::error(codes::NO_CPP_FORM, span, message));
     }
 
     /// `targets`: base names assigned by a `yield` in this body (the enclosing loop's iter args

@@ -68,7 +68,7 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
     };
     let Some(Stmt::Return { values, span: ret_span }) = stmts.pop() else {
         return Err(Diagnostic::error(
-            codes::UNSUPPORTED,
+            codes::MISSING_RETURN,
             span,
             format!("InCore function '{}' does not end with a return statement", f.name),
         ));
@@ -101,7 +101,7 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
         };
         let Some(out_ty) = f.return_types.get(i).cloned() else {
             return Err(Diagnostic::error(
-                codes::UNSUPPORTED,
+                codes::RETURN_MISMATCH,
                 ret_span,
                 format!("InCore function '{}' returns more values than its return types", f.name),
             ));
@@ -365,7 +365,7 @@ impl Rewriter<'_, '_> {
     /// `tensor.create([dims], dtype=D)` for a tensor type.
     fn create_like(&mut self, ty: &Type, span: Span) -> Result<Expr, Diagnostic> {
         let Type::Tensor(t) = ty else {
-            return Err(Diagnostic::error(codes::UNSUPPORTED, span, "an Out parameter is not a tensor"));
+            return Err(Diagnostic::error(codes::BAD_PARAM, span, "an Out parameter is not a tensor"));
         };
         let args = vec![self.dims(&t.shape, span)];
         let kwargs = vec![("dtype", KwValue::DType(t.dtype))];

@@ -91,7 +91,7 @@ pub fn dim_string(prog: &Program, d: &Expr, errors: &mut Vec<Diagnostic>) -> Str
 
 fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {
     errors.push(Diagnostic::error(
-        codes::UNSUPPORTED,
+        codes::NO_CPP_FORM,
         e.span,
         format!("GenerateExprString not implemented for expression type: {kind}"),
     ));

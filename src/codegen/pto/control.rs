@@ -31,7 +31,7 @@ impl FnGen<'_> {
             // The reference has no `while` emitter and emits the body once, inline, without a
             // loop: ptoc refuses instead of miscompiling.
             Stmt::While { span, .. } => {
-                Err(Diagnostic::error(codes::UNSUPPORTED, *span, "the PTO backend cannot emit a `while` loop")
+                Err(Diagnostic::error(codes::NO_PTO_FORM, *span, "the PTO backend cannot emit a `while` loop")
                     .with_note("write the loop as `for … in pl.range(…)`; PTO-ISA MLIR has no scf.while lowering here"))
             }
             Stmt::Scope { body, .. } => self.stmt(body),
@@ -50,7 +50,7 @@ impl FnGen<'_> {
             Stmt::Return { .. } => Ok(()),
             // `scf.for` has no early exit; the reference drops the statement silently.
             Stmt::Break { span } | Stmt::Continue { span } => Err(Diagnostic::error(
-                codes::UNSUPPORTED,
+                codes::NO_PTO_FORM,
                 *span,
                 format!(
                     "the PTO backend cannot emit `{}`",

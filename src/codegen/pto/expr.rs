@@ -146,5 +146,5 @@ fn no_scalar_emitter(e: &Expr, node: &str) -> Diagnostic {
 
 /// An error for an operation the PTO backend cannot express.
 pub fn unsupported(span: crate::diag::Span, what: String) -> Diagnostic {
-    Diagnostic::error(codes::UNSUPPORTED, span, what)
+    Diagnostic::error(codes::NO_PTO_FORM, span, what)
 }

@@ -56,7 +56,7 @@ pub fn spell(d: crate::ir::DataType, span: Span) -> Res<&'static str> {
 pub fn generate(prog: &Program, f: &Function) -> Res<String> {
     if f.kind == FunctionType::Orchestration {
         return Err(Diagnostic::error(
-            codes::UNSUPPORTED,
+            codes::NO_PTO_FORM,
             f.span,
             format!(
                 "PTO backend does not support Orchestration functions. Function '{}' is marked as Orchestration.",
