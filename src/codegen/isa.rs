@@ -66,6 +66,14 @@ impl CceEmit {
         !matches!(self, CceEmit::Nothing | CceEmit::TensorDim | CceEmit::Unsupported { .. })
     }
 
+    /// Whether the form is one instruction that computes element (i, j) of the result from
+    /// element (i, j) of each operand of the result's shape (element-wise, and the row/column
+    /// expanding binary ops, whose broadcast vector is the other operand), so that its
+    /// destination may be such an operand (see [`crate::ops::writes_in_place`]).
+    pub fn allows_dst_as_src(self) -> bool {
+        matches!(self, CceEmit::Elementwise { .. } | CceEmit::RowExpand { .. } | CceEmit::ColExpand { .. })
+    }
+
     /// The pto-isa instructions the form emits, in order (for `docs/ops-cpp.md`).
     pub fn instructions(self) -> String {
         match self {

@@ -15,21 +15,25 @@ mod lifetime;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
-use super::PassEnv;
+use super::{OptLevel, PassEnv};
 use crate::diag::Diagnostic;
+use crate::ir::visit::{for_each_var, walk_defined_vars};
+use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, TileType, TileView, Type, VarId, VarKind};
 use crate::ops;
-use crate::ir::visit::walk_defined_vars;
-use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
 use first_fit::FirstFit;
 use lifetime::Interval;
 
 /// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
-/// independently.
-pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+/// independently, as the reference does at `-O0`, by the lifetime plan at `-O1`
+/// ([`plan_in_function`]).
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     for f in &mut functions {
-        reuse_in_function(&mut out, f);
+        match env.opt {
+            OptLevel::O0 => reuse_in_function(&mut out, f),
+            OptLevel::O1 => plan_in_function(&mut out, f),
+        }
     }
     out.functions = functions;
     Ok(out)
@@ -56,6 +60,126 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
     }
     let live = referenced_memrefs(prog, f);
     remove_dead_allocs(prog, &mut f.body, &live);
+}
+
+/// `-O1`: ptoc's own plan (docs/kernel-codegen.md, "Memory plan"). The same rewrite as the
+/// reference's (tiles re-pointed at the MemRef of the buffer they join, dead allocs removed),
+/// so insert-sync, which runs next, sees every shared buffer and orders its WAR hazards; but
+/// the lifetimes are right across loops and nested statements ([`lifetime::plan_intervals`]), a
+/// buffer goes to the free one that fits best, and an element-wise result may take the buffer of
+/// an operand that dies in the same statement ([`decide_plan`]). Every tile variable and iter
+/// arg holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
+fn plan_in_function(prog: &mut Program, f: &mut Function) {
+    let (intervals, decisions) = {
+        let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+        let intervals = lifetime::plan_intervals(prog, &stmts, &loops);
+        let decisions = decide_plan(prog, &stmts, &intervals);
+        (intervals, decisions)
+    };
+    if decisions.is_empty() {
+        return;
+    }
+    let moved: rustc_hash::FxHashMap<VarId, VarId> =
+        decisions.iter().map(|&(c, p)| (intervals[c].memref, intervals[p].memref)).collect();
+    let mut holders = Vec::new();
+    f.params.iter().for_each(|p| holders.push(p.var));
+    walk_defined_vars(&f.body, &mut |v| holders.push(v));
+    for v in holders {
+        let data = prog.var_mut(v);
+        if let Type::Tile(t) = &mut data.ty {
+            if let Some(to) = t.memref.and_then(|m| moved.get(&m)) {
+                Arc::make_mut(t).memref = Some(*to);
+            }
+        }
+    }
+    let live = referenced_memrefs(prog, f);
+    remove_dead_allocs(prog, &mut f.body, &live);
+}
+
+/// The decisions of the `-O1` plan: (interval, the interval owning the buffer it joins).
+/// Intervals in definition order; a buffer is a set of intervals that never overlap, its size
+/// the owner's. For each interval, in order of preference:
+/// 1. in place: the buffer whose interval dies at this very statement, when the statement is an
+///    element-wise op ([`ops::writes_in_place`]) that reads that interval only as whole operands
+///    of the result's dtype and shape (touching intervals otherwise overlap);
+/// 2. the smallest free buffer of the space that is large enough (ties: the oldest), free meaning
+///    its last interval ended before this one starts;
+/// 3. else a buffer of its own.
+/// With tiles of one size this is the greedy colouring of an interval graph in start order, which
+/// needs no more buffers than tiles are live at once (the liveness lower bound).
+fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(usize, usize)> {
+    struct Buffer {
+        owner: usize,
+        space: MemorySpace,
+        size: u64,
+        /// The interval that uses the buffer last (the latest joined).
+        tail: usize,
+    }
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut decisions = Vec::new();
+    for (c, cur) in intervals.iter().enumerate() {
+        let fits = |b: &Buffer| b.space == cur.space && b.size >= cur.size;
+        let in_place = buffers.iter().position(|b| {
+            let tail = &intervals[b.tail];
+            fits(b) && tail.last == cur.def && !tail.extended && may_overwrite(prog, stmts[cur.def], cur, tail)
+        });
+        let free = || {
+            buffers
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| fits(b) && intervals[b.tail].last < cur.def)
+                .min_by_key(|(k, b)| (b.size, *k))
+                .map(|(k, _)| k)
+        };
+        match in_place.or_else(free) {
+            Some(k) => {
+                decisions.push((c, buffers[k].owner));
+                buffers[k].tail = c;
+            }
+            None => buffers.push(Buffer { owner: c, space: cur.space, size: cur.size, tail: c }),
+        }
+    }
+    decisions
+}
+
+/// Whether `s`, the definition of `cur`, may write its result over the buffer of `dying`, which
+/// it reads for the last time: `s` assigns `cur`'s first tile an element-wise op, and every
+/// variable of `s` in `dying`'s MemRef is a whole operand of the result's dtype, shape and view.
+fn may_overwrite(prog: &Program, s: &Stmt, cur: &Interval, dying: &Interval) -> bool {
+    let Stmt::Assign { var, value, .. } = s else { return false };
+    let ExprKind::Call(call) = &value.kind else { return false };
+    let Callee::Op(op) = call.callee else { return false };
+    if *var != cur.first || !ops::writes_in_place(op) {
+        return false;
+    }
+    let Type::Tile(result) = prog.var_type(*var) else { return false };
+    // A tile without a view has the default one (row-major, as `block.load` writes it out).
+    let default_view = TileView::default();
+    let view = |t: &TileType| t.view.clone().unwrap_or_else(|| default_view.clone());
+    let result_view = view(result);
+    let same_as_result = |v: VarId| match prog.var_type(v) {
+        Type::Tile(t) => t.dtype == result.dtype && t.shape == result.shape && view(t) == result_view,
+        _ => false,
+    };
+    let mut ok = true;
+    let mut operands = 0;
+    for_each_var(value, &mut |v| {
+        if prog.var_type(v).memref() == Some(dying.memref) {
+            operands += 1;
+        }
+    });
+    let direct = call
+        .args
+        .iter()
+        .filter_map(|a| match a.kind {
+            ExprKind::Var(v) if prog.var_type(v).memref() == Some(dying.memref) => {
+                ok &= same_as_result(v);
+                Some(v)
+            }
+            _ => None,
+        })
+        .count();
+    ok && direct > 0 && direct == operands
 }
 
 /// Step 3: which interval reuses which (pairs of indices into `intervals`, current first).
@@ -167,7 +291,7 @@ mod tests {
     use super::*;
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
-        Interval { first: VarId(0), rest: Vec::new(), memref: VarId(0), space, size, def, last }
+        Interval { first: VarId(0), rest: Vec::new(), memref: VarId(0), space, size, def, last, extended: false }
     }
 
     #[test]
