@@ -16,7 +16,7 @@ use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 use super::{OptLevel, PassEnv};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
 use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, TileType, TileView, Type, VarId, VarKind};
 use crate::ops;
@@ -121,7 +121,10 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(
         let fits = |b: &Buffer| b.space == cur.space && b.size >= cur.size;
         let in_place = buffers.iter().position(|b| {
             let tail = &intervals[b.tail];
-            fits(b) && tail.last == cur.def && !tail.extended && may_overwrite(prog, stmts[cur.def], cur, tail)
+            fits(b)
+                && tail.last == cur.def
+                && !tail.extended
+                && may_overwrite(prog, stmts[cur.def], cur.first, tail.memref)
         });
         let free = || {
             buffers
@@ -142,14 +145,14 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(
     decisions
 }
 
-/// Whether `s`, the definition of `cur`, may write its result over the buffer of `dying`, which
-/// it reads for the last time: `s` assigns `cur`'s first tile an element-wise op, and every
-/// variable of `s` in `dying`'s MemRef is a whole operand of the result's dtype, shape and view.
-fn may_overwrite(prog: &Program, s: &Stmt, cur: &Interval, dying: &Interval) -> bool {
+/// Whether `s`, the definition of tile `result`, may write it over the buffer `dying`, which it
+/// reads for the last time: `s` assigns `result` an element-wise op, and every variable of `s`
+/// in MemRef `dying` is a whole operand of the result's dtype, shape and view.
+fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId) -> bool {
     let Stmt::Assign { var, value, .. } = s else { return false };
     let ExprKind::Call(call) = &value.kind else { return false };
     let Callee::Op(op) = call.callee else { return false };
-    if *var != cur.first || !ops::writes_in_place(op) {
+    if *var != result_var || !ops::writes_in_place(op) {
         return false;
     }
     let Type::Tile(result) = prog.var_type(*var) else { return false };
@@ -164,7 +167,7 @@ fn may_overwrite(prog: &Program, s: &Stmt, cur: &Interval, dying: &Interval) -> 
     let mut ok = true;
     let mut operands = 0;
     for_each_var(value, &mut |v| {
-        if prog.var_type(v).memref() == Some(dying.memref) {
+        if prog.var_type(v).memref() == Some(dying) {
             operands += 1;
         }
     });
@@ -172,7 +175,7 @@ fn may_overwrite(prog: &Program, s: &Stmt, cur: &Interval, dying: &Interval) -> 
         .args
         .iter()
         .filter_map(|a| match a.kind {
-            ExprKind::Var(v) if prog.var_type(v).memref() == Some(dying.memref) => {
+            ExprKind::Var(v) if prog.var_type(v).memref() == Some(dying) => {
                 ok &= same_as_result(v);
                 Some(v)
             }
@@ -180,6 +183,96 @@ fn may_overwrite(prog: &Program, s: &Stmt, cur: &Interval, dying: &Interval) -> 
         })
         .count();
     ok && direct > 0 && direct == operands
+}
+
+/// The program point where the buffers of one memory space live at once take the most bytes
+/// (for E0602, see `allocate_memory_addr`).
+#[derive(Clone, Debug)]
+pub(crate) struct Peak {
+    /// The bytes of the distinct buffers live at that point.
+    pub bytes: u64,
+    /// The statement at that point (of the `-O1` linear statements).
+    pub stmt: Span,
+    /// One tile per live buffer, in definition order: the tile variable holding it there, and
+    /// the buffer's bytes.
+    pub live: Vec<(VarId, u64)>,
+}
+
+/// The peak of `space` in `f` as its MemRefs are now, measured with the `-O1` lifetimes
+/// ([`lifetime::plan_intervals`]'s rules): at each statement, the distinct MemRefs with a tile
+/// variable live there. Touching lifetimes count at their shared statement, except a result that
+/// may be written over an operand dying there ([`may_overwrite`]; one buffer, counted once).
+/// `None` when no tile of `space` is defined in the analysed statements.
+pub(crate) fn live_peak(prog: &Program, f: &Function, space: MemorySpace) -> Option<Peak> {
+    let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+    let size_of = |m: VarId| match &prog.var(m).kind {
+        VarKind::MemRef(info) if info.space == space => Some(info.size),
+        _ => None,
+    };
+    let spans: Vec<lifetime::VarSpan> =
+        lifetime::var_spans(prog, &stmts, Some(&loops)).into_iter().filter(|s| size_of(s.memref).is_some()).collect();
+    if spans.is_empty() {
+        return None;
+    }
+    // A sweep over the statements: spans start at `def` and end after `last`. A span counts
+    // as holding its MemRef, or, when its definition may be written over an operand that dies
+    // there (as the -O1 plan does), as holding that operand's MemRef: then the bytes are the
+    // least any plan needs, and a program over the capacity here fits under no plan.
+    let mut starting: Vec<Vec<usize>> = vec![Vec::new(); stmts.len()];
+    let mut ending: Vec<Vec<usize>> = vec![Vec::new(); stmts.len()];
+    for (k, s) in spans.iter().enumerate() {
+        starting[s.def].push(k);
+        ending[s.last.min(stmts.len() - 1)].push(k);
+    }
+    let mut counted_as: Vec<VarId> = spans.iter().map(|s| s.memref).collect();
+    let mut holders: rustc_hash::FxHashMap<VarId, usize> = rustc_hash::FxHashMap::default();
+    let (mut bytes, mut best) = (0u64, (0u64, 0usize));
+    for i in 0..stmts.len() {
+        for &k in &starting[i] {
+            let own = spans[k].memref;
+            if holders.get(&own).copied().unwrap_or(0) == 0 {
+                let over = ending[i].iter().map(|&d| &spans[d]).find(|d| {
+                    !d.extended
+                        && d.def < i
+                        && d.memref != own
+                        && size_of(d.memref) >= size_of(own)
+                        && holders.get(&d.memref).copied().unwrap_or(0) > 0
+                        && may_overwrite(prog, stmts[i], spans[k].var, d.memref)
+                });
+                if let Some(d) = over {
+                    counted_as[k] = d.memref;
+                }
+            }
+            let count = holders.entry(counted_as[k]).or_insert(0);
+            if *count == 0 {
+                bytes = bytes.saturating_add(size_of(counted_as[k]).unwrap_or(0));
+            }
+            *count += 1;
+        }
+        if bytes > best.0 {
+            best = (bytes, i);
+        }
+        for &k in &ending[i] {
+            if let Some(count) = holders.get_mut(&counted_as[k]) {
+                *count -= 1;
+                if *count == 0 {
+                    bytes = bytes.saturating_sub(size_of(counted_as[k]).unwrap_or(0));
+                }
+            }
+        }
+    }
+    let (bytes, at) = best;
+    // One tile per held MemRef: the latest defined one live at `at` (spans are in definition
+    // order, so a later one replaces an earlier one of the same MemRef).
+    let mut live: Vec<(VarId, VarId, u64)> = Vec::new();
+    for (k, s) in spans.iter().enumerate().filter(|(_, s)| s.def <= at && at <= s.last) {
+        let m = counted_as[k];
+        match live.iter_mut().find(|(_, held, _)| *held == m) {
+            Some(entry) => entry.0 = s.var,
+            None => live.push((s.var, m, size_of(m).unwrap_or(0))),
+        }
+    }
+    Some(Peak { bytes, stmt: stmts[at].span(), live: live.into_iter().map(|(v, _, size)| (v, size)).collect() })
 }
 
 /// Step 3: which interval reuses which (pairs of indices into `intervals`, current first).
