@@ -220,7 +220,7 @@ pub static PASSES: &[PassInfo] = &[
     PassInfo {
         name: "basic-memory-reuse",
         aliases: &["BasicMemoryReuse", "MemoryReuse"],
-        description: "let tiles whose lifetimes do not overlap share a MemRef",
+        description: "let tiles whose lifetimes do not overlap share a MemRef (-O1 in the named pipelines: ptoc's lifetime plan, with in-place element-wise results)",
         kind: PassKind::Function,
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
