@@ -449,4 +449,61 @@ mod tests {
             assert_eq!(decide(&ivs), decide_by_definition(&ivs), "case {case}: {ivs:?}");
         }
     }
+
+    /// `-O1` on printed IR: `lines` are the body's tile statements, each tile `[64, 64]` FP32 in
+    /// Vec with the MemRef id of its name's digit.
+    fn plan(lines: &[&str]) -> String {
+        let mut src = String::from(
+            "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def f(self, x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 16384, 0)], v: pl.Tensor[[1, 64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 256, 9)]) -> pl.Tensor[[64, 64], pl.FP32]:\n",
+        );
+        for id in 1..=6 {
+            src +=
+                &format!("        mem_vec_{id}: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, 16384, {id})\n");
+        }
+        src += "        mem_vec_8: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, 256, 8)\n";
+        for l in lines {
+            src += &format!("        {l}\n");
+        }
+        src += "        return x\n";
+        let prog = crate::driver::frontend(&src).expect("input lowers");
+        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
+        crate::printer::print_program(&run(prog, &env).unwrap())
+    }
+
+    fn tile(name: &str, id: u32, value: &str) -> String {
+        format!("{name}: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, {id})] = {value}")
+    }
+
+    #[test]
+    fn o1_writes_an_element_wise_result_over_its_dying_operand() {
+        let out = plan(&[
+            &tile("a", 1, "pl.block.load(x, [0, 0], [64, 64])"),
+            &tile("b", 2, "pl.block.exp(a)"),
+            &tile("c", 3, "pl.block.add(b, b)"),
+            "r: pl.Tensor[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 16384, 0)] = pl.block.store(c, [0, 0], [64, 64], x)",
+        ]);
+        assert!(out.contains("b: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(out.contains("c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(!out.contains("mem_vec_2: pl.MemRefType"), "{out}");
+    }
+
+    #[test]
+    fn o1_keeps_an_operand_read_later_or_of_another_shape() {
+        let out = plan(&[
+            &tile("a", 1, "pl.block.load(x, [0, 0], [64, 64])"),
+            "w: pl.Tile[[1, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 256, 8)] = pl.block.load(v, [0, 0], [1, 64])",
+            // `a` is read again by `c`: `b` needs a buffer of its own.
+            &tile("b", 2, "pl.block.exp(a)"),
+            &tile("c", 3, "pl.block.add(a, b)"),
+            // `w` dies here but is the broadcast row: `d` goes over `c` (same shape), not `w`.
+            &tile("d", 4, "pl.block.col_expand_sub(c, w)"),
+            // a load is no element-wise op: `e` takes a free buffer (`b`'s), not `d`'s.
+            &tile("e", 5, "pl.block.load(x, [0, 0], [64, 64])"),
+            &tile("f", 6, "pl.block.add(d, e)"),
+        ]);
+        assert!(out.contains("b: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 2)]"), "{out}");
+        assert!(out.contains("c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(out.contains("d: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(out.contains("e: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 2)]"), "{out}");
+    }
 }
