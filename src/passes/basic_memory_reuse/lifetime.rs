@@ -27,6 +27,10 @@ pub struct Interval {
     /// `last` is the end of a loop body that reads the group again in its next iteration
     /// (`-O1`), not a last use: nothing may be written over it there.
     pub extended: bool,
+    /// The group is yielded by a loop body starting at this index (`-O1`): the PTO emitter
+    /// hands the yielded buffer itself to the next iteration, so nothing written in the body
+    /// may share it.
+    pub carried_from: Option<usize>,
 }
 
 impl Interval {
@@ -69,6 +73,7 @@ pub fn var_spans(prog: &Program, stmts: &[&Stmt], loops: Option<&[Range<usize>]>
     let mut defs: Vec<(VarId, VarId, usize)> = Vec::with_capacity(stmts.len());
     let mut last_use: FxHashMap<VarId, usize> = FxHashMap::default();
     last_use.reserve(stmts.len());
+    let mut yielded_at: FxHashMap<VarId, usize> = FxHashMap::default();
     let tile_memref = |v: VarId| match prog.var_type(v) {
         Type::Tile(t) => t.memref.filter(|m| matches!(prog.var(*m).kind, VarKind::MemRef(_))),
         _ => None,
@@ -94,18 +99,25 @@ pub fn var_spans(prog: &Program, stmts: &[&Stmt], loops: Option<&[Range<usize>]>
         for_each_used_var(prog, s, plan, &mut |v| {
             last_use.insert(v, i);
         });
+        if let (true, Stmt::Yield { values, .. }) = (plan, s) {
+            values.iter().for_each(|e| for_each_var(e, &mut |v| _ = yielded_at.insert(v, i)));
+        }
     }
     defs.into_iter()
         .map(|(var, memref, def)| {
             let mut last = def.max(last_use.get(&var).copied().unwrap_or(0));
             let mut extended = false;
+            let mut carried_from = None;
             for r in loops.unwrap_or(&[]) {
                 if def < r.start && last >= r.start && last < r.end {
                     last = r.end - 1;
                     extended = true;
                 }
+                if r.contains(&def) && yielded_at.get(&var).is_some_and(|y| r.contains(y)) {
+                    carried_from = Some(r.start);
+                }
             }
-            VarSpan { var, memref, def, last, extended }
+            VarSpan { var, memref, def, last, extended, carried_from }
         })
         .collect()
 }
@@ -119,6 +131,8 @@ pub struct VarSpan {
     pub last: usize,
     /// Its last index was moved to the end of a loop body that reads it.
     pub extended: bool,
+    /// See [`Interval::carried_from`].
+    pub carried_from: Option<usize>,
 }
 
 /// One interval per MemRef, in order of its first definition; later definitions of the same
@@ -146,6 +160,7 @@ fn group(prog: &Program, spans: &[VarSpan]) -> Vec<Interval> {
                     def: sp.def,
                     last: 0,
                     extended: false,
+                    carried_from: None,
                 });
                 &mut out[k]
             }
@@ -156,6 +171,10 @@ fn group(prog: &Program, spans: &[VarSpan]) -> Vec<Interval> {
             iv.extended |= sp.extended;
         }
         iv.last = iv.last.max(sp.last);
+        iv.carried_from = match (iv.carried_from, sp.carried_from) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
     out
 }

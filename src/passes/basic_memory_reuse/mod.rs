@@ -119,9 +119,14 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(
     let mut decisions = Vec::new();
     for (c, cur) in intervals.iter().enumerate() {
         let fits = |b: &Buffer| b.space == cur.space && b.size >= cur.size;
+        // A tile yielded by a loop body keeps its buffer through the whole body (the PTO
+        // emitter passes the buffer itself to the next iteration): only a buffer free before
+        // the body starts, and never in place.
+        let free_from = cur.carried_from.unwrap_or(cur.def);
         let in_place = buffers.iter().position(|b| {
             let tail = &intervals[b.tail];
-            fits(b)
+            cur.carried_from.is_none()
+                && fits(b)
                 && tail.last == cur.def
                 && !tail.extended
                 && may_overwrite(prog, stmts[cur.def], cur.first, tail.memref)
@@ -130,7 +135,7 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(
             buffers
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| fits(b) && intervals[b.tail].last < cur.def)
+                .filter(|(_, b)| fits(b) && intervals[b.tail].last < free_from)
                 .min_by_key(|(k, b)| (b.size, *k))
                 .map(|(k, _)| k)
         };
@@ -384,7 +389,17 @@ mod tests {
     use super::*;
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
-        Interval { first: VarId(0), rest: Vec::new(), memref: VarId(0), space, size, def, last, extended: false }
+        Interval {
+            first: VarId(0),
+            rest: Vec::new(),
+            memref: VarId(0),
+            space,
+            size,
+            def,
+            last,
+            extended: false,
+            carried_from: None,
+        }
     }
 
     #[test]
