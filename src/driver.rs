@@ -227,7 +227,12 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
     let request = Request {
         passes: &plan,
-        env: PassEnv { backend, jobs: jobs(cli.jobs) },
+        // `--passes` runs passes as the reference does (it ignores -O, docs/cli.md).
+        env: PassEnv {
+            backend,
+            jobs: jobs(cli.jobs),
+            opt: if cli.passes.is_some() { OptLevel::O0 } else { cli.opt },
+        },
         dumps: &dump_spec,
         time_passes: cli.time_passes,
         verify_each: cli.verify_each,

@@ -66,6 +66,18 @@ impl CceEmit {
         !matches!(self, CceEmit::Nothing | CceEmit::TensorDim | CceEmit::Unsupported { .. })
     }
 
+    /// Whether the form is one instruction that computes element (i, j) of the result from
+    /// element (i, j) of each operand of the result's shape (element-wise, and the row/column
+    /// expanding binary ops, whose broadcast vector is the other operand), so that its
+    /// destination may be such an operand (see [`crate::ops::writes_in_place`]).
+    pub fn allows_dst_as_src(self) -> bool {
+        // The NPU's TMATMUL_ACC accumulates into its destination and does not read its cIn
+        // operand (pto-isa npu/a2a3/TMatmul.hpp; the CPU simulator reads cIn), so its result
+        // must be the accumulator's own buffer for the kernel to compute the same on both.
+        matches!(self, CceEmit::Elementwise { .. } | CceEmit::RowExpand { .. } | CceEmit::ColExpand { .. })
+            || matches!(self, CceEmit::Dst { instr: "TMATMUL_ACC", .. })
+    }
+
     /// The pto-isa instructions the form emits, in order (for `docs/ops-cpp.md`).
     pub fn instructions(self) -> String {
         match self {

@@ -30,7 +30,8 @@ Commands:
 
 Passes run in the order of --passes if given, else of --pipeline at the -O level:
   -O0  the pipelines exactly as the reference runs them
-  -O1  (default) also remove-redundant-sync right after insert-sync
+  -O1  (default) also remove-redundant-sync right after insert-sync, and
+       basic-memory-reuse plans buffers by lifetime (ptoc's own plan)
 Use --list-passes for the names and what each level runs; the reference's CamelCase names
 (ConvertToSSA, MemoryReuse, ...) are accepted too.
 
@@ -78,7 +79,8 @@ pub struct Cli {
     pub pipeline: Option<PipelineArg>,
 
     /// Optimisation level of the named pipelines: `0` runs them exactly as the reference does;
-    /// `1` (default) also runs remove-redundant-sync after insert-sync. `--passes` ignores it.
+    /// `1` (default) also runs remove-redundant-sync after insert-sync, and basic-memory-reuse plans
+    /// buffers by lifetime. `--passes` ignores it.
     #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = parse_opt_level, help_heading = "Passes")]
     pub opt: OptLevel,
 

@@ -122,7 +122,10 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     };
     let request = Request {
         passes: &plan,
-        env: PassEnv::new(Backend::from(cli.backend)),
+        env: PassEnv {
+            opt: if cli.passes.is_some() { crate::passes::OptLevel::O0 } else { cli.opt },
+            ..PassEnv::new(Backend::from(cli.backend))
+        },
         dumps: &super::dumps::DumpSpec::default(),
         time_passes: false,
         verify_each: false,

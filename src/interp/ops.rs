@@ -25,12 +25,7 @@ const NO_IMPLEMENTATION: &str = "has no implementation in the interpreter";
 /// Executes one operator call on its evaluated arguments.
 pub(super) fn apply(ip: &mut Interp, op: OpId, call: &Call, e: &Expr, args: Vec<Value>) -> Result<Value, Diagnostic> {
     let def = crate::ops::def(op);
-    let cx = Cx {
-        call,
-        e,
-        args,
-        name: def.name,
-    };
+    let cx = Cx { call, e, args, name: def.name };
     if let Some((_, why)) = NOT_EXECUTED.iter().find(|(n, _)| *n == def.name) {
         return Err(err(
             codes::RUN_UNSUPPORTED,
@@ -122,12 +117,7 @@ fn arith(op: Bin, out: DataType, a: Num, b: Num) -> Result<Num, String> {
             Bin::Min => cpp_min(x, y),
             // C's fmod (the sign of the dividend), as TFMOD / TREM on pto-isa's CPU simulator.
             Bin::Rem => x % y,
-            _ => {
-                return Err(format!(
-                    "{op:?} needs integer operands, but the result is {}",
-                    out.name()
-                ))
-            }
+            _ => return Err(format!("{op:?} needs integer operands, but the result is {}", out.name())),
         }));
     }
     let (x, y) = (a.as_i128(), b.as_i128());
@@ -287,16 +277,10 @@ fn as_2d(shape: &[usize]) -> (usize, usize) {
 /// Matrix product `a @ b` (+ `acc`) (+ `bias` row), accumulated in f64 / i128 and stored once.
 fn matmul2d(a: &Array, b: &Array, acc: Option<&Array>, bias: Option<&Array>, out: DataType) -> Result<Array, String> {
     let (&[m, k], &[k2, n]) = (a.shape(), b.shape()) else {
-        return Err(format!(
-            "matmul needs two matrices, got shapes {:?} and {:?}",
-            a.shape(),
-            b.shape()
-        ));
+        return Err(format!("matmul needs two matrices, got shapes {:?} and {:?}", a.shape(), b.shape()));
     };
     if k != k2 {
-        return Err(format!(
-            "matmul of [{m}, {k}] by [{k2}, {n}]: the inner dimensions differ"
-        ));
+        return Err(format!("matmul of [{m}, {k}] by [{k2}, {n}]: the inner dimensions differ"));
     }
     if let Some(c) = acc {
         if c.shape() != [m, n] {
@@ -332,14 +316,7 @@ fn matmul2d(a: &Array, b: &Array, acc: Option<&Array>, bias: Option<&Array>, out
                     is = is.wrapping_add(x.as_i128().wrapping_mul(y.as_i128()));
                 }
             }
-            res.set(
-                i * n + j,
-                if float {
-                    Num::F(fs + is as f64)
-                } else {
-                    Num::I(is + fs as i128)
-                },
-            );
+            res.set(i * n + j, if float { Num::F(fs + is as f64) } else { Num::I(is + fs as i128) });
         }
     }
     Ok(res)
@@ -365,16 +342,10 @@ fn transpose_array(a: &Array, x: usize, y: usize) -> Array {
 
 /// Batched / vector matrix product with NumPy's `matmul` rules.
 fn matmul_nd(a: &Array, b: &Array, out: DataType) -> Result<Array, String> {
-    let (a, drop_m) = if a.shape().len() == 1 {
-        (a.clone().reshaped(vec![1, a.len()]), true)
-    } else {
-        (a.clone(), false)
-    };
-    let (b, drop_n) = if b.shape().len() == 1 {
-        (b.clone().reshaped(vec![b.len(), 1]), true)
-    } else {
-        (b.clone(), false)
-    };
+    let (a, drop_m) =
+        if a.shape().len() == 1 { (a.clone().reshaped(vec![1, a.len()]), true) } else { (a.clone(), false) };
+    let (b, drop_n) =
+        if b.shape().len() == 1 { (b.clone().reshaped(vec![b.len(), 1]), true) } else { (b.clone(), false) };
     if a.shape().len() < 2 || b.shape().len() < 2 {
         return Err("matmul of a rank-0 operand".into());
     }
@@ -394,13 +365,7 @@ fn matmul_nd(a: &Array, b: &Array, out: DataType) -> Result<Array, String> {
         let sub = |x: &Array, start: usize, r: usize, c: usize| {
             Array::from_nums(x.dtype(), vec![r, c], (0..r * c).map(|i| x.get(start + i)))
         };
-        let prod = matmul2d(
-            &sub(&a, ia * m * k, m, k),
-            &sub(&b, ib * bm[0] * n, bm[0], n),
-            None,
-            None,
-            out,
-        )?;
+        let prod = matmul2d(&sub(&a, ia * m * k, m, k), &sub(&b, ib * bm[0] * n, bm[0], n), None, None, out)?;
         for i in 0..m * n {
             res.set(t * m * n + i, prod.get(i));
         }
@@ -443,11 +408,14 @@ fn reduce(a: &Array, axis: usize, red: Red, out: DataType, keep: bool) -> Result
         for i in 0..inner {
             let vals = (0..n).map(|k| a.get(o * n * inner + k * inner + i));
             let r = if is_float(a.dtype()) || is_float(out) {
-                let vs = vals.map(Num::as_f64);
+                let mut vs = vals.map(Num::as_f64);
+                // Max/min as pto-isa's TROWMAX/TCOLMAX/… compute them: start from the first
+                // element and keep the running value unless the next one compares greater
+                // (less). A NaN in the first element stays; a NaN later is passed over.
                 Num::F(match red {
                     Red::Sum => vs.sum(),
-                    Red::Max => vs.fold(f64::NEG_INFINITY, f64::max),
-                    Red::Min => vs.fold(f64::INFINITY, f64::min),
+                    Red::Max => vs.next().map_or(0.0, |f| vs.fold(f, cpp_max)),
+                    Red::Min => vs.next().map_or(0.0, |f| vs.fold(f, cpp_min)),
                 })
             } else {
                 let mut vs = vals.map(Num::as_i128);
@@ -489,12 +457,7 @@ impl Cx<'_> {
         self.name.split_once('.').map_or(self.name, |(_, s)| s)
     }
     fn span(&self, i: usize) -> Span {
-        self.call
-            .args
-            .get(i)
-            .map(|a| a.span)
-            .filter(|s| !s.is_none())
-            .unwrap_or(self.e.span)
+        self.call.args.get(i).map(|a| a.span).filter(|s| !s.is_none()).unwrap_or(self.e.span)
     }
     fn fail(&self, code: &'static str, i: usize, msg: impl Into<String>) -> Diagnostic {
         err(code, self.span(i), format!("{}: {}", self.name, msg.into()))
@@ -504,9 +467,7 @@ impl Cx<'_> {
         err(codes::RUN_SHAPE, self.e.span, format!("{}: {}", self.name, msg.into()))
     }
     fn arg(&self, i: usize) -> Result<&Value, Diagnostic> {
-        self.args
-            .get(i)
-            .ok_or_else(|| self.fail(codes::RUN_SHAPE, i, format!("argument {i} is missing")))
+        self.args.get(i).ok_or_else(|| self.fail(codes::RUN_SHAPE, i, format!("argument {i} is missing")))
     }
     /// A tile or tensor argument's elements, or a scalar as a rank-0 array.
     fn arr(&self, i: usize) -> Result<Array, Diagnostic> {
@@ -514,31 +475,19 @@ impl Cx<'_> {
             Value::Tile(a) => Ok((**a).clone()),
             Value::Tensor(t) => Ok(t.to_array()),
             Value::Scalar(s) => Ok(Array::from_nums(s.dtype, Vec::new(), [s.num])),
-            v => Err(self.fail(
-                codes::RUN_SHAPE,
-                i,
-                format!("expected a tile or tensor, found {}", v.kind_name()),
-            )),
+            v => Err(self.fail(codes::RUN_SHAPE, i, format!("expected a tile or tensor, found {}", v.kind_name()))),
         }
     }
     fn tensor(&self, i: usize) -> Result<Tensor, Diagnostic> {
         match self.arg(i)? {
             Value::Tensor(t) => Ok(t.clone()),
-            v => Err(self.fail(
-                codes::RUN_SHAPE,
-                i,
-                format!("expected a tensor, found {}", v.kind_name()),
-            )),
+            v => Err(self.fail(codes::RUN_SHAPE, i, format!("expected a tensor, found {}", v.kind_name()))),
         }
     }
     fn scalar(&self, i: usize) -> Result<Scalar, Diagnostic> {
         match self.arg(i)? {
             Value::Scalar(s) => Ok(*s),
-            v => Err(self.fail(
-                codes::RUN_SHAPE,
-                i,
-                format!("expected a scalar, found {}", v.kind_name()),
-            )),
+            v => Err(self.fail(codes::RUN_SHAPE, i, format!("expected a scalar, found {}", v.kind_name()))),
         }
     }
     /// A list of integers (a literal list or a tuple value).
@@ -548,18 +497,10 @@ impl Cx<'_> {
                 .iter()
                 .map(|v| match v {
                     Value::Scalar(s) => Ok(s.num.as_i128()),
-                    v => Err(self.fail(
-                        codes::RUN_SHAPE,
-                        i,
-                        format!("expected integers, found {}", v.kind_name()),
-                    )),
+                    v => Err(self.fail(codes::RUN_SHAPE, i, format!("expected integers, found {}", v.kind_name()))),
                 })
                 .collect(),
-            v => Err(self.fail(
-                codes::RUN_SHAPE,
-                i,
-                format!("expected a list of integers, found {}", v.kind_name()),
-            )),
+            v => Err(self.fail(codes::RUN_SHAPE, i, format!("expected a list of integers, found {}", v.kind_name()))),
         }
     }
     /// A list of non-negative sizes (of at most `MAX_ELEMENTS` elements in all).
@@ -614,11 +555,7 @@ impl Cx<'_> {
             check_dtype(a.dtype(), self.e.span)?;
         }
         zip(ops, out, f).map(|a| self.wrap(a)).map_err(|m| {
-            let code = if m.contains("broadcast") {
-                codes::RUN_SHAPE
-            } else {
-                codes::RUN_ERROR
-            };
+            let code = if m.contains("broadcast") { codes::RUN_SHAPE } else { codes::RUN_ERROR };
             err(code, self.e.span, format!("{}: {m}", self.name))
         })
     }
@@ -674,11 +611,7 @@ impl Cx<'_> {
                 let shape = self.dims(0)?;
                 let v = self.scalar(1)?;
                 let n = shape.iter().product();
-                Ok(Value::tile(Array::from_nums(
-                    self.out(v.dtype),
-                    shape,
-                    std::iter::repeat_n(v.num, n),
-                )))
+                Ok(Value::tile(Array::from_nums(self.out(v.dtype), shape, std::iter::repeat_n(v.num, n))))
             }
             names::EXPANDS => {
                 let t = self.arr(0)?;
@@ -730,10 +663,9 @@ impl Cx<'_> {
                 let (tr, tc) = as_2d(tile.shape());
                 let (wr, wc) = as_2d(&shape);
                 if wr > tr || wc > tc {
-                    return Err(self.shape_err(format!(
-                        "the window {shape:?} is larger than the tile {:?}",
-                        tile.shape()
-                    )));
+                    return Err(
+                        self.shape_err(format!("the window {shape:?} is larger than the tile {:?}", tile.shape()))
+                    );
                 }
                 let mut idx = vec![0usize; shape.len()];
                 let mut at = vec![0usize; shape.len()];
@@ -756,11 +688,7 @@ impl Cx<'_> {
                     t
                 };
                 let out = self.out(t.dtype());
-                Ok(Value::tile(Array::from_nums(
-                    out,
-                    t.shape().to_vec(),
-                    (0..t.len()).map(|i| t.get(i)),
-                )))
+                Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| t.get(i)))))
             }
             // Padding and pipe-to-pipe copies do not change values.
             names::VEC_MOVE | names::FILLPAD => Ok(Value::tile(self.arr(0)?)),
@@ -774,12 +702,7 @@ impl Cx<'_> {
                 let mut idx = vec![0usize; shape.len()];
                 let mut res = Array::zeros(t.dtype(), shape.clone());
                 for flat in 0..n {
-                    let s: usize = idx
-                        .iter()
-                        .zip(&off)
-                        .zip(&st)
-                        .map(|((i, o), s)| (i + *o as usize) * s)
-                        .sum();
+                    let s: usize = idx.iter().zip(&off).zip(&st).map(|((i, o), s)| (i + *o as usize) * s).sum();
                     res.set(flat, t.get(s));
                     next_index(&mut idx, &shape);
                 }
@@ -836,11 +759,7 @@ impl Cx<'_> {
                         format!("a view {shape:?} from this offset runs past the tensor's end"),
                     ));
                 }
-                Ok(Value::Tensor(t.window(
-                    shape.clone(),
-                    strides_of(&shape),
-                    t.offset() + start_rel,
-                )))
+                Ok(Value::Tensor(t.window(shape.clone(), strides_of(&shape), t.offset() + start_rel)))
             }
             names::TENSOR_RESHAPE => {
                 let t = self.tensor(0)?;
@@ -875,11 +794,7 @@ impl Cx<'_> {
                 let to = self.out(a.dtype());
                 let code = self.kw_int("mode", 2);
                 let mode = RoundMode::from_code(code).ok_or_else(|| {
-                    err(
-                        codes::RUN_UNSUPPORTED,
-                        self.e.span,
-                        format!("{}: unknown rounding mode {code}", self.name),
-                    )
+                    err(codes::RUN_UNSUPPORTED, self.e.span, format!("{}: unknown rounding mode {code}", self.name))
                 })?;
                 let from = a.dtype();
                 self.elementwise(&[&a], to, |v| Ok(cast(v[0], from, to, mode)))
@@ -893,9 +808,7 @@ impl Cx<'_> {
                 let (m, l, r) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
                 // The mask selects the lhs element where it is non-zero (element-wise, not
                 // pto-isa's packed bit mask: block.cmp gives 1 / 0 elements here).
-                self.elementwise(&[&m, &l, &r], self.out(l.dtype()), |v| {
-                    Ok(if v[0].is_true() { v[1] } else { v[2] })
-                })
+                self.elementwise(&[&m, &l, &r], self.out(l.dtype()), |v| Ok(if v[0].is_true() { v[1] } else { v[2] }))
             }
             names::ADDC | names::SUBC | names::ADDSC | names::SUBSC => {
                 let (a, b, c) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
@@ -956,11 +869,7 @@ impl Cx<'_> {
                     norm_axis(i128::from(self.kw_int("axis", -1)), a.shape().len()).map_err(|m| self.shape_err(m))?;
                 let keep = self.kw_bool("keepdim", false);
                 let r = self.runtime(reduce(&a, axis, red_kind(short), self.out(a.dtype()), keep))?;
-                Ok(if r.shape().is_empty() {
-                    Value::Scalar(Scalar::new(r.dtype(), r.get(0)))
-                } else {
-                    Value::tile(r)
-                })
+                Ok(if r.shape().is_empty() { Value::Scalar(Scalar::new(r.dtype(), r.get(0))) } else { Value::tile(r) })
             }
             names::TENSOR_ROW_MAX | names::TENSOR_ROW_SUM => {
                 let a = self.arr(0)?;
@@ -979,13 +888,7 @@ impl Cx<'_> {
                 if a.shape().is_empty() {
                     return Err(self.shape_err("a row reduction needs a tile of rank ≥ 1"));
                 }
-                let r = self.runtime(reduce(
-                    &a,
-                    a.shape().len() - 1,
-                    red_kind(short),
-                    self.out(a.dtype()),
-                    true,
-                ))?;
+                let r = self.runtime(reduce(&a, a.shape().len() - 1, red_kind(short), self.out(a.dtype()), true))?;
                 Ok(Value::tile(r))
             }
             names::ROW_EXPAND => {
@@ -1007,11 +910,7 @@ impl Cx<'_> {
                     );
                 }
                 let out = self.out(t.dtype());
-                Ok(Value::tile(Array::from_nums(
-                    out,
-                    t.shape().to_vec(),
-                    (0..t.len()).map(|i| v.get(i % c.max(1))),
-                )))
+                Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| v.get(i % c.max(1))))))
             }
             names::ROW_EXPAND_ADD
             | names::ROW_EXPAND_SUB
@@ -1048,10 +947,7 @@ impl Cx<'_> {
                 self.elementwise(&[&a], out, |v| unary("exp", out, v[0]))
             }
             _ if self.name.starts_with("block.")
-                && matches!(
-                    short,
-                    "neg" | "exp" | "recip" | "sqrt" | "rsqrt" | "log" | "abs" | "relu" | "not"
-                ) =>
+                && matches!(short, "neg" | "exp" | "recip" | "sqrt" | "rsqrt" | "log" | "abs" | "relu" | "not") =>
             {
                 let a = self.arr(0)?;
                 let out = self.out(a.dtype());
@@ -1063,11 +959,7 @@ impl Cx<'_> {
                 let out = self.out(a.dtype());
                 self.elementwise(&[&a, &b], out, |v| arith(op, out, v[0], v[1]))
             }
-            _ => Err(err(
-                codes::RUN_UNSUPPORTED,
-                self.e.span,
-                format!("`{}` {NO_IMPLEMENTATION}", self.name),
-            )),
+            _ => Err(err(codes::RUN_UNSUPPORTED, self.e.span, format!("`{}` {NO_IMPLEMENTATION}", self.name))),
         }
     }
 }
@@ -1084,11 +976,7 @@ mod tests {
         let prog = Program::new("p");
         let mut ip = Interp::new(&prog);
         for (id, def) in crate::ops::table::entries() {
-            let call = Call {
-                callee: Callee::Op(id),
-                args: Vec::new(),
-                kwargs: Vec::new(),
-            };
+            let call = Call { callee: Callee::Op(id), args: Vec::new(), kwargs: Vec::new() };
             let e = Expr::new(ExprKind::Call(Box::new(call.clone())), Type::Unknown, Span::NONE);
             let r = apply(&mut ip, id, &call, &e, Vec::new());
             if let Err(d) = r {
@@ -1096,10 +984,7 @@ mod tests {
             }
         }
         for (name, _) in NOT_EXECUTED {
-            assert!(
-                crate::ops::lookup(name).is_some(),
-                "{name} is not in the operator table"
-            );
+            assert!(crate::ops::lookup(name).is_some(), "{name} is not in the operator table");
         }
     }
 }

@@ -727,3 +727,24 @@ fn max_min_and_relu_treat_nan_as_pto_isa_does() {
     assert_eq!(super::ops::cpp_min(1.0, f64::NAN), 1.0);
     assert!(super::ops::cpp_min(f64::NAN, 1.0).is_nan());
 }
+
+#[test]
+fn max_min_reductions_treat_nan_as_pto_isa_does() {
+    // pto-isa's TCOLMIN/TROWMAX start from the first element and replace it only by a strictly
+    // smaller (greater) one: a NaN first stays, a NaN later is passed over.
+    let p = program(
+        "    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[3, 2], pl.FP32], out: pl.Out[pl.Tensor[[1, 2], pl.FP32]]) -> pl.Tensor[[1, 2], pl.FP32]:
+        ta = pl.load(a, [0, 0], [3, 2])
+        cv = pl.block.min(ta, axis=0, keepdim=True)
+        r = pl.store(cv, [0, 0], [1, 2], out)
+        return r
+",
+    );
+    let nan = f64::NAN;
+    let args = vec![t(Fp32, &[3, 2], &[nan, 5.0, 1.0, nan, 0.5, 2.0]), t(Fp32, &[1, 2], &[0.0; 2])];
+    let r = run(&p, "k", args);
+    let got = vals(&r.params[1]);
+    assert!(got[0].is_nan(), "a NaN in the first row stays: {got:?}");
+    assert_eq!(got[1], 2.0, "a NaN after the first row is passed over: {got:?}");
+}

@@ -256,6 +256,20 @@ pub fn def(op: OpId) -> &'static OpDef {
     &OPS[op.0 as usize]
 }
 
+/// Whether the result of `op` may be written over a tile operand of the result's shape and
+/// dtype (destination == source): true for the ops emitted as one pto-isa element-wise
+/// instruction (TADD, TMAX, TADDS, TEXP, TRELU, …) or row/column expanding binary instruction
+/// (TROWEXPANDSUB, TCOLEXPANDSUB, …). Element (i, j) of the result depends only on element
+/// (i, j) of each full-shape operand, and the vector unit allows a destination that overlaps a
+/// source exactly (same address and strides; only partial overlap is forbidden); the CPU
+/// simulator computes `dst[i] = f(src0[i], …)` element by element too (pto/cpu/TAdd.hpp,
+/// TColExpandOp.hpp, which reads the broadcast vector before writing). Broadcast operands and
+/// operands of another dtype are excluded by the caller (they differ from the result's type).
+/// Read by the lifetime memory plan of basic-memory-reuse at -O1.
+pub fn writes_in_place(op: OpId) -> bool {
+    def(op).cce.is_some_and(|e| e.allows_dst_as_src())
+}
+
 /// The IR name of an operator (`tensor.add_scalar`).
 pub fn name(op: OpId) -> &'static str {
     def(op).name

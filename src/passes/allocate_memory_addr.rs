@@ -11,13 +11,15 @@
 //! body uses, keep their address.
 //!
 //! Unlike the reference (which leaves overflow to the AllocatedMemoryAddr verifier), the pass
-//! itself reports a space whose buffers do not fit the 910B capacity ([`codes::MEMORY_CAPACITY`]),
-//! pointing at the allocation that crosses the limit: an unaddressable program is an error of
-//! the input, whatever verification level is chosen.
+//! itself reports a space whose buffers do not fit the 910B capacity ([`codes::MEMORY_CAPACITY`]):
+//! an unaddressable program is an error of the input, whatever verification level is chosen.
+//! The error says whether the tiles live at one point already exceed the capacity (the program
+//! cannot fit: it points there and at each live tile) or only the layout does (it points at the
+//! buffer that crosses the limit).
 
 use std::collections::BTreeMap;
 
-use super::PassEnv;
+use super::{basic_memory_reuse, OptLevel, PassEnv};
 use crate::backend::capacity;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_stmts};
@@ -28,12 +30,12 @@ use crate::ops::names;
 const ALIGN: u64 = 32;
 
 /// `allocate-memory-addr`: lays out the on-chip MemRefs of every function.
-pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut diags = Vec::new();
     for fi in 0..out.functions.len() {
         let placed = layout(&out, &out.functions[fi]);
-        diags.extend(capacity_errors(&out, &out.functions[fi], &placed));
+        diags.extend(capacity_errors(&out, &out.functions[fi], &placed, env));
         for p in &placed {
             if let VarKind::MemRef(info) = &mut out.var_mut(p.memref).kind {
                 info.addr = address(p.addr);
@@ -197,9 +199,12 @@ fn rewrite_allocs(s: &mut Stmt, addrs: &BTreeMap<VarId, u64>) {
     }
 }
 
-/// One error per memory space whose layout ends beyond the 910B capacity (§3.2), naming the
-/// bytes needed and the capacity, at the first buffer that does not fit.
-fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed]) -> Vec<Diagnostic> {
+/// One error per memory space whose layout ends beyond the 910B capacity (§3.2). When the
+/// buffers live at one program point already take more than the capacity, no placement can fit
+/// them: the error points at that statement and labels each live tile at its definition. Else
+/// only the layout is too long (buffers never live together were not shared): the error points
+/// at the first buffer that does not fit and says how many bytes are live at most.
+fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed], env: &PassEnv) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for space in MemorySpace::ALL.iter().copied() {
         let limit = capacity(space);
@@ -208,36 +213,114 @@ fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed]) -> Vec<Diagn
         if limit == 0 || needed <= limit {
             continue;
         }
-        let Some(first) = in_space.iter().find(|p| p.addr.saturating_add(p.size) > limit) else { continue };
-        let name = prog.var_name(first.memref);
-        let span = defining_stmt_span(prog, &f.body, first.memref).unwrap_or(f.span);
-        diags.push(
-            Diagnostic::error(
-                codes::MEMORY_CAPACITY,
-                span,
-                format!(
-                    "function '{}' needs {} bytes of {} memory, but the platform has {} bytes",
-                    f.name,
-                    needed,
-                    space.name(),
-                    limit
-                ),
-            )
-            .with_label(format!(
-                "buffer `{name}` ({} bytes at address {}) ends beyond the {} bytes of {}",
-                first.size,
-                first.addr,
-                limit,
-                space.name()
-            ))
-            .with_note(format!(
-                "help: the {} buffers of '{}' are laid out one after another; use smaller tiles or fewer live tiles",
-                space.name(),
-                f.name
-            )),
-        );
+        let peak = basic_memory_reuse::live_peak(prog, f, space);
+        match peak {
+            Some(peak) if peak.bytes > limit => diags.push(peak_error(prog, f, space, limit, &peak)),
+            _ => {
+                let Some(first) = in_space.iter().find(|p| p.addr.saturating_add(p.size) > limit) else { continue };
+                diags.push(layout_error(prog, f, space, (needed, limit), first, peak.map(|p| p.bytes), env));
+            }
+        }
     }
     diags
+}
+
+/// E0602 when the tiles live at one point need more than the capacity: the program does not
+/// fit, whatever the placement.
+fn peak_error(
+    prog: &Program,
+    f: &Function,
+    space: MemorySpace,
+    limit: u64,
+    peak: &basic_memory_reuse::Peak,
+) -> Diagnostic {
+    let span = if peak.stmt.is_none() { f.span } else { peak.stmt };
+    let names: Vec<String> = peak.live.iter().map(|(v, _)| format!("`{}`", prog.var_name(*v))).collect();
+    let mut d = Diagnostic::error(
+        codes::MEMORY_CAPACITY,
+        span,
+        format!(
+            "function '{}' needs {} bytes of {} memory at once, but the platform has {} bytes",
+            f.name,
+            peak.bytes,
+            space.name(),
+            limit
+        ),
+    )
+    .with_label(format!("{} {} buffers are live here: {}", peak.live.len(), space.name(), names.join(", ")));
+    for (v, size) in &peak.live {
+        let Some(def) = defining_span(&f.body, *v) else { continue };
+        if !def.same_range(span) {
+            d = d.with_secondary(def, format!("`{}` ({size} bytes) is defined here and still live", prog.var_name(*v)));
+        }
+    }
+    d.with_note(format!(
+        "these tiles are all needed at this statement, so no placement of the {} buffers fits {} bytes",
+        space.name(),
+        limit
+    ))
+    .with_note(format!(
+        "help: use smaller tiles (e.g. split each tile into halves), or split '{}' into functions that each keep fewer tiles live",
+        f.name
+    ))
+}
+
+/// E0602 when the layout is longer than the capacity but the tiles live at once would fit:
+/// buffers never live together were not shared.
+fn layout_error(
+    prog: &Program,
+    f: &Function,
+    space: MemorySpace,
+    (needed, limit): (u64, u64),
+    first: &Placed,
+    peak: Option<u64>,
+    env: &PassEnv,
+) -> Diagnostic {
+    let name = prog.var_name(first.memref);
+    let span = defining_stmt_span(prog, &f.body, first.memref).unwrap_or(f.span);
+    let mut d = Diagnostic::error(
+        codes::MEMORY_CAPACITY,
+        span,
+        format!(
+            "function '{}' needs {} bytes of {} memory, but the platform has {} bytes",
+            f.name,
+            needed,
+            space.name(),
+            limit
+        ),
+    )
+    .with_label(format!(
+        "buffer `{name}` ({} bytes at address {}) ends beyond the {} bytes of {}",
+        first.size,
+        first.addr,
+        limit,
+        space.name()
+    ));
+    if let Some(peak) = peak {
+        d = d.with_note(format!(
+            "the {} buffers of '{}' are laid out one after another, but at most {peak} bytes of them are live at once",
+            space.name(),
+            f.name
+        ));
+    }
+    let help = match env.opt {
+        OptLevel::O0 => "help: -O1 (the default) shares buffers by lifetime, which may fit; or use smaller tiles",
+        OptLevel::O1 => "help: use smaller tiles, or tiles of one size, which the lifetime plan packs without gaps",
+    };
+    d.with_note(help)
+}
+
+/// The span of the assignment that defines tile variable `v`.
+fn defining_span(body: &Stmt, v: VarId) -> Option<Span> {
+    let mut found = None;
+    walk_stmts(body, &mut |s| {
+        if let Stmt::Assign { var, span, .. } = s {
+            if *var == v && found.is_none() && !span.is_none() {
+                found = Some(*span);
+            }
+        }
+    });
+    found
 }
 
 /// The statement that introduces MemRef `m`: its `block.alloc` assignment, else the first
@@ -277,7 +360,10 @@ mod tests {
             "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Tensor[[16384], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 65536, 0)]) -> pl.Tensor[[16384], pl.FP32]:\n",
         );
         for (id, n) in tiles {
-            s += &format!("        mem_vec_{id}: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, {}, {id})\n", n * 4);
+            s += &format!(
+                "        mem_vec_{id}: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, {}, {id})\n",
+                n * 4
+            );
         }
         for (id, n) in tiles {
             s += &format!(
@@ -308,7 +394,10 @@ mod tests {
         let diags = run_src(&src).unwrap_err();
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].code, codes::MEMORY_CAPACITY);
-        assert_eq!(diags[0].message, "function 'f' needs 196640 bytes of Vec memory, but the platform has 196608 bytes");
+        assert_eq!(
+            diags[0].message,
+            "function 'f' needs 196640 bytes of Vec memory, but the platform has 196608 bytes"
+        );
         let at = &src[diags[0].span.range()];
         assert!(at.starts_with("mem_vec_4: pl.MemRefType"), "{at}");
     }

@@ -28,12 +28,18 @@ pub struct PassEnv {
     /// Threads a pass may use for the functions it treats one at a time (`--jobs`); the
     /// output does not depend on it.
     pub jobs: usize,
+    /// The optimisation level the passes run at. Only `basic-memory-reuse` reads it: at `-O1`
+    /// it plans buffers by lifetime (see `basic_memory_reuse`), at `-O0` as the reference.
+    /// The driver sets it from `-O` for the named pipelines and to `-O0` for `--passes`, which
+    /// runs passes as the reference does whatever `-O` says.
+    pub opt: OptLevel,
 }
 
 impl PassEnv {
-    /// `backend`, on one thread.
+    /// `backend`, on one thread, at `-O0` (the reference's behaviour, which the library's
+    /// tests of single passes and conformance expect).
     pub const fn new(backend: Backend) -> PassEnv {
-        PassEnv { backend, jobs: 1 }
+        PassEnv { backend, jobs: 1, opt: OptLevel::O0 }
     }
 }
 
@@ -214,7 +220,7 @@ pub static PASSES: &[PassInfo] = &[
     PassInfo {
         name: "basic-memory-reuse",
         aliases: &["BasicMemoryReuse", "MemoryReuse"],
-        description: "let tiles whose lifetimes do not overlap share a MemRef",
+        description: "let tiles whose lifetimes do not overlap share a MemRef (-O1 in the named pipelines: ptoc's lifetime plan, with in-place element-wise results)",
         kind: PassKind::Function,
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],

@@ -3,7 +3,7 @@
 
 use ptoc::codegen::orchestration::return_slots;
 use ptoc::ir::{DataType, ExprKind, FunctionType, ParamDirection, Program, Type};
-use ptoc::passes::{Backend, PassEnv, Pipeline};
+use ptoc::passes::{Backend, OptLevel, PassEnv, Pipeline};
 
 use super::npy::Elem;
 
@@ -55,8 +55,10 @@ pub struct FuncSig {
 /// The program after ptoc's default pipeline (what `--emit cpp` generates code from).
 pub fn lowered(source: &str) -> Result<Program, String> {
     let prog = ptoc::driver::frontend(source).map_err(|d| format!("front end: {d:?}"))?;
-    let env = PassEnv::new(Backend::Cce);
-    ptoc::passes::manager::Manager::new(&Pipeline::Default.passes(), env)
+    // At ptoc's default level, like the `--emit cpp` run: -O1 plans memory by lifetime, and a
+    // program that fits only so must get its signature too.
+    let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(Backend::Cce) };
+    ptoc::passes::manager::Manager::new(&Pipeline::Default.passes_at(OptLevel::O1), env)
         .run(prog)
         .map_err(|d| format!("passes: {d:?}"))
 }

@@ -7,46 +7,74 @@
 //! block (i.e. inside a loop body) is dropped with everything in it, and `while`/scope
 //! statements nested in a block are opaque single statements.
 
+use std::ops::Range;
+
 use crate::ir::Stmt;
 
 /// The statements of `body` in analysis order; a statement's index is its position.
 pub fn linear_statements(body: &Stmt) -> Vec<&Stmt> {
-    let mut out = Vec::new();
-    process(body, &mut out);
-    out
+    let mut walk = Walk { out: Vec::new(), loops: Vec::new(), keep_nested: false };
+    walk.process(body);
+    walk.out
 }
 
-/// The reference's `process(s)`: appends the blocks of `s` to `out`. Blocks only matter for
-/// their order, so they are appended directly rather than kept as separate lists.
-fn process<'a>(s: &'a Stmt, out: &mut Vec<&'a Stmt>) {
-    match s {
-        Stmt::Seq { stmts, .. } => {
-            // Consecutive straight-line children form one block; flushing it before a
-            // control-flow child keeps the order, so appending as we go is the same thing.
-            for c in stmts {
-                match c {
-                    Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Seq { .. } => process(c, out),
-                    _ => flatten_into(c, out),
+/// The statements of `body` for the lifetime plan of `-O1`, and the index range of every loop
+/// body among them (in order, disjoint). Unlike [`linear_statements`], an `if`/`for` nested in
+/// a block is kept as one opaque statement instead of being dropped (spec §6 Q14): the tiles it
+/// reads must stay live until it runs.
+pub fn linear_statements_with_loops(body: &Stmt) -> (Vec<&Stmt>, Vec<Range<usize>>) {
+    let mut walk = Walk { out: Vec::new(), loops: Vec::new(), keep_nested: true };
+    walk.process(body);
+    (walk.out, walk.loops)
+}
+
+struct Walk<'a> {
+    out: Vec<&'a Stmt>,
+    loops: Vec<Range<usize>>,
+    /// Keep nested `if`/`for` as opaque statements (-O1) instead of dropping them.
+    keep_nested: bool,
+}
+
+impl<'a> Walk<'a> {
+    /// The reference's `process(s)`: appends the blocks of `s` to `out`. Blocks only matter for
+    /// their order, so they are appended directly rather than kept as separate lists.
+    fn process(&mut self, s: &'a Stmt) {
+        match s {
+            Stmt::Seq { stmts, .. } => {
+                // Consecutive straight-line children form one block; flushing it before a
+                // control-flow child keeps the order, so appending as we go is the same thing.
+                for c in stmts {
+                    match c {
+                        Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Seq { .. } => self.process(c),
+                        _ => self.flatten_into(c),
+                    }
                 }
             }
-        }
-        Stmt::If { then_body, else_body, .. } => {
-            process(then_body, out);
-            if let Some(e) = else_body {
-                process(e, out);
+            Stmt::If { then_body, else_body, .. } => {
+                self.process(then_body);
+                if let Some(e) = else_body {
+                    self.process(e);
+                }
             }
+            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+                let start = self.out.len();
+                self.flatten_into(body);
+                if self.out.len() > start {
+                    self.loops.push(start..self.out.len());
+                }
+            }
+            other => self.flatten_into(other),
         }
-        Stmt::For { body, .. } | Stmt::While { body, .. } => flatten_into(body, out),
-        other => flatten_into(other, out),
     }
-}
 
-/// A block's statements: `SeqStmts`/`OpStmts` are flattened recursively, nested `if`/`for`
-/// are dropped entirely, anything else (incl. `while` and scopes) is one opaque statement.
-fn flatten_into<'a>(s: &'a Stmt, out: &mut Vec<&'a Stmt>) {
-    match s {
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| flatten_into(c, out)),
-        Stmt::If { .. } | Stmt::For { .. } => {}
-        other => out.push(other),
+    /// A block's statements: `SeqStmts`/`OpStmts` are flattened recursively, nested `if`/`for`
+    /// are dropped entirely (kept whole with `keep_nested`), anything else (incl. `while` and
+    /// scopes) is one opaque statement.
+    fn flatten_into(&mut self, s: &'a Stmt) {
+        match s {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| self.flatten_into(c)),
+            Stmt::If { .. } | Stmt::For { .. } if !self.keep_nested => {}
+            other => self.out.push(other),
+        }
     }
 }

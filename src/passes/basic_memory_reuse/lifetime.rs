@@ -1,6 +1,8 @@
 //! Step 2 of BasicMemoryReuse (spec §2.9): the lifetime interval of every tile definition (or
 //! group of definitions sharing one MemRef) over the numbered statements of [`super::blocks`].
 
+use std::ops::Range;
+
 use rustc_hash::FxHashMap;
 
 use crate::ir::visit::{for_each_var, walk_all_exprs, walk_stmts};
@@ -22,6 +24,13 @@ pub struct Interval {
     pub def: usize,
     /// Last definition or use index.
     pub last: usize,
+    /// `last` is the end of a loop body that reads the group again in its next iteration
+    /// (`-O1`), not a last use: nothing may be written over it there.
+    pub extended: bool,
+    /// The group is yielded by a loop body starting at this index (`-O1`): the PTO emitter
+    /// hands the yielded buffer itself to the next iteration, so nothing written in the body
+    /// may share it.
+    pub carried_from: Option<usize>,
 }
 
 impl Interval {
@@ -40,46 +49,132 @@ impl Interval {
 }
 
 /// The intervals of the tile definitions among `stmts`, in definition order of their
-/// representatives.
+/// representatives (the reference's rules, `-O0`).
 pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
+    group(prog, &var_spans(prog, stmts, None))
+}
+
+/// The intervals of the lifetime plan (`-O1`), over [`super::blocks::linear_statements_with_loops`]:
+/// the reference's rules with its limits of spec §6 Q14 removed. A yield or return uses its
+/// values; an opaque nested `if`/`for`/`while`/scope uses every variable inside it and defines
+/// the tiles assigned inside it, at its index; a tile defined before a loop and used in its body
+/// stays live to the end of the body (the next iteration reads it again).
+pub fn plan_intervals(prog: &Program, stmts: &[&Stmt], loops: &[Range<usize>]) -> Vec<Interval> {
+    group(prog, &var_spans(prog, stmts, Some(loops)))
+}
+
+/// The lifetime of one tile variable: `(var, its MemRef, definition index, last index,
+/// extended over a loop)`, in definition order. `loops: Some(..)` selects the `-O1` rules.
+pub fn var_spans(prog: &Program, stmts: &[&Stmt], loops: Option<&[Range<usize>]>) -> Vec<VarSpan> {
+    let plan = loops.is_some();
     // Definitions: (tile var, its MemRef, index), in statement order. Sized for the usual
     // kernel (about one tile definition per statement, each used a few statements later), so
     // that neither is copied while it grows.
     let mut defs: Vec<(VarId, VarId, usize)> = Vec::with_capacity(stmts.len());
     let mut last_use: FxHashMap<VarId, usize> = FxHashMap::default();
     last_use.reserve(stmts.len());
+    let mut yielded_at: FxHashMap<VarId, usize> = FxHashMap::default();
+    let tile_memref = |v: VarId| match prog.var_type(v) {
+        Type::Tile(t) => t.memref.filter(|m| matches!(prog.var(*m).kind, VarKind::MemRef(_))),
+        _ => None,
+    };
     for (i, s) in stmts.iter().enumerate() {
-        if let Stmt::Assign { var, .. } = s {
-            if let Type::Tile(t) = prog.var_type(*var) {
-                if let Some(m) = t.memref.filter(|m| matches!(prog.var(*m).kind, VarKind::MemRef(_))) {
+        match s {
+            Stmt::Assign { var, .. } => {
+                if let Some(m) = tile_memref(*var) {
                     defs.push((*var, m, i));
                 }
             }
+            Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Scope { .. } if plan => {
+                walk_stmts(s, &mut |st| {
+                    if let Stmt::Assign { var, .. } = st {
+                        if let Some(m) = tile_memref(*var) {
+                            defs.push((*var, m, i));
+                        }
+                    }
+                });
+            }
+            _ => {}
         }
-        for_each_used_var(prog, s, &mut |v| {
+        for_each_used_var(prog, s, plan, &mut |v| {
             last_use.insert(v, i);
         });
+        if let (true, Stmt::Yield { values, .. }) = (plan, s) {
+            values.iter().for_each(|e| for_each_var(e, &mut |v| _ = yielded_at.insert(v, i)));
+        }
     }
-    // One interval per MemRef, in order of its first definition; later definitions of the
-    // same MemRef (reshape chains) join it.
+    defs.into_iter()
+        .map(|(var, memref, def)| {
+            let mut last = def.max(last_use.get(&var).copied().unwrap_or(0));
+            let mut extended = false;
+            let mut carried_from = None;
+            for r in loops.unwrap_or(&[]) {
+                if def < r.start && last >= r.start && last < r.end {
+                    last = r.end - 1;
+                    extended = true;
+                }
+                if r.contains(&def) && yielded_at.get(&var).is_some_and(|y| r.contains(y)) {
+                    carried_from = Some(r.start);
+                }
+            }
+            VarSpan { var, memref, def, last, extended, carried_from }
+        })
+        .collect()
+}
+
+/// One tile variable's lifetime (see [`var_spans`]).
+#[derive(Clone, Copy, Debug)]
+pub struct VarSpan {
+    pub var: VarId,
+    pub memref: VarId,
+    pub def: usize,
+    pub last: usize,
+    /// Its last index was moved to the end of a loop body that reads it.
+    pub extended: bool,
+    /// See [`Interval::carried_from`].
+    pub carried_from: Option<usize>,
+}
+
+/// One interval per MemRef, in order of its first definition; later definitions of the same
+/// MemRef (reshape chains) join it.
+fn group(prog: &Program, spans: &[VarSpan]) -> Vec<Interval> {
     let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
-    index_of.reserve(defs.len());
-    let mut out: Vec<Interval> = Vec::with_capacity(defs.len());
-    for &(var, memref, idx) in &defs {
-        let iv = match index_of.get(&memref) {
+    index_of.reserve(spans.len());
+    let mut out: Vec<Interval> = Vec::with_capacity(spans.len());
+    for sp in spans {
+        let iv = match index_of.get(&sp.memref) {
             Some(&k) => {
-                out[k].rest.push(var);
+                out[k].rest.push(sp.var);
                 &mut out[k]
             }
             None => {
-                let VarKind::MemRef(info) = &prog.var(memref).kind else { continue };
+                let VarKind::MemRef(info) = &prog.var(sp.memref).kind else { continue };
                 let k = out.len();
-                index_of.insert(memref, k);
-                out.push(Interval { first: var, rest: Vec::new(), memref, space: info.space, size: info.size, def: idx, last: 0 });
+                index_of.insert(sp.memref, k);
+                out.push(Interval {
+                    first: sp.var,
+                    rest: Vec::new(),
+                    memref: sp.memref,
+                    space: info.space,
+                    size: info.size,
+                    def: sp.def,
+                    last: 0,
+                    extended: false,
+                    carried_from: None,
+                });
                 &mut out[k]
             }
         };
-        iv.last = iv.last.max(idx).max(last_use.get(&var).copied().unwrap_or(0));
+        if sp.last > iv.last {
+            iv.extended = sp.extended;
+        } else if sp.last == iv.last {
+            iv.extended |= sp.extended;
+        }
+        iv.last = iv.last.max(sp.last);
+        iv.carried_from = match (iv.carried_from, sp.carried_from) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
     out
 }
@@ -97,7 +192,10 @@ pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
 ///
 /// `f` is called once per use (a variable may come more than once), in no promised order: all
 /// uses of one statement have the same index, which is all the lifetimes need.
-fn for_each_used_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+///
+/// With `plan` (`-O1`), yields and returns use their values and an opaque nested `if`/`for`/
+/// `while` uses everything inside it, like a scope.
+fn for_each_used_var(prog: &Program, s: &Stmt, plan: bool, f: &mut impl FnMut(VarId)) {
     // An iter-arg reference stands for its init value's variables.
     let mut used = |v: VarId| match &prog.var(v).kind {
         VarKind::IterArg { init } => for_each_var(init, f),
@@ -106,22 +204,29 @@ fn for_each_used_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
     match s {
         Stmt::Assign { value, .. } => for_each_var(value, &mut used),
         Stmt::Eval { expr, .. } => for_each_var(expr, &mut used),
-        Stmt::Scope { body, .. } => {
-            walk_all_exprs(body, &mut |e| {
-                if let ExprKind::Var(v) = e.kind {
-                    used(v);
-                }
-            });
-            walk_stmts(body, &mut |st| {
-                if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = st {
-                    for a in iter_args {
-                        if let VarKind::IterArg { init } = &prog.var(*a).kind {
-                            for_each_var(init, &mut used);
-                        }
-                    }
-                }
-            });
+        Stmt::Yield { values, .. } | Stmt::Return { values, .. } if plan => {
+            values.iter().for_each(|e| for_each_var(e, &mut used))
         }
+        Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } if plan => uses_inside(prog, s, &mut used),
+        Stmt::Scope { body, .. } => uses_inside(prog, body, &mut used),
         _ => {}
     }
+}
+
+/// Every variable referenced anywhere in `body`, and the init values of its loops' iter args.
+fn uses_inside(prog: &Program, body: &Stmt, used: &mut impl FnMut(VarId)) {
+    walk_all_exprs(body, &mut |e| {
+        if let ExprKind::Var(v) = e.kind {
+            used(v);
+        }
+    });
+    walk_stmts(body, &mut |st| {
+        if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = st {
+            for a in iter_args {
+                if let VarKind::IterArg { init } = &prog.var(*a).kind {
+                    for_each_var(init, &mut *used);
+                }
+            }
+        }
+    });
 }

@@ -15,22 +15,25 @@ mod lifetime;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
-use super::PassEnv;
-use crate::diag::Diagnostic;
+use super::{OptLevel, PassEnv};
+use crate::diag::{Diagnostic, Span};
+use crate::ir::visit::{for_each_var, walk_defined_vars};
+use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, TileType, TileView, Type, VarId, VarKind};
 use crate::ops;
-use crate::ir::visit::walk_defined_vars;
-use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
-use crate::ops::names;
 use first_fit::FirstFit;
 use lifetime::Interval;
 
 /// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
-/// independently.
-pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+/// independently, as the reference does at `-O0`, by the lifetime plan at `-O1`
+/// ([`plan_in_function`]).
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     for f in &mut functions {
-        reuse_in_function(&mut out, f);
+        match env.opt {
+            OptLevel::O0 => reuse_in_function(&mut out, f),
+            OptLevel::O1 => plan_in_function(&mut out, f),
+        }
     }
     out.functions = functions;
     Ok(out)
@@ -57,6 +60,224 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
     }
     let live = referenced_memrefs(prog, f);
     remove_dead_allocs(prog, &mut f.body, &live);
+}
+
+/// `-O1`: ptoc's own plan (docs/kernel-codegen.md, "Memory plan"). The same rewrite as the
+/// reference's (tiles re-pointed at the MemRef of the buffer they join, dead allocs removed),
+/// so insert-sync, which runs next, sees every shared buffer and orders its WAR hazards; but
+/// the lifetimes are right across loops and nested statements ([`lifetime::plan_intervals`]), a
+/// buffer goes to the free one that fits best, and an element-wise result may take the buffer of
+/// an operand that dies in the same statement ([`decide_plan`]). Every tile variable and iter
+/// arg holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
+fn plan_in_function(prog: &mut Program, f: &mut Function) {
+    let (intervals, decisions) = {
+        let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+        let intervals = lifetime::plan_intervals(prog, &stmts, &loops);
+        let decisions = decide_plan(prog, &stmts, &intervals);
+        (intervals, decisions)
+    };
+    if decisions.is_empty() {
+        return;
+    }
+    let moved: rustc_hash::FxHashMap<VarId, VarId> =
+        decisions.iter().map(|&(c, p)| (intervals[c].memref, intervals[p].memref)).collect();
+    let mut holders = Vec::new();
+    f.params.iter().for_each(|p| holders.push(p.var));
+    walk_defined_vars(&f.body, &mut |v| holders.push(v));
+    for v in holders {
+        let data = prog.var_mut(v);
+        if let Type::Tile(t) = &mut data.ty {
+            if let Some(to) = t.memref.and_then(|m| moved.get(&m)) {
+                Arc::make_mut(t).memref = Some(*to);
+            }
+        }
+    }
+    let live = referenced_memrefs(prog, f);
+    remove_dead_allocs(prog, &mut f.body, &live);
+}
+
+/// The decisions of the `-O1` plan: (interval, the interval owning the buffer it joins).
+/// Intervals in definition order; a buffer is a set of intervals that never overlap, its size
+/// the owner's. For each interval, in order of preference:
+/// 1. in place: the buffer whose interval dies at this very statement, when the statement is an
+///    element-wise op ([`ops::writes_in_place`]) that reads that interval only as whole operands
+///    of the result's dtype and shape (touching intervals otherwise overlap);
+/// 2. the smallest free buffer of the space that is large enough (ties: the oldest), free meaning
+///    its last interval ended before this one starts;
+/// 3. else a buffer of its own.
+/// With tiles of one size this is the greedy colouring of an interval graph in start order, which
+/// needs no more buffers than tiles are live at once (the liveness lower bound).
+fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(usize, usize)> {
+    struct Buffer {
+        owner: usize,
+        space: MemorySpace,
+        size: u64,
+        /// The interval that uses the buffer last (the latest joined).
+        tail: usize,
+    }
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut decisions = Vec::new();
+    for (c, cur) in intervals.iter().enumerate() {
+        let fits = |b: &Buffer| b.space == cur.space && b.size >= cur.size;
+        // A tile yielded by a loop body keeps its buffer through the whole body (the PTO
+        // emitter passes the buffer itself to the next iteration): only a buffer free before
+        // the body starts, and never in place.
+        let free_from = cur.carried_from.unwrap_or(cur.def);
+        let in_place = buffers.iter().position(|b| {
+            let tail = &intervals[b.tail];
+            cur.carried_from.is_none()
+                && fits(b)
+                && tail.last == cur.def
+                && !tail.extended
+                && may_overwrite(prog, stmts[cur.def], cur.first, tail.memref)
+        });
+        let free = || {
+            buffers
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| fits(b) && intervals[b.tail].last < free_from)
+                .min_by_key(|(k, b)| (b.size, *k))
+                .map(|(k, _)| k)
+        };
+        match in_place.or_else(free) {
+            Some(k) => {
+                decisions.push((c, buffers[k].owner));
+                buffers[k].tail = c;
+            }
+            None => buffers.push(Buffer { owner: c, space: cur.space, size: cur.size, tail: c }),
+        }
+    }
+    decisions
+}
+
+/// Whether `s`, the definition of tile `result`, may write it over the buffer `dying`, which it
+/// reads for the last time: `s` assigns `result` an element-wise op, and every variable of `s`
+/// in MemRef `dying` is a whole operand of the result's dtype, shape and view.
+fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId) -> bool {
+    let Stmt::Assign { var, value, .. } = s else { return false };
+    let ExprKind::Call(call) = &value.kind else { return false };
+    let Callee::Op(op) = call.callee else { return false };
+    if *var != result_var || !ops::writes_in_place(op) {
+        return false;
+    }
+    let Type::Tile(result) = prog.var_type(*var) else { return false };
+    // A tile without a view has the default one (row-major, as `block.load` writes it out).
+    let default_view = TileView::default();
+    let view = |t: &TileType| t.view.clone().unwrap_or_else(|| default_view.clone());
+    let result_view = view(result);
+    let same_as_result = |v: VarId| match prog.var_type(v) {
+        Type::Tile(t) => t.dtype == result.dtype && t.shape == result.shape && view(t) == result_view,
+        _ => false,
+    };
+    let mut ok = true;
+    let mut operands = 0;
+    for_each_var(value, &mut |v| {
+        if prog.var_type(v).memref() == Some(dying) {
+            operands += 1;
+        }
+    });
+    let direct = call
+        .args
+        .iter()
+        .filter_map(|a| match a.kind {
+            ExprKind::Var(v) if prog.var_type(v).memref() == Some(dying) => {
+                ok &= same_as_result(v);
+                Some(v)
+            }
+            _ => None,
+        })
+        .count();
+    ok && direct > 0 && direct == operands
+}
+
+/// The program point where the buffers of one memory space live at once take the most bytes
+/// (for E0602, see `allocate_memory_addr`).
+#[derive(Clone, Debug)]
+pub(crate) struct Peak {
+    /// The bytes of the distinct buffers live at that point.
+    pub bytes: u64,
+    /// The statement at that point (of the `-O1` linear statements).
+    pub stmt: Span,
+    /// One tile per live buffer, in definition order: the tile variable holding it there, and
+    /// the buffer's bytes.
+    pub live: Vec<(VarId, u64)>,
+}
+
+/// The peak of `space` in `f` as its MemRefs are now, measured with the `-O1` lifetimes
+/// ([`lifetime::plan_intervals`]'s rules): at each statement, the distinct MemRefs with a tile
+/// variable live there. Touching lifetimes count at their shared statement, except a result that
+/// may be written over an operand dying there ([`may_overwrite`]; one buffer, counted once).
+/// `None` when no tile of `space` is defined in the analysed statements.
+pub(crate) fn live_peak(prog: &Program, f: &Function, space: MemorySpace) -> Option<Peak> {
+    let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+    let size_of = |m: VarId| match &prog.var(m).kind {
+        VarKind::MemRef(info) if info.space == space => Some(info.size),
+        _ => None,
+    };
+    let spans: Vec<lifetime::VarSpan> =
+        lifetime::var_spans(prog, &stmts, Some(&loops)).into_iter().filter(|s| size_of(s.memref).is_some()).collect();
+    if spans.is_empty() {
+        return None;
+    }
+    // A sweep over the statements: spans start at `def` and end after `last`. A span counts
+    // as holding its MemRef, or, when its definition may be written over an operand that dies
+    // there (as the -O1 plan does), as holding that operand's MemRef: then the bytes are the
+    // least any plan needs, and a program over the capacity here fits under no plan.
+    let mut starting: Vec<Vec<usize>> = vec![Vec::new(); stmts.len()];
+    let mut ending: Vec<Vec<usize>> = vec![Vec::new(); stmts.len()];
+    for (k, s) in spans.iter().enumerate() {
+        starting[s.def].push(k);
+        ending[s.last.min(stmts.len() - 1)].push(k);
+    }
+    let mut counted_as: Vec<VarId> = spans.iter().map(|s| s.memref).collect();
+    let mut holders: rustc_hash::FxHashMap<VarId, usize> = rustc_hash::FxHashMap::default();
+    let (mut bytes, mut best) = (0u64, (0u64, 0usize));
+    for i in 0..stmts.len() {
+        for &k in &starting[i] {
+            let own = spans[k].memref;
+            if holders.get(&own).copied().unwrap_or(0) == 0 {
+                let over = ending[i].iter().map(|&d| &spans[d]).find(|d| {
+                    !d.extended
+                        && d.def < i
+                        && d.memref != own
+                        && size_of(d.memref) >= size_of(own)
+                        && holders.get(&d.memref).copied().unwrap_or(0) > 0
+                        && may_overwrite(prog, stmts[i], spans[k].var, d.memref)
+                });
+                if let Some(d) = over {
+                    counted_as[k] = d.memref;
+                }
+            }
+            let count = holders.entry(counted_as[k]).or_insert(0);
+            if *count == 0 {
+                bytes = bytes.saturating_add(size_of(counted_as[k]).unwrap_or(0));
+            }
+            *count += 1;
+        }
+        if bytes > best.0 {
+            best = (bytes, i);
+        }
+        for &k in &ending[i] {
+            if let Some(count) = holders.get_mut(&counted_as[k]) {
+                *count -= 1;
+                if *count == 0 {
+                    bytes = bytes.saturating_sub(size_of(counted_as[k]).unwrap_or(0));
+                }
+            }
+        }
+    }
+    let (bytes, at) = best;
+    // One tile per held MemRef: the latest defined one live at `at` (spans are in definition
+    // order, so a later one replaces an earlier one of the same MemRef).
+    let mut live: Vec<(VarId, VarId, u64)> = Vec::new();
+    for (k, s) in spans.iter().enumerate().filter(|(_, s)| s.def <= at && at <= s.last) {
+        let m = counted_as[k];
+        match live.iter_mut().find(|(_, held, _)| *held == m) {
+            Some(entry) => entry.0 = s.var,
+            None => live.push((s.var, m, size_of(m).unwrap_or(0))),
+        }
+    }
+    Some(Peak { bytes, stmt: stmts[at].span(), live: live.into_iter().map(|(v, _, size)| (v, size)).collect() })
 }
 
 /// Step 3: which interval reuses which (pairs of indices into `intervals`, current first).
@@ -147,7 +368,7 @@ fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &FxHashSet<VarId>) {
     let is_dead_alloc = |st: &Stmt| match st {
         Stmt::Assign { var, value, .. } => {
             matches!(prog.var(*var).kind, VarKind::MemRef(_))
-                && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == names::ALLOC))
+                && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == ops::names::ALLOC))
                 && !live.contains(var)
         }
         _ => false,
@@ -168,7 +389,17 @@ mod tests {
     use super::*;
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
-        Interval { first: VarId(0), rest: Vec::new(), memref: VarId(0), space, size, def, last }
+        Interval {
+            first: VarId(0),
+            rest: Vec::new(),
+            memref: VarId(0),
+            space,
+            size,
+            def,
+            last,
+            extended: false,
+            carried_from: None,
+        }
     }
 
     #[test]
@@ -232,5 +463,62 @@ mod tests {
                 .collect();
             assert_eq!(decide(&ivs), decide_by_definition(&ivs), "case {case}: {ivs:?}");
         }
+    }
+
+    /// `-O1` on printed IR: `lines` are the body's tile statements, each tile `[64, 64]` FP32 in
+    /// Vec with the MemRef id of its name's digit.
+    fn plan(lines: &[&str]) -> String {
+        let mut src = String::from(
+            "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def f(self, x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 16384, 0)], v: pl.Tensor[[1, 64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 256, 9)]) -> pl.Tensor[[64, 64], pl.FP32]:\n",
+        );
+        for id in 1..=6 {
+            src +=
+                &format!("        mem_vec_{id}: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, 16384, {id})\n");
+        }
+        src += "        mem_vec_8: pl.MemRefType = pl.block.alloc(pl.MemorySpace.Vec, -1, 256, 8)\n";
+        for l in lines {
+            src += &format!("        {l}\n");
+        }
+        src += "        return x\n";
+        let prog = crate::driver::frontend(&src).expect("input lowers");
+        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
+        crate::printer::print_program(&run(prog, &env).unwrap())
+    }
+
+    fn tile(name: &str, id: u32, value: &str) -> String {
+        format!("{name}: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, {id})] = {value}")
+    }
+
+    #[test]
+    fn o1_writes_an_element_wise_result_over_its_dying_operand() {
+        let out = plan(&[
+            &tile("a", 1, "pl.block.load(x, [0, 0], [64, 64])"),
+            &tile("b", 2, "pl.block.exp(a)"),
+            &tile("c", 3, "pl.block.add(b, b)"),
+            "r: pl.Tensor[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.DDR, -1, 16384, 0)] = pl.block.store(c, [0, 0], [64, 64], x)",
+        ]);
+        assert!(out.contains("b: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(out.contains("c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(!out.contains("mem_vec_2: pl.MemRefType"), "{out}");
+    }
+
+    #[test]
+    fn o1_keeps_an_operand_read_later_or_of_another_shape() {
+        let out = plan(&[
+            &tile("a", 1, "pl.block.load(x, [0, 0], [64, 64])"),
+            "w: pl.Tile[[1, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 256, 8)] = pl.block.load(v, [0, 0], [1, 64])",
+            // `a` is read again by `c`: `b` needs a buffer of its own.
+            &tile("b", 2, "pl.block.exp(a)"),
+            &tile("c", 3, "pl.block.add(a, b)"),
+            // `w` dies here but is the broadcast row: `d` goes over `c` (same shape), not `w`.
+            &tile("d", 4, "pl.block.col_expand_sub(c, w)"),
+            // a load is no element-wise op: `e` takes a free buffer (`b`'s), not `d`'s.
+            &tile("e", 5, "pl.block.load(x, [0, 0], [64, 64])"),
+            &tile("f", 6, "pl.block.add(d, e)"),
+        ]);
+        assert!(out.contains("b: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 2)]"), "{out}");
+        assert!(out.contains("c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(out.contains("d: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 1)]"), "{out}");
+        assert!(out.contains("e: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pl.MemorySpace.Vec, -1, 16384, 2)]"), "{out}");
     }
 }
