@@ -2,10 +2,7 @@
 //! binary is built from for `ptoc --version` (`unknown` outside a git checkout).
 fn main() {
     println!("cargo:rerun-if-changed=grammar/pto.lalrpop");
-    lalrpop::Configuration::new()
-        .set_in_dir("grammar")
-        .process()
-        .expect("lalrpop failed to generate the parser");
+    lalrpop::Configuration::new().set_in_dir("grammar").process().expect("lalrpop failed to generate the parser");
 
     // Rebuild when HEAD moves (a commit on the current branch changes the ref's file). Only
     // paths that exist are named: cargo reruns the script on every build for a missing one (in

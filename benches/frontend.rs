@@ -18,20 +18,17 @@ fn main() {
     let lines = source.lines().count();
     println!("input: {} lines, {} bytes", lines, source.len());
     // Deeply nested inputs are not part of this benchmark, but run on a big stack like the CLI.
-    let handle = std::thread::Builder::new()
-        .stack_size(1 << 30)
-        .spawn(move || run(&source))
-        .expect("spawn benchmark thread");
+    let handle =
+        std::thread::Builder::new().stack_size(1 << 30).spawn(move || run(&source)).expect("spawn benchmark thread");
     handle.join().expect("benchmark thread panicked");
 }
 
 fn generate() -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/genpto.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .args(["--funcs", "100", "--ops", "500"])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e} (set PTOC_BENCH_INPUT to a .pto file instead)", script.display()));
+    let out =
+        Command::new("python3").arg(&script).args(["--funcs", "100", "--ops", "500"]).output().unwrap_or_else(|e| {
+            panic!("cannot run {}: {e} (set PTOC_BENCH_INPUT to a .pto file instead)", script.display())
+        });
     assert!(out.status.success(), "genpto.py failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("genpto output is UTF-8")
 }

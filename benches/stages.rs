@@ -151,7 +151,8 @@ fn bench_size(name: &str, shape: Shape) -> Table {
                 let _ = std::fs::remove_dir_all(&out_dir);
                 let _ = std::fs::remove_file(ir_out);
             }
-            let args = if stage.contains("--emit ir") { ["--emit=ir", "-o", ir_out] } else { ["--emit=cpp", "-o", out] };
+            let args =
+                if stage.contains("--emit ir") { ["--emit=ir", "-o", ir_out] } else { ["--emit=cpp", "-o", out] };
             let t = Instant::now();
             let status = std::process::Command::new(env!("CARGO_BIN_EXE_ptoc"))
                 .args(args)
@@ -204,7 +205,10 @@ fn summary(results: &[(&str, Table)]) {
             Some(table.iter().find(|(s, _)| s == stage)?.1[0])
         };
         if let (Some(a), Some(b)) = (best("10k"), best("100k")) {
-            println!("scaling 10k -> 100k lines ({stage}, best): {:.2}x time (target <= 11x)", b.as_secs_f64() / a.as_secs_f64());
+            println!(
+                "scaling 10k -> 100k lines ({stage}, best): {:.2}x time (target <= 11x)",
+                b.as_secs_f64() / a.as_secs_f64()
+            );
         }
         if let (Some(a), Some(b)) = (best("10k"), best("long")) {
             println!(

@@ -23,7 +23,10 @@ pub fn build() -> Result<Program, BuildError> {
     let a = b.new_tensor(&shape, fp32, "a");
     let out = b.new_tensor(&shape, fp32, "out");
     let out_ty = b.type_of(out)?;
-    let sig = FunctionSig { params: vec![(a, ParamDirection::In), (out, ParamDirection::Out)], return_types: vec![out_ty.clone()] };
+    let sig = FunctionSig {
+        params: vec![(a, ParamDirection::In), (out, ParamDirection::Out)],
+        return_types: vec![out_ty.clone()],
+    };
     b.create_function("scale_rows", FunctionType::InCore, sig, false)?;
     b.enter_function_body(&mut ctx, "scale_rows")?;
 

@@ -89,19 +89,42 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `x: T = e`, `x = e`, `a, b = e`, `(a, b) = e`. `targets` has one element for a plain
     /// target; `tuple_target` is true for the unpacking forms (even with one name: `a, = e`).
-    Assign { targets: Vec<Ident>, tuple_target: bool, annotation: Option<Expr>, value: Expr },
+    Assign {
+        targets: Vec<Ident>,
+        tuple_target: bool,
+        annotation: Option<Expr>,
+        value: Expr,
+    },
     /// `x: T` without a value (rejected by lowering).
-    AnnOnly { target: Ident, annotation: Expr },
+    AnnOnly {
+        target: Ident,
+        annotation: Expr,
+    },
     /// An expression statement.
     Expr(Expr),
     Return(Vec<Expr>),
     /// `if` / `elif` / `else`; an `elif` arrives as an `If` alone in `else_body`.
-    If { cond: Expr, then_body: Vec<Stmt>, else_body: Option<Vec<Stmt>> },
+    If {
+        cond: Expr,
+        then_body: Vec<Stmt>,
+        else_body: Option<Vec<Stmt>>,
+    },
     /// `for TARGET in ITER:`.
-    For { target: ForTarget, iter: Expr, body: Vec<Stmt> },
-    While { cond: Expr, body: Vec<Stmt> },
+    For {
+        target: ForTarget,
+        iter: Expr,
+        body: Vec<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
     /// `with ITEM [as NAME]:`.
-    With { item: Expr, as_name: Option<Ident>, body: Vec<Stmt> },
+    With {
+        item: Expr,
+        as_name: Option<Ident>,
+        body: Vec<Stmt>,
+    },
     Break,
     Continue,
     Pass,
@@ -301,12 +324,7 @@ pub struct DottedPath<'e> {
 impl<'e> DottedPath<'e> {
     fn with_len(len: usize) -> DottedPath<'e> {
         let heap = if len > INLINE_PARTS { vec![""; len] } else { Vec::new() };
-        DottedPath {
-            inline: [""; INLINE_PARTS],
-            heap,
-            start: 0,
-            end: len,
-        }
+        DottedPath { inline: [""; INLINE_PARTS], heap, start: 0, end: len }
     }
 
     fn parts_mut(&mut self) -> &mut [&'e str] {

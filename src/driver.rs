@@ -228,18 +228,18 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     let request = Request {
         passes: &plan,
         // `--passes` runs passes as the reference does (it ignores -O, docs/cli.md).
-        env: PassEnv {
-            backend,
-            jobs: jobs(cli.jobs),
-            opt: if cli.passes.is_some() { OptLevel::O0 } else { cli.opt },
-        },
+        env: PassEnv { backend, jobs: jobs(cli.jobs), opt: if cli.passes.is_some() { OptLevel::O0 } else { cli.opt } },
         dumps: &dump_spec,
         time_passes: cli.time_passes,
         verify_each: cli.verify_each,
         auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,
         emit_cpp: cli.emit == Emit::Cpp,
         // Without -o, the one module of every function; with -o DIR, one file per kernel.
-        emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() { PtoOutput::Files } else { PtoOutput::Module }),
+        emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() {
+            PtoOutput::Files
+        } else {
+            PtoOutput::Module
+        }),
         disabled_rules: &cli.disable_rule,
         source_name: &file.name,
         verify_sync: cli.verify_sync,

@@ -73,11 +73,7 @@ pub enum Tok<'s> {
     // number (`12abc`, `0x`, `1__0`, `1e`), reported as one piece rather than as two tokens.
     #[regex(r"[0-9][0-9A-Za-z_]*", bad_number, priority = 2)]
     Int(u64),
-    #[regex(
-        r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?",
-        parse_float,
-        priority = 10
-    )]
+    #[regex(r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?", parse_float, priority = 10)]
     #[regex(r"\.[0-9](_?[0-9])*([eE][+-]?[0-9](_?[0-9])*)?", parse_float, priority = 10)]
     #[regex(r"[0-9](_?[0-9])*[eE][+-]?[0-9](_?[0-9])*", parse_float, priority = 10)]
     Float(f64),
@@ -291,11 +287,7 @@ fn unclosed_string<'s>(_: &mut logos::Lexer<'s, Tok<'s>>) -> Result<&'s str, Lex
 
 fn parse_float<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Result<f64, LexError> {
     let text = lex.slice();
-    let parsed = if text.contains('_') {
-        text.replace('_', "").parse()
-    } else {
-        text.parse()
-    };
+    let parsed = if text.contains('_') { text.replace('_', "").parse() } else { text.parse() };
     parsed.map_err(|_| LexError::BadNumber)
 }
 
@@ -482,11 +474,7 @@ impl<'s> Layout<'s> {
             }
             LexError::UnclosedString => {
                 // Point at the opening quote(s) only: the rest may run to the end of the file.
-                let quote_len = if text.starts_with("'''") || text.starts_with("\"\"\"") {
-                    3
-                } else {
-                    1
-                };
+                let quote_len = if text.starts_with("'''") || text.starts_with("\"\"\"") { 3 } else { 1 };
                 let msg = "unterminated string literal".to_string();
                 let quote_end = lo + quote_len.min(hi - lo);
                 self.report(
@@ -520,10 +508,7 @@ impl<'s> Layout<'s> {
         if is_ident {
             // `name` is a sub-slice of `text`, so its offset is a pointer difference.
             let name_lo = lo + (name.as_ptr() as usize - text.as_ptr() as usize);
-            self.header = Some(Ident {
-                name: name.into(),
-                span: Span::new(name_lo, name_lo + name.len()),
-            });
+            self.header = Some(Ident { name: name.into(), span: Span::new(name_lo, name_lo + name.len()) });
         }
     }
 
@@ -729,11 +714,7 @@ impl<'s> Layout<'s> {
                         // After blank or comment-only lines, NEWLINE still marks the end of the
                         // line that had tokens.
                         let newline = self.pending_break.and_then(|b| b.newline).or(Some(lo));
-                        self.pending_break = Some(LineBreak {
-                            newline,
-                            blanks_start: lo + 1,
-                            blanks: &text[1..],
-                        });
+                        self.pending_break = Some(LineBreak { newline, blanks_start: lo + 1, blanks: &text[1..] });
                     }
                     continue;
                 }
@@ -903,24 +884,11 @@ mod tests {
 
     #[test]
     fn blank_and_comment_lines_are_skipped() {
-        assert_eq!(
-            kinds("a\n\n   # c\n\n  \nb  # t\n# end"),
-            [Name("a"), Newline, Name("b"), Newline]
-        );
+        assert_eq!(kinds("a\n\n   # c\n\n  \nb  # t\n# end"), [Name("a"), Newline, Name("b"), Newline]);
         // A comment line at another indentation inside a block changes nothing.
         assert_eq!(
             kinds("a:\n    b\n# c\n        # d\n    e\n"),
-            [
-                Name("a"),
-                Colon,
-                Newline,
-                Indent,
-                Name("b"),
-                Newline,
-                Name("e"),
-                Newline,
-                Dedent
-            ]
+            [Name("a"), Colon, Newline, Indent, Name("b"), Newline, Name("e"), Newline, Dedent]
         );
         // NEWLINE marks the end of the line with tokens, not a later blank line.
         let toks = tokens("a  # c\n\n\nb").unwrap();
@@ -929,14 +897,8 @@ mod tests {
 
     #[test]
     fn line_endings_and_continuations() {
-        assert_eq!(
-            kinds("a:\r\n    b\r\n"),
-            [Name("a"), Colon, Newline, Indent, Name("b"), Newline, Dedent]
-        );
-        assert_eq!(
-            kinds("x = a + \\\n    b\n"),
-            [Name("x"), Assign, Name("a"), Plus, Name("b"), Newline]
-        );
+        assert_eq!(kinds("a:\r\n    b\r\n"), [Name("a"), Colon, Newline, Indent, Name("b"), Newline, Dedent]);
+        assert_eq!(kinds("x = a + \\\n    b\n"), [Name("x"), Assign, Name("a"), Plus, Name("b"), Newline]);
     }
 
     #[test]
@@ -947,12 +909,7 @@ mod tests {
         assert_eq!(toks.len(), 3);
         let header = layout.finish().header.unwrap();
         assert_eq!((header.name.as_str(), header.span.range()), ("Foo_1", 17..22));
-        for src in [
-            "x\n# pypto.program: Late\n",
-            "# pypto.program: two words\n",
-            "# pypto.program:\n",
-            "# other\n",
-        ] {
+        for src in ["x\n# pypto.program: Late\n", "# pypto.program: two words\n", "# pypto.program:\n", "# other\n"] {
             let mut layout = Layout::new(src);
             layout.by_ref().for_each(drop);
             assert!(layout.finish().header.is_none(), "{src:?}");
@@ -973,30 +930,14 @@ mod tests {
     fn empty_blocks_have_no_indent() {
         assert_eq!(
             kinds("def e(self):\nx"),
-            [
-                Def,
-                Name("e"),
-                LParen,
-                Name("self"),
-                RParen,
-                Colon,
-                Newline,
-                Name("x"),
-                Newline
-            ]
+            [Def, Name("e"), LParen, Name("self"), RParen, Colon, Newline, Name("x"), Newline]
         );
-        assert_eq!(
-            kinds("a:\n    else:\n"),
-            [Name("a"), Colon, Newline, Indent, Else, Colon, Newline, Dedent]
-        );
+        assert_eq!(kinds("a:\n    else:\n"), [Name("a"), Colon, Newline, Indent, Else, Colon, Newline, Dedent]);
     }
 
     #[test]
     fn bad_dedent_is_reported_and_recovered() {
-        assert_eq!(
-            lex_errors("a:\n    b:\n        c\n      d\n"),
-            [(codes::BAD_DEDENT, 26..27)]
-        );
+        assert_eq!(lex_errors("a:\n    b:\n        c\n      d\n"), [(codes::BAD_DEDENT, 26..27)]);
         // After a bad dedent, lines at that width stay in the enclosing block and the
         // INDENT/DEDENT tokens stay balanced.
         let mut layout = Layout::new("a:\n    b:\n        c\n      d\n      e\nf\n");
@@ -1010,23 +951,10 @@ mod tests {
     fn keywords_and_names() {
         assert_eq!(
             kinds("pl.block.and(x)"),
-            [
-                Name("pl"),
-                Dot,
-                Name("block"),
-                Dot,
-                And,
-                LParen,
-                Name("x"),
-                RParen,
-                Newline
-            ]
+            [Name("pl"), Dot, Name("block"), Dot, And, LParen, Name("x"), RParen, Newline]
         );
         assert_eq!(kinds("a xor b"), [Name("a"), Xor, Name("b"), Newline]);
-        assert_eq!(
-            kinds("inf nan defx _a1"),
-            [Name("inf"), Name("nan"), Name("defx"), Name("_a1"), Newline]
-        );
+        assert_eq!(kinds("inf nan defx _a1"), [Name("inf"), Name("nan"), Name("defx"), Name("_a1"), Newline]);
         assert_eq!(kinds("True False None"), [True, False, None, Newline]);
     }
 
@@ -1077,16 +1005,7 @@ mod tests {
         );
         assert_eq!(
             kinds("start_offset=<unsupported IRNode type>, a <unsupported"),
-            [
-                Name("start_offset"),
-                Assign,
-                Unsupported,
-                Comma,
-                Name("a"),
-                Lt,
-                Name("unsupported"),
-                Newline
-            ]
+            [Name("start_offset"), Assign, Unsupported, Comma, Name("a"), Lt, Name("unsupported"), Newline]
         );
     }
 
@@ -1094,35 +1013,13 @@ mod tests {
     fn numbers() {
         assert_eq!(
             kinds("0 42 1_000 0x1F 0X_ff 0b101 0o17 18446744073709551615"),
-            [
-                Int(0),
-                Int(42),
-                Int(1000),
-                Int(31),
-                Int(255),
-                Int(5),
-                Int(15),
-                Int(u64::MAX),
-                Newline
-            ]
+            [Int(0), Int(42), Int(1000), Int(31), Int(255), Int(5), Int(15), Int(u64::MAX), Newline]
         );
         assert_eq!(
             kinds("1.0 .5 1e-07 1.5E+3 1. 2e5 1_0.5"),
-            [
-                Float(1.0),
-                Float(0.5),
-                Float(1e-7),
-                Float(1500.0),
-                Float(1.0),
-                Float(2e5),
-                Float(10.5),
-                Newline
-            ]
+            [Float(1.0), Float(0.5), Float(1e-7), Float(1500.0), Float(1.0), Float(2e5), Float(10.5), Newline]
         );
-        assert_eq!(
-            kinds("t[0].x"),
-            [Name("t"), LBracket, Int(0), RBracket, Dot, Name("x"), Newline]
-        );
+        assert_eq!(kinds("t[0].x"), [Name("t"), LBracket, Int(0), RBracket, Dot, Name("x"), Newline]);
         assert_eq!(lex_errors("x = 18446744073709551616"), [(codes::INT_OVERFLOW, 4..24)]);
         assert_eq!(
             lex_errors("12abc 0x 1__0 1e"),
@@ -1137,10 +1034,7 @@ mod tests {
 
     #[test]
     fn strings() {
-        assert_eq!(
-            kinds(r#"'round' "x" '' 'a"b'"#),
-            [Str("round"), Str("x"), Str(""), Str("a\"b"), Newline]
-        );
+        assert_eq!(kinds(r#"'round' "x" '' 'a"b'"#), [Str("round"), Str("x"), Str(""), Str("a\"b"), Newline]);
         // Triple-quoted strings may span lines without producing layout tokens.
         assert_eq!(
             kinds("x = \"\"\"doc\n  more\"\"\"\ny"),
@@ -1152,18 +1046,7 @@ mod tests {
         assert_eq!(lex_errors("f(a, g('x)\ny = 1\n"), [(codes::UNCLOSED_STRING, 7..8)]);
         assert_eq!(
             kinds_lossy("f(a, g('x)\ny"),
-            [
-                Name("f"),
-                LParen,
-                Name("a"),
-                Comma,
-                Name("g"),
-                LParen,
-                Error,
-                Newline,
-                Name("y"),
-                Newline
-            ]
+            [Name("f"), LParen, Name("a"), Comma, Name("g"), LParen, Error, Newline, Name("y"), Newline]
         );
     }
 
@@ -1171,10 +1054,7 @@ mod tests {
     fn bad_characters_are_reported_with_their_span() {
         assert_eq!(lex_errors("a $ b"), [(codes::BAD_CHAR, 2..3)]);
         // A run of bad characters is one error; a non-ASCII character's span is the whole char.
-        assert_eq!(
-            lex_errors("a $?! b é"),
-            [(codes::BAD_CHAR, 2..5), (codes::BAD_CHAR, 8..10)]
-        );
+        assert_eq!(lex_errors("a $?! b é"), [(codes::BAD_CHAR, 2..5), (codes::BAD_CHAR, 8..10)]);
         let mut layout = Layout::new("a ?? b");
         let toks: Vec<_> = layout.by_ref().map(|t| t.unwrap().1).collect();
         assert_eq!(toks, [Name("a"), Error, Name("b"), Newline]);
@@ -1207,19 +1087,12 @@ mod tests {
         assert_eq!(layout.by_ref().last(), Some(Err(LexFatal)));
         let d = layout.finish().diags;
         assert_eq!(d.len(), 1);
-        assert_eq!(
-            (d[0].code, d[0].span.range()),
-            (codes::NESTING_TOO_DEEP, MAX_NESTING..MAX_NESTING + 1)
-        );
+        assert_eq!((d[0].code, d[0].span.range()), (codes::NESTING_TOO_DEEP, MAX_NESTING..MAX_NESTING + 1));
     }
 
     /// `depth` blocks, each line indented one column more than the one before.
     fn nested_blocks(depth: usize) -> String {
-        (0..depth)
-            .map(|d| format!("{}if x:\n", " ".repeat(d)))
-            .collect::<String>()
-            + &" ".repeat(depth)
-            + "y\n"
+        (0..depth).map(|d| format!("{}if x:\n", " ".repeat(d))).collect::<String>() + &" ".repeat(depth) + "y\n"
     }
 
     #[test]

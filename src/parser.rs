@@ -79,9 +79,7 @@ fn parse_whole(source: &str) -> Result<Module, Vec<Diagnostic>> {
 pub fn parse_expr(source: &str) -> Result<Expr, Vec<Diagnostic>> {
     let mut layout = Layout::new(source);
     let mut problems = Vec::new();
-    let toks = layout
-        .by_ref()
-        .filter(|t| !matches!(t, Ok((_, Tok::Newline | Tok::Indent | Tok::Dedent, _))));
+    let toks = layout.by_ref().filter(|t| !matches!(t, Ok((_, Tok::Newline | Tok::Indent | Tok::Dedent, _))));
     let result = grammar::ExprParser::new().parse(&mut problems, toks);
     let lexed = layout.finish();
     outcome(source, &lexed, problems, result)
@@ -117,10 +115,7 @@ fn collect_diagnostics<'s>(
     problems: Vec<Problem<'s>>,
     final_error: Option<&GrammarError<'s>>,
 ) -> Vec<Diagnostic> {
-    let ctx = messages::Context {
-        source,
-        line_starts: &lexed.line_starts,
-    };
+    let ctx = messages::Context { source, line_starts: &lexed.line_starts };
     let mut syntax = Vec::new();
     let recovered = problems.iter().any(|p| matches!(p, Problem::Recovered(_)));
     for p in problems {

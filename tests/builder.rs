@@ -158,7 +158,13 @@ fn nested_loops_carry_through_both() {
     let mut ctx = Context::new();
     let x = b.new_tensor(&[64.into()], FP32, "x");
     let ty = b.type_of(x).unwrap();
-    b.create_function("main", FunctionType::Opaque, FunctionSig { params: vec![(x, ParamDirection::In)], return_types: vec![ty] }, false).unwrap();
+    b.create_function(
+        "main",
+        FunctionType::Opaque,
+        FunctionSig { params: vec![(x, ParamDirection::In)], return_types: vec![ty] },
+        false,
+    )
+    .unwrap();
     b.enter_function_body(&mut ctx, "main").unwrap();
     let create = b.tensor_create([64], FP32).unwrap();
     let acc = b.emit(&mut ctx, create, "acc").unwrap();
@@ -241,7 +247,14 @@ fn if_without_else_gets_one_that_yields_the_incoming_value() {
         "main",
         MAIN_SIG,
         T64,
-        &["if n > 0:", "    x1 = pl.tensor.add(x, x)", "    x2 = pl.yield_(x1)", "else:", "    x2 = pl.yield_(x)", "return x2"],
+        &[
+            "if n > 0:",
+            "    x1 = pl.tensor.add(x, x)",
+            "    x2 = pl.yield_(x1)",
+            "else:",
+            "    x2 = pl.yield_(x)",
+            "return x2",
+        ],
     );
     assert_builds(&built, &text);
 }
@@ -347,7 +360,8 @@ fn emits_share_an_op_run_until_a_new_one_is_started() {
     ctx.pop_scope().unwrap();
     let built = b.finish(&mut ctx).unwrap();
     let Stmt::Seq { stmts, .. } = &built.functions[0].body else { panic!("body is not a sequence") };
-    let runs: Vec<usize> = stmts.iter().filter_map(|s| if let Stmt::Ops { stmts, .. } = s { Some(stmts.len()) } else { None }).collect();
+    let runs: Vec<usize> =
+        stmts.iter().filter_map(|s| if let Stmt::Ops { stmts, .. } = s { Some(stmts.len()) } else { None }).collect();
     assert_eq!(runs, [2, 1]);
     assert!(matches!(stmts.last(), Some(Stmt::Return { .. })));
 }
@@ -393,11 +407,15 @@ fn operand_types_that_do_not_match_the_op_are_an_error() {
     let x = b.new_tensor(&[64.into()], FP32, "x");
     let t = b.new_tensor(&[16.into(), 16.into()], FP32, "t");
     // block.add wants tiles.
-    let Err(BuildError::Op(d)) = b.op("block.add", [x.into(), t.into()], []) else { panic!("block.add on tensors accepted") };
+    let Err(BuildError::Op(d)) = b.op("block.add", [x.into(), t.into()], []) else {
+        panic!("block.add on tensors accepted")
+    };
     assert_eq!(d.code, ptoc::diag::codes::OP_ARG_TYPE, "{d:?}");
     let Err(BuildError::Op(d)) = b.op("block.nosuchop", [x.into()], []) else { panic!("unknown op accepted") };
     assert_eq!(d.code, ptoc::diag::codes::UNKNOWN_OP);
-    let Err(BuildError::Op(d)) = b.op("tensor.add", [x.into()], []) else { panic!("tensor.add with one argument accepted") };
+    let Err(BuildError::Op(d)) = b.op("tensor.add", [x.into()], []) else {
+        panic!("tensor.add with one argument accepted")
+    };
     assert_eq!(d.code, ptoc::diag::codes::OP_ARG_COUNT);
 }
 
@@ -408,7 +426,10 @@ fn other_misuses_are_errors() {
     let (x, n) = open_main(&mut b, &mut ctx);
     // A second function body while one is open; a duplicate function.
     assert!(matches!(b.enter_function_body(&mut ctx, "main"), Err(BuildError::NestedFunction { .. })));
-    assert!(matches!(b.create_function("main", FunctionType::Opaque, FunctionSig::default(), false), Err(BuildError::DuplicateFunction(_))));
+    assert!(matches!(
+        b.create_function("main", FunctionType::Opaque, FunctionSig::default(), false),
+        Err(BuildError::DuplicateFunction(_))
+    ));
     assert!(matches!(b.enter_function_body(&mut ctx, "nope"), Err(BuildError::UnknownFunction(_))));
     // A tensor condition; a yield in a function body; a value of another program.
     assert!(matches!(b.create_if(&mut ctx, x), Err(BuildError::NotAScalar { .. })));

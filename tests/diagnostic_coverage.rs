@@ -1,6 +1,6 @@
 //! Every diagnostic code in `src/diag.rs` (`diag::codes`) has an error-corpus case under
-//! `lit-tests/errors/` whose CHECK lines name the code, with its `line:col` when the diagnostic
-//! has a location, and a row in `docs/diagnostics.md` whose example names such a file (issue 8).
+//! `lit-tests/errors/` whose CHECK lines check its rustc-shaped header (`error[CODE]: `), with
+//! its `line:col` when the diagnostic has a location, and a row in `docs/diagnostics.md` whose example names such a file (issue 8).
 //! The code list is read from the source, so a new code fails this test until it has both.
 
 use std::collections::BTreeMap;
@@ -28,6 +28,7 @@ const WITHOUT_LOCATION: &[(&str, &str)] = &[
     ("E0004", "an output file cannot be written: about the -o path, not the input"),
     ("E0902", "an unknown pass name: about the command line, reported before the input is read"),
     ("E0706", "which function `ptoc run` runs: about the command line (--func), not a place in the input"),
+    ("E0904", "options that contradict each other: about the command line, not a place in the input"),
 ];
 
 fn root() -> &'static Path {
@@ -89,9 +90,11 @@ fn every_code_has_an_error_case_with_its_location() {
         if NOT_FROM_THE_CLI.iter().any(|(c, _)| *c == code) {
             continue;
         }
+        // rustc's header: `error[E0301]: …` (or `warning[…]:`), in either output format.
         let tag = format!("[{code}]");
+        let header = |l: &str| l.contains(&format!("error{tag}: ")) || l.contains(&format!("warning{tag}: "));
         let needs_location = !WITHOUT_LOCATION.iter().any(|(c, _)| *c == code);
-        let found = cases.values().flatten().any(|l| l.contains(&tag) && (!needs_location || has_line_col(l)));
+        let found = cases.values().flatten().any(|l| header(l) && (!needs_location || has_line_col(l)));
         if !found {
             let what = if needs_location { "with a literal line:col" } else { "" };
             missing.push(format!("{code} ({name}): no CHECK line naming {tag} {what}"));

@@ -332,14 +332,14 @@ fn self_agreement(tc: &Toolchain, root: &Path, p: &corpus::Program) -> Step<()> 
         let seed = 7;
         match interp::run_seeded(&file, "none", &f.name, seed, &none_dir) {
             interp::Seeded::Ran => {}
-            interp::Seeded::Rejected(_) => continue,
+            interp::Seeded::Rejected => continue,
             interp::Seeded::Failed(why) => {
                 return Err((Class::InterpFail, format!("{} as written: {}", f.name, first_error(&why))))
             }
         }
         match interp::run_seeded(&file, "default", &f.name, seed, &after_dir) {
             interp::Seeded::Ran => {}
-            interp::Seeded::Rejected(_) => continue,
+            interp::Seeded::Rejected => continue,
             interp::Seeded::Failed(why) => {
                 return Err((Class::InterpFail, format!("{} after the passes: {}", f.name, first_error(&why))))
             }
@@ -666,7 +666,8 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
     // the suite past its CI time budget; the hand-written corpora (examples, lit, DSL
     // conformance, cpusim programs) cover both levels, and tests/sync_levels.rs checks every
     // generated program's -O1 sync ops against -O0 and the hazard checker.
-    let levels: &[&str] = if p.id.starts_with("exec/genmix/") || p.id.starts_with("exec/heldout/") { &[] } else { &OPT_LEVELS[1..] };
+    let levels: &[&str] =
+        if p.id.starts_with("exec/genmix/") || p.id.starts_with("exec/heldout/") { &[] } else { &OPT_LEVELS[1..] };
     for level in levels {
         let started = Instant::now();
         let out = ptoc(&["--error-format", "short", "--emit", "cpp", level, "-o", "cpp", &file_s]);

@@ -28,7 +28,9 @@ fn reassignment_defines_distinct_variables() {
     );
     let p = compile(&src);
     let stmts = body_stmts(&p, "f");
-    let (Stmt::Assign { var: v1, .. }, Stmt::Assign { var: v2, .. }, Stmt::Return { values, .. }) = (&stmts[0], &stmts[1], &stmts[2]) else {
+    let (Stmt::Assign { var: v1, .. }, Stmt::Assign { var: v2, .. }, Stmt::Return { values, .. }) =
+        (&stmts[0], &stmts[1], &stmts[2])
+    else {
         panic!("unexpected body {stmts:?}")
     };
     assert_ne!(v1, v2);

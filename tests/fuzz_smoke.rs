@@ -128,10 +128,48 @@ fn finish(part: &str, cases: usize, start: std::time::Instant, findings: Vec<Str
 /// and parser get past the first character.
 fn random_bytes(rng: &mut Rng) -> Vec<u8> {
     const TOKENS: &[&str] = &[
-        "@pl.program\n", "class C:\n", "    @pl.function\n", "    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n",
-        "        ", "return x\n", "pl.", "tensor.add(", ")", "(", "[", "]", ",", ":", "=", " ", "\n", "1", "0x", "1e9",
-        "99999999999999999999999", "\"", "'", "#", "# pypto.program: P\n", "for i in pl.range(0, 4, 1):\n", "if ", "else:\n",
-        "pl.yield_(", "import pypto.language as pl\n", "\t", "\\", "é", "\u{0}", "-", "*", "/", "//", "%", "**", "<<", "and ",
+        "@pl.program\n",
+        "class C:\n",
+        "    @pl.function\n",
+        "    def f(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n",
+        "        ",
+        "return x\n",
+        "pl.",
+        "tensor.add(",
+        ")",
+        "(",
+        "[",
+        "]",
+        ",",
+        ":",
+        "=",
+        " ",
+        "\n",
+        "1",
+        "0x",
+        "1e9",
+        "99999999999999999999999",
+        "\"",
+        "'",
+        "#",
+        "# pypto.program: P\n",
+        "for i in pl.range(0, 4, 1):\n",
+        "if ",
+        "else:\n",
+        "pl.yield_(",
+        "import pypto.language as pl\n",
+        "\t",
+        "\\",
+        "é",
+        "\u{0}",
+        "-",
+        "*",
+        "/",
+        "//",
+        "%",
+        "**",
+        "<<",
+        "and ",
     ];
     let mut out = Vec::new();
     let len = rng.below(200);
@@ -189,8 +227,15 @@ fn mutate(rng: &mut Rng, program: &str, pool: &[&str]) -> Vec<u8> {
             _ => {
                 // A token-level change inside the line: replace a word by one from another line.
                 let other = rng.pick(pool);
-                let words: Vec<&str> = other.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.').filter(|w| !w.is_empty()).collect();
-                let mine: Vec<String> = lines[i].split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.').filter(|w| !w.is_empty()).map(String::from).collect();
+                let words: Vec<&str> = other
+                    .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                let mine: Vec<String> = lines[i]
+                    .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
+                    .filter(|w| !w.is_empty())
+                    .map(String::from)
+                    .collect();
                 if let (false, false) = (words.is_empty(), mine.is_empty()) {
                     let from = rng.pick(&mine).clone();
                     let to = rng.pick(&words).to_string();
@@ -227,7 +272,8 @@ fn write_mutants(dir: &Path, rng: &mut Rng, programs: &[String], pool: &[&str]) 
     for k in 0..count {
         let program = rng.pick(programs).clone();
         let path = dir.join(format!("mutant-{k:04}.pto"));
-        std::fs::write(&path, mutate(rng, &program, pool)).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        std::fs::write(&path, mutate(rng, &program, pool))
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
     }
     eprintln!("fuzz smoke (b): wrote {count} mutants to {}", dir.display());
 }
@@ -268,13 +314,18 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             if let Some(again) = run_ok(&["--pipeline", "none"], text.as_bytes(), &mut findings) {
                 let stderr = String::from_utf8_lossy(&again.stderr);
-                if again.code != 0 && (stderr.contains("undefined variable") || stderr.contains("assigned from a yield of")) {
+                if again.code != 0
+                    && (stderr.contains("undefined variable") || stderr.contains("assigned from a yield of"))
+                {
                     // Known findings F3 and F4 (docs/fuzzing.md): a variable defined in one
                     // branch of an `if` and used in the other is accepted and stays unrenamed
                     // in SSA; branches yielding to different names get the union of the names.
                     known_f3 += 1;
                 } else if again.code != 0 {
-                    findings.push(format!("printed IR does not re-read:\n{text}\n{}", String::from_utf8_lossy(&again.stderr)));
+                    findings.push(format!(
+                        "printed IR does not re-read:\n{text}\n{}",
+                        String::from_utf8_lossy(&again.stderr)
+                    ));
                 } else if again.stdout != out.stdout {
                     findings.push(format!("printed IR re-prints differently:\n{text}"));
                 }
@@ -355,14 +406,23 @@ impl Gen<'_> {
                 let v = self.name("s");
                 let a = self.rng.pick(&s.scalars).clone();
                 let op = *self.rng.pick(&["+", "-", "*"]);
-                let b = if self.rng.chance(50) { self.rng.pick(&s.scalars).clone() } else { self.rng.below(10).to_string() };
+                let b = if self.rng.chance(50) {
+                    self.rng.pick(&s.scalars).clone()
+                } else {
+                    self.rng.below(10).to_string()
+                };
                 self.line(depth, &format!("{v}: {SCALAR_T} = {a} {op} {b}"));
                 s.scalars.push(v);
             }
             1 => {
                 let v = self.name("t");
                 let src = *self.rng.pick(&["x", "y"]);
-                self.line(depth, &format!("{v}: {TILE_T} = pl.block.load({src}, [0, 0], [64, 64], target_memory=pl.MemorySpace.Vec)"));
+                self.line(
+                    depth,
+                    &format!(
+                        "{v}: {TILE_T} = pl.block.load({src}, [0, 0], [64, 64], target_memory=pl.MemorySpace.Vec)"
+                    ),
+                );
                 s.tiles.push(v);
             }
             2 | 3 => {

@@ -26,10 +26,7 @@ fn cases() -> Vec<PathBuf> {
         .collect();
     let dsl = manifest().join("../shared/conformance-dsl");
     match std::fs::read_dir(&dsl) {
-        Ok(dir) => out.extend(
-            dir.filter_map(|e| e.ok().map(|e| e.path().join("input.pto")))
-                .filter(|p| p.is_file()),
-        ),
+        Ok(dir) => out.extend(dir.filter_map(|e| e.ok().map(|e| e.path().join("input.pto"))).filter(|p| p.is_file())),
         Err(_) => eprintln!("{} not found: only the examples are checked", dsl.display()),
     }
     out.sort();

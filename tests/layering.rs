@@ -137,10 +137,8 @@ fn imports_follow_the_layers() {
     violations.dedup();
     let new: Vec<_> =
         violations.iter().filter(|(f, m)| !KNOWN_EXCEPTIONS.contains(&(f.as_str(), m.as_str()))).collect();
-    let fixed: Vec<_> = KNOWN_EXCEPTIONS
-        .iter()
-        .filter(|(f, m)| !violations.iter().any(|(vf, vm)| vf == f && vm == m))
-        .collect();
+    let fixed: Vec<_> =
+        KNOWN_EXCEPTIONS.iter().filter(|(f, m)| !violations.iter().any(|(vf, vm)| vf == f && vm == m)).collect();
     assert!(new.is_empty(), "imports against the layers (file, module): {new:#?}");
     assert!(fixed.is_empty(), "these known exceptions are fixed; delete them from KNOWN_EXCEPTIONS: {fixed:?}");
 }

@@ -222,7 +222,7 @@ fn module_of_a_whole_program() {
     // The module form refuses Orchestration functions: compile the kernels alone.
     let src = std::fs::read_to_string(&ex).unwrap();
     let cut = src.find("    @pl.function(type=pl.FunctionType.Orchestration)").unwrap_or(src.len());
-    let out = driver::run(&["ptoc".into(), "--emit".into(), "pto".into(), "-".into()], src[..cut].as_bytes());
+    let out = driver::run(&["ptoc".into(), "--emit".into(), "pto".into(), "-".into()], &src.as_bytes()[..cut]);
     assert_eq!(out.code, 0, "{}", text(&out.stderr));
     let mlir = text(&out.stdout);
     assert!(mlir.ends_with("}\n") && !mlir.ends_with("}\n\n"));

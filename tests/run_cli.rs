@@ -19,22 +19,14 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn ptoc(args: &[&str]) -> ptoc::driver::Output {
-    let args: Vec<String> = std::iter::once("ptoc")
-        .chain(args.iter().copied())
-        .map(String::from)
-        .collect();
+    let args: Vec<String> = std::iter::once("ptoc").chain(args.iter().copied()).map(String::from).collect();
     ptoc::driver::write_files(ptoc::driver::run(&args, b""))
 }
 
 fn write_f32(path: &Path, shape: &[u64], data: &[f32]) {
     use npyz::WriterBuilder;
     let mut buf = Vec::new();
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(&mut buf)
-        .begin_nd()
-        .unwrap();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut buf).begin_nd().unwrap();
     w.extend(data.iter().copied()).unwrap();
     w.finish().unwrap();
     std::fs::write(path, buf).unwrap();
@@ -43,12 +35,7 @@ fn write_f32(path: &Path, shape: &[u64], data: &[f32]) {
 fn write_f64(path: &Path, shape: &[u64], data: &[f64]) {
     use npyz::WriterBuilder;
     let mut buf = Vec::new();
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(&mut buf)
-        .begin_nd()
-        .unwrap();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut buf).begin_nd().unwrap();
     w.extend(data.iter().copied()).unwrap();
     w.finish().unwrap();
     std::fs::write(path, buf).unwrap();
@@ -62,12 +49,7 @@ fn read(path: &Path) -> (String, Vec<u64>, Vec<f64>) {
     let shape = npy.shape().to_vec();
     let data = match descr.as_str() {
         "'<f4'" => npy.into_vec::<f32>().unwrap().into_iter().map(f64::from).collect(),
-        "'<f2'" => npy
-            .into_vec::<half::f16>()
-            .unwrap()
-            .into_iter()
-            .map(|v| v.to_f64())
-            .collect(),
+        "'<f2'" => npy.into_vec::<half::f16>().unwrap().into_iter().map(|v| v.to_f64()).collect(),
         other => panic!("unexpected dtype {other}"),
     };
     (descr, shape, data)
@@ -101,16 +83,8 @@ fn given_inputs_are_used_and_every_output_is_written() {
         assert_eq!((descr.as_str(), shape.as_slice()), ("'<f4'", &[128u64, 32][..]));
         assert_eq!(got_a, a.iter().map(|&x| f64::from(x)).collect::<Vec<_>>());
         let (_, _, r) = read(&out_dir.join("return_0.npy"));
-        assert_eq!(
-            r,
-            a.iter().map(|&x| f64::from(x * 2.0)).collect::<Vec<_>>(),
-            "{pipeline}"
-        );
-        assert!(
-            text(&out.stdout).starts_with("a [128, 32] FP32 "),
-            "{}",
-            text(&out.stdout)
-        );
+        assert_eq!(r, a.iter().map(|&x| f64::from(x * 2.0)).collect::<Vec<_>>(), "{pipeline}");
+        assert!(text(&out.stdout).starts_with("a [128, 32] FP32 "), "{}", text(&out.stdout));
     }
 
     // The kernel alone: its Out parameter holds the result.
@@ -139,12 +113,7 @@ fn given_inputs_are_used_and_every_output_is_written() {
 #[test]
 fn fp16_is_written_as_f2() {
     let dir = scratch("fp16");
-    let out = ptoc(&[
-        "run",
-        manifest().join("examples/matmul.pto").to_str().unwrap(),
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let out = ptoc(&["run", manifest().join("examples/matmul.pto").to_str().unwrap(), "-o", dir.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", text(&out.stderr));
     assert_eq!(read(&dir.join("a.npy")).0, "'<f2'");
     assert_eq!(read(&dir.join("c.npy")).0, "'<f4'");
@@ -157,37 +126,17 @@ fn mismatched_inputs_are_errors_and_nothing_is_written() {
     let out_dir = dir.join("out");
     write_f64(&dir.join("f8.npy"), &[128, 32], &vec![0.0; 128 * 32]);
     let arg = format!("a={}", dir.join("f8.npy").display());
-    let out = ptoc(&[
-        "run",
-        example.to_str().unwrap(),
-        "--input",
-        &arg,
-        "-o",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = ptoc(&["run", example.to_str().unwrap(), "--input", &arg, "-o", out_dir.to_str().unwrap()]);
     assert_eq!(out.code, 1);
     let err = text(&out.stderr);
-    assert!(
-        err.contains("E0705") && err.contains("f8") && err.contains("FP32"),
-        "{err}"
-    );
+    assert!(err.contains("E0705") && err.contains("f8") && err.contains("FP32"), "{err}");
     assert!(!out_dir.exists(), "nothing is written when the run fails");
 
     write_f32(&dir.join("small.npy"), &[4, 32], &[0.0; 128]);
     let arg = format!("a={}", dir.join("small.npy").display());
-    let out = ptoc(&[
-        "run",
-        example.to_str().unwrap(),
-        "--input",
-        &arg,
-        "-o",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = ptoc(&["run", example.to_str().unwrap(), "--input", &arg, "-o", out_dir.to_str().unwrap()]);
     let err = text(&out.stderr);
-    assert!(
-        out.code == 1 && err.contains("[4, 32]") && err.contains("128, 32"),
-        "{err}"
-    );
+    assert!(out.code == 1 && err.contains("[4, 32]") && err.contains("128, 32"), "{err}");
     assert!(!out_dir.exists());
 }
 
@@ -197,17 +146,9 @@ fn help_describes_run() {
     assert!(text(&out.stdout).contains("run  interpret a function"));
     let out = ptoc(&["run", "--help"]);
     let help = text(&out.stdout);
-    for needle in [
-        "--func",
-        "--seed",
-        "--input",
-        "--input-dir",
-        "--output",
-        "--pipeline",
-        "return_0",
-        "SplitMix64",
-        "BF16",
-    ] {
+    for needle in
+        ["--func", "--seed", "--input", "--input-dir", "--output", "--pipeline", "return_0", "SplitMix64", "BF16"]
+    {
         assert!(help.contains(needle), "ptoc run --help lacks {needle}:\n{help}");
     }
 }

@@ -27,7 +27,15 @@ fn examples_print_canonically() {
 #[test]
 fn rendered_diagnostics() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lit-tests/errors");
-    for case in ["undefined-variable-suggestion", "unknown-op", "tab-indent", "missing-colon", "shape-mismatch", "memref-conflict", "init-values-count"] {
+    for case in [
+        "undefined-variable-suggestion",
+        "unknown-op",
+        "tab-indent",
+        "missing-colon",
+        "shape-mismatch",
+        "memref-conflict",
+        "init-values-count",
+    ] {
         let path = dir.join(format!("{case}.pto"));
         let source = std::fs::read_to_string(&path).unwrap();
         let rendered = render_errors(&source, &format!("{case}.pto"));

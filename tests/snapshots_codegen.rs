@@ -5,9 +5,9 @@
 //! (the orchestration file and `kernel_config.py` are another module's).
 //! Review changes with `cargo insta review`.
 
+use ptoc::ir::Program;
 use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, PassEnv, Pipeline};
-use ptoc::ir::Program;
 
 fn pipeline(src: &str) -> Program {
     let env = PassEnv::new(Backend::Cce);

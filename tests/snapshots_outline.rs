@@ -36,7 +36,8 @@ fn run(names: &[&str]) -> String {
     let env = PassEnv::new(Backend::Cce);
     let prog = ptoc::driver::frontend(PROGRAM).expect("program lowers");
     let list: Vec<_> = names.iter().map(|name| passes::lookup(name).expect("registered pass")).collect();
-    let prog = passes::manager::Manager::new(&list, env).run(prog).unwrap_or_else(|d| panic!("{names:?} failed: {d:?}"));
+    let prog =
+        passes::manager::Manager::new(&list, env).run(prog).unwrap_or_else(|d| panic!("{names:?} failed: {d:?}"));
     ptoc::printer::print_program(&prog)
 }
 

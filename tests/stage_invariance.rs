@@ -38,7 +38,13 @@ fn run_all(p: Program, passes: &[&'static PassInfo]) -> Option<Program> {
 }
 
 /// Checks one stage output: re-read equality and the rest of the pipeline from the text.
-fn check_stage(what: &str, out: &Program, rest: &[&'static PassInfo], expected_final: Option<&str>, failures: &mut Vec<String>) {
+fn check_stage(
+    what: &str,
+    out: &Program,
+    rest: &[&'static PassInfo],
+    expected_final: Option<&str>,
+    failures: &mut Vec<String>,
+) {
     let text = ptoc::printer::print_program(out);
     let reread = match compile(&text) {
         Ok(p) => p,
@@ -81,7 +87,8 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
     let implemented: Vec<&PassInfo> = pipeline.iter().copied().take_while(|p| p.is_implemented()).collect();
     let mut failures = Vec::new();
     let mut stages_checked = 0;
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut folders: Vec<PathBuf> =
+        std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
     folders.sort();
     for folder in folders.iter().filter(|f| f.is_dir()) {
         for input in inputs(folder) {

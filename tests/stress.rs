@@ -236,7 +236,8 @@ fn several_independent_syntax_errors_are_all_reported() {
 
 #[test]
 fn several_independent_name_errors_are_all_reported() {
-    let src = format!("{HEAD}        a = undefined_one\n        b = a + 1\n        c = undefined_two\n        return x\n");
+    let src =
+        format!("{HEAD}        a = undefined_one\n        b = a + 1\n        c = undefined_two\n        return x\n");
     let r = ptoc(src.as_bytes());
     assert_eq!(r.code, Some(1));
     let errors: Vec<&str> = r.stderr.lines().filter(|l| l.contains("error[")).collect();

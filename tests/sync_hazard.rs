@@ -53,7 +53,11 @@ fn reference_outputs_are_hazard_free() {
             // A corpus input that does not compile is the front end's business, not ours.
             Err(_) => {}
             Ok(h) if h.is_empty() => {}
-            Ok(h) => failures.push(format!("{}:\n  {}", path.display(), h.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n  "))),
+            Ok(h) => failures.push(format!(
+                "{}:\n  {}",
+                path.display(),
+                h.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n  ")
+            )),
         }
     }
     assert!(failures.is_empty(), "hazards in reference outputs:\n{}", failures.join("\n"));
@@ -78,7 +82,8 @@ fn deleting_a_needed_sync_op_is_caught() {
             if !line.trim_start().starts_with("pl.system.") || redundant_lines.contains(&(i + 1)) {
                 continue;
             }
-            let mutated: String = lines.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, l)| format!("{l}\n")).collect();
+            let mutated: String =
+                lines.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, l)| format!("{l}\n")).collect();
             tried += 1;
             match check_file(path, &mutated) {
                 Ok(h) if h.is_empty() => missed.push(format!("{}:{}: {}", path.display(), i + 1, line.trim())),
@@ -110,16 +115,18 @@ fn ptoc_insert_sync_output_is_hazard_free() {
             "insert-sync" if case.join("expected.pto").is_file() => {
                 Some((case.join("input.pto"), &["--pipeline", "none", "--passes", "insert-sync"][..]))
             }
-            "pipeline-default" => Some((case.join("input.pto"), &["--pipeline", "default", "--stop-after", "insert-sync"][..])),
+            "pipeline-default" => {
+                Some((case.join("input.pto"), &["--pipeline", "default", "--stop-after", "insert-sync"][..]))
+            }
             _ => None,
         })
         .collect();
     // The DSL corpus's programs (where the reference's own insert-sync output has hazards, see
     // conformance-deviations.md): ptoc's must have none.
     let dsl = common::corpus::dsl_corpus_dir();
-    let dsl_runs = common::corpus::dsl_cases(&dsl).into_iter().map(|case| {
-        (case.join("input.pto"), &["--pipeline", "default", "--stop-after", "insert-sync"][..])
-    });
+    let dsl_runs = common::corpus::dsl_cases(&dsl)
+        .into_iter()
+        .map(|case| (case.join("input.pto"), &["--pipeline", "default", "--stop-after", "insert-sync"][..]));
     let runs: Vec<(PathBuf, &[&str])> = runs.into_iter().chain(dsl_runs).collect();
     let (mut skipped, mut failures) = (0, Vec::new());
     for (input, flags) in &runs {

@@ -220,6 +220,7 @@ impl Context {
 
 /// A scope's statements as one body: empty op runs dropped, one statement stands alone.
 pub(super) fn into_body(stmts: Vec<Stmt>) -> Stmt {
-    let stmts: Vec<Stmt> = stmts.into_iter().filter(|s| !matches!(s, Stmt::Ops { stmts, .. } if stmts.is_empty())).collect();
+    let stmts: Vec<Stmt> =
+        stmts.into_iter().filter(|s| !matches!(s, Stmt::Ops { stmts, .. } if stmts.is_empty())).collect();
     Stmt::block(stmts, crate::ir::Span::NONE)
 }

@@ -62,7 +62,8 @@ impl Builder {
         if self.defined.contains(&iv.0) {
             return Err(BuildError::AlreadyDefined(self.prog.var_name(iv.0).to_string()));
         }
-        let [start, stop, step] = [start.into(), stop.into(), step.into()].map(|o| self.operand_expr(o, "a loop bound"));
+        let [start, stop, step] =
+            [start.into(), stop.into(), step.into()].map(|o| self.operand_expr(o, "a loop bound"));
         let (start, stop, step) = (start?, stop?, step?);
         for e in [&start, &stop, &step] {
             if !matches!(self.prog.type_of(e), Type::Scalar(_)) {
@@ -70,7 +71,8 @@ impl Builder {
             }
         }
         self.defined.insert(iv.0);
-        let pending = PendingFor { loop_var: iv.0, start, stop, step, kind, explicit: Vec::new(), body: None, entered: false };
+        let pending =
+            PendingFor { loop_var: iv.0, start, stop, step, kind, explicit: Vec::new(), body: None, entered: false };
         Ok(ForLoop { id: new_slot(ctx, owner, Construct::For(Box::new(pending))), loop_var: iv })
     }
 
@@ -280,7 +282,11 @@ impl Builder {
             let name = tv.as_var().map_or(format!("ret{k}"), |v| self.prog.var_name(v).to_string());
             let (tt, et) = (self.prog.type_of(tv).clone(), self.prog.type_of(ev).clone());
             if !agree(&tt, &et) {
-                return Err(BuildError::TypeMismatch { name, expected: self.type_text(&tt), found: self.type_text(&et) });
+                return Err(BuildError::TypeMismatch {
+                    name,
+                    expected: self.type_text(&tt),
+                    found: self.type_text(&et),
+                });
             }
             returns.push((name.clone(), self.define(&name, tt, VarKind::Plain)));
         }
@@ -317,7 +323,9 @@ impl Builder {
         let values = values.into_iter().map(|o| self.operand_expr(o, "a yielded value")).collect::<R<Vec<_>>>()?;
         let s = ctx.top("create_yield")?;
         if matches!(s.kind, ScopeKind::Function(_)) {
-            return Err(BuildError::BadYield("a yield belongs in a loop body or an if branch, not a function body".into()));
+            return Err(BuildError::BadYield(
+                "a yield belongs in a loop body or an if branch, not a function body".into(),
+            ));
         }
         if s.yielded.is_some() {
             return Err(BuildError::BadYield("this scope already yields".into()));
@@ -330,7 +338,10 @@ impl Builder {
     pub fn create_return(&mut self, ctx: &mut Context, values: impl IntoIterator<Item = Operand>) -> R<()> {
         let values = values.into_iter().map(|o| self.operand_expr(o, "a returned value")).collect::<R<Vec<_>>>()?;
         if !matches!(ctx.top("create_return")?.kind, ScopeKind::Function(_)) {
-            return Err(order("create_return", "a return belongs at the end of the function body, not in a nested scope"));
+            return Err(order(
+                "create_return",
+                "a return belongs at the end of the function body, not in a nested scope",
+            ));
         }
         ctx.push_stmt("create_return", Stmt::Return { values, span: Span::NONE })
     }
@@ -341,7 +352,11 @@ impl Builder {
         if agree(ta, tb) {
             Ok(())
         } else {
-            Err(BuildError::TypeMismatch { name: name.to_string(), expected: self.type_text(ta), found: self.type_text(tb) })
+            Err(BuildError::TypeMismatch {
+                name: name.to_string(),
+                expected: self.type_text(ta),
+                found: self.type_text(tb),
+            })
         }
     }
 

@@ -49,7 +49,9 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::EmptyScopeStack => write!(f, "pop_scope: the scope stack is empty"),
-            BuildError::NotInFunction { what } => write!(f, "{what}: no function body is open (call enter_function_body first)"),
+            BuildError::NotInFunction { what } => {
+                write!(f, "{what}: no function body is open (call enter_function_body first)")
+            }
             BuildError::NestedFunction { open, entered } => {
                 write!(f, "enter_function_body({entered}): the body of {open} is still open")
             }

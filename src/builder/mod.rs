@@ -30,7 +30,8 @@ pub use error::BuildError;
 pub use operand::{Dim, Operand};
 
 use crate::ir::{
-    DataType, Expr, Function, FunctionType, ParamDirection, Param, Program, Span, Stmt, TensorType, Type, VarId, VarKind,
+    DataType, Expr, Function, FunctionType, Param, ParamDirection, Program, Span, Stmt, TensorType, Type, VarId,
+    VarKind,
 };
 use context::ScopeKind;
 use std::collections::BTreeSet;
@@ -96,7 +97,11 @@ impl Builder {
     /// Fails if a scope is still open or a for/if statement was not exited.
     pub fn finish(mut self, ctx: &mut Context) -> R<Program> {
         if let Some(s) = ctx.scopes.last() {
-            return Err(BuildError::Unfinished(format!("{} scope(s) still open (innermost: {:?})", ctx.depth(), s.kind)));
+            return Err(BuildError::Unfinished(format!(
+                "{} scope(s) still open (innermost: {:?})",
+                ctx.depth(),
+                s.kind
+            )));
         }
         if ctx.constructs.iter().any(|s| s.construct.is_some()) {
             return Err(BuildError::Unfinished("a for/if statement was created but not exited".into()));
@@ -190,7 +195,16 @@ impl Builder {
     /// plain literal operand pass the number itself (`2.0.into()`).
     pub fn create_const(&mut self, ctx: &mut Context, literal: impl Into<Operand>, name: &str) -> R<Value> {
         let e = match literal.into() {
-            Operand::Expr(e) if matches!(e.kind, crate::ir::ExprKind::ConstInt(..) | crate::ir::ExprKind::ConstFloat(..) | crate::ir::ExprKind::ConstBool(_)) => e,
+            Operand::Expr(e)
+                if matches!(
+                    e.kind,
+                    crate::ir::ExprKind::ConstInt(..)
+                        | crate::ir::ExprKind::ConstFloat(..)
+                        | crate::ir::ExprKind::ConstBool(_)
+                ) =>
+            {
+                e
+            }
             other => {
                 return Err(BuildError::NotAScalar { what: "create_const's literal", found: format!("{other:?}") })
             }

@@ -78,8 +78,7 @@ impl Builder {
     /// the callee's return type.
     pub fn call(&self, name: &str, args: impl IntoIterator<Item = Operand>) -> R<Expr> {
         let f = self.prog.function(name).ok_or_else(|| BuildError::UnknownFunction(name.to_string()))?;
-        let args =
-            args.into_iter().map(|a| self.operand_expr(a, "call")).collect::<R<Vec<_>>>()?;
+        let args = args.into_iter().map(|a| self.operand_expr(a, "call")).collect::<R<Vec<_>>>()?;
         if args.len() != f.params.len() {
             return Err(BuildError::Op(Box::new(Diagnostic::error(
                 codes::OP_ARG_COUNT,
@@ -187,4 +186,3 @@ pub(super) fn types_agree(want: &Type, got: &Type) -> bool {
         (a, b) => a == b,
     }
 }
-

@@ -61,7 +61,9 @@ fn stmt(s: &mut Stmt, from: VarId, to: VarId, iter_args: &mut Vec<VarId>) {
             stmt(body, from, to, iter_args);
         }
         Stmt::Scope { body, .. } => stmt(body, from, to, iter_args),
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter_mut().for_each(|c| stmt(c, from, to, iter_args)),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+            stmts.iter_mut().for_each(|c| stmt(c, from, to, iter_args))
+        }
         Stmt::Break { .. } | Stmt::Continue { .. } => {}
     }
 }

@@ -2,8 +2,8 @@
 //! `Tile<…>` type strings and the 5-D `Shape<…>`/`Stride<…>` of GlobalTensors.
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::text::{cat, Piece};
 use crate::ir::{DataType, Expr, MemorySpace, Program, TileLayout, TilePad, TileType};
+use crate::text::{cat, Piece};
 
 /// The C type of a dtype; dtypes without one are an error at `span`.
 pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
@@ -253,7 +253,8 @@ pub fn global_shape(dims: &[i64], span: Span) -> Result<(String, String, bool), 
         ));
     }
     let pad = 5 - dims.len();
-    let shape: Vec<String> = std::iter::repeat_n("1".to_string(), pad).chain(dims.iter().map(|d| d.to_string())).collect();
+    let shape: Vec<String> =
+        std::iter::repeat_n("1".to_string(), pad).chain(dims.iter().map(|d| d.to_string())).collect();
     let stride: Vec<&str> = std::iter::repeat_n("1", pad).chain(std::iter::repeat_n("-1", dims.len())).collect();
     Ok((shape.join(", "), stride.join(", "), dims.last() == Some(&1)))
 }

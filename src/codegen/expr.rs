@@ -22,7 +22,11 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
         ExprKind::ConstInt(i, _) => cat!(out; *i),
         ExprKind::ConstFloat(f, _) => {
             if !f.is_finite() {
-                return Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, format!("CCE codegen: float constant {f} has no C++ literal")));
+                return Err(Diagnostic::error(
+                    codes::NO_CPP_FORM,
+                    e.span,
+                    format!("CCE codegen: float constant {f} has no C++ literal"),
+                ));
             }
             if f.fract() == 0.0 && f.abs() < 1e15 && !(*f == 0.0 && f.is_sign_negative()) {
                 // What `{f:.6}` writes for an integral value, without the float formatter.

@@ -73,9 +73,15 @@ pub fn core_type_on(f: &Function, target: Backend) -> Result<CoreType, Diagnosti
             let (mn, vn) = (crate::ops::name(mop), crate::ops::name(vop));
             // Reported at the later of the two ops, where the function stops having one core.
             let (first, second) = if ms.range().start <= vs.range().start {
-                ((ms, format!("{mn} runs on the cube core (M pipe)")), (vs, format!("{vn} runs on the vector core (V pipe)")))
+                (
+                    (ms, format!("{mn} runs on the cube core (M pipe)")),
+                    (vs, format!("{vn} runs on the vector core (V pipe)")),
+                )
             } else {
-                ((vs, format!("{vn} runs on the vector core (V pipe)")), (ms, format!("{mn} runs on the cube core (M pipe)")))
+                (
+                    (vs, format!("{vn} runs on the vector core (V pipe)")),
+                    (ms, format!("{mn} runs on the cube core (M pipe)")),
+                )
             };
             let at = if second.0.is_none() { f.span } else { second.0 };
             Err(Diagnostic::error(

@@ -20,21 +20,139 @@ use crate::text::cat;
 /// uses (pto-isa types, instructions and macros, the entry point and its argument).
 const RESERVED: &[&str] = &[
     // C++ keywords and literals
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-    "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
-    "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default", "delete",
-    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char16_t",
+    "char32_t",
+    "char8_t",
+    "class",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "compl",
+    "concept",
+    "const",
+    "const_cast",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "continue",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
     // fixed names of the kernel file and of pto-isa / the runtime
-    "args", "kernel_entry", "pto", "Tensor", "Tile", "TileType", "Shape", "Stride", "GlobalTensor",
-    "GlobalTensorDim", "Layout", "BLayout", "SLayout", "RoundMode", "CmpMode", "half", "bfloat16_t", "int8_t",
-    "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "set_flag", "wait_flag",
-    "pipe_barrier", "abs", "pow", "min", "max", "GET_BLOCK_IDX", "TASSIGN", "TLOAD", "TSTORE", "TMOV", "TCVT",
-    "TTRANS", "std",
+    "args",
+    "kernel_entry",
+    "pto",
+    "Tensor",
+    "Tile",
+    "TileType",
+    "Shape",
+    "Stride",
+    "GlobalTensor",
+    "GlobalTensorDim",
+    "Layout",
+    "BLayout",
+    "SLayout",
+    "RoundMode",
+    "CmpMode",
+    "half",
+    "bfloat16_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "set_flag",
+    "wait_flag",
+    "pipe_barrier",
+    "abs",
+    "pow",
+    "min",
+    "max",
+    "GET_BLOCK_IDX",
+    "TASSIGN",
+    "TLOAD",
+    "TSTORE",
+    "TMOV",
+    "TCVT",
+    "TTRANS",
+    "std",
 ];
 
 /// Every reserved word: [`RESERVED`] and the instruction names of the operator table. Built
@@ -43,12 +161,8 @@ const RESERVED: &[&str] = &[
 fn reserved() -> &'static FxHashSet<CompactString> {
     static SET: OnceLock<FxHashSet<CompactString>> = OnceLock::new();
     SET.get_or_init(|| {
-        let mut set: FxHashSet<CompactString> = RESERVED
-            .iter()
-            .chain(super::ops::HELPER_INSTRUCTIONS)
-            .copied()
-            .map(CompactString::const_new)
-            .collect();
+        let mut set: FxHashSet<CompactString> =
+            RESERVED.iter().chain(super::ops::HELPER_INSTRUCTIONS).copied().map(CompactString::const_new).collect();
         // Every instruction of the operator table is a pto-isa function name.
         for (_, def) in crate::ops::table::entries() {
             if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {
@@ -142,7 +256,13 @@ impl Namer {
 /// Borrowed when `name` is already a valid identifier (the usual case), so that nothing is
 /// allocated for it.
 pub fn sanitize(name: &str) -> Cow<'_, str> {
-    let ok = |i: usize, c: char| if i == 0 { c.is_ascii_alphabetic() || c == '_' } else { c.is_ascii_alphanumeric() || c == '_' };
+    let ok = |i: usize, c: char| {
+        if i == 0 {
+            c.is_ascii_alphabetic() || c == '_'
+        } else {
+            c.is_ascii_alphanumeric() || c == '_'
+        }
+    };
     // Every kept character is ASCII, so the check for the usual case can go byte by byte
     // (no UTF-8 decoding): a non-ASCII byte fails it, as its character would.
     let first = name.as_bytes().first().copied();

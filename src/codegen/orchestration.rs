@@ -665,6 +665,7 @@ impl Emitter<'_, '_> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // the parts of one `x = op(…)` statement
     fn op_assign(
         &mut self,
         var: VarId,

@@ -285,8 +285,9 @@ mod tests {
         // order is reported whichever thread met it.
         let d = scratch("many");
         fs::write(d.join("blocker"), "").unwrap();
-        let mut files: Vec<(PathBuf, Vec<u8>)> =
-            (0..4 * FILES_PER_THREAD).map(|i| (d.join(format!("k/{i:03}.cpp")), vec![b'a' + (i % 26) as u8; i])).collect();
+        let mut files: Vec<(PathBuf, Vec<u8>)> = (0..4 * FILES_PER_THREAD)
+            .map(|i| (d.join(format!("k/{i:03}.cpp")), vec![b'a' + (i % 26) as u8; i]))
+            .collect();
         files[2 * FILES_PER_THREAD + 1].0 = d.join("blocker/x.cpp");
         files[3 * FILES_PER_THREAD].0 = d.join("blocker/y.cpp");
         let err = write_all(&files).unwrap_err();

@@ -39,14 +39,15 @@ pub fn resolve(
 }
 
 /// `--stop-before PASS`: the run ends just before the first run of that pass.
-pub fn stop_before(
-    mut list: Vec<&'static PassInfo>,
-    stop: Option<&str>,
-) -> Result<Vec<&'static PassInfo>, Diagnostic> {
+pub fn stop_before(mut list: Vec<&'static PassInfo>, stop: Option<&str>) -> Result<Vec<&'static PassInfo>, Diagnostic> {
     let Some(stop) = stop else { return Ok(list) };
     let target = passes::lookup(stop.trim()).ok_or_else(|| unknown_pass(stop, "--stop-before"))?;
     let at = list.iter().position(|p| std::ptr::eq(*p, target)).ok_or_else(|| {
-        Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, format!("--stop-before `{stop}`: that pass is not part of this run"))
+        Diagnostic::error(
+            codes::UNKNOWN_PASS,
+            Span::NONE,
+            format!("--stop-before `{stop}`: that pass is not part of this run"),
+        )
     })?;
     list.truncate(at);
     Ok(list)

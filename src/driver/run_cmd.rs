@@ -15,6 +15,9 @@ use crate::interp::{self, Array, Num, Scalar, Value};
 use crate::ir::{DataType, Function, Program, Type};
 use crate::passes::{Backend, PassEnv, Pipeline};
 
+/// Files to write: (path, contents).
+type Files = Vec<(PathBuf, Vec<u8>)>;
+
 const AFTER_HELP: &str = "\
 Inputs: every parameter not given with --input (or found in --input-dir) is generated from
 --seed with SplitMix64, in parameter order: floats uniform in [-1, 1), signed integers in
@@ -97,25 +100,18 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Ok(c) => c,
         Err(e) => return super::clap_output(e),
     };
-    let style = Style {
-        format: cli.error_format,
-        color: host.color(cli.color),
-    };
-    let plan = match plan::resolve(
-        Pipeline::from(cli.pipeline),
-        cli.opt,
-        cli.passes.as_deref(),
-        cli.stop_after.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(d) => {
-            return Output {
-                stderr: report::render(&[d], None, style).into_bytes(),
-                code: exit::INPUT_ERROR,
-                ..Output::default()
+    let style = Style { format: cli.error_format, color: host.color(cli.color) };
+    let plan =
+        match plan::resolve(Pipeline::from(cli.pipeline), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref()) {
+            Ok(p) => p,
+            Err(d) => {
+                return Output {
+                    stderr: report::render(&[d], None, style).into_bytes(),
+                    code: exit::INPUT_ERROR,
+                    ..Output::default()
+                }
             }
-        }
-    };
+        };
     let file = match input::read(&cli.input, host.stdin, cli.max_file_size) {
         Ok(f) => f,
         Err(e) => return input_error(&[e.diag], &e.file, style, String::new()),
@@ -151,22 +147,15 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
     // --input and the output files use those names.
     let written = super::compile::frontend(&file.text).ok();
     match execute(&prog, written.as_ref(), &cli) {
-        Ok((stdout, files)) => Output {
-            stdout: stdout.into_bytes(),
-            stderr: dumps.into_bytes(),
-            files,
-            ..Output::default()
-        },
+        Ok((stdout, files)) => {
+            Output { stdout: stdout.into_bytes(), stderr: dumps.into_bytes(), files, ..Output::default() }
+        }
         Err(d) => input_error(&[d], &file, style, dumps),
     }
 }
 
 /// Runs the chosen function; returns the summary text and the files to write.
-fn execute(
-    prog: &Program,
-    written: Option<&Program>,
-    cli: &RunCli,
-) -> Result<(String, Vec<(PathBuf, Vec<u8>)>), Diagnostic> {
+fn execute(prog: &Program, written: Option<&Program>, cli: &RunCli) -> Result<(String, Files), Diagnostic> {
     let name = match &cli.func {
         Some(f) => f.as_str(),
         None => interp::default_function(prog)?,
@@ -204,11 +193,7 @@ fn execute(
         stdout.push('\n');
         if let Some(dir) = &cli.output {
             let bytes = to_npy(a).map_err(|e| {
-                Diagnostic::error(
-                    codes::FILE_WRITE,
-                    Span::NONE,
-                    format!("cannot encode `{name}` as .npy: {e}"),
-                )
+                Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot encode `{name}` as .npy: {e}"))
             })?;
             files.push((dir.join(format!("{name}.npy")), bytes));
         }
@@ -264,19 +249,12 @@ fn given_inputs(
     let mut given: Vec<Option<Value>> = vec![None; func.params.len()];
     for spec in &cli.inputs {
         let Some((param, value)) = spec.split_once('=') else {
-            return Err(bad_input(
-                Span::NONE,
-                format!("--input `{spec}`: expected PARAM=FILE.npy or PARAM=<number>"),
-            ));
+            return Err(bad_input(Span::NONE, format!("--input `{spec}`: expected PARAM=FILE.npy or PARAM=<number>")));
         };
         let Some(k) = names.iter().position(|n| n == param) else {
             return Err(bad_input(
                 Span::NONE,
-                format!(
-                    "--input `{spec}`: `{}` has no parameter `{param}` (it has: {})",
-                    func.name,
-                    names.join(", ")
-                ),
+                format!("--input `{spec}`: `{}` has no parameter `{param}` (it has: {})", func.name, names.join(", ")),
             ));
         };
         given[k] = Some(if value.ends_with(".npy") {
@@ -306,11 +284,7 @@ fn number_param(prog: &Program, func: &Function, k: usize, name: &str, text: &st
     let Type::Scalar(d) = var.ty else {
         return Err(bad_input(
             var.span,
-            format!(
-                "parameter `{}` is a {}: give it as PARAM=FILE.npy, not a number",
-                name,
-                var.ty.kind_name()
-            ),
+            format!("parameter `{}` is a {}: give it as PARAM=FILE.npy, not a number", name, var.ty.kind_name()),
         ));
     };
     let t = text.trim();
@@ -327,10 +301,9 @@ fn number_param(prog: &Program, func: &Function, k: usize, name: &str, text: &st
     };
     match num {
         Some(n) => Ok(Value::Scalar(Scalar::new(d, n))),
-        None => Err(bad_input(
-            var.span,
-            format!("parameter `{}` is {}: `{text}` is not such a number", name, d.name()),
-        )),
+        None => {
+            Err(bad_input(var.span, format!("parameter `{}` is {}: `{text}` is not such a number", name, d.name())))
+        }
     }
 }
 
@@ -375,10 +348,7 @@ fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path
     }
     let want_shape = var.ty.shape().unwrap_or(&[]);
     let shape_ok = want_shape.len() == shape.len()
-        && want_shape
-            .iter()
-            .zip(&shape)
-            .all(|(d, n)| d.as_const_int().is_none_or(|c| c == *n as i64));
+        && want_shape.iter().zip(&shape).all(|(d, n)| d.as_const_int().is_none_or(|c| c == *n as i64));
     if !shape_ok {
         return Err(fail(format!(
             "the file's shape is {shape:?}, but the parameter is {}",
@@ -386,11 +356,7 @@ fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path
         )));
     }
     let a = Array::from_nums(want, shape, nums);
-    Ok(if matches!(var.ty, Type::Tile(_)) {
-        Value::tile(a)
-    } else {
-        Value::tensor(a)
-    })
+    Ok(if matches!(var.ty, Type::Tile(_)) { Value::tile(a) } else { Value::tensor(a) })
 }
 
 /// BF16 values may also be given as their raw 16 bits (`<u2`, how tools without a bfloat16
@@ -442,73 +408,18 @@ fn read_npy(bytes: &[u8]) -> Result<(String, Vec<usize>, Vec<Num>), String> {
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let e = |err: std::io::Error| format!("cannot read the elements: {err}");
     let nums: Vec<Num> = match descr.as_str() {
-        "f2" => npy
-            .into_vec::<half::f16>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::F(v.to_f64()))
-            .collect(),
-        "f4" => npy
-            .into_vec::<f32>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::F(v.into()))
-            .collect(),
+        "f2" => npy.into_vec::<half::f16>().map_err(e)?.into_iter().map(|v| Num::F(v.to_f64())).collect(),
+        "f4" => npy.into_vec::<f32>().map_err(e)?.into_iter().map(|v| Num::F(v.into())).collect(),
         "f8" => npy.into_vec::<f64>().map_err(e)?.into_iter().map(Num::F).collect(),
-        "i1" => npy
-            .into_vec::<i8>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "i2" => npy
-            .into_vec::<i16>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "i4" => npy
-            .into_vec::<i32>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "i8" => npy
-            .into_vec::<i64>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "u1" => npy
-            .into_vec::<u8>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "u2" => npy
-            .into_vec::<u16>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "u4" => npy
-            .into_vec::<u32>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "u8" => npy
-            .into_vec::<u64>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
-        "b1" => npy
-            .into_vec::<bool>()
-            .map_err(e)?
-            .into_iter()
-            .map(|v| Num::I(v.into()))
-            .collect(),
+        "i1" => npy.into_vec::<i8>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "i2" => npy.into_vec::<i16>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "i4" => npy.into_vec::<i32>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "i8" => npy.into_vec::<i64>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "u1" => npy.into_vec::<u8>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "u2" => npy.into_vec::<u16>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "u4" => npy.into_vec::<u32>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "u8" => npy.into_vec::<u64>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
+        "b1" => npy.into_vec::<bool>().map_err(e)?.into_iter().map(|v| Num::I(v.into())).collect(),
         _ => return Err(format!("unsupported element type {full}")),
     };
     Ok((descr, shape, nums))
@@ -534,10 +445,7 @@ pub fn to_npy(a: &Array) -> std::io::Result<Vec<u8>> {
         UInt32 => write_npy(&mut buf, &shape, ints().map(|x| x as u32))?,
         UInt64 => write_npy(&mut buf, &shape, ints().map(|x| x as u64))?,
         d => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{} has no .npy form", d.name()),
-            ))
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{} has no .npy form", d.name())))
         }
     }
     Ok(buf)
@@ -549,11 +457,7 @@ fn write_npy<T: npyz::AutoSerialize>(
     items: impl Iterator<Item = T>,
 ) -> std::io::Result<()> {
     use npyz::WriterBuilder;
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(buf)
-        .begin_nd()?;
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(buf).begin_nd()?;
     w.extend(items)?;
     w.finish()
 }
@@ -565,9 +469,7 @@ mod tests {
     #[test]
     fn npy_round_trip_for_every_dtype() {
         use DataType::*;
-        for d in [
-            Fp16, Fp32, Bf16, Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
-        ] {
+        for d in [Fp16, Fp32, Bf16, Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64] {
             let a = Array::from_f64(d, vec![2, 3], &[0.0, 1.0, -1.5, 3.0, 100.25, 7.0]);
             let bytes = to_npy(&a).unwrap();
             let (descr, shape, nums) = read_npy(&bytes).unwrap();

@@ -191,7 +191,7 @@ fn text(out: &mut String, title: &str, s: &Stats) {
     let _ = writeln!(
         out,
         "  peak bytes: {}",
-        list(&mem, |v| format!("{v}")).split(", ").map(|x| with_capacity(x)).collect::<Vec<_>>().join(", ")
+        list(&mem, |v| format!("{v}")).split(", ").map(with_capacity).collect::<Vec<_>>().join(", ")
     );
     let _ = writeln!(out, "  syncs removed: {}", s.syncs_removed);
 }

@@ -51,11 +51,7 @@ pub(super) struct Frame<'p> {
 
 impl<'p> Interp<'p> {
     pub fn new(prog: &'p Program) -> Interp<'p> {
-        Interp {
-            prog,
-            depth: 0,
-            iterations: 0,
-        }
+        Interp { prog, depth: 0, iterations: 0 }
     }
 
     /// Runs `func` on `args` (already checked against the parameters).
@@ -76,12 +72,7 @@ impl<'p> Interp<'p> {
             return Err(err(
                 codes::RUN_SHAPE,
                 span,
-                format!(
-                    "`{}` takes {} arguments, but {} were given",
-                    func.name,
-                    func.params.len(),
-                    args.len()
-                ),
+                format!("`{}` takes {} arguments, but {} were given", func.name, func.params.len(), args.len()),
             ));
         }
         let mut frame = Frame::default();
@@ -94,11 +85,9 @@ impl<'p> Interp<'p> {
         match flow? {
             Flow::Return(v) | Flow::Yield(v) => Ok(v),
             Flow::Normal => Ok(Vec::new()),
-            Flow::Break | Flow::Continue => Err(err(
-                codes::RUN_UNSUPPORTED,
-                func.span,
-                "`break` or `continue` outside a loop",
-            )),
+            Flow::Break | Flow::Continue => {
+                Err(err(codes::RUN_UNSUPPORTED, func.span, "`break` or `continue` outside a loop"))
+            }
         }
     }
 
@@ -127,13 +116,7 @@ impl<'p> Interp<'p> {
             Stmt::Return { values, .. } => Ok(Flow::Return(self.eval_list(fr, values)?)),
             Stmt::Break { .. } => Ok(Flow::Break),
             Stmt::Continue { .. } => Ok(Flow::Continue),
-            Stmt::If {
-                cond,
-                then_body,
-                else_body,
-                return_vars,
-                span,
-            } => {
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 let c = self.eval_scalar(fr, cond)?;
                 let flow = if c.num.is_true() {
                     self.exec(fr, then_body)?
@@ -161,17 +144,7 @@ impl<'p> Interp<'p> {
                     other => Ok(other),
                 }
             }
-            Stmt::For {
-                loop_var,
-                start,
-                stop,
-                step,
-                iter_args,
-                body,
-                return_vars,
-                span,
-                ..
-            } => {
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. } => {
                 let lo = self.eval_int(fr, start)?;
                 let hi = self.eval_int(fr, stop)?;
                 let st = self.eval_int(fr, step)?;
@@ -195,13 +168,7 @@ impl<'p> Interp<'p> {
                 self.finish_loop(fr, iter_args, return_vars, *span)?;
                 Ok(Flow::Normal)
             }
-            Stmt::While {
-                cond,
-                iter_args,
-                body,
-                return_vars,
-                span,
-            } => {
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
                 self.init_iter_args(fr, iter_args)?;
                 while self.eval_scalar(fr, cond)?.num.is_true() {
                     self.tick(*span)?;
@@ -261,10 +228,7 @@ impl<'p> Interp<'p> {
         if rets.is_empty() {
             return Ok(());
         }
-        let vals = iter_args
-            .iter()
-            .map(|ia| self.lookup(fr, *ia, span))
-            .collect::<Result<Vec<_>, _>>()?;
+        let vals = iter_args.iter().map(|ia| self.lookup(fr, *ia, span)).collect::<Result<Vec<_>, _>>()?;
         self.bind_all(fr, rets, vals, span, "loop")
     }
 
@@ -305,11 +269,7 @@ impl<'p> Interp<'p> {
             _ => v,
         };
         fr.vals.get(&v).cloned().ok_or_else(|| {
-            err(
-                codes::RUN_ERROR,
-                span,
-                format!("`{}` is used before it has a value", self.prog.var_name(v)),
-            )
+            err(codes::RUN_ERROR, span, format!("`{}` is used before it has a value", self.prog.var_name(v)))
         })
     }
 
@@ -320,11 +280,7 @@ impl<'p> Interp<'p> {
     pub(super) fn eval_scalar(&mut self, fr: &mut Frame<'p>, e: &Expr) -> Result<Scalar, Diagnostic> {
         match self.eval(fr, e)? {
             Value::Scalar(s) => Ok(s),
-            v => Err(err(
-                codes::RUN_SHAPE,
-                e.span,
-                format!("expected a scalar, found a {}", v.kind_name()),
-            )),
+            v => Err(err(codes::RUN_SHAPE, e.span, format!("expected a scalar, found a {}", v.kind_name()))),
         }
     }
 
@@ -354,28 +310,20 @@ impl<'p> Interp<'p> {
             ExprKind::MakeTuple(es) => Ok(Value::Tuple(self.eval_list(fr, es)?)),
             ExprKind::TupleGetItem(t, i) => match self.eval(fr, t)? {
                 Value::Tuple(mut vs) if *i < vs.len() => Ok(vs.swap_remove(*i)),
-                v => Err(err(
-                    codes::RUN_SHAPE,
-                    e.span,
-                    format!("cannot take element {i} of a {}", describe_value(&v)),
-                )),
+                v => Err(err(codes::RUN_SHAPE, e.span, format!("cannot take element {i} of a {}", describe_value(&v)))),
             },
             ExprKind::Binary(op, a, b) => {
                 let x = self.eval_scalar(fr, a)?;
                 let y = self.eval_scalar(fr, b)?;
                 let d = e.ty.scalar_dtype().unwrap_or(x.dtype);
                 check_dtype(d, e.span)?;
-                scalar::binary(*op, d, x, y)
-                    .map(Value::Scalar)
-                    .map_err(|m| err(codes::RUN_ERROR, e.span, m))
+                scalar::binary(*op, d, x, y).map(Value::Scalar).map_err(|m| err(codes::RUN_ERROR, e.span, m))
             }
             ExprKind::Unary(op, a) => {
                 let x = self.eval_scalar(fr, a)?;
                 let d = e.ty.scalar_dtype().unwrap_or(x.dtype);
                 check_dtype(d, e.span)?;
-                scalar::unary(*op, d, x)
-                    .map(Value::Scalar)
-                    .map_err(|m| err(codes::RUN_ERROR, e.span, m))
+                scalar::unary(*op, d, x).map(Value::Scalar).map_err(|m| err(codes::RUN_ERROR, e.span, m))
             }
             ExprKind::Call(call) => {
                 let args = self.eval_list(fr, &call.args)?;
@@ -415,11 +363,7 @@ pub(super) fn check_dtype(d: DataType, span: Span) -> Result<(), Diagnostic> {
     if supported(d) {
         Ok(())
     } else {
-        Err(err(
-            codes::RUN_UNSUPPORTED,
-            span,
-            format!("the interpreter has no arithmetic for {}", d.name()),
-        ))
+        Err(err(codes::RUN_UNSUPPORTED, span, format!("the interpreter has no arithmetic for {}", d.name())))
     }
 }
 
@@ -430,12 +374,7 @@ pub(super) fn check_args(prog: &Program, func: &Function, args: Vec<Value>) -> R
         return Err(err(
             codes::RUN_BAD_INPUT,
             func.span,
-            format!(
-                "`{}` has {} parameters, but {} arguments were given",
-                func.name,
-                func.params.len(),
-                args.len()
-            ),
+            format!("`{}` has {} parameters, but {} arguments were given", func.name, func.params.len(), args.len()),
         ));
     }
     let mut out = Vec::with_capacity(args.len());
@@ -457,10 +396,7 @@ pub(super) fn check_args(prog: &Program, func: &Function, args: Vec<Value>) -> R
                 let want_dtype = var.ty.dtype().unwrap_or(dtype);
                 let want_shape = var.ty.shape().unwrap_or(&[]);
                 let shape_ok = want_shape.len() == shape.len()
-                    && want_shape
-                        .iter()
-                        .zip(&shape)
-                        .all(|(d, n)| d.as_const_int().is_none_or(|c| c == *n as i64));
+                    && want_shape.iter().zip(&shape).all(|(d, n)| d.as_const_int().is_none_or(|c| c == *n as i64));
                 if want_dtype != dtype || !shape_ok {
                     return Err(bad(format!(
                         "expects {}, but the argument is {} {:?}",
@@ -478,11 +414,7 @@ pub(super) fn check_args(prog: &Program, func: &Function, args: Vec<Value>) -> R
                 });
             }
             (ty, v) => {
-                return Err(bad(format!(
-                    "expects a {}, but the argument is a {}",
-                    ty.kind_name(),
-                    v.kind_name()
-                )))
+                return Err(bad(format!("expects a {}, but the argument is a {}", ty.kind_name(), v.kind_name())))
             }
         }
     }

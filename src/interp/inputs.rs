@@ -123,11 +123,7 @@ pub fn make_args(
                 return Err(err(
                     codes::RUN_BAD_INPUT,
                     var.span,
-                    format!(
-                        "parameter `{}` of type {} cannot be given a value",
-                        var.name,
-                        t.kind_name()
-                    ),
+                    format!("parameter `{}` of type {} cannot be given a value", var.name, t.kind_name()),
                 ))
             }
         };

@@ -43,10 +43,7 @@ pub fn run_function(program: &Program, func: &str, args: Vec<Value>) -> Result<R
         return Err(Diagnostic::error(
             codes::RUN_NO_FUNCTION,
             Span::NONE,
-            format!(
-                "the program has no function `{func}` (it has: {})",
-                function_names(program)
-            ),
+            format!("the program has no function `{func}` (it has: {})", function_names(program)),
         ));
     };
     let args = exec::check_args(program, f, args)?;
@@ -56,26 +53,14 @@ pub fn run_function(program: &Program, func: &str, args: Vec<Value>) -> Result<R
 /// The function `ptoc run` runs when none is named: the Orchestration function if there is
 /// exactly one, else the only function.
 pub fn default_function(program: &Program) -> Result<&str, Diagnostic> {
-    let orch: Vec<&str> = program
-        .functions
-        .iter()
-        .filter(|f| f.kind == FunctionType::Orchestration)
-        .map(|f| f.name.as_str())
-        .collect();
+    let orch: Vec<&str> =
+        program.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).map(|f| f.name.as_str()).collect();
     match (orch.as_slice(), program.functions.as_slice()) {
         ([one], _) => Ok(one),
         ([], [only]) => Ok(&only.name),
-        ([], []) => Err(Diagnostic::error(
-            codes::RUN_NO_FUNCTION,
-            Span::NONE,
-            "the program has no function to run",
-        )),
+        ([], []) => Err(Diagnostic::error(codes::RUN_NO_FUNCTION, Span::NONE, "the program has no function to run")),
         (many, _) => {
-            let list = if many.is_empty() {
-                function_names(program)
-            } else {
-                many.join(", ")
-            };
+            let list = if many.is_empty() { function_names(program) } else { many.join(", ") };
             Err(Diagnostic::error(
                 codes::RUN_NO_FUNCTION,
                 Span::NONE,

@@ -102,14 +102,12 @@ impl RoundMode {
             RoundMode::Odd => {
                 let f = v.floor();
                 let frac = v - f;
-                if frac > 0.5 {
+                // Nearest; a tie goes to the odd neighbour.
+                let odd_floor = (f as i64) & 1 != 0;
+                if frac > 0.5 || (frac == 0.5 && !odd_floor) {
                     f + 1.0
-                } else if frac < 0.5 {
-                    f
-                } else if (f as i64) & 1 != 0 {
-                    f
                 } else {
-                    f + 1.0
+                    f
                 }
             }
         }

@@ -671,7 +671,7 @@ impl Cx<'_> {
                 let mut at = vec![0usize; shape.len()];
                 let n: usize = shape.iter().product();
                 for flat in 0..n {
-                    let (i, j) = if wc == 0 { (0, 0) } else { (flat / wc, flat % wc) };
+                    let (i, j) = flat.checked_div(wc).map_or((0, 0), |i| (i, flat % wc));
                     for k in 0..idx.len() {
                         at[k] = off[k] as usize + idx[k];
                     }

@@ -15,11 +15,8 @@ pub fn binary(op: BinOp, d: DataType, x: Scalar, y: Scalar) -> Result<Scalar, St
     let bool_of = |v: bool| Ok(Scalar::new(DataType::Bool, Num::I(i128::from(v))));
     match op {
         Eq | Ne | Lt | Le | Gt | Ge => {
-            let ord = if float_operands {
-                a.as_f64().partial_cmp(&b.as_f64())
-            } else {
-                Some(a.as_i128().cmp(&b.as_i128()))
-            };
+            let ord =
+                if float_operands { a.as_f64().partial_cmp(&b.as_f64()) } else { Some(a.as_i128().cmp(&b.as_i128())) };
             let r = match (op, ord) {
                 (Ne, None) => true,
                 (_, None) => false,
@@ -162,27 +159,12 @@ mod tests {
             i(Int32, i32::MIN.into())
         );
         assert_eq!(binary(BinOp::Mul, Int8, i(Int8, 16), i(Int8, 16)).unwrap(), i(Int8, 0));
-        assert_eq!(
-            binary(BinOp::FloorDiv, Int64, i(Int64, -7), i(Int64, 2)).unwrap(),
-            i(Int64, -4)
-        );
-        assert_eq!(
-            binary(BinOp::FloorMod, Int64, i(Int64, -7), i(Int64, 2)).unwrap(),
-            i(Int64, 1)
-        );
-        assert_eq!(
-            binary(BinOp::FloorMod, Int64, i(Int64, 7), i(Int64, -2)).unwrap(),
-            i(Int64, -1)
-        );
-        assert_eq!(
-            binary(BinOp::FloatDiv, Int64, i(Int64, -7), i(Int64, 2)).unwrap(),
-            i(Int64, -3)
-        );
+        assert_eq!(binary(BinOp::FloorDiv, Int64, i(Int64, -7), i(Int64, 2)).unwrap(), i(Int64, -4));
+        assert_eq!(binary(BinOp::FloorMod, Int64, i(Int64, -7), i(Int64, 2)).unwrap(), i(Int64, 1));
+        assert_eq!(binary(BinOp::FloorMod, Int64, i(Int64, 7), i(Int64, -2)).unwrap(), i(Int64, -1));
+        assert_eq!(binary(BinOp::FloatDiv, Int64, i(Int64, -7), i(Int64, 2)).unwrap(), i(Int64, -3));
         assert!(binary(BinOp::FloorDiv, Int64, i(Int64, 1), i(Int64, 0)).is_err());
-        assert_eq!(
-            binary(BinOp::Shl, UInt8, i(UInt8, 0x81), i(UInt8, 1)).unwrap(),
-            i(UInt8, 2)
-        );
+        assert_eq!(binary(BinOp::Shl, UInt8, i(UInt8, 0x81), i(UInt8, 1)).unwrap(), i(UInt8, 2));
         assert_eq!(binary(BinOp::Lt, Bool, i(Int64, 1), i(Int64, 2)).unwrap(), i(Bool, 1));
         assert_eq!(unary(UnOp::Neg, Int8, i(Int8, -128)).unwrap(), i(Int8, -128));
     }
@@ -190,14 +172,8 @@ mod tests {
     #[test]
     fn float_ops_round_to_their_dtype() {
         // 2049 is not an FP16 value: the sum rounds to 2048 (ties to even).
-        assert_eq!(
-            binary(BinOp::Add, Fp16, f(Fp16, 2048.0), f(Fp16, 1.0)).unwrap(),
-            f(Fp16, 2048.0)
-        );
-        assert_eq!(
-            binary(BinOp::FloorMod, Fp32, f(Fp32, -7.0), f(Fp32, 2.0)).unwrap(),
-            f(Fp32, 1.0)
-        );
+        assert_eq!(binary(BinOp::Add, Fp16, f(Fp16, 2048.0), f(Fp16, 1.0)).unwrap(), f(Fp16, 2048.0));
+        assert_eq!(binary(BinOp::FloorMod, Fp32, f(Fp32, -7.0), f(Fp32, 2.0)).unwrap(), f(Fp32, 1.0));
         assert_eq!(unary(UnOp::Cast, Int32, f(Fp32, -2.7)).unwrap(), i(Int32, -2));
         assert_eq!(unary(UnOp::Cast, Fp16, i(Int32, 2049)).unwrap(), f(Fp16, 2048.0));
     }

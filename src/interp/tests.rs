@@ -37,16 +37,8 @@ fn binary_kernel(d: &str, od: &str, expr: &str) -> Program {
 
 fn binary(d: DataType, od: DataType, expr: &str, a: &[f64], b: &[f64]) -> Vec<f64> {
     let p = binary_kernel(d.name(), od.name(), expr);
-    let r = run(
-        &p,
-        "k",
-        vec![t(d, &[1, 4], a), t(d, &[1, 4], b), t(od, &[1, 4], &[0.0; 4])],
-    );
-    assert_eq!(
-        vals(&r.params[2]),
-        vals(&r.returns[0]),
-        "the returned tensor is the Out parameter"
-    );
+    let r = run(&p, "k", vec![t(d, &[1, 4], a), t(d, &[1, 4], b), t(od, &[1, 4], &[0.0; 4])]);
+    assert_eq!(vals(&r.params[2]), vals(&r.returns[0]), "the returned tensor is the Out parameter");
     vals(&r.params[2])
 }
 
@@ -55,64 +47,28 @@ fn elementwise_tile_tile() {
     let (a, b) = ([1.0, -2.0, 3.5, 8.0], [2.0, 4.0, -0.5, 8.0]);
     assert_eq!(binary(Fp32, Fp32, "pl.block.add(x, y)", &a, &b), [3.0, 2.0, 3.0, 16.0]);
     assert_eq!(binary(Fp32, Fp32, "pl.block.sub(x, y)", &a, &b), [-1.0, -6.0, 4.0, 0.0]);
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.mul(x, y)", &a, &b),
-        [2.0, -8.0, -1.75, 64.0]
-    );
+    assert_eq!(binary(Fp32, Fp32, "pl.block.mul(x, y)", &a, &b), [2.0, -8.0, -1.75, 64.0]);
     assert_eq!(binary(Fp32, Fp32, "pl.block.div(x, y)", &a, &b), [0.5, -0.5, -7.0, 1.0]);
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.maximum(x, y)", &a, &b),
-        [2.0, 4.0, 3.5, 8.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.minimum(x, y)", &a, &b),
-        [1.0, -2.0, -0.5, 8.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.cmp(x, y, cmp_type=2)", &a, &b),
-        [1.0, 1.0, 0.0, 0.0]
-    );
+    assert_eq!(binary(Fp32, Fp32, "pl.block.maximum(x, y)", &a, &b), [2.0, 4.0, 3.5, 8.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.minimum(x, y)", &a, &b), [1.0, -2.0, -0.5, 8.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.cmp(x, y, cmp_type=2)", &a, &b), [1.0, 1.0, 0.0, 0.0]);
     assert_eq!(binary(Fp32, Fp32, "pl.block.neg(x)", &a, &b), [-1.0, 2.0, -3.5, -8.0]);
     assert_eq!(binary(Fp32, Fp32, "pl.block.abs(x)", &a, &b), [1.0, 2.0, 3.5, 8.0]);
     assert_eq!(binary(Fp32, Fp32, "pl.block.relu(x)", &a, &b), [1.0, 0.0, 3.5, 8.0]);
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.recip(y)", &a, &b),
-        [0.5, 0.25, -2.0, 0.125]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.sqrt(y)", &a, &[4.0, 9.0, 0.25, 1.0]),
-        [2.0, 3.0, 0.5, 1.0]
-    );
+    assert_eq!(binary(Fp32, Fp32, "pl.block.recip(y)", &a, &b), [0.5, 0.25, -2.0, 0.125]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.sqrt(y)", &a, &[4.0, 9.0, 0.25, 1.0]), [2.0, 3.0, 0.5, 1.0]);
     let e = binary(Fp32, Fp32, "pl.block.exp(x)", &[0.0, 1.0, 0.0, 0.0], &b);
     assert_eq!(e[..2], [1.0, std::f32::consts::E as f64]);
     // Integer division and remainder truncate toward zero (C++).
     let (p, q) = ([7.0, -7.0, 6.0, 100.0], [2.0, 2.0, -4.0, 7.0]);
+    assert_eq!(binary(Int32, Int32, "pl.block.div(x, y)", &p, &q), [3.0, -3.0, -1.0, 14.0]);
+    assert_eq!(binary(Int32, Int32, "pl.block.rem(x, y)", &p, &q), [1.0, -1.0, 2.0, 2.0]);
     assert_eq!(
-        binary(Int32, Int32, "pl.block.div(x, y)", &p, &q),
-        [3.0, -3.0, -1.0, 14.0]
-    );
-    assert_eq!(
-        binary(Int32, Int32, "pl.block.rem(x, y)", &p, &q),
-        [1.0, -1.0, 2.0, 2.0]
-    );
-    assert_eq!(
-        binary(
-            Int32,
-            Int32,
-            "pl.block.and_(x, y)",
-            &[12.0, 5.0, -1.0, 0.0],
-            &[10.0, 3.0, 6.0, 9.0]
-        ),
+        binary(Int32, Int32, "pl.block.and_(x, y)", &[12.0, 5.0, -1.0, 0.0], &[10.0, 3.0, 6.0, 9.0]),
         [8.0, 1.0, 6.0, 0.0]
     );
     assert_eq!(
-        binary(
-            Int32,
-            Int32,
-            "pl.block.shl(x, y)",
-            &[1.0, 3.0, -1.0, 5.0],
-            &[4.0, 1.0, 1.0, 0.0]
-        ),
+        binary(Int32, Int32, "pl.block.shl(x, y)", &[1.0, 3.0, -1.0, 5.0], &[4.0, 1.0, 1.0, 0.0]),
         [16.0, 6.0, -2.0, 5.0]
     );
 }
@@ -120,55 +76,19 @@ fn elementwise_tile_tile() {
 #[test]
 fn tile_scalar_and_three_operand_ops() {
     let a = [1.0, -2.0, 3.0, 10.0];
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.adds(x, 1.5)", &a, &a),
-        [2.5, -0.5, 4.5, 11.5]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.subs(x, 1.0)", &a, &a),
-        [0.0, -3.0, 2.0, 9.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.muls(x, -2.0)", &a, &a),
-        [-2.0, 4.0, -6.0, -20.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.divs(x, 4.0)", &a, &a),
-        [0.25, -0.5, 0.75, 2.5]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.maxs(x, 2.0)", &a, &a),
-        [2.0, 2.0, 3.0, 10.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.mins(x, 2.0)", &a, &a),
-        [1.0, -2.0, 2.0, 2.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.lrelu(x, 0.5)", &a, &a),
-        [1.0, -1.0, 3.0, 10.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.cmps(x, 3.0, cmp_type=5)", &a, &a),
-        [0.0, 0.0, 1.0, 1.0]
-    );
+    assert_eq!(binary(Fp32, Fp32, "pl.block.adds(x, 1.5)", &a, &a), [2.5, -0.5, 4.5, 11.5]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.subs(x, 1.0)", &a, &a), [0.0, -3.0, 2.0, 9.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.muls(x, -2.0)", &a, &a), [-2.0, 4.0, -6.0, -20.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.divs(x, 4.0)", &a, &a), [0.25, -0.5, 0.75, 2.5]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.maxs(x, 2.0)", &a, &a), [2.0, 2.0, 3.0, 10.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.mins(x, 2.0)", &a, &a), [1.0, -2.0, 2.0, 2.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.lrelu(x, 0.5)", &a, &a), [1.0, -1.0, 3.0, 10.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.cmps(x, 3.0, cmp_type=5)", &a, &a), [0.0, 0.0, 1.0, 1.0]);
     // dst = x - y + x (pto-isa TSUBC), dst = x + 1 + y (TADDSC).
+    assert_eq!(binary(Fp32, Fp32, "pl.block.subc(x, y, x)", &a, &[1.0; 4]), [1.0, -5.0, 5.0, 19.0]);
+    assert_eq!(binary(Fp32, Fp32, "pl.block.addsc(x, 1.0, y)", &a, &[1.0; 4]), [3.0, 0.0, 5.0, 12.0]);
     assert_eq!(
-        binary(Fp32, Fp32, "pl.block.subc(x, y, x)", &a, &[1.0; 4]),
-        [1.0, -5.0, 5.0, 19.0]
-    );
-    assert_eq!(
-        binary(Fp32, Fp32, "pl.block.addsc(x, 1.0, y)", &a, &[1.0; 4]),
-        [3.0, 0.0, 5.0, 12.0]
-    );
-    assert_eq!(
-        binary(
-            Fp32,
-            Fp32,
-            "pl.block.sel(y, x, pl.block.neg(x))",
-            &a,
-            &[1.0, 0.0, 1.0, 0.0]
-        ),
+        binary(Fp32, Fp32, "pl.block.sel(y, x, pl.block.neg(x))", &a, &[1.0, 0.0, 1.0, 0.0]),
         [1.0, 2.0, 3.0, -10.0]
     );
 }
@@ -176,21 +96,9 @@ fn tile_scalar_and_three_operand_ops() {
 #[test]
 fn fp16_rounds_after_every_op() {
     // 2048 + 1 is not an FP16 value (ties to even: 2048); rounding once at the end would give 2050.
-    let r = binary(
-        Fp16,
-        Fp16,
-        "pl.block.add(pl.block.add(x, y), y)",
-        &[2048.0; 4],
-        &[1.0; 4],
-    );
+    let r = binary(Fp16, Fp16, "pl.block.add(pl.block.add(x, y), y)", &[2048.0; 4], &[1.0; 4]);
     assert_eq!(r, [2048.0; 4]);
-    let r = binary(
-        Fp32,
-        Fp32,
-        "pl.block.add(pl.block.add(x, y), y)",
-        &[2048.0; 4],
-        &[1.0; 4],
-    );
+    let r = binary(Fp32, Fp32, "pl.block.add(pl.block.add(x, y), y)", &[2048.0; 4], &[1.0; 4]);
     assert_eq!(r, [2050.0; 4]);
     // Inputs are rounded too: 0.1 in FP16 is 0.0999755859375.
     let r = binary(Fp16, Fp16, "pl.block.add(x, y)", &[0.1, 0.0, 0.0, 0.0], &[0.0; 4]);
@@ -201,29 +109,11 @@ fn fp16_rounds_after_every_op() {
 
 #[test]
 fn integers_wrap() {
-    let r = binary(
-        Int8,
-        Int8,
-        "pl.block.add(x, y)",
-        &[100.0, -100.0, 127.0, 0.0],
-        &[100.0, -100.0, 1.0, -128.0],
-    );
+    let r = binary(Int8, Int8, "pl.block.add(x, y)", &[100.0, -100.0, 127.0, 0.0], &[100.0, -100.0, 1.0, -128.0]);
     assert_eq!(r, [-56.0, 56.0, -128.0, -128.0]);
-    let r = binary(
-        UInt8,
-        UInt8,
-        "pl.block.sub(x, y)",
-        &[0.0, 1.0, 2.0, 3.0],
-        &[1.0, 1.0, 1.0, 1.0],
-    );
+    let r = binary(UInt8, UInt8, "pl.block.sub(x, y)", &[0.0, 1.0, 2.0, 3.0], &[1.0, 1.0, 1.0, 1.0]);
     assert_eq!(r, [255.0, 0.0, 1.0, 2.0]);
-    let r = binary(
-        Int32,
-        Int32,
-        "pl.block.mul(x, y)",
-        &[65536.0, 1.0, 2.0, 3.0],
-        &[65536.0, 1.0, 2.0, 3.0],
-    );
+    let r = binary(Int32, Int32, "pl.block.mul(x, y)", &[65536.0, 1.0, 2.0, 3.0], &[65536.0, 1.0, 2.0, 3.0]);
     assert_eq!(r, [0.0, 1.0, 4.0, 9.0]);
 }
 
@@ -240,32 +130,15 @@ fn cast_rounding_modes() {
         ("odd", [3.0, -3.0, 2.0, -3.0]),
     ];
     for (mode, w) in want {
-        let got = binary(
-            Fp32,
-            Int32,
-            &format!("pl.block.cast(x, target_type=pl.INT32, mode='{mode}')"),
-            &x,
-            &x,
-        );
+        let got = binary(Fp32, Int32, &format!("pl.block.cast(x, target_type=pl.INT32, mode='{mode}')"), &x, &x);
         assert_eq!(got, w, "mode {mode}");
     }
     // Float → float rounds to nearest even whatever the mode (pto-isa's CPU simulator).
-    let got = binary(
-        Fp32,
-        Fp16,
-        "pl.block.cast(x, target_type=pl.FP16, mode='floor')",
-        &[2049.0, 0.1, 1.0, -2049.0],
-        &x,
-    );
+    let got =
+        binary(Fp32, Fp16, "pl.block.cast(x, target_type=pl.FP16, mode='floor')", &[2049.0, 0.1, 1.0, -2049.0], &x);
     assert_eq!(got, [2048.0, 0.0999755859375, 1.0, -2048.0]);
     // Integer → integer wraps.
-    let got = binary(
-        Int32,
-        Int8,
-        "pl.block.cast(x, target_type=pl.INT8)",
-        &[300.0, -129.0, 5.0, 128.0],
-        &x,
-    );
+    let got = binary(Int32, Int8, "pl.block.cast(x, target_type=pl.INT8)", &[300.0, -129.0, 5.0, 128.0], &x);
     assert_eq!(got, [44.0, 127.0, 5.0, -128.0]);
 }
 
@@ -364,38 +237,19 @@ fn load_store_windows_and_bounds() {
 ",
     );
     let a: Vec<f64> = (0..16).map(f64::from).collect();
-    let r = run(
-        &p,
-        "k",
-        vec![
-            t(Fp32, &[4, 4], &a),
-            t(Fp32, &[4, 4], &[0.0; 16]),
-            Value::scalar_i64(Int64, 1),
-        ],
-    );
+    let r = run(&p, "k", vec![t(Fp32, &[4, 4], &a), t(Fp32, &[4, 4], &[0.0; 16]), Value::scalar_i64(Int64, 1)]);
     let mut want = vec![0.0; 16];
     (want[1], want[2], want[5], want[6]) = (6.0, 7.0, 10.0, 11.0);
     assert_eq!(vals(&r.params[1]), want);
     // Row offset 3 puts the 2-row window past the tensor's 4 rows.
-    let e = run_function(
-        &p,
-        "k",
-        vec![
-            t(Fp32, &[4, 4], &a),
-            t(Fp32, &[4, 4], &[0.0; 16]),
-            Value::scalar_i64(Int64, 3),
-        ],
-    )
-    .unwrap_err();
+    let e =
+        run_function(&p, "k", vec![t(Fp32, &[4, 4], &a), t(Fp32, &[4, 4], &[0.0; 16]), Value::scalar_i64(Int64, 3)])
+            .unwrap_err();
     assert_eq!(e.code, codes::RUN_OUT_OF_BOUNDS);
     assert!(e.message.contains("[3, 5)") && !e.span.is_none(), "{}", e.message);
     // A tensor argument of the wrong shape is refused before the run.
-    let e = run_function(
-        &p,
-        "k",
-        vec![t(Fp32, &[4, 3], &a), t(Fp32, &[4, 4], &a), Value::scalar_i64(Int64, 0)],
-    )
-    .unwrap_err();
+    let e = run_function(&p, "k", vec![t(Fp32, &[4, 3], &a), t(Fp32, &[4, 4], &a), Value::scalar_i64(Int64, 0)])
+        .unwrap_err();
     assert_eq!(e.code, codes::RUN_BAD_INPUT);
 }
 
@@ -500,10 +354,7 @@ fn tensor_ops() {
     let r = run(
         &p,
         "f",
-        vec![
-            t(Fp32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
-            t(Fp32, &[3, 2], &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0]),
-        ],
+        vec![t(Fp32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]), t(Fp32, &[3, 2], &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0])],
     );
     assert_eq!(vals(&r.returns[0]), [4.0, 5.0, 10.0, 11.0]);
     assert_eq!(vals(&r.returns[1]), [9.0, 18.0]);
@@ -519,12 +370,7 @@ fn errors_name_the_problem() {
         return c
 ",
     );
-    let e = run_function(
-        &p,
-        "f",
-        vec![t(Int32, &[2, 2], &[1.0; 4]), t(Int32, &[2, 2], &[0.0; 4])],
-    )
-    .unwrap_err();
+    let e = run_function(&p, "f", vec![t(Int32, &[2, 2], &[1.0; 4]), t(Int32, &[2, 2], &[0.0; 4])]).unwrap_err();
     assert_eq!(e.code, codes::RUN_ERROR);
     assert!(e.message.contains("division by zero"), "{}", e.message);
     assert!(!e.span.is_none());
@@ -536,41 +382,18 @@ fn errors_name_the_problem() {
 fn layout_and_remaining_tile_ops() {
     let a = [1.0, 2.0, 3.0, 4.0];
     // [1, 4] tiles reshaped to [2, 2] and back, transposed: [[1, 2], [3, 4]]ᵀ = [[1, 3], [2, 4]].
-    let r = binary(
-        Fp32,
-        Fp32,
-        "pl.block.reshape(pl.block.transpose(pl.block.reshape(x, [2, 2]), 0, 1), [1, 4])",
-        &a,
-        &a,
-    );
+    let r =
+        binary(Fp32, Fp32, "pl.block.reshape(pl.block.transpose(pl.block.reshape(x, [2, 2]), 0, 1), [1, 4])", &a, &a);
     assert_eq!(r, [1.0, 3.0, 2.0, 4.0]);
     let r = binary(Fp32, Fp32, "pl.block.reshape(pl.move(pl.block.reshape(x, [2, 2]), target_memory=pl.MemorySpace.Vec, transpose=True), [1, 4])", &a, &a);
     assert_eq!(r, [1.0, 3.0, 2.0, 4.0]);
     // prelu: x > 0 ? x : x * slope.
-    let r = binary(
-        Fp32,
-        Fp32,
-        "pl.block.prelu(x, y, x)",
-        &[1.0, -2.0, 0.0, -4.0],
-        &[0.5, 0.5, 0.5, 0.25],
-    );
+    let r = binary(Fp32, Fp32, "pl.block.prelu(x, y, x)", &[1.0, -2.0, 0.0, -4.0], &[0.5, 0.5, 0.5, 0.25]);
     assert_eq!(r, [1.0, -1.0, 0.0, -1.0]);
-    let r = binary(
-        Int32,
-        Int32,
-        "pl.block.xor(x, y, x)",
-        &[12.0, 5.0, -1.0, 0.0],
-        &[10.0, 3.0, 6.0, 9.0],
-    );
+    let r = binary(Int32, Int32, "pl.block.xor(x, y, x)", &[12.0, 5.0, -1.0, 0.0], &[10.0, 3.0, 6.0, 9.0]);
     assert_eq!(r, [6.0, 6.0, -7.0, 9.0]);
     // Shifting right is arithmetic on signed types.
-    let r = binary(
-        Int32,
-        Int32,
-        "pl.block.shr(x, y)",
-        &[16.0, -16.0, 7.0, 1.0],
-        &[2.0, 2.0, 1.0, 0.0],
-    );
+    let r = binary(Int32, Int32, "pl.block.shr(x, y)", &[16.0, -16.0, 7.0, 1.0], &[2.0, 2.0, 1.0, 0.0]);
     assert_eq!(r, [4.0, -4.0, 3.0, 1.0]);
     let r = binary(Int16, Int16, "pl.block.not_(x)", &[0.0, -1.0, 5.0, 1.0], &a);
     assert_eq!(r, [-1.0, 0.0, -6.0, -2.0]);
@@ -600,23 +423,10 @@ fn views_row_expand_and_batched_matmul() {
     );
     let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
     let z = |n: usize, s: &[usize]| t(Fp32, s, &vec![0.0; n]);
-    let r = run(
-        &p,
-        "k",
-        vec![
-            t(Fp32, &[2, 4], &a),
-            z(4, &[2, 2]),
-            z(8, &[2, 4]),
-            z(8, &[2, 4]),
-            z(4, &[2, 2]),
-        ],
-    );
+    let r = run(&p, "k", vec![t(Fp32, &[2, 4], &a), z(4, &[2, 2]), z(8, &[2, 4]), z(8, &[2, 4]), z(4, &[2, 2])]);
     assert_eq!(vals(&r.params[1]), [3.0, 4.0, 7.0, 8.0]);
     assert_eq!(vals(&r.params[2]), [1.0, 1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 5.0]);
-    assert_eq!(
-        vals(&r.params[3]),
-        [1.0, 1.0, 1.0, 1.0, 5.0, 3.0, (7.0f64 / 3.0) as f32 as f64, 2.0]
-    );
+    assert_eq!(vals(&r.params[3]), [1.0, 1.0, 1.0, 1.0, 5.0, 3.0, (7.0f64 / 3.0) as f32 as f64, 2.0]);
     // [[1, 2], [5, 6]] @ [[3, 4], [7, 8]] = [[17, 20], [57, 68]].
     assert_eq!(vals(&r.params[4]), [17.0, 20.0, 57.0, 68.0]);
 }
@@ -665,11 +475,7 @@ fn reductions_to_a_scalar_and_batched_matmul() {
 ",
     );
     let a: Vec<f64> = (1..=12).map(f64::from).collect();
-    let r = run(
-        &p,
-        "f",
-        vec![t(Fp32, &[2, 2, 3], &a), t(Fp32, &[3, 1], &[1.0, 1.0, 1.0])],
-    );
+    let r = run(&p, "f", vec![t(Fp32, &[2, 2, 3], &a), t(Fp32, &[3, 1], &[1.0, 1.0, 1.0])]);
     assert_eq!(vals(&r.returns[0]), [6.0, 15.0, 24.0, 33.0]);
     assert_eq!(r.returns[0].array().unwrap().shape(), [2, 2, 1]);
     assert_eq!(vals(&r.returns[1]), [6.0, 12.0]);
@@ -712,7 +518,11 @@ fn bare_yields_in_an_if_belong_to_the_if() {
 ",
     );
     for (n, want) in [(9, [2.0, 3.0]), (1, [2.0, 4.0])] {
-        let args = vec![t(Fp32, &[1, 2], &[1.0, 2.0]), Value::Scalar(Scalar::new(Int64, Num::I(n))), t(Fp32, &[1, 2], &[0.0; 2])];
+        let args = vec![
+            t(Fp32, &[1, 2], &[1.0, 2.0]),
+            Value::Scalar(Scalar::new(Int64, Num::I(n))),
+            t(Fp32, &[1, 2], &[0.0; 2]),
+        ];
         let r = run(&p, "k", args);
         assert_eq!(vals(&r.params[2]), want, "n = {n}");
     }

@@ -70,11 +70,7 @@ impl Array {
     /// An array of zeros.
     pub fn zeros(dtype: DataType, shape: Vec<usize>) -> Array {
         let n = shape.iter().product();
-        let elems = if is_float(dtype) {
-            Elems::F(vec![0.0; n])
-        } else {
-            Elems::I(vec![0; n])
-        };
+        let elems = if is_float(dtype) { Elems::F(vec![0.0; n]) } else { Elems::I(vec![0; n]) };
         Array { dtype, shape, elems }
     }
     /// An array from values given as `f64`, rounded (or, for integer dtypes, truncated and
@@ -82,17 +78,9 @@ impl Array {
     pub fn from_f64(dtype: DataType, shape: Vec<usize>, data: &[f64]) -> Array {
         let n: usize = shape.iter().product();
         let elems = if is_float(dtype) {
-            Elems::F(
-                (0..n)
-                    .map(|i| round_float(dtype, data.get(i).copied().unwrap_or(0.0)))
-                    .collect(),
-            )
+            Elems::F((0..n).map(|i| round_float(dtype, data.get(i).copied().unwrap_or(0.0))).collect())
         } else {
-            Elems::I(
-                (0..n)
-                    .map(|i| Num::F(data.get(i).copied().unwrap_or(0.0)).to_dtype(dtype).as_i128())
-                    .collect(),
-            )
+            Elems::I((0..n).map(|i| Num::F(data.get(i).copied().unwrap_or(0.0)).to_dtype(dtype).as_i128()).collect())
         };
         Array { dtype, shape, elems }
     }
@@ -199,12 +187,7 @@ impl Tensor {
     pub fn new(a: Array) -> Tensor {
         let shape = a.shape.clone();
         let strides = strides_of(&shape);
-        Tensor {
-            buf: Rc::new(RefCell::new(a)),
-            shape,
-            strides,
-            offset: 0,
-        }
+        Tensor { buf: Rc::new(RefCell::new(a)), shape, strides, offset: 0 }
     }
     pub fn dtype(&self) -> DataType {
         self.buf.borrow().dtype
@@ -248,12 +231,7 @@ impl Tensor {
     }
     /// A window with the given shape, strides and buffer offset (checked by the caller).
     pub fn window(&self, shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Tensor {
-        Tensor {
-            buf: self.buf.clone(),
-            shape,
-            strides,
-            offset,
-        }
+        Tensor { buf: self.buf.clone(), shape, strides, offset }
     }
     pub fn offset(&self) -> usize {
         self.offset
@@ -280,10 +258,7 @@ pub struct Scalar {
 
 impl Scalar {
     pub fn new(dtype: DataType, num: Num) -> Scalar {
-        Scalar {
-            dtype,
-            num: num.to_dtype(dtype),
-        }
+        Scalar { dtype, num: num.to_dtype(dtype) }
     }
 }
 

@@ -412,7 +412,9 @@ pub struct VarData {
 pub enum VarKind {
     Plain,
     /// A loop-carried value; `init` is its value on loop entry.
-    IterArg { init: Box<Expr> },
+    IterArg {
+        init: Box<Expr>,
+    },
     /// A memory buffer (type [`Type::MemRef`]).
     MemRef(Box<MemRefInfo>),
 }
@@ -450,7 +452,11 @@ impl MemRefInfo {
 /// The expressions of the control-flow statements are boxed so that every statement is as small
 /// as an assignment (statements live in `Vec`s, one slot per statement whatever its variant).
 pub enum Stmt {
-    Assign { var: VarId, value: Expr, span: Span },
+    Assign {
+        var: VarId,
+        value: Expr,
+        span: Span,
+    },
     If {
         cond: Box<Expr>,
         then_body: Box<Stmt>,
@@ -476,15 +482,38 @@ pub enum Stmt {
         return_vars: Vec<VarId>,
         span: Span,
     },
-    Scope { kind: ScopeKind, body: Box<Stmt>, span: Span },
-    Yield { values: Vec<Expr>, span: Span },
-    Return { values: Vec<Expr>, span: Span },
-    Eval { expr: Expr, span: Span },
-    Seq { stmts: Vec<Stmt>, span: Span },
+    Scope {
+        kind: ScopeKind,
+        body: Box<Stmt>,
+        span: Span,
+    },
+    Yield {
+        values: Vec<Expr>,
+        span: Span,
+    },
+    Return {
+        values: Vec<Expr>,
+        span: Span,
+    },
+    Eval {
+        expr: Expr,
+        span: Span,
+    },
+    Seq {
+        stmts: Vec<Stmt>,
+        span: Span,
+    },
     /// A run of `Assign`/`Eval` statements; printed like `Seq`.
-    Ops { stmts: Vec<Stmt>, span: Span },
-    Break { span: Span },
-    Continue { span: Span },
+    Ops {
+        stmts: Vec<Stmt>,
+        span: Span,
+    },
+    Break {
+        span: Span,
+    },
+    Continue {
+        span: Span,
+    },
 }
 
 impl Stmt {

@@ -208,7 +208,11 @@ mod tests {
                 Stmt::If {
                     cond: Box::new(int(1)),
                     then_body: Box::new(assign(4)),
-                    else_body: Some(Box::new(Stmt::Scope { kind: crate::ir::ScopeKind::InCore, body: Box::new(assign(5)), span: Span::NONE })),
+                    else_body: Some(Box::new(Stmt::Scope {
+                        kind: crate::ir::ScopeKind::InCore,
+                        body: Box::new(assign(5)),
+                        span: Span::NONE,
+                    })),
                     return_vars: vec![VarId(6)],
                     span: Span::NONE,
                 },
@@ -235,11 +239,14 @@ mod tests {
     fn for_each_var_meets_the_var_nodes_of_walk_expr() {
         use crate::ir::{BinOp, Call, Callee, OpId, UnOp};
         let v = |i: u32| Expr::var(VarId(i), Span::NONE);
-        let bin = |l: Expr, r: Expr| Expr::new(ExprKind::Binary(BinOp::Add, Box::new(l), Box::new(r)), Type::Unknown, Span::NONE);
+        let bin = |l: Expr, r: Expr| {
+            Expr::new(ExprKind::Binary(BinOp::Add, Box::new(l), Box::new(r)), Type::Unknown, Span::NONE)
+        };
         let tuple = Expr::new(ExprKind::MakeTuple(vec![v(3), int(2), v(4)]), Type::Unknown, Span::NONE);
         let get = Expr::new(ExprKind::TupleGetItem(Box::new(tuple), 0), Type::Unknown, Span::NONE);
         let neg = Expr::new(ExprKind::Unary(UnOp::Neg, Box::new(v(5))), Type::Unknown, Span::NONE);
-        let call = Call { callee: Callee::Op(OpId(0)), args: vec![bin(v(1), v(2)), get, neg, v(1)], kwargs: Vec::new() };
+        let call =
+            Call { callee: Callee::Op(OpId(0)), args: vec![bin(v(1), v(2)), get, neg, v(1)], kwargs: Vec::new() };
         let e = Expr::new(ExprKind::Call(Box::new(call)), Type::Unknown, Span::NONE);
         let mut walked = Vec::new();
         walk_expr(&e, &mut |x| walked.extend(x.as_var()));

@@ -397,4 +397,3 @@ fn int_literal(v: u64, negative: bool, span: Span) -> R<Expr> {
 fn overflow(span: Span) -> Diagnostic {
     Diagnostic::error(codes::INT_OVERFLOW, span, "integer literal does not fit in 64 bits (INT64)")
 }
-

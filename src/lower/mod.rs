@@ -287,7 +287,9 @@ impl Lowerer {
             self.error(
                 Diagnostic::error(codes::BAD_FILE_STRUCTURE, Span::new(0, 0), "the file defines no program")
                     .with_label("expected a `@pl.program` class")
-                    .with_note("help: a program is a class decorated with `@pl.program` whose methods are `@pl.function`s"),
+                    .with_note(
+                        "help: a program is a class decorated with `@pl.program` whose methods are `@pl.function`s",
+                    ),
             );
         }
         self.prog.name = match (class_name, &module.header) {
@@ -422,10 +424,15 @@ impl Lowerer {
                                 _ => None,
                             };
                             self.error(match close {
-                                Some(t) => d.with_note(format!("help: did you mean `{}.FunctionType.{t}`?", self.prefix)),
+                                Some(t) => {
+                                    d.with_note(format!("help: did you mean `{}.FunctionType.{t}`?", self.prefix))
+                                }
                                 None => d.with_note(format!(
                                     "expected one of {}",
-                                    names.map(|t| format!("{}.FunctionType.{t}", self.prefix)).collect::<Vec<_>>().join(", ")
+                                    names
+                                        .map(|t| format!("{}.FunctionType.{t}", self.prefix))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
                                 )),
                             })
                         }

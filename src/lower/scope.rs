@@ -209,7 +209,9 @@ mod tests {
         s.bind("y", VarId(3));
         s.push();
         s.bind("x", VarId(4));
-        let names = |s: &Scopes, b: Bindings| b.into_iter().map(|(id, v)| (s.names[id.0 as usize].to_string(), v)).collect::<Vec<_>>();
+        let names = |s: &Scopes, b: Bindings| {
+            b.into_iter().map(|(id, v)| (s.names[id.0 as usize].to_string(), v)).collect::<Vec<_>>()
+        };
         let popped = s.pop();
         assert_eq!(names(&s, popped), vec![("x".to_string(), VarId(4))]);
         assert_eq!(s.lookup("x"), Some(VarId(2)));
@@ -241,5 +243,4 @@ mod tests {
         s.merge_closed(after_then);
         assert_eq!((s.lookup("a"), s.lookup("b"), s.lookup("c")), (Some(VarId(1)), Some(VarId(3)), Some(VarId(4))));
     }
-
 }

@@ -28,7 +28,11 @@ impl Lowerer {
                 let inner = single_item(items, e.span, "a direction wrapper takes exactly one type")?;
                 let ty = self.lower_type(inner)?;
                 if dir == ParamDirection::InOut && matches!(ty, Type::Scalar(_)) {
-                    return Err(Diagnostic::error(codes::BAD_PARAM, e.span, "Scalar parameters cannot have InOut direction"));
+                    return Err(Diagnostic::error(
+                        codes::BAD_PARAM,
+                        e.span,
+                        "Scalar parameters cannot have InOut direction",
+                    ));
                 }
                 return Ok((ty, dir));
             }
@@ -117,17 +121,15 @@ impl Lowerer {
 
     fn lower_type_uncached(&mut self, e: &ast::Expr) -> R<Type> {
         match &e.kind {
-            A::Subscript(base, items) => {
-                match self.type_name(base) {
-                    Some("Scalar") => {
-                        let d = single_item(items, e.span, "`Scalar[...]` takes exactly one dtype")?;
-                        Ok(Type::Scalar(self.lower_dtype(d)?))
-                    }
-                    Some("Tensor") => self.lower_shaped(e.span, true, items),
-                    Some("Tile") => self.lower_shaped(e.span, false, items),
-                    _ => Err(self.unknown_type(base)),
+            A::Subscript(base, items) => match self.type_name(base) {
+                Some("Scalar") => {
+                    let d = single_item(items, e.span, "`Scalar[...]` takes exactly one dtype")?;
+                    Ok(Type::Scalar(self.lower_dtype(d)?))
                 }
-            }
+                Some("Tensor") => self.lower_shaped(e.span, true, items),
+                Some("Tile") => self.lower_shaped(e.span, false, items),
+                _ => Err(self.unknown_type(base)),
+            },
             A::Call(base, args) => {
                 match self.type_name(base) {
                     Some("Tuple") => {
@@ -202,7 +204,10 @@ impl Lowerer {
             return Err(Diagnostic::error(
                 codes::BAD_TYPE,
                 span,
-                format!("`{what}[...]` needs a shape and a dtype, e.g. {}.{what}[[64, 64], {}.FP32]", self.prefix, self.prefix),
+                format!(
+                    "`{what}[...]` needs a shape and a dtype, e.g. {}.{what}[[64, 64], {}.FP32]",
+                    self.prefix, self.prefix
+                ),
             ));
         }
         let shape = self.lower_dims(positional[0])?;
@@ -230,13 +235,19 @@ impl Lowerer {
             match (key.map(|k| k.name.as_str()), ctor) {
                 (None | Some("memref"), Some("MemRef")) => memref = Some(self.lower_memref_ctor(v)?),
                 (Some("memref"), None) if matches!(v.kind, A::Name(_)) => pending_named_memref = Some(v),
-                (None | Some("tensor_view"), Some("TensorView")) if tensor => tensor_view = Some(self.lower_tensor_view(v)?),
+                (None | Some("tensor_view"), Some("TensorView")) if tensor => {
+                    tensor_view = Some(self.lower_tensor_view(v)?)
+                }
                 (None | Some("tile_view"), Some("TileView")) if !tensor => tile_view = Some(self.lower_tile_view(v)?),
                 (None, None) if tensor && self.layout_of(v).is_some() => {
                     tensor_view = Some(TensorView { stride: Vec::new(), layout: self.layout_of(v).unwrap() })
                 }
                 (Some(k), _) if !matches!(k, "memref" | "tensor_view" | "tile_view") => {
-                    return Err(Diagnostic::error(codes::BAD_TYPE, a.span(), format!("unknown keyword `{k}` in a {what} type")))
+                    return Err(Diagnostic::error(
+                        codes::BAD_TYPE,
+                        a.span(),
+                        format!("unknown keyword `{k}` in a {what} type"),
+                    ))
                 }
                 _ => {
                     return Err(Diagnostic::error(
@@ -244,7 +255,11 @@ impl Lowerer {
                         v.span,
                         format!(
                             "unexpected item in a {what} type; expected {p}.MemRef(...){}",
-                            if tensor { format!(", {p}.TensorView(...) or a layout", p = self.prefix) } else { format!(" or {}.TileView(...)", self.prefix) },
+                            if tensor {
+                                format!(", {p}.TensorView(...) or a layout", p = self.prefix)
+                            } else {
+                                format!(" or {}.TileView(...)", self.prefix)
+                            },
                             p = self.prefix
                         ),
                     ))
@@ -330,15 +345,25 @@ impl Lowerer {
     /// `pl.MemorySpace.Vec`.
     pub(super) fn memory_space_of(&self, e: &ast::Expr) -> R<MemorySpace> {
         match self.prefixed_path(e).as_deref() {
-            Some(["MemorySpace", name]) => MemorySpace::from_name(name).ok_or_else(|| unknown_member(e, "MemorySpace", &self.prefix, MemorySpace::ALL.iter().map(|m| m.name()))),
-            _ => Err(Diagnostic::error(codes::UNKNOWN_ENUM, e.span, format!("expected a memory space like {}.MemorySpace.Vec", self.prefix))),
+            Some(["MemorySpace", name]) => MemorySpace::from_name(name).ok_or_else(|| {
+                unknown_member(e, "MemorySpace", &self.prefix, MemorySpace::ALL.iter().map(|m| m.name()))
+            }),
+            _ => Err(Diagnostic::error(
+                codes::UNKNOWN_ENUM,
+                e.span,
+                format!("expected a memory space like {}.MemorySpace.Vec", self.prefix),
+            )),
         }
     }
 
     fn lower_u64(&mut self, e: &ast::Expr, what: &str) -> R<u64> {
         match &e.kind {
             A::Int(v) => Ok(*v),
-            _ => Err(Diagnostic::error(codes::BAD_TYPE, e.span, format!("expected a non-negative integer literal for {what}"))),
+            _ => Err(Diagnostic::error(
+                codes::BAD_TYPE,
+                e.span,
+                format!("expected a non-negative integer literal for {what}"),
+            )),
         }
     }
 
@@ -351,7 +376,10 @@ impl Lowerer {
                     return Err(Diagnostic::error(
                         codes::BAD_MEMREF,
                         span,
-                        format!("MemRef id {} is used with a different memory space, address or size than before", info.id),
+                        format!(
+                            "MemRef id {} is used with a different memory space, address or size than before",
+                            info.id
+                        ),
                     )
                     .with_label("described differently here")
                     .with_secondary(self.prog.var(v).span, "first described here"));
@@ -401,12 +429,18 @@ impl Lowerer {
         let mut view = TensorView { stride: Vec::new(), layout: TensorLayout::Nd };
         for a in args {
             let Arg::Keyword(k, v) = a else {
-                return Err(Diagnostic::error(codes::BAD_TYPE, a.span(), "TensorView fields are given by keyword (stride=, layout=)"));
+                return Err(Diagnostic::error(
+                    codes::BAD_TYPE,
+                    a.span(),
+                    "TensorView fields are given by keyword (stride=, layout=)",
+                ));
             };
             match k.name.as_str() {
                 "stride" => view.stride = self.lower_exprs_list(v)?,
                 "layout" => {
-                    view.layout = self.layout_of(v).ok_or_else(|| unknown_member(v, "TensorLayout", &self.prefix, TensorLayout::ALL.iter().map(|l| l.name())))?
+                    view.layout = self.layout_of(v).ok_or_else(|| {
+                        unknown_member(v, "TensorLayout", &self.prefix, TensorLayout::ALL.iter().map(|l| l.name()))
+                    })?
                 }
                 _ => return Err(unexpected_keyword(k)),
             }
@@ -420,7 +454,11 @@ impl Lowerer {
         let mut view = TileView::default();
         for a in args {
             let Arg::Keyword(k, v) = a else {
-                return Err(Diagnostic::error(codes::BAD_TYPE, a.span(), "TileView fields are given by keyword (valid_shape=, stride=, …)"));
+                return Err(Diagnostic::error(
+                    codes::BAD_TYPE,
+                    a.span(),
+                    "TileView fields are given by keyword (valid_shape=, stride=, …)",
+                ));
             };
             match k.name.as_str() {
                 "valid_shape" => view.valid_shape = self.lower_exprs_list(v)?,

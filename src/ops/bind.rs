@@ -36,7 +36,8 @@ pub(crate) struct Bound {
 impl Bound {
     /// Turns a deduction error into a diagnostic pointing at the offending argument.
     pub fn diagnostic(&self, e: DeduceError) -> Diagnostic {
-        let arg_span = |i: usize| self.arg_spans[..self.args.len().min(MAX_PARAMS)].get(i).copied().unwrap_or(self.span);
+        let arg_span =
+            |i: usize| self.arg_spans[..self.args.len().min(MAX_PARAMS)].get(i).copied().unwrap_or(self.span);
         let (code, span) = match &e.fault {
             Fault::Count => (codes::OP_ARG_COUNT, self.span),
             Fault::Arg(i) => (codes::OP_ARG_TYPE, arg_span(*i)),
@@ -190,7 +191,12 @@ fn binds_in_order(def: &OpDef, args: &[ArgIn]) -> bool {
 }
 
 /// [`bind`] for a call where [`binds_in_order`] holds: same result, same errors.
-fn bind_in_order(def: &'static OpDef, args: &mut Vec<ArgIn>, insert_defaults: bool, span: Span) -> Result<Bound, Diagnostic> {
+fn bind_in_order(
+    def: &'static OpDef,
+    args: &mut Vec<ArgIn>,
+    insert_defaults: bool,
+    span: Span,
+) -> Result<Bound, Diagnostic> {
     // Taken out first, so that `args` is left empty on every return.
     let given = args.drain(..);
     let mut out_kwargs = Vec::new();
@@ -387,7 +393,11 @@ mod tests {
             let given: Vec<ArgIn> = (0..def.arity())
                 .map(|k| {
                     let s = Span::new(10 * k, 10 * k + 5);
-                    let e = if k % 2 == 0 { Expr::int(k as i64, DataType::Int64, s) } else { Expr::float(k as f64, DataType::Fp32, s) };
+                    let e = if k % 2 == 0 {
+                        Expr::int(k as i64, DataType::Int64, s)
+                    } else {
+                        Expr::float(k as f64, DataType::Fp32, s)
+                    };
                     ArgIn { value: ArgValue::Expr(e), span: s }
                 })
                 .collect();
@@ -407,7 +417,10 @@ mod tests {
                         assert!(f.kw_spans.is_empty() && s.kw_spans.is_empty(), "{}", def.name);
                     }
                     (Err(f), Err(s)) => {
-                        assert_eq!((f.code, &f.message, (f.span.lo, f.span.hi)), (s.code, &s.message, (s.span.lo, s.span.hi)));
+                        assert_eq!(
+                            (f.code, &f.message, (f.span.lo, f.span.hi)),
+                            (s.code, &s.message, (s.span.lo, s.span.hi))
+                        );
                     }
                     (f, s) => panic!("{}: in order {:?}, slots {:?}", def.name, f.is_ok(), s.is_ok()),
                 }

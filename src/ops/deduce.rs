@@ -43,7 +43,12 @@ pub(crate) struct Cx<'a> {
 }
 
 /// Deduces the type of a call of `def` (the whole check sequence).
-pub(crate) fn deduce(prog: &Program, def: &'static OpDef, args: &[Expr], kwargs: &[(&'static str, KwValue)]) -> R<Type> {
+pub(crate) fn deduce(
+    prog: &Program,
+    def: &'static OpDef,
+    args: &[Expr],
+    kwargs: &[(&'static str, KwValue)],
+) -> R<Type> {
     let cx = Cx { prog, def, args, kwargs };
     cx.check_kwargs()?;
     cx.check_args()?;

@@ -117,12 +117,7 @@ pub fn module(entries: Vec<Entry>) -> Module {
             Entry::Nothing => {}
         }
     }
-    Module {
-        header: None,
-        imports,
-        items,
-        span: Span::NONE,
-    }
+    Module { header: None, imports, items, span: Span::NONE }
 }
 
 /// The end of a block: its last statement's span (which covers that statement's own blocks).
@@ -149,14 +144,7 @@ pub fn func_def(
     header: Span,
 ) -> Box<FuncDef> {
     let span = header.to(body_span(&body));
-    Box::new(FuncDef {
-        decorators: Vec::new(),
-        name,
-        params,
-        returns,
-        body,
-        span,
-    })
+    Box::new(FuncDef { decorators: Vec::new(), name, params, returns, body, span })
 }
 
 /// Decorators with the offsets of their `@`: the item's span then starts at the first `@`.
@@ -180,13 +168,7 @@ pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Spa
         Some(ClassStmt::Other(s)) => s.span,
         None => Span::NONE,
     };
-    Box::new(ClassDef {
-        decorators: Vec::new(),
-        name,
-        bases,
-        body,
-        span: header.to(end),
-    })
+    Box::new(ClassDef { decorators: Vec::new(), name, bases, body, span: header.to(end) })
 }
 
 #[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
@@ -205,16 +187,13 @@ pub fn compound(kind: StmtKind, header: Span) -> Box<Stmt> {
 
 pub fn compound_stmt(kind: StmtKind, header: Span) -> Stmt {
     let end = match &kind {
-        StmtKind::If {
-            then_body, else_body, ..
-        } => body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span)),
+        StmtKind::If { then_body, else_body, .. } => {
+            body_span(then_body).to(else_body.as_deref().map_or(Span::NONE, body_span))
+        }
         StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => body_span(body),
         _ => Span::NONE,
     };
-    Stmt {
-        kind,
-        span: header.to(end),
-    }
+    Stmt { kind, span: header.to(end) }
 }
 
 pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
@@ -225,15 +204,10 @@ pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
 /// (`a, b = …`, `(a, b) = …`, `a, = …`). Reports anything else.
 fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
     let items = match t {
-        ExprList::One(Expr {
-            kind: ExprKind::Tuple(items),
-            ..
-        }) => items,
-        ExprList::One(Expr {
-            kind: ExprKind::Name(name),
-            span,
-            ..
-        }) => return Some((vec![Ident { name, span }], false)),
+        ExprList::One(Expr { kind: ExprKind::Tuple(items), .. }) => items,
+        ExprList::One(Expr { kind: ExprKind::Name(name), span, .. }) => {
+            return Some((vec![Ident { name, span }], false))
+        }
         ExprList::One(other) => {
             problems.push(Problem::Diag(bad_target(&other)));
             return None;
@@ -261,10 +235,7 @@ fn bad_target(e: &Expr) -> Diagnostic {
 
 /// Stands in for a statement that was reported as invalid (the parse result is discarded).
 fn placeholder(span: Span) -> Stmt {
-    Stmt {
-        kind: StmtKind::Pass,
-        span,
-    }
+    Stmt { kind: StmtKind::Pass, span }
 }
 
 pub fn assign(
@@ -285,15 +256,9 @@ pub fn assign_unboxed(
     span: Span,
 ) -> Stmt {
     match targets(problems, target) {
-        Some((targets, tuple_target)) => Stmt {
-            kind: StmtKind::Assign {
-                targets,
-                tuple_target,
-                annotation,
-                value: value.into_expr(),
-            },
-            span,
-        },
+        Some((targets, tuple_target)) => {
+            Stmt { kind: StmtKind::Assign { targets, tuple_target, annotation, value: value.into_expr() }, span }
+        }
         None => placeholder(span),
     }
 }
@@ -317,11 +282,7 @@ pub fn annotated_unboxed(
     span: Span,
 ) -> Stmt {
     let name = match target {
-        ExprList::One(Expr {
-            kind: ExprKind::Name(name),
-            span,
-            ..
-        }) => Ident { name, span },
+        ExprList::One(Expr { kind: ExprKind::Name(name), span, .. }) => Ident { name, span },
         other => {
             let at = other.into_items().first().map_or(span, |e| e.span);
             problems.push(Problem::Diag(
@@ -338,10 +299,7 @@ pub fn annotated_unboxed(
             annotation: Some(annotation),
             value: value.into_expr(),
         },
-        None => StmtKind::AnnOnly {
-            target: name,
-            annotation,
-        },
+        None => StmtKind::AnnOnly { target: name, annotation },
     };
     Stmt { kind, span }
 }

@@ -58,10 +58,7 @@ impl Context<'_, '_> {
 /// unexpected token is the stand-in for text the lexer already reported) or the lexer stopped.
 pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
     match err {
-        ParseError::UnrecognizedToken {
-            token: (lo, tok, hi),
-            expected,
-        } => {
+        ParseError::UnrecognizedToken { token: (lo, tok, hi), expected } => {
             if *tok == Tok::Error {
                 return None;
             }
@@ -89,28 +86,18 @@ pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_
                 Some(exp) => format!("unexpected end of file; expected {exp}"),
                 None => "unexpected end of file".to_string(),
             };
-            Some(Diagnostic::error(
-                codes::UNEXPECTED_EOF,
-                Span::new(*location, *location),
-                message,
-            ))
+            Some(Diagnostic::error(codes::UNEXPECTED_EOF, Span::new(*location, *location), message))
         }
         ParseError::ExtraToken { token: (lo, tok, hi) } => {
             if *tok == Tok::Error {
                 return None;
             }
             let found = describe_found(*tok, ctx.text(*lo, *hi));
-            Some(Diagnostic::error(
-                codes::SYNTAX,
-                Span::new(*lo, *hi),
-                format!("unexpected {found}"),
-            ))
+            Some(Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), format!("unexpected {found}")))
         }
-        ParseError::InvalidToken { location } => Some(Diagnostic::error(
-            codes::SYNTAX,
-            Span::new(*location, *location),
-            "invalid token",
-        )),
+        ParseError::InvalidToken { location } => {
+            Some(Diagnostic::error(codes::SYNTAX, Span::new(*location, *location), "invalid token"))
+        }
         ParseError::User { .. } => None,
     }
 }
@@ -122,7 +109,8 @@ fn augmented_assignment(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<D
         return None;
     }
     let before = ctx.source.get(..lo)?;
-    let op = ["**", "//", "<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^"].into_iter().find(|op| before.ends_with(op))?;
+    let op =
+        ["**", "//", "<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^"].into_iter().find(|op| before.ends_with(op))?;
     let op_lo = lo - op.len();
     let line_lo = before.rfind('\n').map_or(0, |i| i + 1);
     let target = ctx.text(line_lo, op_lo).trim();
@@ -236,10 +224,7 @@ fn terminal_name(terminal: &str) -> String {
         "INDENT" => "an indented block".to_string(),
         "DEDENT" => "end of block".to_string(),
         other => {
-            let inner = other
-                .strip_prefix('"')
-                .and_then(|s| s.strip_suffix('"'))
-                .unwrap_or(other);
+            let inner = other.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(other);
             format!("`{inner}`")
         }
     }

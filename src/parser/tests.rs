@@ -49,10 +49,7 @@ fn module(src: &str) -> Module {
         Ok(m) => m,
         Err(d) => panic!(
             "parse failed:\n{}",
-            d.iter()
-                .map(|d| crate::diag::short(d, "t", src))
-                .collect::<Vec<_>>()
-                .join("\n")
+            d.iter().map(|d| crate::diag::short(d, "t", src)).collect::<Vec<_>>().join("\n")
         ),
     }
 }
@@ -126,10 +123,7 @@ fn word_operators_have_python_precedence_with_xor_between_or_and_and() {
 
 #[test]
 fn bitwise_operators_sit_between_comparisons_and_shifts() {
-    assert_eq!(
-        expr("a | b ^ c & d << e + f"),
-        "(BitOr a (BitXor b (BitAnd c (Shl d (Add e f)))))"
-    );
+    assert_eq!(expr("a | b ^ c & d << e + f"), "(BitOr a (BitXor b (BitAnd c (Shl d (Add e f)))))");
     assert_eq!(expr("a & b == c | d"), "(Eq (BitAnd a b) (BitOr c d))");
 }
 
@@ -156,10 +150,7 @@ fn postfix_forms() {
     assert_eq!(expr("f(a, k=v,)"), "(call f [a k=v])");
     assert_eq!(expr("f()"), "(call f [])");
     assert_eq!(expr("t[0][1]"), "(sub (sub t [0]) [1])");
-    assert_eq!(
-        expr("pl.Tile[[64, 64], pl.FP32, memref=m]"),
-        "(sub pl.Tile [(list 64 64) pl.FP32 memref=m])"
-    );
+    assert_eq!(expr("pl.Tile[[64, 64], pl.FP32, memref=m]"), "(sub pl.Tile [(list 64 64) pl.FP32 memref=m])");
     assert_eq!(expr("-f(x)[0].y ** 2"), "(Neg (Pow (sub (call f [x]) [0]).y 2))");
 }
 
@@ -178,10 +169,7 @@ fn atoms() {
     assert_eq!(expr("1.5 + .5 + 1e-07 + 1."), "(Add (Add (Add 1.5 0.5) 1e-7) 1.0)");
     assert_eq!(expr("inf"), "inf");
     assert_eq!(expr("<unsupported IRNode type>"), "<unsupported>");
-    assert_eq!(
-        expr("f(start_offset=<unsupported IRNode type>)"),
-        "(call f [start_offset=<unsupported>])"
-    );
+    assert_eq!(expr("f(start_offset=<unsupported IRNode type>)"), "(call f [start_offset=<unsupported>])");
 }
 
 #[test]
@@ -202,49 +190,20 @@ fn expression_spans_cover_their_text() {
 fn assignment_forms() {
     let s = stmts_of("x: pl.Scalar[pl.INT64] = 1\ny = 2\na, b = t\n(c, d) = t\ne, = t\nz: T");
     let kinds: Vec<_> = s.iter().map(|s| &s.kind).collect();
-    let StmtKind::Assign {
-        targets,
-        tuple_target: false,
-        annotation: Some(ann),
-        value,
-    } = kinds[0]
-    else {
+    let StmtKind::Assign { targets, tuple_target: false, annotation: Some(ann), value } = kinds[0] else {
         panic!("{:?}", kinds[0])
     };
     assert_eq!(targets[0].name, "x");
     assert_eq!(sexp(ann), "(sub pl.Scalar [pl.INT64])");
     assert_eq!(sexp(value), "1");
-    assert!(matches!(
-        kinds[1],
-        StmtKind::Assign {
-            tuple_target: false,
-            annotation: None,
-            ..
-        }
-    ));
+    assert!(matches!(kinds[1], StmtKind::Assign { tuple_target: false, annotation: None, .. }));
     for (i, names) in [(2, ["a", "b"]), (3, ["c", "d"])] {
-        let StmtKind::Assign {
-            targets,
-            tuple_target: true,
-            ..
-        } = kinds[i]
-        else {
-            panic!("{:?}", kinds[i])
-        };
+        let StmtKind::Assign { targets, tuple_target: true, .. } = kinds[i] else { panic!("{:?}", kinds[i]) };
         assert_eq!(targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), names);
     }
-    let StmtKind::Assign {
-        targets,
-        tuple_target: true,
-        ..
-    } = kinds[4]
-    else {
-        panic!("{:?}", kinds[4])
-    };
+    let StmtKind::Assign { targets, tuple_target: true, .. } = kinds[4] else { panic!("{:?}", kinds[4]) };
     assert_eq!(targets.len(), 1);
-    let StmtKind::AnnOnly { target, annotation } = kinds[5] else {
-        panic!("{:?}", kinds[5])
-    };
+    let StmtKind::AnnOnly { target, annotation } = kinds[5] else { panic!("{:?}", kinds[5]) };
     assert_eq!((target.name.as_str(), sexp(annotation).as_str()), ("z", "T"));
 }
 
@@ -265,23 +224,9 @@ fn simple_statements() {
 #[test]
 fn elif_becomes_a_nested_if_alone_in_the_else_body() {
     let s = stmts_of("if a:\n    x = 1\nelif b:\n    x = 2\nelse:\n    x = 3");
-    let StmtKind::If {
-        cond,
-        then_body,
-        else_body: Some(else_body),
-    } = &s[0].kind
-    else {
-        panic!()
-    };
+    let StmtKind::If { cond, then_body, else_body: Some(else_body) } = &s[0].kind else { panic!() };
     assert_eq!((sexp(cond).as_str(), then_body.len(), else_body.len()), ("a", 1, 1));
-    let StmtKind::If {
-        cond,
-        else_body: Some(last),
-        ..
-    } = &else_body[0].kind
-    else {
-        panic!()
-    };
+    let StmtKind::If { cond, else_body: Some(last), .. } = &else_body[0].kind else { panic!() };
     assert_eq!((sexp(cond).as_str(), last.len()), ("b", 1));
     let s = stmts_of("if a:\n    pass\nz = 1");
     assert!(matches!(&s[0].kind, StmtKind::If { else_body: None, .. }));
@@ -292,37 +237,16 @@ fn elif_becomes_a_nested_if_alone_in_the_else_body() {
 fn loop_targets() {
     let cases = [
         ("for i in pl.range(4):\n    pass", Some("i"), None),
-        (
-            "for i, (a, b) in pl.range(0, 4, 1, init_values=(x, y)):\n    pass",
-            Some("i"),
-            Some(vec!["a", "b"]),
-        ),
-        (
-            "for i, (a,) in pl.range(4, init_values=(x,)):\n    pass",
-            Some("i"),
-            Some(vec!["a"]),
-        ),
-        (
-            "for (a, b) in pl.while_(init_values=(x, y)):\n    pl.cond(a < b)",
-            None,
-            Some(vec!["a", "b"]),
-        ),
-        (
-            "for (a,) in pl.while_(init_values=(x,)):\n    pass",
-            None,
-            Some(vec!["a"]),
-        ),
+        ("for i, (a, b) in pl.range(0, 4, 1, init_values=(x, y)):\n    pass", Some("i"), Some(vec!["a", "b"])),
+        ("for i, (a,) in pl.range(4, init_values=(x,)):\n    pass", Some("i"), Some(vec!["a"])),
+        ("for (a, b) in pl.while_(init_values=(x, y)):\n    pl.cond(a < b)", None, Some(vec!["a", "b"])),
+        ("for (a,) in pl.while_(init_values=(x,)):\n    pass", None, Some(vec!["a"])),
     ];
     for (src, var, tuple) in cases {
         let s = stmts_of(src);
-        let StmtKind::For { target, body, .. } = &s[0].kind else {
-            panic!("{src}")
-        };
+        let StmtKind::For { target, body, .. } = &s[0].kind else { panic!("{src}") };
         assert_eq!(target.var.as_ref().map(|v| v.name.as_str()), var, "{src}");
-        let names = target
-            .tuple
-            .as_ref()
-            .map(|t| t.iter().map(|n| n.name.as_str()).collect::<Vec<_>>());
+        let names = target.tuple.as_ref().map(|t| t.iter().map(|n| n.name.as_str()).collect::<Vec<_>>());
         assert_eq!(names, tuple, "{src}");
         assert_eq!(body.len(), 1);
     }
@@ -339,14 +263,7 @@ fn while_and_with() {
 #[test]
 fn single_line_bodies() {
     let s = stmts_of("if x: return y\nelse: return z\nwhile a: a = f(a)");
-    let StmtKind::If {
-        then_body,
-        else_body: Some(e),
-        ..
-    } = &s[0].kind
-    else {
-        panic!()
-    };
+    let StmtKind::If { then_body, else_body: Some(e), .. } = &s[0].kind else { panic!() };
     assert_eq!((then_body.len(), e.len()), (1, 1));
     assert!(matches!(&s[1].kind, StmtKind::While { body, .. } if body.len() == 1));
 }
@@ -374,10 +291,7 @@ fn empty_blocks_parse_as_empty_bodies() {
 fn statement_spans_end_with_their_blocks() {
     let src = "def f():\n    if a:\n        x = 1\n    else:\n        y = 2\n    z = 3\n";
     let s = body(src);
-    assert_eq!(
-        &src[s[0].span.range()],
-        "if a:\n        x = 1\n    else:\n        y = 2"
-    );
+    assert_eq!(&src[s[0].span.range()], "if a:\n        x = 1\n    else:\n        y = 2");
     assert_eq!(&src[s[1].span.range()], "z = 3");
 }
 
@@ -389,42 +303,21 @@ fn program_file() {
     let src = "# pypto.program: Example\nimport pypto.language as pl\n\n@pl.program\nclass Example:\n    \"\"\"Doc.\"\"\"\n    @pl.function(type=pl.FunctionType.InCore)\n    def kernel(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]],) -> tuple[A, B]:\n        return a\n    @pl.function\n    def main(self):\n        pass\n";
     let m = module(src);
     let header = m.header.as_ref().unwrap();
-    assert_eq!(
-        (header.name.as_str(), &src[header.span.range()]),
-        ("Example", "Example")
-    );
+    assert_eq!((header.name.as_str(), &src[header.span.range()]), ("Example", "Example"));
     assert_eq!(m.imports.len(), 1);
     let imp = &m.imports[0];
-    assert_eq!(
-        imp.module.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(),
-        ["pypto", "language"]
-    );
+    assert_eq!(imp.module.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["pypto", "language"]);
     assert_eq!(imp.alias.as_ref().map(|a| a.name.as_str()), Some("pl"));
     let Item::Class(c) = &m.items[0] else { panic!() };
     assert_eq!(c.name.name, "Example");
     assert_eq!(c.decorators.iter().map(sexp).collect::<Vec<_>>(), ["pl.program"]);
-    assert!(matches!(
-        &c.body[0],
-        ClassStmt::Other(Stmt {
-            kind: StmtKind::Expr(_),
-            ..
-        })
-    ));
+    assert!(matches!(&c.body[0], ClassStmt::Other(Stmt { kind: StmtKind::Expr(_), .. })));
     let ClassStmt::Function(k) = &c.body[1] else { panic!() };
     assert_eq!(k.name.name, "kernel");
-    assert_eq!(
-        k.decorators.iter().map(sexp).collect::<Vec<_>>(),
-        ["(call pl.function [type=pl.FunctionType.InCore])"]
-    );
-    assert_eq!(
-        k.params.iter().map(|p| p.name.name.as_str()).collect::<Vec<_>>(),
-        ["self", "a", "out"]
-    );
+    assert_eq!(k.decorators.iter().map(sexp).collect::<Vec<_>>(), ["(call pl.function [type=pl.FunctionType.InCore])"]);
+    assert_eq!(k.params.iter().map(|p| p.name.name.as_str()).collect::<Vec<_>>(), ["self", "a", "out"]);
     assert!(k.params[0].annotation.is_none());
-    assert_eq!(
-        sexp(k.params[2].annotation.as_ref().unwrap()),
-        "(sub pl.Out [(sub pl.Tensor [(list 64) pl.FP32])])"
-    );
+    assert_eq!(sexp(k.params[2].annotation.as_ref().unwrap()), "(sub pl.Out [(sub pl.Tensor [(list 64) pl.FP32])])");
     assert_eq!(sexp(k.returns.as_ref().unwrap()), "(sub tuple [A B])");
     assert!(src[k.span.range()].starts_with("@pl.function(type="));
     assert!(src[k.span.range()].ends_with("return a"));
@@ -464,13 +357,7 @@ fn class_with_bases_and_program_options() {
     let Item::Class(c) = &m.items[0] else { panic!() };
     assert_eq!(c.bases.len(), 2);
     assert_eq!(sexp(&c.decorators[0]), "(call pl.program [strict_ssa=true])");
-    assert!(matches!(
-        &c.body[0],
-        ClassStmt::Other(Stmt {
-            kind: StmtKind::Pass,
-            ..
-        })
-    ));
+    assert!(matches!(&c.body[0], ClassStmt::Other(Stmt { kind: StmtKind::Pass, .. })));
 }
 
 #[test]
@@ -502,10 +389,7 @@ fn unexpected_closing_paren_reports_the_token() {
     assert_eq!(d[0].code, codes::UNMATCHED_BRACKET);
     assert_eq!(&src[d[0].span.range()], ")");
     assert_eq!(errors("def f():\n    x = )\n"), ["2:9 E0109 unmatched `)`"]);
-    assert_eq!(
-        errors("def f():\n    x = (a +)\n"),
-        ["2:13 E0201 expected an expression, found `)`"]
-    );
+    assert_eq!(errors("def f():\n    x = (a +)\n"), ["2:13 E0201 expected an expression, found `)`"]);
 }
 
 #[test]
@@ -526,10 +410,7 @@ fn independent_errors_are_all_reported() {
 
 #[test]
 fn errors_at_end_of_input() {
-    assert_eq!(
-        errors("@pl.function\n"),
-        ["2:1 E0202 unexpected end of file; expected `def`, `class` or `@`"]
-    );
+    assert_eq!(errors("@pl.function\n"), ["2:1 E0202 unexpected end of file; expected `def`, `class` or `@`"]);
     assert_eq!(errors("def f():\n    x = (1,\n"), ["2:9 E0108 `(` was never closed"]);
 }
 
@@ -537,10 +418,7 @@ fn errors_at_end_of_input() {
 fn lexical_errors_are_not_repeated_as_syntax_errors() {
     assert_eq!(
         errors("def f():\n    x = $ + 1\n    y = 'abc\n"),
-        [
-            "2:9 E0101 unexpected character `$`",
-            "3:9 E0107 unterminated string literal",
-        ]
+        ["2:9 E0101 unexpected character `$`", "3:9 E0107 unterminated string literal",]
     );
     assert_eq!(
         errors("def f():\n    x = 99999999999999999999\n"),
@@ -566,14 +444,8 @@ fn invalid_assignment_targets() {
 fn layout_errors_are_reported_with_positions() {
     assert_eq!(errors("def f():\n\tx = 1\n"), ["2:1 E0102 tab used for indentation"]);
     // A tab that makes a line look indented is reported once, as a tab.
-    assert_eq!(
-        errors("def f():\n    x = 1\n    \ty = 2\n    z = 3\n"),
-        ["3:5 E0102 tab used for indentation"]
-    );
-    assert_eq!(
-        errors("def f():\n    x = 1\n        y = 2\n"),
-        ["3:9 E0104 unexpected indentation"]
-    );
+    assert_eq!(errors("def f():\n    x = 1\n    \ty = 2\n    z = 3\n"), ["3:5 E0102 tab used for indentation"]);
+    assert_eq!(errors("def f():\n    x = 1\n        y = 2\n"), ["3:9 E0104 unexpected indentation"]);
     assert_eq!(
         errors("def f():\n    if a:\n        x = 1\n      y = 2\n"),
         ["4:7 E0103 unindent does not match any outer indentation level"]
@@ -582,10 +454,7 @@ fn layout_errors_are_reported_with_positions() {
 
 #[test]
 fn top_level_statements_are_syntax_errors() {
-    assert_eq!(
-        errors("x = 1\n"),
-        ["1:1 E0201 expected `def`, `class`, `import`, `from` or `@`, found name `x`"]
-    );
+    assert_eq!(errors("x = 1\n"), ["1:1 E0201 expected `def`, `class`, `import`, `from` or `@`, found name `x`"]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -593,12 +462,7 @@ fn top_level_statements_are_syntax_errors() {
 
 /// Runs `f` on a thread with a big stack: dropping (and comparing) a deep AST is recursive.
 fn with_big_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(1 << 30)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap();
+    std::thread::Builder::new().stack_size(1 << 30).spawn(f).unwrap().join().unwrap();
 }
 
 #[test]
@@ -622,10 +486,7 @@ fn deep_nesting_parses_without_overflow() {
             let d = parse(&src).unwrap_err();
             assert_eq!(d.len(), 1, "one error per expression: {:?}", &d[..d.len().min(3)]);
             assert_eq!(d[0].code, codes::NESTING_TOO_DEEP);
-            assert_eq!(
-                d[0].message,
-                format!("expression nested more than {MAX_EXPR_DEPTH} deep")
-            );
+            assert_eq!(d[0].message, format!("expression nested more than {MAX_EXPR_DEPTH} deep"));
         }
     });
 }
@@ -636,9 +497,7 @@ fn long_expressions_parse_up_to_the_depth_limit() {
         let terms = vec!["a"; MAX_EXPR_DEPTH as usize].join(" + ");
         let src = format!("def f():\n    x = {terms}\n");
         let s = body(&src);
-        let StmtKind::Assign { value, .. } = &s[0].kind else {
-            panic!()
-        };
+        let StmtKind::Assign { value, .. } = &s[0].kind else { panic!() };
         assert!(matches!(value.kind, ExprKind::Binary(crate::ast::BinaryOp::Add, _, _)));
         assert_eq!(value.depth(), MAX_EXPR_DEPTH);
         let power = vec!["a"; MAX_EXPR_DEPTH as usize].join(" ** ");
@@ -700,10 +559,7 @@ fn mangled_input_never_panics() {
         if let Err(diags) = parse(&text) {
             assert!(!diags.is_empty());
             for d in &diags {
-                assert!(
-                    d.span.lo <= d.span.hi && d.span.hi as usize <= text.len(),
-                    "{d:?} in {text:?}"
-                );
+                assert!(d.span.lo <= d.span.hi && d.span.hi as usize <= text.len(), "{d:?} in {text:?}");
             }
         }
     }
@@ -744,12 +600,7 @@ fn every_conformance_file_parses() {
             failures.extend(diags.iter().map(|d| crate::diag::short(d, &name, &text)));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} errors:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    assert!(failures.is_empty(), "{} errors:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
     assert!(files.len() >= 537, "only {} files found", files.len());
 }
 

@@ -18,8 +18,8 @@ use super::PassEnv;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::last_stmt;
 use crate::ir::{
-    Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param,
-    ParamDirection, Program, Stmt, Type, VarId, VarKind,
+    Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param, ParamDirection,
+    Program, Stmt, Type, VarId, VarKind,
 };
 use crate::ops::names;
 use crate::ops::{self, Category};
@@ -110,7 +110,8 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
         let param = rw.prog.new_var(name.clone(), out_ty.clone(), VarKind::Plain, ret_span);
         f.params.push(Param { var: param, direction: ParamDirection::Out });
         out_types.push(out_ty);
-        let args = vec![value, zeros(tile.shape.len(), ret_span), rw.dims(&tile.shape, ret_span), Expr::var(param, ret_span)];
+        let args =
+            vec![value, zeros(tile.shape.len(), ret_span), rw.dims(&tile.shape, ret_span), Expr::var(param, ret_span)];
         let store = rw.op_call(names::STORE, args, Vec::new(), ret_span)?;
         let ty = store.ty.clone();
         let stored = rw.prog.new_var(name, ty.clone(), VarKind::Plain, ret_span);
@@ -385,13 +386,20 @@ impl Rewriter<'_, '_> {
         kwargs: Vec<(&'static str, KwValue)>,
         span: Span,
     ) -> Result<Expr, Diagnostic> {
-        let op = ops::lookup(name)
-            .ok_or_else(|| Diagnostic::error(codes::UNKNOWN_OP, span, format!("operator '{name}' is not registered")))?;
+        let op = ops::lookup(name).ok_or_else(|| {
+            Diagnostic::error(codes::UNKNOWN_OP, span, format!("operator '{name}' is not registered"))
+        })?;
         self.typed_call(op, args, kwargs, span)
     }
 
     /// A call of `op` with its deduced result type.
-    fn typed_call(&self, op: OpId, args: Vec<Expr>, kwargs: Vec<(&'static str, KwValue)>, span: Span) -> Result<Expr, Diagnostic> {
+    fn typed_call(
+        &self,
+        op: OpId,
+        args: Vec<Expr>,
+        kwargs: Vec<(&'static str, KwValue)>,
+        span: Span,
+    ) -> Result<Expr, Diagnostic> {
         let ty = ops::deduce_type(self.prog, op, &args, &kwargs).map_err(|m| {
             Diagnostic::error(codes::OP_CHECK, span, format!("cannot convert to '{}': {m}", ops::name(op)))
         })?;
@@ -433,8 +441,8 @@ mod tests {
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
             panic!("{diff}\n{text}");
         }
-        let rules = [crate::verify::Rule::IncoreBlockOps, crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck];
+        let rules =
+            [crate::verify::Rule::IncoreBlockOps, crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck];
         assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
     }
 }
-

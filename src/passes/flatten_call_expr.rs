@@ -72,7 +72,17 @@ impl Flattener<'_> {
                 let header = std::mem::take(&mut self.pending);
                 let body = Box::new(self.stmt(*body));
                 self.pending = header;
-                Stmt::For { loop_var, start: Box::new(start), stop: Box::new(stop), step: Box::new(step), iter_args, body, return_vars, kind, span }
+                Stmt::For {
+                    loop_var,
+                    start: Box::new(start),
+                    stop: Box::new(stop),
+                    step: Box::new(step),
+                    iter_args,
+                    body,
+                    return_vars,
+                    kind,
+                    span,
+                }
             }
             Stmt::While { cond, iter_args, body, return_vars, span } => {
                 let cond = self.operand(*cond);

@@ -293,7 +293,12 @@ impl Planner<'_> {
         }
         let data = self.prog.var(v);
         let id = self.plan.buffers.len();
-        let info = MemRefInfo { space, addr: Expr::int(-1, DataType::Int64, Span::NONE), size: buffer_size(&data.ty), id: id as u64 };
+        let info = MemRefInfo {
+            space,
+            addr: Expr::int(-1, DataType::Int64, Span::NONE),
+            size: buffer_size(&data.ty),
+            id: id as u64,
+        };
         self.plan.buffers.push((info, data.span));
         self.plan.memref_of.insert(v, id);
     }
@@ -323,10 +328,7 @@ fn is_buffer(ty: &Type) -> bool {
 fn buffer_size(ty: &Type) -> u64 {
     let (Some(shape), Some(dtype)) = (ty.shape(), ty.dtype()) else { return 0 };
     let elem_bytes = u64::from(dtype.bits().div_ceil(8));
-    shape
-        .iter()
-        .try_fold(elem_bytes, |acc, d| acc.checked_mul(u64::try_from(d.as_const_int()?).ok()?))
-        .unwrap_or(0)
+    shape.iter().try_fold(elem_bytes, |acc, d| acc.checked_mul(u64::try_from(d.as_const_int()?).ok()?)).unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------------------------

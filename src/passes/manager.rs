@@ -137,7 +137,8 @@ fn sync_postcondition(prog: &Program, pass: &PassInfo, env: &PassEnv) -> Result<
     for (f, hazards) in prog.functions.iter().zip(hazards) {
         for h in hazards {
             let mut d = h.to_diagnostic();
-            d.message = format!("{INTERNAL_ERROR_PREFIX}`{}` left a sync hazard in `{}`: {}", pass.name, f.name, d.message);
+            d.message =
+                format!("{INTERNAL_ERROR_PREFIX}`{}` left a sync hazard in `{}`: {}", pass.name, f.name, d.message);
             d.notes.push(
                 "this is a bug in ptoc; please report it with the input file (`--verify-level none` skips this check)"
                     .into(),

@@ -25,8 +25,8 @@ use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::visit::{defined_vars, map_bodies, walk_all_exprs, walk_expr, walk_stmts};
 use crate::ir::{
-    Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type,
-    VarId, VarKind,
+    Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type, VarId,
+    VarKind,
 };
 
 /// The pass entry point (registered as `outline-incore-scopes`).
@@ -146,7 +146,8 @@ impl Outliner<'_> {
         let outputs = self.by_name(defs.iter().copied().filter(|v| !recomputed.contains(v)).filter(|v| match mode {
             Outputs::AllDefs => true,
             Outputs::UsedOutside => {
-                level.required.contains(v) || level.refs.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
+                level.required.contains(v)
+                    || level.refs.get(v).copied().unwrap_or(0) > inside.get(v).copied().unwrap_or(0)
             }
         }));
         let name = format!("{}_incore_{}", level.prefix, level.counter);
@@ -247,7 +248,7 @@ fn tile_prelude(prog: &Program, body: &Stmt, before: &[Stmt]) -> Vec<Stmt> {
         // Everything from the earliest needed definition to the scope must be a tile or scalar
         // computed by an operation (no store, no call of a function, no control flow).
         let Stmt::Assign { var, value, .. } = st else { return Vec::new() };
-        let pure_op = value.as_call().map_or(true, |c| matches!(c.callee, Callee::Op(_)));
+        let pure_op = value.as_call().is_none_or(|c| matches!(c.callee, Callee::Op(_)));
         if !pure_op || !matches!(prog.var_type(*var), Type::Tile(_) | Type::Scalar(_)) {
             return Vec::new();
         }
@@ -456,7 +457,8 @@ mod tests {
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
             panic!("{diff}\n{text}");
         }
-        let rules = [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
+        let rules =
+            [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
         assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
     }
 }

@@ -23,8 +23,9 @@ pub const NAME: &str = "remove-redundant-sync";
 /// program order.
 pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let model = SyncModel::default();
-    let drops =
-        crate::par::map(&prog.functions, env.jobs, |f| sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model).drop);
+    let drops = crate::par::map(&prog.functions, env.jobs, |f| {
+        sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model).drop
+    });
     let mut functions = std::mem::take(&mut prog.functions);
     for (f, drop) in functions.iter_mut().zip(drops) {
         if drop.is_empty() {

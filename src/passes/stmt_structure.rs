@@ -146,7 +146,13 @@ mod tests {
         }
     }
     fn while_(body: Stmt) -> Stmt {
-        Stmt::While { cond: Box::new(Expr::bool(true, S)), iter_args: vec![], body: Box::new(body), return_vars: vec![], span: S }
+        Stmt::While {
+            cond: Box::new(Expr::bool(true, S)),
+            iter_args: vec![],
+            body: Box::new(body),
+            return_vars: vec![],
+            span: S,
+        }
     }
     fn scope(body: Stmt) -> Stmt {
         Stmt::Scope { kind: ScopeKind::InCore, body: Box::new(body), span: S }

@@ -107,7 +107,9 @@ fn for_each_mentioned_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
             for_each_var(value, f);
         }
         Stmt::Eval { expr, .. } => for_each_var(expr, f),
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| for_each_mentioned_var(prog, c, f)),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+            stmts.iter().for_each(|c| for_each_mentioned_var(prog, c, f))
+        }
         _ => {
             for v in defined_vars(s) {
                 f(v);
@@ -185,7 +187,10 @@ mod tests {
         let found = check(&program(&[("Vec", 0, 131072, 1), ("Vec", 131072, 131072, 2), ("Acc", 0, 131072, 3)]));
         assert_eq!(
             found,
-            vec![(1, "Function 'k': Vec buffer usage (262144 bytes) exceeds platform limit (196608 bytes)".to_string())]
+            vec![(
+                1,
+                "Function 'k': Vec buffer usage (262144 bytes) exceeds platform limit (196608 bytes)".to_string()
+            )]
         );
     }
 }

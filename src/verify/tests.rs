@@ -87,7 +87,13 @@ fn if_(cond: Expr, then: Vec<Stmt>, else_: Option<Vec<Stmt>>, return_vars: Vec<V
     }
 }
 fn while_(cond: Expr, iter_args: Vec<VarId>, body: Vec<Stmt>, return_vars: Vec<VarId>) -> Stmt {
-    Stmt::While { cond: Box::new(cond), iter_args, body: Box::new(Stmt::block(body, Span::NONE)), return_vars, span: Span::NONE }
+    Stmt::While {
+        cond: Box::new(cond),
+        iter_args,
+        body: Box::new(Stmt::block(body, Span::NONE)),
+        return_vars,
+        span: Span::NONE,
+    }
 }
 fn range() -> [Expr; 3] {
     [int(0), int(10), int(1)]

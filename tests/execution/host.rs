@@ -16,7 +16,7 @@ pub fn kernel_table(config: &str) -> Vec<(usize, String)> {
         .filter_map(|l| {
             let id = l.split("\"func_id\":").nth(1)?.trim_start();
             let id: usize = id[..id.find(|c: char| !c.is_ascii_digit())?].parse().ok()?;
-            let file = l.split('"').filter(|s| s.ends_with(".cpp")).last()?;
+            let file = l.split('"').rfind(|s| s.ends_with(".cpp"))?;
             Some((id, file.trim_end_matches(".cpp").to_string()))
         })
         .collect()

@@ -57,8 +57,8 @@ pub enum Seeded {
     /// It wrote its results into the directory.
     Ran,
     /// ptoc rejected the program before running it (an error outside the interpreter's E07xx
-    /// codes: the front end or a pass), with the message.
-    Rejected(String),
+    /// codes: the front end or a pass); the caller skips that seed, so the message is not kept.
+    Rejected,
     /// The interpreter itself failed, with the message.
     Failed(String),
 }
@@ -75,7 +75,7 @@ pub fn run_seeded(file: &Path, pipeline: &str, func: &str, seed: u64, out_dir: &
     let out = driver::run(&args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     if out.code != driver::exit::SUCCESS {
-        return if stderr.contains("error[E07") { Seeded::Failed(stderr) } else { Seeded::Rejected(stderr) };
+        return if stderr.contains("error[E07") { Seeded::Failed(stderr) } else { Seeded::Rejected };
     }
     if let Err(e) = std::fs::create_dir_all(out_dir) {
         return Seeded::Failed(e.to_string());

@@ -47,11 +47,8 @@ fn golden_orchestration_and_kernel_config() {
         }
         let source = std::fs::read_to_string(case.join("input.pto")).expect("input.pto");
         let prog = frontend(&source).unwrap_or_else(|d| panic!("{}: {d:?}", case.display()));
-        let orch = prog
-            .functions
-            .iter()
-            .find(|f| f.kind == FunctionType::Orchestration)
-            .expect("an orchestration function");
+        let orch =
+            prog.functions.iter().find(|f| f.kind == FunctionType::Orchestration).expect("an orchestration function");
         let expected = std::fs::read_to_string(case.join(format!("expected/orchestration/{}.cpp", orch.name)))
             .expect("expected orchestration file");
         match super::emit(&prog, orch) {

@@ -75,7 +75,7 @@ impl Namer {
 
 /// Appends `text` indented by `indent` spaces and a newline.
 pub fn push_line(out: &mut String, indent: usize, text: &str) {
-    out.extend(std::iter::repeat(' ').take(indent));
+    out.extend(std::iter::repeat_n(' ', indent));
     out.push_str(text);
     out.push('\n');
 }

@@ -105,6 +105,7 @@ fn plan_in_function(prog: &mut Program, f: &mut Function) {
 /// 2. the smallest free buffer of the space that is large enough (ties: the oldest), free meaning
 ///    its last interval ended before this one starts;
 /// 3. else a buffer of its own.
+///
 /// With tiles of one size this is the greedy colouring of an interval graph in start order, which
 /// needs no more buffers than tiles are live at once (the liveness lower bound).
 fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(usize, usize)> {

@@ -47,7 +47,13 @@ impl Converter<'_> {
 
         if phis.is_empty() && return_vars.is_empty() {
             self.current = then_v;
-            return Stmt::If { cond, then_body: Box::new(then_body), else_body: else_body.map(Box::new), return_vars, span };
+            return Stmt::If {
+                cond,
+                then_body: Box::new(then_body),
+                else_body: else_body.map(Box::new),
+                return_vars,
+                span,
+            };
         }
 
         let mut rvs = Vec::with_capacity(phis.len() + return_vars.len());

@@ -57,9 +57,11 @@ impl Converter<'_> {
                 self.collect_assigned(body, names, seen);
                 return;
             }
-            Stmt::Yield { .. } | Stmt::Return { .. } | Stmt::Eval { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {
-                return
-            }
+            Stmt::Yield { .. }
+            | Stmt::Return { .. }
+            | Stmt::Eval { .. }
+            | Stmt::Break { .. }
+            | Stmt::Continue { .. } => return,
         };
         let n = self.name(var);
         let i = n as usize;
@@ -94,7 +96,8 @@ impl Converter<'_> {
         for &n in &names {
             let Some(init) = self.current.get(n) else { continue };
             let ty = self.prog.var_type(init).clone();
-            let ia = self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(init, span)) }, span);
+            let ia =
+                self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(init, span)) }, span);
             new_iter_args.push(ia);
             new_return_vars.push(self.fresh(n, "_", ty, VarKind::Plain, span));
         }

@@ -218,7 +218,6 @@ mod tests {
     use crate::passes::insert_sync::position::ops;
     use PipeType::{Mte1, Mte2};
 
-
     #[test]
     fn an_id_is_reused_once_its_wait_is_before_the_next_set() {
         let (ps, at) = ops(101);

@@ -168,7 +168,11 @@ impl<'a> Plan<'a> {
     fn seq(&mut self, stmts: Vec<Stmt>, at: Option<PosId>) -> Vec<Stmt> {
         let Some(at) = at else { return stmts };
         let mut plan = self.seqs.remove(&at).unwrap_or_default();
-        if plan.items.is_empty() && !stmts.iter().any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Scope { .. })) {
+        if plan.items.is_empty()
+            && !stmts
+                .iter()
+                .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } | Stmt::Scope { .. }))
+        {
             // Nothing to insert here or below: the sequence is unchanged.
             return stmts;
         }
@@ -180,7 +184,9 @@ impl<'a> Plan<'a> {
             match child {
                 Stmt::Ops { stmts: ops, span } => {
                     let mut run = std::mem::take(&mut pending);
-                    run.reserve(ops.len() + plan.items[plan.next..].iter().take_while(|(slot, _)| slot.child == i).count());
+                    run.reserve(
+                        ops.len() + plan.items[plan.next..].iter().take_while(|(slot, _)| slot.child == i).count(),
+                    );
                     for (j, op) in ops.into_iter().enumerate() {
                         plan.take(Slot::new((i, Some(j)), false), &self.made, &mut run);
                         run.push(op);

@@ -299,7 +299,6 @@ mod tests {
         Pair { src, dst, set, wait, set_before: false, wait_after: false, event_id: None }
     }
 
-
     #[test]
     fn duplicates_in_the_tail_are_dropped_the_first_kept() {
         let (_, at) = ops(3);
@@ -314,7 +313,15 @@ mod tests {
         list.push(second);
         remove_duplicates(&mut list, 1, &mut Indexes::default());
         let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait, p.wait_after)).collect();
-        assert_eq!(left, [(Mte2, at[0], at[1], false), (Mte2, at[0], at[1], false), (V, at[0], at[1], false), (Mte2, at[1], at[2], false)]);
+        assert_eq!(
+            left,
+            [
+                (Mte2, at[0], at[1], false),
+                (Mte2, at[0], at[1], false),
+                (V, at[0], at[1], false),
+                (Mte2, at[1], at[2], false)
+            ]
+        );
         assert!(list.links(at[0], at[1]) && list.links(at[1], at[2]));
     }
 
@@ -328,7 +335,10 @@ mod tests {
         list.push(pair(Mte2, V, at[0], at[2])); // a duplicate of A→C
         list.push(pair(V, V, at[1], at[2])); // a duplicate of B→C
         remove_duplicates_and_transitive(&mut list, &ps, 1, &mut Indexes::default());
-        assert_eq!(list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(), [(at[0], at[1]), (at[1], at[2])]);
+        assert_eq!(
+            list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(),
+            [(at[0], at[1]), (at[1], at[2])]
+        );
         assert!(!list.links(at[0], at[2]), "the index of ends follows the removal");
     }
 
@@ -358,7 +368,8 @@ mod tests {
     #[test]
     fn merged_chains_are_ascending_and_distinct() {
         let (_, at) = ops(3);
-        let pairs = [pair(V, V, at[0], at[1]), pair(V, V, at[0], at[2]), pair(V, V, at[1], at[2]), pair(V, V, at[0], at[2])];
+        let pairs =
+            [pair(V, V, at[0], at[1]), pair(V, V, at[0], at[2]), pair(V, V, at[1], at[2]), pair(V, V, at[0], at[2])];
         let (mut by_set, mut by_wait) = (Index::default(), Index::default());
         by_set.build(&pairs, |p| p.set);
         by_wait.build(&pairs, |p| p.wait);

@@ -100,7 +100,13 @@ mod tests {
         let mut calls = 0;
         memo.next_round();
         for _ in 0..2 {
-            assert_eq!(memo.get_or(at[0], |_| { calls += 1; at[1] }), at[1]);
+            assert_eq!(
+                memo.get_or(at[0], |_| {
+                    calls += 1;
+                    at[1]
+                }),
+                at[1]
+            );
         }
         assert_eq!(calls, 1);
         memo.next_round();

@@ -105,7 +105,13 @@ pub enum Kind {
 
 /// [`leaf_effect`] with the MemRefs of an access appended to `reads` and `writes` (each sorted
 /// and deduplicated) instead of allocated: the hazard checker prepares every leaf of a body.
-pub fn leaf_kind(prog: &Program, s: &Stmt, backend: Backend, reads: &mut Vec<MemLoc>, writes: &mut Vec<MemLoc>) -> Kind {
+pub fn leaf_kind(
+    prog: &Program,
+    s: &Stmt,
+    backend: Backend,
+    reads: &mut Vec<MemLoc>,
+    writes: &mut Vec<MemLoc>,
+) -> Kind {
     let (lhs, value) = match s {
         Stmt::Assign { var, value, .. } => (Some(*var), value),
         Stmt::Eval { expr, .. } => (None, expr),

@@ -22,8 +22,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 pub use analysis::{DepKind, SyncModel};
-pub use prune::RemovableSyncs;
 pub use effects::{leaf_effect, leaf_kind, Effect, Event, Kind, MemLoc};
+pub use prune::RemovableSyncs;
 pub use prune::{delete_leaves, removable_syncs};
 
 use crate::diag::{codes, Diagnostic, Severity, Span};

@@ -100,7 +100,10 @@ fn a_synchronised_chain_is_clean() {
 #[test]
 fn a_missing_wait_is_a_raw_hazard_at_the_consumer() {
     let h = check(&chain(&[3]));
-    assert_eq!(deps(&h), vec![dep(DepKind::Raw, "block.load", "block.add", false), dep(DepKind::Raw, "block.load", "block.add", false)]);
+    assert_eq!(
+        deps(&h),
+        vec![dep(DepKind::Raw, "block.load", "block.add", false), dep(DepKind::Raw, "block.load", "block.add", false)]
+    );
     let Hazard::Dependency { first, second, memref, .. } = &h[0] else { unreachable!() };
     assert_eq!((first.pipe, second.pipe, memref.id), (PipeType::Mte2, PipeType::V, 1));
     let d = h[0].to_diagnostic();
@@ -122,7 +125,11 @@ fn a_missing_set_leaves_the_wait_unmatched() {
 #[test]
 fn pipes_and_event_ids_must_match() {
     for (set, wait, id) in [("MTE2", "V", 1), ("MTE2", "MTE3", 0), ("MTE1", "V", 0)] {
-        let p = kernel(&lines(&[&[load("a", 1)], &[sync("src", "MTE2", "V", 0), sync("dst", set, wait, id)], &[add("c", 3, "a", "a")]]));
+        let p = kernel(&lines(&[
+            &[load("a", 1)],
+            &[sync("src", "MTE2", "V", 0), sync("dst", set, wait, id)],
+            &[add("c", 3, "a", "a")],
+        ]));
         let h = check(&p);
         assert_eq!(unmatched(&h).len(), 1, "{set}->{wait} #{id}");
         assert_eq!(deps(&h), vec![dep(DepKind::Raw, "block.load", "block.add", false)]);
@@ -134,7 +141,13 @@ fn write_after_read_and_write_after_write() {
     // add reads a (V); a later load overwrites a (MTE2) without waiting for the add.
     let war = kernel(&lines(&[&[load("a", 1)], &pair("MTE2", "V", 0), &[add("c", 3, "a", "a"), load("a2", 1)]]));
     assert_eq!(deps(&check(&war)), vec![dep(DepKind::War, "block.add", "block.load", false)]);
-    let fixed = kernel(&lines(&[&[load("a", 1)], &pair("MTE2", "V", 0), &[add("c", 3, "a", "a")], &pair("V", "MTE2", 0), &[load("a2", 1)]]));
+    let fixed = kernel(&lines(&[
+        &[load("a", 1)],
+        &pair("MTE2", "V", 0),
+        &[add("c", 3, "a", "a")],
+        &pair("V", "MTE2", 0),
+        &[load("a2", 1)],
+    ]));
     assert_eq!(check(&fixed), vec![]);
     // Two writers of one MemRef on different pipes.
     let waw = kernel(&lines(&[&[load("x", 5)], &pair("MTE2", "V", 0), &[load("a", 1), add("c", 1, "x", "x")]]));
@@ -168,17 +181,34 @@ fn same_pipe_dependencies_need_a_barrier_on_v_and_m_only() {
 
 #[test]
 fn bar_all_orders_every_pipe() {
-    let p = kernel(&[load("a", 1), s("pl.system.bar_all()"), add("c", 3, "a", "a"), s("pl.system.bar_all()"), store("r", "c")]);
+    let p = kernel(&[
+        load("a", 1),
+        s("pl.system.bar_all()"),
+        add("c", 3, "a", "a"),
+        s("pl.system.bar_all()"),
+        store("r", "c"),
+    ]);
     assert_eq!(check(&p), vec![]);
 }
 
 #[test]
 fn ordering_is_transitive_through_chains_of_pairs() {
     // The store (MTE3) reads what the load (MTE2) wrote: ordered via MTE2→V→MTE3.
-    let p = kernel(&lines(&[&[load("a", 1)], &pair("MTE2", "V", 0), &[add("c", 3, "a", "a")], &pair("V", "MTE3", 0), &[store("r", "a")]]));
+    let p = kernel(&lines(&[
+        &[load("a", 1)],
+        &pair("MTE2", "V", 0),
+        &[add("c", 3, "a", "a")],
+        &pair("V", "MTE3", 0),
+        &[store("r", "a")],
+    ]));
     assert_eq!(check(&p), vec![]);
     // A wait that comes before the V op does not order ops issued on MTE2 after the set.
-    let p = kernel(&lines(&[&[sync("src", "MTE2", "V", 0), load("a", 1), sync("dst", "MTE2", "V", 0), add("c", 3, "a", "a")]]));
+    let p = kernel(&lines(&[&[
+        sync("src", "MTE2", "V", 0),
+        load("a", 1),
+        sync("dst", "MTE2", "V", 0),
+        add("c", 3, "a", "a"),
+    ]]));
     assert_eq!(deps(&check(&p)), vec![dep(DepKind::Raw, "block.load", "block.add", false)]);
 }
 
@@ -196,7 +226,10 @@ fn the_loop_back_edge_is_followed() {
     let h = check(&body(false));
     // The next load may overwrite `a` under the add; the next add may write `c` under it (V
     // needs a barrier or a chain of pairs).
-    assert_eq!(deps(&h), vec![dep(DepKind::War, "block.add", "block.load", true), dep(DepKind::Waw, "block.add", "block.add", true)]);
+    assert_eq!(
+        deps(&h),
+        vec![dep(DepKind::War, "block.add", "block.load", true), dep(DepKind::Waw, "block.add", "block.add", true)]
+    );
     assert!(h[0].to_diagnostic().secondary[0].1.contains("earlier loop iteration"));
     assert_eq!(check(&body(true)), vec![]);
 }
@@ -204,8 +237,16 @@ fn the_loop_back_edge_is_followed() {
 #[test]
 fn a_set_in_one_iteration_can_serve_the_next() {
     // Double-buffer style: set before the loop and at the end of the body, wait at its top.
-    let b = lines(&[&[sync("dst", "V", "MTE2", 0), load("a", 1)], &pair("MTE2", "V", 1), &[add("c", 3, "a", "a"), sync("src", "V", "MTE2", 0), s("pl.yield_()")]]);
-    let p = kernel(&lines(&[&[sync("src", "V", "MTE2", 0), s("for i in pl.range(n):")], &indent(&b), &[sync("dst", "V", "MTE2", 0)]]));
+    let b = lines(&[
+        &[sync("dst", "V", "MTE2", 0), load("a", 1)],
+        &pair("MTE2", "V", 1),
+        &[add("c", 3, "a", "a"), sync("src", "V", "MTE2", 0), s("pl.yield_()")],
+    ]);
+    let p = kernel(&lines(&[
+        &[sync("src", "V", "MTE2", 0), s("for i in pl.range(n):")],
+        &indent(&b),
+        &[sync("dst", "V", "MTE2", 0)],
+    ]));
     assert_eq!(check(&p), vec![]);
 }
 
@@ -213,7 +254,11 @@ fn a_set_in_one_iteration_can_serve_the_next() {
 fn a_loop_that_may_not_run_leaves_its_sets_optional() {
     let b = lines(&[&[load("a", 1), sync("src", "MTE2", "V", 0), s("pl.yield_()")]]);
     let wait_after = |range: &str| {
-        kernel(&lines(&[&[format!("for i in pl.range({range}):")], &indent(&b), &[sync("dst", "MTE2", "V", 0), add("c", 3, "a", "a")]]))
+        kernel(&lines(&[
+            &[format!("for i in pl.range({range}):")],
+            &indent(&b),
+            &[sync("dst", "MTE2", "V", 0), add("c", 3, "a", "a")],
+        ]))
     };
     let e = Event { set_pipe: PipeType::Mte2, wait_pipe: PipeType::V, id: 0 };
     assert_eq!(unmatched(&check(&wait_after("n"))), vec![(e, true)]);
@@ -239,7 +284,11 @@ fn both_arms_of_an_if_are_followed() {
     assert_eq!(check(&with_arms(true, true)), vec![]);
     assert_eq!(deps(&check(&with_arms(true, false))), vec![dep(DepKind::Raw, "block.load", "block.add", false)]);
     // A set on one arm only: the wait after the if may find none.
-    let p = kernel(&lines(&[&[load("a", 1), s("if n > 0:")], &indent(&[sync("src", "MTE2", "V", 0)]), &[sync("dst", "MTE2", "V", 0), add("c", 3, "a", "a")]]));
+    let p = kernel(&lines(&[
+        &[load("a", 1), s("if n > 0:")],
+        &indent(&[sync("src", "MTE2", "V", 0)]),
+        &[sync("dst", "MTE2", "V", 0), add("c", 3, "a", "a")],
+    ]));
     let h = check(&p);
     assert_eq!(unmatched(&h).len(), 1);
     assert!(matches!(h[0], Hazard::UnmatchedWait { on_some_paths: true, .. }));
@@ -265,13 +314,22 @@ fn overlapping_addresses_alias() {
 #[test]
 fn redundant_syncs_are_listed_and_needed_ones_are_not() {
     // A second pair after the first orders nothing new; so does a barrier between independent ops.
-    let p = kernel(&lines(&[&[load("a", 1)], &pair("MTE2", "V", 0), &pair("MTE2", "V", 1), &[add("c", 3, "a", "a"), s("pl.system.bar_v()"), add("d", 4, "a", "a")]]));
+    let p = kernel(&lines(&[
+        &[load("a", 1)],
+        &pair("MTE2", "V", 0),
+        &pair("MTE2", "V", 1),
+        &[add("c", 3, "a", "a"), s("pl.system.bar_v()"), add("d", 4, "a", "a")],
+    ]));
     assert_eq!(check(&p), vec![]);
     let r = redundant_syncs(&p, Backend::Cce);
     let groups: Vec<Vec<&str>> = r.iter().map(|g| g.ops.iter().map(|o| o.op.as_str()).collect()).collect();
     assert_eq!(
         groups,
-        vec![vec!["system.sync_src", "system.sync_dst"], vec!["system.sync_src", "system.sync_dst"], vec!["system.bar_v"]]
+        vec![
+            vec!["system.sync_src", "system.sync_dst"],
+            vec!["system.sync_src", "system.sync_dst"],
+            vec!["system.bar_v"]
+        ]
     );
     let d = r[2].to_diagnostic();
     assert_eq!((d.code, d.severity), (codes::REDUNDANT_SYNC, Severity::Warning));
