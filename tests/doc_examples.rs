@@ -3,7 +3,7 @@
 //! written and the text ptoc prints for it (`--pipeline none`) give the same IR after the default
 //! pipeline, and the printed form prints back to itself.
 
-use std::path::PathBuf;
+mod common;
 
 fn ptoc(args: &[&str], source: &str) -> (i32, String, String) {
     let argv: Vec<String> = std::iter::once("ptoc").chain(args.iter().copied()).map(String::from).collect();
@@ -13,16 +13,7 @@ fn ptoc(args: &[&str], source: &str) -> (i32, String, String) {
 
 /// (document, line of the block, program text) of every program block.
 fn examples() -> Vec<(String, usize, String)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut docs = vec![root.join("README.md")];
-    let mut more: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
-        .expect("docs/ is readable")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    more.sort();
-    docs.extend(more);
+    let docs = common::markdown_documents();
     let mut out = Vec::new();
     for doc in docs {
         let text = std::fs::read_to_string(&doc).expect("readable document");

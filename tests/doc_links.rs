@@ -3,30 +3,10 @@
 //! Markdown file, to one of its headings — and none leaves the repository (`../shared/…` is
 //! not there for a user who cloned only this project). Web links are not followed.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The Markdown files to check: README.md and every `.md` under docs/.
-fn documents() -> Vec<PathBuf> {
-    let mut out = vec![root().join("README.md")];
-    let mut stack = vec![root().join("docs")];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).expect("docs/ is readable").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "md") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// The targets of inline links `[text](target)` outside code blocks and code spans, with
 /// their line numbers.
@@ -119,10 +99,10 @@ fn normalize(path: &Path) -> Option<PathBuf> {
 
 #[test]
 fn every_link_resolves_inside_the_repository() {
-    let root = root();
+    let root = common::manifest_dir();
     let mut problems = Vec::new();
     let mut checked = 0;
-    for doc in documents() {
+    for doc in common::markdown_documents() {
         let text = std::fs::read_to_string(&doc).expect("readable document");
         let shown = doc.strip_prefix(&root).unwrap_or(&doc).display().to_string();
         for (line, target) in links(&text) {

@@ -7,7 +7,9 @@
 //! program-building API for tests and tools, which prints types in its errors) → `driver`. Test code (`tests.rs`, `*_tests.rs` and `#[cfg(test)] mod tests` blocks) may use
 //! anything.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 /// Module name → layer (higher may use lower).
 const LAYERS: &[(&str, u8)] = &[
@@ -45,37 +47,6 @@ fn layer(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|&(_, l)| l)
 }
 
-/// Every `.rs` file under `dir`.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The code lines of a file that are not test code and not comments.
-fn code_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut after_cfg_test = false;
-    let mut in_tests = false;
-    text.lines().filter(move |line| {
-        let t = line.trim_start();
-        if in_tests {
-            return false;
-        }
-        if after_cfg_test && t.starts_with("mod ") && t.ends_with('{') {
-            in_tests = true;
-            return false;
-        }
-        after_cfg_test = t == "#[cfg(test)]";
-        !t.starts_with("//")
-    })
-}
-
 /// The modules a line names as `crate::NAME` (in a `use` or an inline path), including those
 /// of a group: `use crate::{ir, ops::X}`.
 fn crate_modules(line: &str) -> Vec<String> {
@@ -102,9 +73,7 @@ fn crate_modules(line: &str) -> Vec<String> {
 #[test]
 fn imports_follow_the_layers() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = common::files_under(&src, ".rs");
     assert!(files.len() > 50, "too few files under {}", src.display());
     let mut violations = Vec::new();
     let mut unknown = Vec::new();
@@ -122,7 +91,7 @@ fn imports_follow_the_layers() {
             continue;
         };
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        for line in code_lines(&text) {
+        for line in common::code_lines(&text) {
             for used in crate_modules(line) {
                 match layer(&used) {
                     Some(l) if l > own => violations.push((rel.clone(), used)),
@@ -148,6 +117,7 @@ fn crate_paths_are_found_in_groups_and_inline() {
     assert_eq!(crate_modules("use crate::ir::{A, B};"), ["ir"]);
     assert_eq!(crate_modules("use crate::{diag::X, ops};"), ["diag", "ops"]);
     assert_eq!(crate_modules("    let x = crate::driver::frontend(s); crate::ir::f()"), ["driver", "ir"]);
-    let lines: Vec<_> = code_lines("a\n// crate::x\n#[cfg(test)]\nmod tests {\n use crate::driver;\n}\n").collect();
+    let lines: Vec<_> =
+        common::code_lines("a\n// crate::x\n#[cfg(test)]\nmod tests {\n use crate::driver;\n}\n").collect();
     assert_eq!(lines, ["a", "#[cfg(test)]"]);
 }

@@ -3,41 +3,13 @@
 //! the entry, or a name constant exported by `ops::names`). Test code (`tests.rs`,
 //! `*_tests.rs`, `#[cfg(test)] mod` blocks) and comments may name operators freely.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 /// Files that still name operators in quotes, each a known debt: fix the file and delete its
 /// line here; the test fails when an entry is no longer needed, so the list only shrinks.
 const KNOWN_EXCEPTIONS: &[&str] = &[];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The code lines of a file (the same filter as `tests/layering.rs`) that are not test code and not comments.
-fn code_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut after_cfg_test = false;
-    let mut in_tests = false;
-    text.lines().filter(move |line| {
-        let t = line.trim_start();
-        if in_tests {
-            return false;
-        }
-        if after_cfg_test && t.starts_with("mod ") && t.ends_with('{') {
-            in_tests = true;
-            return false;
-        }
-        after_cfg_test = t == "#[cfg(test)]";
-        !t.starts_with("//")
-    })
-}
 
 /// The string literals of a line (plain `"…"`, enough for names, which have no escapes); the
 /// part after a `//` comment is left out.
@@ -65,9 +37,7 @@ fn no_operator_name_is_quoted_outside_src_ops() {
     let names: Vec<&str> = ptoc::ops::OPS.iter().map(|d| d.name).collect();
     assert!(names.len() > 100, "the table has {} entries", names.len());
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = common::files_under(&src, ".rs");
     let mut found: Vec<(String, String)> = Vec::new();
     for path in &files {
         let rel = path.strip_prefix(&src).unwrap_or(path).to_string_lossy().replace('\\', "/");
@@ -76,7 +46,7 @@ fn no_operator_name_is_quoted_outside_src_ops() {
             continue;
         }
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        for line in code_lines(&text) {
+        for line in common::code_lines(&text) {
             for lit in literals(line) {
                 if names.contains(&lit) {
                     found.push((rel.clone(), lit.to_string()));

@@ -488,30 +488,15 @@ impl Emitter<'_, '_> {
                 let names = self.carry_in(iter_args, indent, *span);
                 let i = self.name(*loop_var);
                 let (start, stop, step) = (self.expr(start), self.expr(stop), self.expr(step));
-                self.line(indent, &format!("for (int64_t {i} = {start}; {i} < {stop}; {i} += {step}) {{"));
-                self.line(indent + 4, "PTO2_SCOPE(rt) {");
-                let depth = self.carried.len();
-                self.carried.extend(names.iter().cloned());
-                self.stmt(body, indent + 8, &names);
-                self.carried.truncate(depth);
-                self.line(indent + 4, "}");
-                self.line(indent, "}");
-                self.carry_out(return_vars, &names, indent, *span);
+                let header = format!("for (int64_t {i} = {start}; {i} < {stop}; {i} += {step}) {{");
+                self.loop_block(&header, names, body, return_vars, indent, *span);
             }
             // Like a `for`: the condition reads the loop-carried variables, declared before the
             // loop and assigned by the yield at the end of the body.
             Stmt::While { cond, iter_args, body, return_vars, span } => {
                 let names = self.carry_in(iter_args, indent, *span);
-                let c = self.expr(cond);
-                self.line(indent, &format!("while ({c}) {{"));
-                self.line(indent + 4, "PTO2_SCOPE(rt) {");
-                let depth = self.carried.len();
-                self.carried.extend(names.iter().cloned());
-                self.stmt(body, indent + 8, &names);
-                self.carried.truncate(depth);
-                self.line(indent + 4, "}");
-                self.line(indent, "}");
-                self.carry_out(return_vars, &names, indent, *span);
+                let header = format!("while ({}) {{", self.expr(cond));
+                self.loop_block(&header, names, body, return_vars, indent, *span);
             }
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 let mut names = Vec::new();
@@ -596,6 +581,28 @@ impl Emitter<'_, '_> {
 
     /// After a loop: a result named differently from its iter arg (no SSA versions) gets the
     /// final value; the reference leaves it undeclared.
+    /// A loop after its header line: the body in a task scope with the carried `names`, then
+    /// the loop's results from them.
+    fn loop_block(
+        &mut self,
+        header: &str,
+        names: Vec<String>,
+        body: &Stmt,
+        return_vars: &[VarId],
+        indent: usize,
+        span: Span,
+    ) {
+        self.line(indent, header);
+        self.line(indent + 4, "PTO2_SCOPE(rt) {");
+        let depth = self.carried.len();
+        self.carried.extend(names.iter().cloned());
+        self.stmt(body, indent + 8, &names);
+        self.carried.truncate(depth);
+        self.line(indent + 4, "}");
+        self.line(indent, "}");
+        self.carry_out(return_vars, &names, indent, span);
+    }
+
     fn carry_out(&mut self, return_vars: &[VarId], names: &[String], indent: usize, span: Span) {
         for (&r, a) in return_vars.iter().zip(names) {
             if self.rooted(r) {

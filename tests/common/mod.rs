@@ -110,6 +110,32 @@ pub fn quiet_panics() {
     }));
 }
 
+/// The code lines of a Rust file that are not test code (a `#[cfg(test)] mod … {` and all after
+/// it) and not comments; `tests/layering.rs` and `tests/op_names.rs` scan `src/` with it.
+pub fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut after_cfg_test = false;
+    let mut in_tests = false;
+    text.lines().filter(move |line| {
+        let t = line.trim_start();
+        if in_tests {
+            return false;
+        }
+        if after_cfg_test && t.starts_with("mod ") && t.ends_with('{') {
+            in_tests = true;
+            return false;
+        }
+        after_cfg_test = t == "#[cfg(test)]";
+        !t.starts_with("//")
+    })
+}
+
+/// The user documentation: README.md and every `.md` under docs/ (sorted).
+pub fn markdown_documents() -> Vec<PathBuf> {
+    let mut out = vec![manifest_dir().join("README.md")];
+    out.extend(files_under(&manifest_dir().join("docs"), ".md"));
+    out
+}
+
 #[cfg(test)]
 #[allow(unused_imports)] // see mod.rs
 mod tests {
