@@ -75,7 +75,14 @@ impl CceEmit {
         // operand (pto-isa npu/a2a3/TMatmul.hpp; the CPU simulator reads cIn), so its result
         // must be the accumulator's own buffer for the kernel to compute the same on both.
         matches!(self, CceEmit::Elementwise { .. } | CceEmit::RowExpand { .. } | CceEmit::ColExpand { .. })
-            || matches!(self, CceEmit::Dst { instr: "TMATMUL_ACC", .. })
+            || self.dst_must_be_src()
+    }
+
+    /// Whether the instruction's destination must be the buffer of an operand (see
+    /// [`crate::ops::accumulates_in_place`]): TMATMUL_ACC, which on the NPU adds into its
+    /// destination and never reads its cIn.
+    pub fn dst_must_be_src(self) -> bool {
+        matches!(self, CceEmit::Dst { instr: "TMATMUL_ACC", .. })
     }
 
     /// The pto-isa instructions the form emits, in order (for `docs/ops-cpp.md`).

@@ -645,7 +645,7 @@ impl<'p> Kernel<'p> {
                         &format!("Yielded {} values but expected {}", ys.len(), carried.len()),
                     ));
                 }
-                let yielded = final_yield(body);
+                let yielded = body.final_yield();
                 // The yield assigns all iter args at once: a value that reads an iter arg
                 // assigned before it in C++ (`yield(b, a)`) is first copied to `<arg>_next`.
                 let staged: Vec<bool> = (0..carried.len())
@@ -794,7 +794,7 @@ impl<'p> Kernel<'p> {
         for &(j, r) in tensors {
             let mut global: Option<(Global, VarId)> = None;
             for body in branches.into_iter().flatten() {
-                let Some(y) = final_yield(body).and_then(|ys| ys.get(j)) else { continue };
+                let Some(y) = body.final_yield().and_then(|ys| ys.get(j)) else { continue };
                 let src = y.as_var();
                 let g = src.and_then(|v| self.globals.get(&v).cloned());
                 let (Some(v), Some(g)) = (src, g) else {
@@ -939,7 +939,7 @@ fn tile_carry_checks(prog: &Program, body: &Stmt) -> FxHashMap<VarId, Result<(),
                 // BasicMemoryReuse does not count a yield as a use (§6 Q14): a tile defined
                 // after the yielded one in the body may have been given its buffer.
                 let k = iter_args.iter().position(|x| *x == a).unwrap_or(0);
-                if let Some(y) = final_yield(loop_body).and_then(|ys| ys.get(k)).and_then(Expr::as_var) {
+                if let Some(y) = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var) {
                     let ym = prog.var_type(y).memref();
                     let mut after_def = false;
                     for st in &order[i + 1..i + size] {
@@ -1025,15 +1025,6 @@ fn check_carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], s
         span,
         &format!("{what} iter_args size ({}) must equal return_vars size ({})", iter_args.len(), return_vars.len()),
     ))
-}
-
-/// The values of the `yield` that ends `body` (the last statement, through nested sequences).
-fn final_yield(body: &Stmt) -> Option<&Vec<Expr>> {
-    match body {
-        Stmt::Yield { values, .. } => Some(values),
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.last().and_then(final_yield),
-        _ => None,
-    }
 }
 
 /// The C++ name of `var` in `names` (a use at `span`).
@@ -1206,8 +1197,9 @@ fn hoisted_declarations(prog: &Program, f: &Function) -> FxHashMap<usize, Vec<(V
     out
 }
 
-/// On-chip places for the tile results of `if`s: init-mem-ref gives each a DDR MemRef (spec §6
-/// Q6), where no tile can live. A result whose branches yield Vec tiles gets its own Vec buffer
+/// On-chip places for the tile results of `if`s and loops: init-mem-ref gives each a DDR MemRef
+/// (spec §6 Q6), where no tile can live. A loop's result is the carried tile, at the place of its
+/// iter arg's buffer. An `if`'s result whose branches yield Vec tiles gets its own Vec buffer
 /// after the function's tiles (from `base`, which then moves past them); each branch copies its
 /// value there. Returns the places by MemRef and the new base of the scratch tiles.
 fn tile_homes(prog: &Program, f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), Diagnostic> {
@@ -1215,8 +1207,23 @@ fn tile_homes(prog: &Program, f: &Function, base: Option<i64>) -> Result<(Homes,
     let Some(mut next) = base else { return Ok((homes, base)) };
     let mut err = None;
     crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        // A loop's tile result is its carried tile, in the iter arg's (the init's) buffer.
+        if let Stmt::For { iter_args, return_vars, .. } | Stmt::While { iter_args, return_vars, .. } = s {
+            for (&a, &r) in iter_args.iter().zip(return_vars) {
+                let (Some(m), Some(am)) = (prog.var_type(r).memref(), prog.var_type(a).memref()) else { continue };
+                let (VarKind::MemRef(info), VarKind::MemRef(at)) = (&prog.var(m).kind, &prog.var(am).kind) else {
+                    continue;
+                };
+                if let (crate::ir::MemorySpace::Ddr, true, Some(addr)) =
+                    (info.space, matches!(prog.var_type(r), Type::Tile(_)), at.addr.as_const_int())
+                {
+                    homes.insert(m, (at.space, addr));
+                }
+            }
+            return;
+        }
         let Stmt::If { then_body, return_vars, .. } = s else { return };
-        let yields = final_yield(then_body);
+        let yields = then_body.final_yield();
         for (j, &r) in return_vars.iter().enumerate() {
             let data = prog.var(r);
             let Type::Tile(t) = &data.ty else { continue };

@@ -544,6 +544,16 @@ impl Stmt {
     pub fn empty() -> Stmt {
         Stmt::Seq { stmts: Vec::new(), span: Span::NONE }
     }
+    /// The values of the yield that ends this body (a loop body or a branch): the body itself,
+    /// or the last statement of a `SeqStmts`/`OpStmts`/scope, recursively.
+    pub fn final_yield(&self) -> Option<&[Expr]> {
+        match self {
+            Stmt::Yield { values, .. } => Some(values),
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.last().and_then(Stmt::final_yield),
+            Stmt::Scope { body, .. } => body.final_yield(),
+            _ => None,
+        }
+    }
     /// Reference node name (`AssignStmt`, `SeqStmts`, …).
     pub fn node_name(&self) -> &'static str {
         match self {

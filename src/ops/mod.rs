@@ -270,6 +270,14 @@ pub fn writes_in_place(op: OpId) -> bool {
     def(op).cce.is_some_and(|e| e.allows_dst_as_src())
 }
 
+/// Whether `op` must write its result over an operand's buffer (a subset of
+/// [`writes_in_place`]): the accumulating matmul, whose NPU instruction adds into its
+/// destination and never reads the accumulator operand. The memory plan of -O1 always writes
+/// it in place, even where it otherwise gives results buffers of their own.
+pub fn accumulates_in_place(op: OpId) -> bool {
+    def(op).cce.is_some_and(|e| e.dst_must_be_src())
+}
+
 /// The IR name of an operator (`tensor.add_scalar`).
 pub fn name(op: OpId) -> &'static str {
     def(op).name

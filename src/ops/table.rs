@@ -150,6 +150,11 @@ impl OpDef {
     pub fn arity(&self) -> usize {
         self.arg_params().count()
     }
+    /// Whether the argument at `index` is a destination the op writes (a parameter named
+    /// `output_tensor`, like `block.store`'s tensor), not an operand it reads.
+    pub fn writes_arg(&self, index: usize) -> bool {
+        self.arg_params().nth(index).is_some_and(|p| p.name == "output_tensor")
+    }
     pub fn kwarg(&self, name: &str) -> Option<&'static KwSpec> {
         self.kwargs.iter().find(|k| k.name == name)
     }

@@ -90,16 +90,6 @@ fn root_of(roots: &BTreeMap<VarId, VarId>, e: &Expr) -> Option<VarId> {
     e.as_var().and_then(|v| roots.get(&v).copied())
 }
 
-/// The values yielded at the end of `body`.
-fn final_yield(body: &Stmt) -> Option<&Vec<Expr>> {
-    match body {
-        Stmt::Yield { values, .. } => Some(values),
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.last().and_then(final_yield),
-        Stmt::Scope { body, .. } => final_yield(body),
-        _ => None,
-    }
-}
-
 fn collect(
     prog: &Program,
     s: &Stmt,
@@ -182,7 +172,7 @@ fn collect(
                     }
                 }
                 collect(prog, body, roots, tuples, depth);
-                let yields = final_yield(body);
+                let yields = body.final_yield();
                 let mut changed = false;
                 for (k, r) in inits.iter_mut().enumerate() {
                     let y = yields.and_then(|ys| ys.get(k)).and_then(|y| root_of(roots, y));
@@ -211,7 +201,7 @@ fn collect(
             for (k, rv) in return_vars.iter().enumerate() {
                 let ys: Vec<Option<VarId>> = branches
                     .iter()
-                    .map(|b| final_yield(b).and_then(|ys| ys.get(k)).and_then(|y| root_of(roots, y)))
+                    .map(|b| b.final_yield().and_then(|ys| ys.get(k)).and_then(|y| root_of(roots, y)))
                     .collect();
                 if branches.len() == 2 && ys[0].is_some() && ys.iter().all(|y| *y == ys[0]) {
                     if let Some(r) = ys[0] {

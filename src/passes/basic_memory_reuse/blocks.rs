@@ -6,6 +6,9 @@
 //! blocks. The reference's limits are kept on purpose (§6 Q14): an `if`/`for` nested inside a
 //! block (i.e. inside a loop body) is dropped with everything in it, and `while`/scope
 //! statements nested in a block are opaque single statements.
+//!
+//! The `-O1` plan ([`linear_statements_with_loops`]) numbers the statements of nested loop
+//! bodies too, so that tiles of an inner loop share buffers like those of an outer one.
 
 use std::ops::Range;
 
@@ -18,11 +21,21 @@ pub fn linear_statements(body: &Stmt) -> Vec<&Stmt> {
     walk.out
 }
 
-/// The statements of `body` for the lifetime plan of `-O1`, and the index range of every loop
-/// body among them (in order, disjoint). Unlike [`linear_statements`], an `if`/`for` nested in
-/// a block is kept as one opaque statement instead of being dropped (spec §6 Q14): the tiles it
-/// reads must stay live until it runs.
-pub fn linear_statements_with_loops(body: &Stmt) -> (Vec<&Stmt>, Vec<Range<usize>>) {
+/// A loop whose body is numbered among the linear statements of the `-O1` plan.
+#[derive(Clone, Debug)]
+pub struct Loop<'a> {
+    /// The index range of its body's statements (never empty).
+    pub body: Range<usize>,
+    /// The `for`/`while` statement itself (not among the linear statements).
+    pub stmt: &'a Stmt,
+}
+
+/// The statements of `body` for the lifetime plan of `-O1`, and every loop whose body is
+/// numbered among them, inner loops before the loops around them (ranges of nested loops nest,
+/// others are disjoint). Unlike [`linear_statements`], a `for`/`while` nested in a block is
+/// numbered like one at the top, and an `if` nested in a block is kept as one opaque statement
+/// instead of being dropped (spec §6 Q14): the tiles it reads must stay live until it runs.
+pub fn linear_statements_with_loops(body: &Stmt) -> (Vec<&Stmt>, Vec<Loop<'_>>) {
     let mut walk = Walk { out: Vec::new(), loops: Vec::new(), keep_nested: true };
     walk.process(body);
     (walk.out, walk.loops)
@@ -30,8 +43,9 @@ pub fn linear_statements_with_loops(body: &Stmt) -> (Vec<&Stmt>, Vec<Range<usize
 
 struct Walk<'a> {
     out: Vec<&'a Stmt>,
-    loops: Vec<Range<usize>>,
-    /// Keep nested `if`/`for` as opaque statements (-O1) instead of dropping them.
+    loops: Vec<Loop<'a>>,
+    /// Number nested loops and keep nested `if`s as opaque statements (-O1) instead of
+    /// dropping them.
     keep_nested: bool,
 }
 
@@ -56,24 +70,28 @@ impl<'a> Walk<'a> {
                     self.process(e);
                 }
             }
-            Stmt::For { body, .. } | Stmt::While { body, .. } => {
-                let start = self.out.len();
-                self.flatten_into(body);
-                if self.out.len() > start {
-                    self.loops.push(start..self.out.len());
-                }
-            }
+            Stmt::For { .. } | Stmt::While { .. } => self.number_loop(s),
             other => self.flatten_into(other),
         }
     }
 
+    fn number_loop(&mut self, s: &'a Stmt) {
+        let (Stmt::For { body, .. } | Stmt::While { body, .. }) = s else { return };
+        let start = self.out.len();
+        self.flatten_into(body);
+        if self.out.len() > start {
+            self.loops.push(Loop { body: start..self.out.len(), stmt: s });
+        }
+    }
+
     /// A block's statements: `SeqStmts`/`OpStmts` are flattened recursively, nested `if`/`for`
-    /// are dropped entirely (kept whole with `keep_nested`), anything else (incl. `while` and
-    /// scopes) is one opaque statement.
+    /// are dropped entirely (with `keep_nested`: loops are numbered, an `if` is kept whole),
+    /// anything else (incl. `while` and scopes) is one opaque statement.
     fn flatten_into(&mut self, s: &'a Stmt) {
         match s {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| self.flatten_into(c)),
             Stmt::If { .. } | Stmt::For { .. } if !self.keep_nested => {}
+            Stmt::For { .. } | Stmt::While { .. } if self.keep_nested => self.number_loop(s),
             other => self.out.push(other),
         }
     }

@@ -1,9 +1,9 @@
 //! Step 2 of BasicMemoryReuse (spec §2.9): the lifetime interval of every tile definition (or
 //! group of definitions sharing one MemRef) over the numbered statements of [`super::blocks`].
 
-use std::ops::Range;
-
 use rustc_hash::FxHashMap;
+
+use super::blocks::Loop;
 
 use crate::ir::visit::{for_each_var, walk_all_exprs, walk_stmts};
 use crate::ir::{ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
@@ -50,23 +50,29 @@ impl Interval {
 
 /// The intervals of the tile definitions among `stmts`, in definition order of their
 /// representatives (the reference's rules, `-O0`).
-pub fn intervals(prog: &Program, stmts: &[&Stmt]) -> Vec<Interval> {
-    group(prog, &var_spans(prog, stmts, None))
+pub fn intervals(prog: &Program, body: &Stmt, stmts: &[&Stmt]) -> Vec<Interval> {
+    group(prog, &var_spans(prog, body, stmts, None))
 }
 
 /// The intervals of the lifetime plan (`-O1`), over [`super::blocks::linear_statements_with_loops`]:
 /// the reference's rules with its limits of spec §6 Q14 removed. A yield or return uses its
-/// values; an opaque nested `if`/`for`/`while`/scope uses every variable inside it and defines
-/// the tiles assigned inside it, at its index; a tile defined before a loop and used in its body
-/// stays live to the end of the body (the next iteration reads it again).
-pub fn plan_intervals(prog: &Program, stmts: &[&Stmt], loops: &[Range<usize>]) -> Vec<Interval> {
-    group(prog, &var_spans(prog, stmts, Some(loops)))
+/// values; an opaque nested `if`/scope uses every variable inside it and defines the tiles
+/// assigned inside it, at its index; a tile defined before a loop and used in its body stays
+/// live to the end of the body (the next iteration reads it again). A loop-carried value lives
+/// in its init's buffer (the CCE code generator moves each yield there) or in the yielded
+/// tile's (the PTO emitter), so the init of an iter arg stays live to the end of the loop body,
+/// and a use of an iter arg or of a loop's result is a use of everything it stands for
+/// ([`carried_values`]).
+pub fn plan_intervals(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: &[Loop]) -> Vec<Interval> {
+    group(prog, &var_spans(prog, body, stmts, Some(loops)))
 }
 
 /// The lifetime of one tile variable: `(var, its MemRef, definition index, last index,
 /// extended over a loop)`, in definition order. `loops: Some(..)` selects the `-O1` rules.
-pub fn var_spans(prog: &Program, stmts: &[&Stmt], loops: Option<&[Range<usize>]>) -> Vec<VarSpan> {
+pub fn var_spans(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: Option<&[Loop]>) -> Vec<VarSpan> {
     let plan = loops.is_some();
+    let loops = loops.unwrap_or(&[]);
+    let stands_for = carried_values(prog, body, plan);
     // Definitions: (tile var, its MemRef, index), in statement order. Sized for the usual
     // kernel (about one tile definition per statement, each used a few statements later), so
     // that neither is copied while it grows.
@@ -97,10 +103,21 @@ pub fn var_spans(prog: &Program, stmts: &[&Stmt], loops: Option<&[Range<usize>]>
             _ => {}
         }
         for_each_used_var(prog, s, plan, &mut |v| {
-            last_use.insert(v, i);
+            each_meaning(&stands_for, v, &mut |u| _ = last_use.insert(u, i));
         });
         if let (true, Stmt::Yield { values, .. }) = (plan, s) {
             values.iter().for_each(|e| for_each_var(e, &mut |v| _ = yielded_at.insert(v, i)));
+        }
+    }
+    // The iter args' inits hold the carried values until the body's last statement.
+    for l in loops {
+        let (Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. }) = l.stmt else { continue };
+        let end = l.body.end - 1;
+        for &a in iter_args {
+            each_meaning(&stands_for, a, &mut |u| {
+                let e = last_use.entry(u).or_insert(end);
+                *e = (*e).max(end);
+            });
         }
     }
     defs.into_iter()
@@ -108,18 +125,66 @@ pub fn var_spans(prog: &Program, stmts: &[&Stmt], loops: Option<&[Range<usize>]>
             let mut last = def.max(last_use.get(&var).copied().unwrap_or(0));
             let mut extended = false;
             let mut carried_from = None;
-            for r in loops.unwrap_or(&[]) {
+            // Inner loops come first: a use in an inner loop extends to its end, then to the
+            // end of each loop around it that the tile was defined before.
+            for r in loops.iter().map(|l| &l.body) {
                 if def < r.start && last >= r.start && last < r.end {
                     last = r.end - 1;
                     extended = true;
                 }
-                if r.contains(&def) && yielded_at.get(&var).is_some_and(|y| r.contains(y)) {
+                if carried_from.is_none() && r.contains(&def) && yielded_at.get(&var).is_some_and(|y| r.contains(y)) {
                     carried_from = Some(r.start);
                 }
             }
             VarSpan { var, memref, def, last, extended, carried_from }
         })
         .collect()
+}
+
+/// What each loop-carried variable of `body` stands for: an iter arg for the variables of its
+/// init, a loop's result for its iter arg (so a use of the result after the loop is a use of
+/// the init, whose buffer holds the carried value) and, with `yields` (`-O1`), the variables its
+/// body's final yield gives it (the PTO emitter's buffer of the result).
+fn carried_values(prog: &Program, body: &Stmt, yields: bool) -> FxHashMap<VarId, Vec<VarId>> {
+    let mut out: FxHashMap<VarId, Vec<VarId>> = FxHashMap::default();
+    walk_stmts(body, &mut |s| {
+        let (Stmt::For { iter_args, return_vars, body, .. } | Stmt::While { iter_args, return_vars, body, .. }) = s
+        else {
+            return;
+        };
+        let yielded = body.final_yield().filter(|_| yields);
+        for (k, &a) in iter_args.iter().enumerate() {
+            if let VarKind::IterArg { init } = &prog.var(a).kind {
+                let mut vars = Vec::new();
+                for_each_var(init, &mut |v| vars.push(v));
+                out.insert(a, vars);
+            }
+            if let Some(&r) = return_vars.get(k) {
+                let mut vars = vec![a];
+                if let Some(y) = yielded.and_then(|ys| ys.get(k)) {
+                    for_each_var(y, &mut |v| vars.push(v));
+                }
+                out.insert(r, vars);
+            }
+        }
+    });
+    out
+}
+
+/// Calls `f` with `v` and, transitively, everything it stands for in `stands_for`.
+fn each_meaning(stands_for: &FxHashMap<VarId, Vec<VarId>>, v: VarId, f: &mut impl FnMut(VarId)) {
+    let mut todo = vec![v];
+    let mut seen = 0usize;
+    while let Some(u) = todo.pop() {
+        f(u);
+        seen += 1;
+        // SSA has no cycles here; the bound only guards against malformed input.
+        if seen <= 4096 {
+            if let Some(more) = stands_for.get(&u) {
+                todo.extend_from_slice(more);
+            }
+        }
+    }
 }
 
 /// One tile variable's lifetime (see [`var_spans`]).

@@ -32,7 +32,7 @@ pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     for f in &mut functions {
         match env.opt {
             OptLevel::O0 => reuse_in_function(&mut out, f),
-            OptLevel::O1 => plan_in_function(&mut out, f),
+            OptLevel::O1 => plan_in_function(&mut out, f, env, &Sharing::WEIGHED),
         }
     }
     out.functions = functions;
@@ -44,7 +44,7 @@ pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 fn reuse_in_function(prog: &mut Program, f: &mut Function) {
     let intervals = {
         let stmts = blocks::linear_statements(&f.body);
-        lifetime::intervals(prog, &stmts)
+        lifetime::intervals(prog, &f.body, &stmts)
     };
     let decisions = decide(&intervals);
     if decisions.is_empty() {
@@ -65,19 +65,69 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
 /// `-O1`: ptoc's own plan (docs/kernel-codegen.md, "Memory plan"). The same rewrite as the
 /// reference's (tiles re-pointed at the MemRef of the buffer they join, dead allocs removed),
 /// so insert-sync, which runs next, sees every shared buffer and orders its WAR hazards; but
-/// the lifetimes are right across loops and nested statements ([`lifetime::plan_intervals`]), a
-/// buffer goes to the free one that fits best, and an element-wise result may take the buffer of
-/// an operand that dies in the same statement ([`decide_plan`]). Every tile variable and iter
-/// arg holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
-fn plan_in_function(prog: &mut Program, f: &mut Function) {
-    let (intervals, decisions) = {
+/// the lifetimes are right across loops and nested statements ([`lifetime::plan_intervals`]).
+///
+/// Three plans are weighed ([`decide_plan`], [`Sharing`]): the compact one shares every buffer
+/// it can, the reusing one shares buffers as the reference does (a free buffer, never in
+/// place), the roomy one only what must be shared (accumulators). Sharing costs
+/// synchronisation: the writer of a shared buffer waits for the readers of its previous tile,
+/// though a well-chosen shared buffer can also make one wait cover another. So insert-sync is
+/// run on the function under each plan that fits the memory ([`fits`]; the compact one always
+/// counts as fitting, its failures are allocate-memory-addr's to report) and the plan with the
+/// fewest sync ops is taken, ties going to the more compact. Every tile variable and iter arg
+/// holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
+fn plan_in_function(prog: &mut Program, f: &mut Function, env: &PassEnv, weighed: &[Sharing]) {
+    let (intervals, mut plans) = {
         let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
-        let intervals = lifetime::plan_intervals(prog, &stmts, &loops);
-        let decisions = decide_plan(prog, &stmts, &intervals);
-        (intervals, decisions)
+        let intervals = lifetime::plan_intervals(prog, &f.body, &stmts, &loops);
+        let mut plans: Vec<Vec<(usize, usize)>> = Vec::new();
+        for &sharing in weighed {
+            let plan = decide_plan(prog, &stmts, &intervals, sharing);
+            if !plans.contains(&plan) && (plans.is_empty() || fits(prog, f, &intervals, &plan)) {
+                plans.push(plan);
+            }
+        }
+        (intervals, plans)
     };
+    let mut best = 0;
+    // Counted as the CCE backend synchronises (for the PTO backend ptoas places the syncs, but
+    // the dependences are the same): the plan, and so the printed IR, does not depend on it.
+    let count_env = PassEnv { backend: super::Backend::Cce, ..*env };
+    if plans.len() > 1 {
+        let mut fewest = usize::MAX;
+        for (k, plan) in plans.iter().enumerate() {
+            let old = repoint(prog, f, &intervals, plan);
+            let n = super::insert_sync::sync_count(prog, &count_env, &f.body).unwrap_or(usize::MAX);
+            for (v, m) in old {
+                if let Type::Tile(t) = &mut prog.var_mut(v).ty {
+                    Arc::make_mut(t).memref = m;
+                }
+            }
+            if n < fewest {
+                (best, fewest) = (k, n);
+            }
+        }
+    }
+    let decisions = plans.swap_remove(best);
     if decisions.is_empty() {
         return;
+    }
+    repoint(prog, f, &intervals, &decisions);
+    let live = referenced_memrefs(prog, f);
+    remove_dead_allocs(prog, &mut f.body, &live);
+}
+
+/// Re-points every tile variable and iter arg of `f` holding the MemRef of a decided interval at
+/// the MemRef of the buffer it joins. Returns the variables changed with their old MemRefs.
+fn repoint(
+    prog: &mut Program,
+    f: &Function,
+    intervals: &[Interval],
+    decisions: &[(usize, usize)],
+) -> Vec<(VarId, Option<VarId>)> {
+    let mut changed = Vec::new();
+    if decisions.is_empty() {
+        return changed;
     }
     let moved: rustc_hash::FxHashMap<VarId, VarId> =
         decisions.iter().map(|&(c, p)| (intervals[c].memref, intervals[p].memref)).collect();
@@ -88,12 +138,66 @@ fn plan_in_function(prog: &mut Program, f: &mut Function) {
         let data = prog.var_mut(v);
         if let Type::Tile(t) = &mut data.ty {
             if let Some(to) = t.memref.and_then(|m| moved.get(&m)) {
+                changed.push((v, t.memref));
                 Arc::make_mut(t).memref = Some(*to);
             }
         }
     }
-    let live = referenced_memrefs(prog, f);
-    remove_dead_allocs(prog, &mut f.body, &live);
+    changed
+}
+
+/// Whether the buffers of a plan fit every memory space, laid out one after another as
+/// allocate-memory-addr does, with room left in Vec for what code generation places after them:
+/// the tile results of `if`s and, per op, scratch tiles (at most two of the largest Vec tile).
+fn fits(prog: &Program, f: &Function, intervals: &[Interval], decisions: &[(usize, usize)]) -> bool {
+    let joined: FxHashSet<usize> = decisions.iter().map(|&(c, _)| c).collect();
+    let mut used: Vec<(MemorySpace, u64)> = Vec::new();
+    let mut largest_vec = 0u64;
+    for (k, iv) in intervals.iter().enumerate() {
+        if iv.space == MemorySpace::Vec {
+            largest_vec = largest_vec.max(iv.size);
+        }
+        if joined.contains(&k) {
+            continue;
+        }
+        let aligned = iv.size.div_ceil(32).saturating_mul(32);
+        match used.iter_mut().find(|(s, _)| *s == iv.space) {
+            Some((_, n)) => *n = n.saturating_add(aligned),
+            None => used.push((iv.space, aligned)),
+        }
+    }
+    let mut if_results = 0u64;
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        if let Stmt::If { return_vars, .. } = s {
+            for &r in return_vars {
+                if let (Type::Tile(_), Some(m)) = (prog.var_type(r), prog.var_type(r).memref()) {
+                    if let VarKind::MemRef(info) = &prog.var(m).kind {
+                        if_results = if_results.saturating_add(info.size.div_ceil(32) * 32);
+                    }
+                }
+            }
+        }
+    });
+    used.iter().all(|&(space, n)| {
+        let extra = if space == MemorySpace::Vec { if_results.saturating_add(2 * largest_vec) } else { 0 };
+        n.saturating_add(extra) <= crate::backend::capacity(space)
+    })
+}
+
+/// How much [`decide_plan`] shares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Sharing {
+    /// Every buffer it can: in place, else the smallest free buffer.
+    Compact,
+    /// Accumulators in place, else the oldest free buffer (the reference's choice).
+    Reuse,
+    /// Only what must be: an accumulator's result in place ([`ops::accumulates_in_place`]).
+    Required,
+}
+
+impl Sharing {
+    /// The plans `-O1` weighs, most compact first (ties go to the first).
+    const WEIGHED: [Sharing; 3] = [Sharing::Compact, Sharing::Reuse, Sharing::Required];
 }
 
 /// The decisions of the `-O1` plan: (interval, the interval owning the buffer it joins).
@@ -108,7 +212,9 @@ fn plan_in_function(prog: &mut Program, f: &mut Function) {
 ///
 /// With tiles of one size this is the greedy colouring of an interval graph in start order, which
 /// needs no more buffers than tiles are live at once (the liveness lower bound).
-fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(usize, usize)> {
+/// [`Sharing::Reuse`] takes step 1 for accumulators only and the oldest free buffer in step 2;
+/// [`Sharing::Required`] takes step 1 for accumulators only and skips step 2.
+fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval], sharing: Sharing) -> Vec<(usize, usize)> {
     struct Buffer {
         owner: usize,
         space: MemorySpace,
@@ -130,14 +236,14 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(
                 && fits(b)
                 && tail.last == cur.def
                 && !tail.extended
-                && may_overwrite(prog, stmts[cur.def], cur.first, tail.memref)
+                && may_overwrite(prog, stmts[cur.def], cur.first, tail.memref, sharing)
         });
         let free = || {
             buffers
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| fits(b) && intervals[b.tail].last < free_from)
-                .min_by_key(|(k, b)| (b.size, *k))
+                .filter(|(_, b)| sharing != Sharing::Required && fits(b) && intervals[b.tail].last < free_from)
+                .min_by_key(|(k, b)| (if sharing == Sharing::Compact { b.size } else { 0 }, *k))
                 .map(|(k, _)| k)
         };
         match in_place.or_else(free) {
@@ -154,11 +260,15 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval]) -> Vec<(
 /// Whether `s`, the definition of tile `result`, may write it over the buffer `dying`, which it
 /// reads for the last time: `s` assigns `result` an element-wise op, and every variable of `s`
 /// in MemRef `dying` is a whole operand of the result's dtype, shape and view.
-fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId) -> bool {
+fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId, sharing: Sharing) -> bool {
     let Stmt::Assign { var, value, .. } = s else { return false };
     let ExprKind::Call(call) = &value.kind else { return false };
     let Callee::Op(op) = call.callee else { return false };
-    if *var != result_var || !ops::writes_in_place(op) {
+    let allowed = match sharing {
+        Sharing::Compact => ops::writes_in_place(op),
+        Sharing::Reuse | Sharing::Required => ops::accumulates_in_place(op),
+    };
+    if *var != result_var || !allowed {
         return false;
     }
     let Type::Tile(result) = prog.var_type(*var) else { return false };
@@ -215,8 +325,10 @@ pub(crate) fn live_peak(prog: &Program, f: &Function, space: MemorySpace) -> Opt
         VarKind::MemRef(info) if info.space == space => Some(info.size),
         _ => None,
     };
-    let spans: Vec<lifetime::VarSpan> =
-        lifetime::var_spans(prog, &stmts, Some(&loops)).into_iter().filter(|s| size_of(s.memref).is_some()).collect();
+    let spans: Vec<lifetime::VarSpan> = lifetime::var_spans(prog, &f.body, &stmts, Some(&loops))
+        .into_iter()
+        .filter(|s| size_of(s.memref).is_some())
+        .collect();
     if spans.is_empty() {
         return None;
     }
@@ -243,7 +355,7 @@ pub(crate) fn live_peak(prog: &Program, f: &Function, space: MemorySpace) -> Opt
                         && d.memref != own
                         && size_of(d.memref) >= size_of(own)
                         && holders.get(&d.memref).copied().unwrap_or(0) > 0
-                        && may_overwrite(prog, stmts[i], spans[k].var, d.memref)
+                        && may_overwrite(prog, stmts[i], spans[k].var, d.memref, Sharing::Compact)
                 });
                 if let Some(d) = over {
                     counted_as[k] = d.memref;
@@ -466,7 +578,7 @@ mod tests {
         }
     }
 
-    /// `-O1` on printed IR: `lines` are the body's tile statements, each tile `[64, 64]` FP32 in
+    /// `-O1`'s compact plan on printed IR: `lines` are the body's tile statements, each tile `[64, 64]` FP32 in
     /// Vec with the MemRef id of its name's digit.
     fn plan(lines: &[&str]) -> String {
         let mut src = String::from(
@@ -481,9 +593,13 @@ mod tests {
             src += &format!("        {l}\n");
         }
         src += "        return x\n";
-        let prog = crate::driver::frontend(&src).expect("input lowers");
+        let mut prog = crate::driver::frontend(&src).expect("input lowers");
         let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
-        crate::printer::print_program(&run(prog, &env).unwrap())
+        // The compact plan alone (-O1 would take a roomier one with fewer syncs here).
+        let mut functions = std::mem::take(&mut prog.functions);
+        functions.iter_mut().for_each(|f| plan_in_function(&mut prog, f, &env, &[Sharing::Compact]));
+        prog.functions = functions;
+        crate::printer::print_program(&prog)
     }
 
     fn tile(name: &str, id: u32, value: &str) -> String {

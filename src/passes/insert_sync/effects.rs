@@ -103,6 +103,17 @@ pub fn leaf_effects(prog: &Program, backend: Backend, s: &Stmt, fx: &mut Effects
     reads.dedup();
     fx.writes.clear();
     fx.writes.extend(target.and_then(|v| memref_of(prog, v)));
+    // A store whose result is not assigned (`pl.block.store(t, …, out)` as a statement) writes
+    // its destination tensor all the same (the hazard checker's rule too). The reference
+    // records no write there, and its syncs then miss a load of that tensor before the store.
+    if let (None, Some(c)) = (target, value.as_call()) {
+        if let Callee::Op(op) = c.callee {
+            let def = crate::ops::def(op);
+            for (_, arg) in c.args.iter().enumerate().filter(|(k, _)| def.writes_arg(*k)) {
+                walk_expr(arg, &mut |e| fx.writes.extend(e.as_var().and_then(|v| var_memref(prog, v))));
+            }
+        }
+    }
     if fx.reads.is_empty() && fx.writes.is_empty() {
         return false;
     }

@@ -76,6 +76,20 @@ fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<
     Ok(insert::Plan::build(prog, &analysis).apply(body))
 }
 
+/// The number of sync ops (sets, waits, barriers) insert-sync would give `body`, a function
+/// body of `prog`; `None` when it fails (e.g. out of event ids). For the memory plan of -O1,
+/// which weighs the syncs each candidate plan costs.
+pub fn sync_count(prog: &Program, env: &PassEnv, body: &Stmt) -> Option<usize> {
+    let synced = sync_function(prog, env, body.clone()).ok()?;
+    let mut n = 0;
+    crate::ir::visit::walk_stmts(&synced, &mut |s| {
+        if crate::verify::sync_hazard::leaf_effect(prog, s, env.backend).is_sync() {
+            n += 1;
+        }
+    });
+    Some(n)
+}
+
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in
 /// an `OpStmts` like those of loop bodies.
 fn normalize_scopes(s: Stmt) -> Stmt {

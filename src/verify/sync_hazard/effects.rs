@@ -133,10 +133,9 @@ pub fn leaf_kind(
     };
     // Arguments named `output_tensor` are destinations of the op.
     let (r0, w0) = (reads.len(), writes.len());
-    let mut params = crate::ops::def(op).arg_params();
-    for arg in &call.args {
-        let output = params.next().is_some_and(|p| p.name == "output_tensor");
-        memlocs_of(prog, arg, if output { &mut *writes } else { &mut *reads });
+    let def = crate::ops::def(op);
+    for (k, arg) in call.args.iter().enumerate() {
+        memlocs_of(prog, arg, if def.writes_arg(k) { &mut *writes } else { &mut *reads });
     }
     if let Some(v) = lhs {
         writes.extend(var_memloc(prog, v));
