@@ -35,7 +35,7 @@ mod execution {
     pub mod toolchain;
 }
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -136,17 +136,22 @@ fn main() {
         }));
     }
     let invalid_map = Arc::new(invalid_listed.unwrap_or_default());
+    let invalid_codes: Arc<BTreeSet<String>> = Arc::new(invalid_map.values().map(|i| i.code.clone()).collect());
     let listed_map = listed.clone().unwrap_or_default();
     for p in programs {
-        let invalid_map = Arc::clone(&invalid_map);
+        let (invalid_map, invalid_codes) = (Arc::clone(&invalid_map), Arc::clone(&invalid_codes));
         let (tc, results, root) = (Arc::clone(&toolchain), Arc::clone(&results), root.clone());
         // Held-out programs are judged with no expectation: any failure is reported.
         let heldout = p.id.starts_with(corpus::HELDOUT_PREFIX);
         let entry = listed_map.get(&p.id).cloned().filter(|_| !heldout);
         trials.push(Trial::test(p.id.clone(), move || {
             let start = Instant::now();
-            let invalid = invalid_map.get(&p.id).filter(|_| !heldout);
-            let outcome = common::guard(|| run_program(&tc, &root, &p, invalid))
+            let judge = match invalid_map.get(&p.id) {
+                _ if heldout => invalid::Judge::Codes(&invalid_codes),
+                Some(inv) => invalid::Judge::Listed(inv),
+                None => invalid::Judge::Valid,
+            };
+            let outcome = common::guard(|| run_program(&tc, &root, &p, judge))
                 .unwrap_or_else(|panic| Outcome::Fail(Class::Ice, format!("harness or ptoc {panic}")));
             results.lock().unwrap().push((p.id.clone(), outcome.clone()));
             if let Outcome::Fail(c, why) = &outcome {
@@ -293,11 +298,11 @@ fn read_npy(path: &Path) -> Result<Array, String> {
     Array::from_npy(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option<&invalid::Invalid>) -> Outcome {
+fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program, judge: invalid::Judge) -> Outcome {
     let started = Instant::now();
     let agreed = self_agreement(tc, root, p);
     INTERP_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
-    match agreed.and_then(|()| try_program(tc, root, p, invalid)) {
+    match agreed.and_then(|()| try_program(tc, root, p, judge)) {
         Ok(o) => o,
         Err((c, why)) => Outcome::Fail(c, why),
     }
@@ -492,7 +497,7 @@ fn at_level(level: &str, (c, why): (Class, String)) -> (Class, String) {
     }
 }
 
-fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option<&invalid::Invalid>) -> Step<Outcome> {
+fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, judge: invalid::Judge) -> Step<Outcome> {
     let file = corpus::materialize(root, &tc.cache, &p.source).map_err(harness)?;
     let file_s = file.to_string_lossy().into_owned();
     let work = work_dir(tc, &p.id).map_err(harness)?;
@@ -506,13 +511,19 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, invalid: Option
     let out = ptoc(&["--error-format", "short", "--emit", "cpp", OPT_LEVELS[0], "-o", "cpp", &file_s]);
     PTOC_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    if let Some(inv) = invalid {
-        return if out.code == 1 && invalid::diagnosed(&stderr, &inv.code) {
-            Ok(Outcome::Invalid)
-        } else {
-            let got = if out.code == 0 { "accepts it".to_string() } else { tidy(&stderr) };
-            Err((Class::Refused, format!("listed as invalid ({} {}), but ptoc {got}", inv.code, inv.reason)))
-        };
+    match judge {
+        invalid::Judge::Listed(inv) => {
+            return if out.code == 1 && invalid::diagnosed(&stderr, &inv.code) {
+                Ok(Outcome::Invalid)
+            } else {
+                let got = if out.code == 0 { "accepts it".to_string() } else { tidy(&stderr) };
+                Err((Class::Refused, format!("listed as invalid ({} {}), but ptoc {got}", inv.code, inv.reason)))
+            };
+        }
+        invalid::Judge::Codes(codes) if out.code == 1 && codes.iter().any(|c| invalid::diagnosed(&stderr, c)) => {
+            return Ok(Outcome::Invalid);
+        }
+        _ => {}
     }
     match out.code {
         0 => {}

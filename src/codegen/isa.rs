@@ -101,6 +101,9 @@ impl CceEmit {
             CceEmit::VecMove => "TMOV".into(),
             CceEmit::Cast => "TCVT".into(),
             CceEmit::Cmp { instr } => format!("{instr} + TEXPANDS + TSELS"),
+            CceEmit::Reduce { col: "TCOLSUM", row } => {
+                format!("TCOLSUM (axis 0; FP16/BF16: into an FP32 scratch row, then TCVT), {row} (axis 1)")
+            }
             CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
             CceEmit::Extract => "TEXTRACT".into(),
             CceEmit::FillPad => "TFILLPAD".into(),

@@ -654,6 +654,20 @@ fn reduce(
     if !along_rows {
         // The column reduction writes a row [1, N].
         let d = as_vector(k, &d, 1, d.ct.rows * d.ct.cols);
+        if col == "TCOLSUM" && matches!(d.ct.dtype, DataType::Fp16 | DataType::Bf16) {
+            // TCOLSUM accumulates in its destination's type: into an FP16 row every partial
+            // sum is rounded to FP16, and the result is off by a few units in the last place
+            // from the sum the program asks for. It accepts an FP32 destination for FP16 and
+            // BF16 sources: sum there, then round once.
+            let placed = Placed::plain(MemorySpace::Vec, TileLayout::RowMajor);
+            let ct = TileCType::new(DataType::Fp32, 1, d.ct.cols, placed, None, span)?;
+            let acc = k.scratch(ct, (1, d.ct.cols), "colsum", span)?;
+            k.line("pipe_barrier(PIPE_V);");
+            k.linef(format_args!("{col}({}, {});", acc.name, x.name));
+            k.line("pipe_barrier(PIPE_V);");
+            k.linef(format_args!("TCVT({}, {}, RoundMode::CAST_RINT);", d.name, acc.name));
+            return Ok(());
+        }
         k.linef(format_args!("{col}({}, {});", d.name, x.name));
         return Ok(());
     }

@@ -4,7 +4,7 @@
 //! (`file:line:col: error[CODE]`); accepting it, or refusing it otherwise, fails. Unlike the
 //! expected failures, this list records correct behaviour: it is reviewed, not regenerated.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const FILE: &str = "tests/execution-invalid-programs.txt";
 
@@ -12,6 +12,19 @@ pub const FILE: &str = "tests/execution-invalid-programs.txt";
 pub struct Invalid {
     pub code: String,
     pub reason: String,
+}
+
+/// How a program's refusal is judged.
+#[derive(Clone, Copy, Debug)]
+pub enum Judge<'a> {
+    /// Listed in [`FILE`]: it must be refused with this code.
+    Listed(&'a Invalid),
+    /// A held-out program, which no one has reviewed: a refusal with one of these codes (those
+    /// of the reviewed list: errors in the program, not missing C++ forms) at a source location
+    /// counts as invalid; any other refusal fails.
+    Codes(&'a BTreeSet<String>),
+    /// Expected to compile.
+    Valid,
 }
 
 /// `<program id> <code> <why the program is invalid>` per line; `#` comments.

@@ -25,14 +25,19 @@ use lifetime::Interval;
 
 /// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
 /// independently, as the reference does at `-O0`, by the lifetime plan at `-O1`
-/// ([`plan_in_function`]).
+/// ([`choose_plan`]).
 pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
-    for f in &mut functions {
-        match env.opt {
-            OptLevel::O0 => reuse_in_function(&mut out, f),
-            OptLevel::O1 => plan_in_function(&mut out, f, env, &Sharing::WEIGHED),
+    match env.opt {
+        OptLevel::O0 => functions.iter_mut().for_each(|f| reuse_in_function(&mut out, f)),
+        OptLevel::O1 => {
+            // Plans are chosen on `env.jobs` threads (trials only read the program), then
+            // applied in function order.
+            let chosen = crate::par::map(&functions, env.jobs, |f| choose_plan(&out, f, env, &Sharing::WEIGHED));
+            for (f, (intervals, decisions)) in functions.iter_mut().zip(chosen) {
+                apply_plan(&mut out, f, &intervals, &decisions);
+            }
         }
     }
     out.functions = functions;
@@ -76,61 +81,60 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
 /// counts as fitting, its failures are allocate-memory-addr's to report) and the plan with the
 /// fewest sync ops is taken, ties going to the more compact. Every tile variable and iter arg
 /// holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
-fn plan_in_function(prog: &mut Program, f: &mut Function, env: &PassEnv, weighed: &[Sharing]) {
-    let (intervals, mut plans) = {
-        let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
-        let intervals = lifetime::plan_intervals(prog, &f.body, &stmts, &loops);
-        let mut plans: Vec<Vec<(usize, usize)>> = Vec::new();
-        for &sharing in weighed {
-            let plan = decide_plan(prog, &stmts, &intervals, sharing);
-            if !plans.contains(&plan) && (plans.is_empty() || fits(prog, f, &intervals, &plan)) {
-                plans.push(plan);
-            }
+fn choose_plan(
+    prog: &Program,
+    f: &Function,
+    env: &PassEnv,
+    weighed: &[Sharing],
+) -> (Vec<Interval>, Vec<(usize, usize)>) {
+    let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+    let intervals = lifetime::plan_intervals(prog, &f.body, &stmts, &loops);
+    let mut plans: Vec<Vec<(usize, usize)>> = Vec::new();
+    for &sharing in weighed {
+        let plan = decide_plan(prog, &stmts, &intervals, sharing);
+        if !plans.contains(&plan) && (plans.is_empty() || fits(prog, f, &intervals, &plan)) {
+            plans.push(plan);
         }
-        (intervals, plans)
-    };
+    }
     let mut best = 0;
-    // Counted as the CCE backend synchronises (for the PTO backend ptoas places the syncs, but
-    // the dependences are the same): the plan, and so the printed IR, does not depend on it.
-    let count_env = PassEnv { backend: super::Backend::Cce, ..*env };
     if plans.len() > 1 {
+        // Counted as the CCE backend synchronises (for the PTO backend ptoas places the syncs,
+        // but the dependences are the same): the plan, and so the printed IR, does not depend
+        // on the backend.
+        let count_env = PassEnv { backend: super::Backend::Cce, ..*env };
         let mut fewest = usize::MAX;
         for (k, plan) in plans.iter().enumerate() {
-            let old = repoint(prog, f, &intervals, plan);
-            let n = super::insert_sync::sync_count(prog, &count_env, &f.body).unwrap_or(usize::MAX);
-            for (v, m) in old {
-                if let Type::Tile(t) = &mut prog.var_mut(v).ty {
-                    Arc::make_mut(t).memref = m;
-                }
-            }
+            let renamed = moved_memrefs(&intervals, plan);
+            let n = super::insert_sync::sync_count(prog, &renamed, &count_env, &f.body).unwrap_or(usize::MAX);
             if n < fewest {
                 (best, fewest) = (k, n);
             }
         }
     }
     let decisions = plans.swap_remove(best);
+    (intervals, decisions)
+}
+
+/// Applies the plan `decisions` over `intervals` to `f` (see [`repoint`]) and removes the
+/// allocs of the MemRefs no tile holds any more.
+fn apply_plan(prog: &mut Program, f: &mut Function, intervals: &[Interval], decisions: &[(usize, usize)]) {
     if decisions.is_empty() {
         return;
     }
-    repoint(prog, f, &intervals, &decisions);
+    repoint(prog, f, intervals, decisions);
     let live = referenced_memrefs(prog, f);
     remove_dead_allocs(prog, &mut f.body, &live);
 }
 
+/// The MemRef each decided interval moves to: that of the buffer it joins.
+fn moved_memrefs(intervals: &[Interval], decisions: &[(usize, usize)]) -> rustc_hash::FxHashMap<VarId, VarId> {
+    decisions.iter().map(|&(c, p)| (intervals[c].memref, intervals[p].memref)).collect()
+}
+
 /// Re-points every tile variable and iter arg of `f` holding the MemRef of a decided interval at
-/// the MemRef of the buffer it joins. Returns the variables changed with their old MemRefs.
-fn repoint(
-    prog: &mut Program,
-    f: &Function,
-    intervals: &[Interval],
-    decisions: &[(usize, usize)],
-) -> Vec<(VarId, Option<VarId>)> {
-    let mut changed = Vec::new();
-    if decisions.is_empty() {
-        return changed;
-    }
-    let moved: rustc_hash::FxHashMap<VarId, VarId> =
-        decisions.iter().map(|&(c, p)| (intervals[c].memref, intervals[p].memref)).collect();
+/// the MemRef of the buffer it joins.
+fn repoint(prog: &mut Program, f: &Function, intervals: &[Interval], decisions: &[(usize, usize)]) {
+    let moved = moved_memrefs(intervals, decisions);
     let mut holders = Vec::new();
     f.params.iter().for_each(|p| holders.push(p.var));
     walk_defined_vars(&f.body, &mut |v| holders.push(v));
@@ -138,12 +142,10 @@ fn repoint(
         let data = prog.var_mut(v);
         if let Type::Tile(t) = &mut data.ty {
             if let Some(to) = t.memref.and_then(|m| moved.get(&m)) {
-                changed.push((v, t.memref));
                 Arc::make_mut(t).memref = Some(*to);
             }
         }
     }
-    changed
 }
 
 /// Whether the buffers of a plan fit every memory space, laid out one after another as
@@ -597,7 +599,10 @@ mod tests {
         let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
         // The compact plan alone (-O1 would take a roomier one with fewer syncs here).
         let mut functions = std::mem::take(&mut prog.functions);
-        functions.iter_mut().for_each(|f| plan_in_function(&mut prog, f, &env, &[Sharing::Compact]));
+        for f in &mut functions {
+            let (intervals, decisions) = choose_plan(&prog, f, &env, &[Sharing::Compact]);
+            apply_plan(&mut prog, f, &intervals, &decisions);
+        }
         prog.functions = functions;
         crate::printer::print_program(&prog)
     }

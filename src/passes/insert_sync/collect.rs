@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::effects::{leaf_effects, Effects, MemKey, Recorded};
+use super::effects::{leaf_effects, Effects, MemKey, Recorded, Renamed};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
@@ -67,10 +67,11 @@ impl State {
     }
 }
 
-/// Runs phase 1 on a function body.
-pub fn collect(prog: &Program, backend: Backend, body: &Stmt) -> Analysis {
+/// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
+pub fn collect(prog: &Program, renamed: &Renamed, backend: Backend, body: &Stmt) -> Analysis {
     let mut c = Collector {
         prog,
+        renamed,
         backend,
         path: Vec::new(),
         ids: vec![Positions::ROOT],
@@ -125,6 +126,7 @@ enum Copy {
 
 struct Collector<'a> {
     prog: &'a Program,
+    renamed: &'a Renamed,
     backend: Backend,
     /// Path of the statement being visited.
     path: Path,
@@ -318,7 +320,7 @@ impl Collector<'_> {
     /// [`leaf_effects`] of `s`, its MemRefs given by their dense indexes (new ones numbered
     /// in order of first sight), in the same order.
     fn effects_of(&mut self, s: &Stmt, fx: &mut Effects<usize>) -> bool {
-        if !leaf_effects(self.prog, self.backend, s, &mut self.keys) {
+        if !leaf_effects(self.prog, self.renamed, self.backend, s, &mut self.keys) {
             return false;
         }
         let memrefs = &mut self.memrefs;

@@ -114,6 +114,11 @@ impl<'a> Plan<'a> {
         plan
     }
 
+    /// How many sync statements [`Plan::apply`] would insert.
+    pub fn len(&self) -> usize {
+        self.seqs.values().map(|s| s.items.len()).sum()
+    }
+
     /// The body with the insertions applied; takes the body by value so that untouched
     /// statements are moved, not cloned.
     pub fn apply(mut self, body: Stmt) -> Stmt {

@@ -36,6 +36,8 @@ mod position;
 mod reduce;
 mod stamps;
 
+pub use effects::Renamed;
+
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
@@ -68,7 +70,7 @@ pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>>
 fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
-    let mut analysis = collect::collect(prog, env.backend, &body);
+    let mut analysis = collect::collect(prog, &Renamed::default(), env.backend, &body);
     events::adjust_scopes(&mut analysis);
     if let Err(e) = events::assign_event_ids(&mut analysis) {
         return Err(vec![out_of_event_ids(&analysis, e.pair)]);
@@ -77,17 +79,16 @@ fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<
 }
 
 /// The number of sync ops (sets, waits, barriers) insert-sync would give `body`, a function
-/// body of `prog`; `None` when it fails (e.g. out of event ids). For the memory plan of -O1,
-/// which weighs the syncs each candidate plan costs.
-pub fn sync_count(prog: &Program, env: &PassEnv, body: &Stmt) -> Option<usize> {
-    let synced = sync_function(prog, env, body.clone()).ok()?;
-    let mut n = 0;
-    crate::ir::visit::walk_stmts(&synced, &mut |s| {
-        if crate::verify::sync_hazard::leaf_effect(prog, s, env.backend).is_sync() {
-            n += 1;
-        }
-    });
-    Some(n)
+/// body of `prog` without syncs, were the MemRefs in `renamed` the ones they map to; `None`
+/// when it fails (e.g. out of event ids). For the memory plan of -O1, which weighs the syncs
+/// each candidate plan costs without re-pointing any type: the insertions are counted, not made.
+pub fn sync_count(prog: &Program, renamed: &Renamed, env: &PassEnv, body: &Stmt) -> Option<usize> {
+    depth::check(body).ok()?;
+    let body = normalize_scopes(normalize_body(body.clone()));
+    let mut analysis = collect::collect(prog, renamed, env.backend, &body);
+    events::adjust_scopes(&mut analysis);
+    events::assign_event_ids(&mut analysis).ok()?;
+    Some(insert::Plan::build(prog, &analysis).len())
 }
 
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in
