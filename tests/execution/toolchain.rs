@@ -167,7 +167,9 @@ impl Toolchain {
         self.pch
             .get_or_init(|| {
                 let mut flags = self.flags();
-                flags.extend(["-x".into(), "c++-header".into()]);
+                // Templates the header itself uses are instantiated once, in the PCH, instead of
+                // in every kernel (a kernel compiles in ~0.24 s instead of ~0.39 s).
+                flags.extend(["-fpch-instantiate-templates".into(), "-x".into(), "c++-header".into()]);
                 let key = self.key(&format!("{PCH_SOURCE}\n// {}", self.headers_mtimes), &flags);
                 let dir = self.cache.join("pch");
                 let pch = dir.join(format!("{key}.pch"));
