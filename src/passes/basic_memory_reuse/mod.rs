@@ -97,7 +97,8 @@ fn choose_plan(
         }
     }
     let mut best = 0;
-    if plans.len() > 1 {
+    let prepared = if plans.len() > 1 { super::insert_sync::prepared_body(&f.body) } else { None };
+    if let Some(prepared) = prepared {
         // Counted as the CCE backend synchronises (for the PTO backend ptoas places the syncs,
         // but the dependences are the same): the plan, and so the printed IR, does not depend
         // on the backend.
@@ -105,7 +106,7 @@ fn choose_plan(
         let mut fewest = usize::MAX;
         for (k, plan) in plans.iter().enumerate() {
             let renamed = moved_memrefs(&intervals, plan);
-            let n = super::insert_sync::sync_count(prog, &renamed, &count_env, &f.body).unwrap_or(usize::MAX);
+            let n = super::insert_sync::sync_count(prog, &renamed, &count_env, &prepared).unwrap_or(usize::MAX);
             if n < fewest {
                 (best, fewest) = (k, n);
             }

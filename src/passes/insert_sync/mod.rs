@@ -78,14 +78,19 @@ fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<
     Ok(insert::Plan::build(prog, &analysis).apply(body))
 }
 
-/// The number of sync ops (sets, waits, barriers) insert-sync would give `body`, a function
-/// body of `prog` without syncs, were the MemRefs in `renamed` the ones they map to; `None`
-/// when it fails (e.g. out of event ids). For the memory plan of -O1, which weighs the syncs
-/// each candidate plan costs without re-pointing any type: the insertions are counted, not made.
-pub fn sync_count(prog: &Program, renamed: &Renamed, env: &PassEnv, body: &Stmt) -> Option<usize> {
+/// `body` as insert-sync analyses it (normalised), for [`sync_count`]; `None` when insert-sync
+/// would refuse it (a loop nest too deep).
+pub fn prepared_body(body: &Stmt) -> Option<Stmt> {
     depth::check(body).ok()?;
-    let body = normalize_scopes(normalize_body(body.clone()));
-    let mut analysis = collect::collect(prog, renamed, env.backend, &body);
+    Some(normalize_scopes(normalize_body(body.clone())))
+}
+
+/// The number of sync ops (sets, waits, barriers) insert-sync would give a function body
+/// without syncs ([`prepared_body`]), were the MemRefs in `renamed` the ones they map to; `None`
+/// when it fails (out of event ids). For the memory plan of -O1, which weighs the syncs each
+/// candidate plan costs without re-pointing any type: the insertions are counted, not made.
+pub fn sync_count(prog: &Program, renamed: &Renamed, env: &PassEnv, prepared: &Stmt) -> Option<usize> {
+    let mut analysis = collect::collect(prog, renamed, env.backend, prepared);
     events::adjust_scopes(&mut analysis);
     events::assign_event_ids(&mut analysis).ok()?;
     Some(insert::Plan::build(prog, &analysis).len())
