@@ -31,7 +31,8 @@ Commands:
 Passes run in the order of --passes if given, else of --pipeline at the -O level:
   -O0  the pipelines exactly as the reference runs them
   -O1  (default) also remove-redundant-sync right after insert-sync, and
-       basic-memory-reuse plans buffers by lifetime (ptoc's own plan)
+       basic-memory-reuse plans buffers by lifetime, taking per function the plan
+       that needs the fewest syncs (ptoc's own plan)
 Use --list-passes for the names and what each level runs; the reference's CamelCase names
 (ConvertToSSA, MemoryReuse, ...) are accepted too.
 

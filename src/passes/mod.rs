@@ -29,7 +29,8 @@ pub struct PassEnv {
     /// output does not depend on it.
     pub jobs: usize,
     /// The optimisation level the passes run at. Only `basic-memory-reuse` reads it: at `-O1`
-    /// it plans buffers by lifetime (see `basic_memory_reuse`), at `-O0` as the reference.
+    /// it plans buffers by lifetime, weighing plans by their syncs (see `basic_memory_reuse`),
+    /// at `-O0` as the reference.
     /// The driver sets it from `-O` for the named pipelines and to `-O0` for `--passes`, which
     /// runs passes as the reference does whatever `-O` says.
     pub opt: OptLevel,
