@@ -97,8 +97,13 @@ impl<'a> Manager<'a> {
             if self.auto_verify {
                 auto_verify(&prog, pass, &mut verified)?;
             }
-            if self.sync_postcondition {
-                sync_postcondition(&prog, pass, &self.env)?;
+            // Once, after the last sync pass of the list: later sync passes only remove syncs,
+            // so a hazard left by an earlier one is still there to be found.
+            let later_sync_pass = self.passes[k + 1..].iter().any(|p| SYNC_PASSES.contains(&p.name));
+            if self.sync_postcondition && SYNC_PASSES.contains(&pass.name) && !later_sync_pass {
+                let ran: Vec<&str> =
+                    self.passes[..=k].iter().map(|p| p.name).filter(|n| SYNC_PASSES.contains(n)).collect();
+                sync_postcondition(&prog, &ran, &self.env)?;
             }
         }
         Ok(prog)
@@ -113,17 +118,15 @@ impl<'a> Manager<'a> {
 /// The passes whose output must be free of sync hazards.
 const SYNC_PASSES: &[&str] = &["insert-sync", super::remove_redundant_sync::NAME];
 
-/// After insert-sync and remove-redundant-sync, like Cranelift's verifier after every pass: a
-/// sync hazard in their output is a bug of ptoc, reported as an internal compiler error that
-/// names the two ops. A function that held sync ops written in the input (they have a source
+/// After the last of the sync passes `ran`, like Cranelift's verifier after a pass: a sync
+/// hazard in their output is a bug of ptoc, reported as an internal compiler error that names
+/// the two ops and the passes. A function that held sync ops written in the input (they have a source
 /// position; the passes' own have none) is left to `--verify-sync`: its hazards may be the
 /// author's.
-fn sync_postcondition(prog: &Program, pass: &PassInfo, env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
+fn sync_postcondition(prog: &Program, ran: &[&str], env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
     let (backend, jobs) = (env.backend, env.jobs);
     use crate::verify::sync_hazard;
-    if !SYNC_PASSES.contains(&pass.name) {
-        return Ok(());
-    }
+    let passes = ran.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ");
     let model = sync_hazard::SyncModel::default();
     // Each function is checked on its own, on `jobs` threads; the findings in program order.
     let hazards = crate::par::map(&prog.functions, jobs, |f| {
@@ -137,8 +140,7 @@ fn sync_postcondition(prog: &Program, pass: &PassInfo, env: &PassEnv) -> Result<
     for (f, hazards) in prog.functions.iter().zip(hazards) {
         for h in hazards {
             let mut d = h.to_diagnostic();
-            d.message =
-                format!("{INTERNAL_ERROR_PREFIX}`{}` left a sync hazard in `{}`: {}", pass.name, f.name, d.message);
+            d.message = format!("{INTERNAL_ERROR_PREFIX}{passes} left a sync hazard in `{}`: {}", f.name, d.message);
             d.notes.push(
                 "this is a bug in ptoc; please report it with the input file (`--verify-level none` skips this check)"
                     .into(),

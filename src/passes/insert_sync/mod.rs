@@ -70,12 +70,25 @@ pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>>
 fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
-    let mut analysis = collect::collect(prog, &Renamed::default(), env.backend, &body);
-    events::adjust_scopes(&mut analysis);
-    if let Err(e) = events::assign_event_ids(&mut analysis) {
-        return Err(vec![out_of_event_ids(&analysis, e.pair)]);
-    }
+    let analysis =
+        analyse(prog, &Renamed::default(), env, &body).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
     Ok(insert::Plan::build(prog, &analysis).apply(body))
+}
+
+/// The sync points of a prepared body, with scopes adjusted and event ids assigned; on running
+/// out of event ids, the analysis so far and the error.
+fn analyse(
+    prog: &Program,
+    renamed: &Renamed,
+    env: &PassEnv,
+    body: &Stmt,
+) -> Result<collect::Analysis, (collect::Analysis, events::OutOfEventIds)> {
+    let mut analysis = collect::collect(prog, renamed, env.backend, body);
+    events::adjust_scopes(&mut analysis);
+    match events::assign_event_ids(&mut analysis) {
+        Ok(()) => Ok(analysis),
+        Err(e) => Err((analysis, e)),
+    }
 }
 
 /// `body` as insert-sync analyses it (normalised), for [`sync_count`]; `None` when insert-sync
@@ -90,9 +103,7 @@ pub fn prepared_body(body: &Stmt) -> Option<Stmt> {
 /// when it fails (out of event ids). For the memory plan of -O1, which weighs the syncs each
 /// candidate plan costs without re-pointing any type: the insertions are counted, not made.
 pub fn sync_count(prog: &Program, renamed: &Renamed, env: &PassEnv, prepared: &Stmt) -> Option<usize> {
-    let mut analysis = collect::collect(prog, renamed, env.backend, prepared);
-    events::adjust_scopes(&mut analysis);
-    events::assign_event_ids(&mut analysis).ok()?;
+    let analysis = analyse(prog, renamed, env, prepared).ok()?;
     Some(insert::Plan::build(prog, &analysis).len())
 }
 
