@@ -52,6 +52,16 @@ struct Totals {
     o1: (usize, usize),
 }
 
+impl Totals {
+    fn add(&mut self, t: &Totals) {
+        self.programs += t.programs;
+        self.refused += t.refused;
+        self.only_o1 += t.only_o1;
+        self.o0 = (self.o0.0 + t.o0.0, self.o0.1 + t.o0.1);
+        self.o1 = (self.o1.0 + t.o1.0, self.o1.1 + t.o1.1);
+    }
+}
+
 /// Checks one program; `Err` says what is wrong.
 fn check(name: &str, text: &str, totals: &mut Totals) -> Result<(), String> {
     let o0 = ptoc(&["-O0", "-"], text);
@@ -154,18 +164,39 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
         return;
     }
     let per_kind: u64 = std::env::var("PTOC_SYNC_GENMIX").ok().and_then(|v| v.parse().ok()).unwrap_or(43);
+    let programs: Vec<(&str, u64)> = KINDS.iter().flat_map(|&k| (1..=per_kind).map(move |s| (k, s))).collect();
+    // On every core: each worker takes every `workers`-th program; failures are reported in
+    // program order.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let done: Vec<(Totals, usize, Vec<(usize, String)>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (script, programs) = (&script, &programs);
+                scope.spawn(move || {
+                    let (mut totals, mut generated, mut failures) = (Totals::default(), 0, Vec::new());
+                    for (i, &(kind, seed)) in programs.iter().enumerate().skip(w).step_by(workers) {
+                        let Some(text) = genmix(script, kind, seed) else { continue };
+                        generated += 1;
+                        if let Err(e) = check(&format!("genmix --kind {kind} --seed {seed}"), &text, &mut totals) {
+                            failures.push((i, e));
+                        }
+                    }
+                    (totals, generated, failures)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a sync_levels worker panicked")).collect()
+    });
     let mut totals = Totals::default();
     let mut failures = Vec::new();
     let mut generated = 0;
-    for kind in KINDS {
-        for seed in 1..=per_kind {
-            let Some(text) = genmix(&script, kind, seed) else { continue };
-            generated += 1;
-            if let Err(e) = check(&format!("genmix --kind {kind} --seed {seed}"), &text, &mut totals) {
-                failures.push(e);
-            }
-        }
+    for (t, g, f) in done {
+        totals.add(&t);
+        generated += g;
+        failures.extend(f);
     }
+    failures.sort_by_key(|(i, _)| *i);
+    let failures: Vec<String> = failures.into_iter().map(|(_, e)| e).collect();
     if generated == 0 {
         eprintln!("sync_levels: genmix.py produced nothing (no python3?); no genmix programs checked");
     }
