@@ -819,6 +819,29 @@ impl Emitter<'_, '_> {
         self.line(indent, &format!("pto2_rt_submit_task(rt, {id}, {worker}, params_t{k}, {});", params.len()));
     }
 
+    /// The dtype of scalar parameter `i` of `func`.
+    fn param_dtype(&self, func: &Function, i: usize) -> Option<DataType> {
+        match func.params.get(i).map(|p| self.prog.var_type(p.var)) {
+            Some(Type::Scalar(d)) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The `PTOParam` of the float constant `v` as argument `i` of `func`, in the parameter's
+    /// format: FP32 as its bits, FP16/BF16 as their bits in the low 16 (as scalar parameters
+    /// of those dtypes are, docs/orchestration-abi.md).
+    fn float_param(&self, func: &Function, i: usize, v: f64) -> String {
+        match self.param_dtype(func, i) {
+            Some(DataType::Fp16) => {
+                format!("make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */", half::f16::from_f64(v).to_bits())
+            }
+            Some(DataType::Bf16) => {
+                format!("make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */", half::bf16::from_f64(v).to_bits())
+            }
+            _ => format!("make_scalar_param(float_to_u64({v:.6}f))"),
+        }
+    }
+
     /// The `PTOParam` of argument `i` of a call of `func`.
     fn param(&mut self, func: &Function, i: usize, a: &Expr) -> Option<String> {
         match &a.kind {
@@ -872,31 +895,16 @@ impl Emitter<'_, '_> {
                     None
                 }
             },
+            // An integer literal passed for a float parameter is that float (lowering checked
+            // that it holds the value exactly).
+            ExprKind::ConstInt(v, _) if self.param_dtype(func, i).is_some_and(DataType::is_float) => {
+                Some(self.float_param(func, i, *v as f64))
+            }
             ExprKind::ConstInt(v, d) => Some(match d {
                 DataType::Int64 => format!("make_scalar_param((uint64_t){v})"),
                 d => format!("make_scalar_param((uint64_t)static_cast<{}>({v}))", c_type(*d)),
             }),
-            // A float constant is passed in the callee parameter's format: FP32 as its bits,
-            // FP16/BF16 as their bits in the low 16 (as scalar parameters of those dtypes are,
-            // docs/orchestration-abi.md).
-            ExprKind::ConstFloat(v, _) => {
-                let dtype = func.params.get(i).map(|p| self.prog.var_type(p.var));
-                Some(match dtype {
-                    Some(Type::Scalar(DataType::Fp16)) => {
-                        format!(
-                            "make_scalar_param((uint64_t)0x{:04x}) /* FP16 {v} */",
-                            half::f16::from_f64(*v).to_bits()
-                        )
-                    }
-                    Some(Type::Scalar(DataType::Bf16)) => {
-                        format!(
-                            "make_scalar_param((uint64_t)0x{:04x}) /* BF16 {v} */",
-                            half::bf16::from_f64(*v).to_bits()
-                        )
-                    }
-                    _ => format!("make_scalar_param(float_to_u64({v:.6}f))"),
-                })
-            }
+            ExprKind::ConstFloat(v, _) => Some(self.float_param(func, i, *v)),
             ExprKind::ConstBool(b) => Some(format!("make_scalar_param((uint64_t){})", u8::from(*b))),
             _ => {
                 self.unsupported(

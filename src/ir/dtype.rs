@@ -90,6 +90,18 @@ impl DataType {
     pub fn is_int(self) -> bool {
         self.is_signed_int() || self.is_unsigned_int()
     }
+    /// Whether the integer `v` is a value of this floating-point dtype, exactly (FP32, FP16 and
+    /// BF16; the narrower formats are never asked). An integer literal passed for a float
+    /// scalar parameter converts only then.
+    pub fn holds_int_exactly(self, v: i64) -> bool {
+        let x = v as f64;
+        match self {
+            DataType::Fp32 => (x as f32) as f64 == x,
+            DataType::Fp16 => half::f16::from_f64(x).to_f64() == x,
+            DataType::Bf16 => half::bf16::from_f64(x).to_f64() == x,
+            _ => false,
+        }
+    }
     /// Lower-case name used in error messages (`int32`, `bfloat16`, …).
     pub fn lower_name(self) -> String {
         match self {

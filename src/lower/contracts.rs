@@ -8,7 +8,7 @@ use super::annotation::{merge, Disagreement};
 use super::Lowerer;
 use crate::ast;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{Expr, Stmt, Type};
+use crate::ir::{Expr, ExprKind, Stmt, Type};
 
 impl Lowerer {
     /// A function declaring results must end with a `return` of that many values, each
@@ -76,6 +76,23 @@ impl Lowerer {
             if let (Type::Scalar(pd), Type::Scalar(ad)) = (p, at) {
                 if pd.is_int() == ad.is_int() && pd.is_float() == ad.is_float() {
                     continue;
+                }
+                // An integer literal is also a float argument when the float holds its value
+                // (`self.k(x, 3)` for `beta: pl.Scalar[pl.FP16]` passes 3.0, as in Python).
+                if let (ExprKind::ConstInt(v, _), true) = (&a.kind, pd.is_float()) {
+                    if pd.holds_int_exactly(*v) {
+                        continue;
+                    }
+                    return Err(Diagnostic::error(
+                        codes::CALL_ARG_MISMATCH,
+                        a.span,
+                        format!(
+                            "argument {} of `{name}` is the integer {v}, which {} cannot hold exactly (the parameter is {})",
+                            i + 1,
+                            pd.name(),
+                            self.shown(p)
+                        ),
+                    ));
                 }
             }
             // A parameter's MemRef is the callee's own (each function plans its memory), so
