@@ -248,6 +248,20 @@ fn the_files_do_not_depend_on_the_number_of_threads() {
             assert!(snapshot(&out) == expected, "{jobs}: files differ from -j1's (or a temporary is left)");
         }
     }
+    // The printed IR too (functions are printed on the threads), wrapped or not.
+    for width in ["0", "60"] {
+        let ir = |jobs: &str| {
+            let width_args: &[&str] = if width == "0" { &[] } else { &["--print-width", width] };
+            let r = ptoc(&[&[jobs, "--emit", "ir"], width_args, &[input.to_str().unwrap()]].concat());
+            assert_eq!(r.code, Some(0), "{jobs}: {}", r.stderr);
+            r.stdout
+        };
+        let one = ir("-j1");
+        assert!(String::from_utf8_lossy(&one).contains("def main_incore_0("));
+        for jobs in ["-j2", "-j3"] {
+            assert!(ir(jobs) == one, "{jobs} --print-width {width}: the IR differs from -j1's");
+        }
+    }
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_dir_all(&dir);
 }

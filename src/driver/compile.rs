@@ -82,7 +82,7 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
     } else if let Some(form) = req.emit_pto {
         emit_pto(&prog, form)
     } else {
-        Ok(Emitted::Ir(printer::print_program_width(&prog, req.print_width)))
+        Ok(Emitted::Ir(printer::print_program_with_jobs(&prog, req.print_width, req.jobs)))
     };
     if req.time_passes {
         timings.stop(if req.emit_cpp || req.emit_pto.is_some() { "codegen" } else { "print" });

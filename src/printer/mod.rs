@@ -59,9 +59,27 @@ pub fn print_program(p: &Program) -> String {
 /// [`print_program`] with bracket contents wrapped where a line would pass `width` columns
 /// (`--print-width`); the text parses back to the same program.
 pub fn print_program_width(p: &Program, width: usize) -> String {
-    let mut w = Writer::new(Ctx { prog: p, in_program: true, width });
-    w.program(p);
-    w.finish()
+    print_program_with_jobs(p, width, 1)
+}
+
+/// [`print_program_width`], the functions printed on `jobs` threads (each into its own string,
+/// joined in the §3.9 order: the text does not depend on `jobs`).
+pub fn print_program_with_jobs(p: &Program, width: usize, jobs: usize) -> String {
+    let ctx = Ctx { prog: p, in_program: true, width };
+    let mut head = Writer::new(ctx);
+    head.program_head(p);
+    let mut out = head.finish();
+    let functions = order::function_order(p);
+    let texts = crate::par::map(&functions, jobs, |f| Writer::class_member(ctx, f));
+    if texts.is_empty() {
+        // An empty class body is one empty line, as any empty block.
+        out.push('\n');
+    }
+    for text in texts {
+        out.push('\n');
+        out.push_str(&text);
+    }
+    out
 }
 
 /// Prints one function in the standalone form: decorator at column 0, no `self`, calls to

@@ -105,19 +105,24 @@ impl<'p> Writer<'p> {
         self.indent -= INDENT;
     }
 
-    /// The whole program: header comment, import, class with its functions in §3.9 order.
-    pub fn program(&mut self, p: &'p Program) {
+    /// The lines of a program before its functions: header comment, import, decorator and
+    /// `class` line; the functions follow one level deeper ([`Writer::class_member`]).
+    pub fn program_head(&mut self, p: &'p Program) {
         let name = if p.name.is_empty() { "Program" } else { p.name.as_str() };
         let a = Arena::new();
         self.line(a.text("# pypto.program: ").append(name));
         self.text("import pypto.language as pl");
         self.text("");
         self.text("@pl.program");
-        self.block(a.text("class ").append(name).append(":"), |w| {
-            for f in super::order::function_order(p) {
-                w.function(f);
-            }
-        });
+        self.line(a.text("class ").append(name).append(":"));
+    }
+
+    /// The text of function `f` in the body of its program's class.
+    pub fn class_member(ctx: Ctx<'p>, f: &'p Function) -> String {
+        let mut w = Writer::new(ctx);
+        w.indent = INDENT;
+        w.function(f);
+        w.finish()
     }
 
     /// Decorator line and `def` block (with `self` inside a program).
