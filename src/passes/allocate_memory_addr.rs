@@ -33,9 +33,14 @@ const ALIGN: u64 = 32;
 pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut diags = Vec::new();
-    for fi in 0..out.functions.len() {
-        let placed = layout(&out, &out.functions[fi]);
-        diags.extend(capacity_errors(&out, &out.functions[fi], &placed, env));
+    // The layouts only read the program: planned on `env.jobs` threads, applied in order.
+    let layouts = crate::par::map(&out.functions, env.jobs, |f| {
+        let placed = layout(&out, f);
+        let errors = capacity_errors(&out, f, &placed, env);
+        (placed, errors)
+    });
+    for (fi, (placed, errors)) in layouts.into_iter().enumerate() {
+        diags.extend(errors);
         for p in &placed {
             if let VarKind::MemRef(info) = &mut out.var_mut(p.memref).kind {
                 info.addr = address(p.addr);

@@ -95,7 +95,7 @@ impl<'a> Manager<'a> {
                 check_properties(&prog, pass, Moment::After)?;
             }
             if self.auto_verify {
-                auto_verify(&prog, pass, &mut verified)?;
+                auto_verify(&prog, pass, &mut verified, self.env.jobs)?;
             }
             // Once, after the last sync pass of the list: later sync passes only remove syncs,
             // so a hazard left by an earlier one is still there to be found.
@@ -176,7 +176,12 @@ pub fn findings_report(found: &[VerifyDiagnostic], file: &str, source: &str) -> 
 /// §1.6 step 2: forget what the pass invalidated, then verify what it produced that is not
 /// verified yet. Like the reference, this checks SSAForm and TypeChecked after convert-to-ssa
 /// and nothing more until a pass produces them again.
-pub fn auto_verify(prog: &Program, pass: &PassInfo, verified: &mut Vec<Property>) -> Result<(), Vec<Diagnostic>> {
+pub fn auto_verify(
+    prog: &Program,
+    pass: &PassInfo,
+    verified: &mut Vec<Property>,
+    jobs: usize,
+) -> Result<(), Vec<Diagnostic>> {
     verified.retain(|p| !pass.invalidated.contains(p));
     let mut todo: Vec<Property> =
         pass.produced.iter().copied().filter(|p| AUTO_VERIFIED.contains(p) && !verified.contains(p)).collect();
@@ -185,7 +190,7 @@ pub fn auto_verify(prog: &Program, pass: &PassInfo, verified: &mut Vec<Property>
     if todo.is_empty() {
         return Ok(());
     }
-    let found = verify::verify(prog, &rules_for(&todo));
+    let found = verify::verify_with_jobs(prog, &rules_for(&todo), jobs);
     if !found.is_empty() {
         let names: Vec<&str> = todo.iter().map(|p| p.name()).collect();
         let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
@@ -354,7 +359,7 @@ mod tests {
     #[test]
     fn automatic_verification_checks_what_a_pass_produces_once() {
         let mut verified = Vec::new();
-        let e = auto_verify(&frontend(ILL_TYPED), &BREAKS_TYPES, &mut verified).unwrap_err();
+        let e = auto_verify(&frontend(ILL_TYPED), &BREAKS_TYPES, &mut verified, 1).unwrap_err();
         assert_eq!(e[0].code, codes::VERIFY_FAILED);
         assert_eq!(e[0].message, "Verification failed after 'breaks-types' for properties {SSAForm, TypeChecked}");
         assert!(
@@ -364,7 +369,7 @@ mod tests {
         );
         // Already verified properties are not checked again.
         let mut verified = vec![Property::SsaForm, Property::TypeChecked];
-        assert!(auto_verify(&frontend(ILL_TYPED), &BREAKS_TYPES, &mut verified).is_ok());
+        assert!(auto_verify(&frontend(ILL_TYPED), &BREAKS_TYPES, &mut verified, 1).is_ok());
         // Through the manager.
         let list: &[&'static PassInfo] = &[&BREAKS_TYPES];
         let m = Manager { auto_verify: true, ..Manager::new(list, ENV) };

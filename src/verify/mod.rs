@@ -116,13 +116,32 @@ pub struct VerifyDiagnostic {
 /// Order: rule by rule (a rule listed twice runs once, like the reference's `AddRule`), and for
 /// each rule every function in program order.
 pub fn verify(prog: &Program, rules: &[Rule]) -> Vec<VerifyDiagnostic> {
-    let mut out = Vec::new();
-    for (i, &rule) in rules.iter().enumerate() {
-        if rules[..i].contains(&rule) {
-            continue;
+    verify_with_jobs(prog, rules, 1)
+}
+
+/// [`verify`], the functions checked on `jobs` threads; the findings in the same order (rule by
+/// rule, functions in program order).
+pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<VerifyDiagnostic> {
+    let mut distinct: Vec<Rule> = Vec::new();
+    for &rule in rules {
+        if !distinct.contains(&rule) {
+            distinct.push(rule);
         }
-        for f in &prog.functions {
-            check_function(prog, f, rule, &mut out);
+    }
+    let per_function = crate::par::map(&prog.functions, jobs, |f| {
+        distinct
+            .iter()
+            .map(|&rule| {
+                let mut found = Vec::new();
+                check_function(prog, f, rule, &mut found);
+                found
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut out = Vec::new();
+    for k in 0..distinct.len() {
+        for found in &per_function {
+            out.extend(found[k].iter().cloned());
         }
     }
     out

@@ -585,3 +585,24 @@ fn rule_names_round_trip() {
     }
     assert_eq!(Rule::from_name("ssaverify"), None);
 }
+
+#[test]
+fn findings_do_not_depend_on_the_number_of_threads() {
+    // Three functions, each breaking two rules: rule by rule, functions in program order.
+    let mut b = B::new();
+    for name in ["f", "g", "h"] {
+        let x = b.var(&format!("x_{name}"), i64t());
+        let y = b.var("y", i64t());
+        b.func(name, vec![assign(x, int(1)), assign(x, int(2)), assign(y, call(vec![call(vec![])]))]);
+    }
+    let rules = [Rule::SsaVerify, Rule::NoNestedCall];
+    let one = verify_with_jobs(&b.p, &rules, 1);
+    let rules_in_order: Vec<Rule> = one.iter().map(|d| d.rule).collect();
+    assert_eq!(rules_in_order.len(), 6, "{one:?}");
+    assert!(rules_in_order.windows(2).all(|w| w[0] == w[1] || w == [Rule::SsaVerify, Rule::NoNestedCall]));
+    let ssa: Vec<&str> = one.iter().filter(|d| d.rule == Rule::SsaVerify).map(|d| d.message.as_str()).collect();
+    assert!(ssa[0].contains("'x_f'") && ssa[1].contains("'x_g'") && ssa[2].contains("'x_h'"), "{ssa:?}");
+    for jobs in [2, 3, 8] {
+        assert_eq!(verify_with_jobs(&b.p, &rules, jobs), one, "{jobs} threads");
+    }
+}
