@@ -124,7 +124,8 @@ fn bench_size(name: &str, shape: Shape) -> Table {
             let one = [*pass];
             prog = timed(&mut table, pass.name, || Manager::new(&one, env).run(prog).expect("pass succeeds"));
             // The driver's automatic verification (§1.6) at verification level `basic`.
-            let checked = timed(&mut table, "auto-verify", || manager::auto_verify(&prog, pass, &mut verified));
+            let checked =
+                timed(&mut table, "auto-verify", || manager::auto_verify(&prog, pass, &mut verified, env.jobs));
             assert!(checked.is_ok(), "benchmark program fails verification after {}", pass.name);
         }
         timed(&mut table, "print (final IR)", || ptoc::printer::print_program(&prog).len());

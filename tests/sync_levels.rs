@@ -168,7 +168,9 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
     // On every core: each worker takes every `workers`-th program; failures are reported in
     // program order.
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let done: Vec<(Totals, usize, Vec<(usize, String)>)> = std::thread::scope(|scope| {
+    // Per worker: its totals, the programs it generated, its failures by program index.
+    type Done = (Totals, usize, Vec<(usize, String)>);
+    let done: Vec<Done> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
                 let (script, programs) = (&script, &programs);
