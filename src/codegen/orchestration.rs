@@ -440,9 +440,9 @@ impl Emitter<'_, '_> {
             }
             Stmt::Scope { body, .. } => self.stmt(body, indent, targets),
             Stmt::Assign { var, value, span } => self.assign(*var, value, *span, indent),
-            Stmt::Eval { .. } => {
+            Stmt::Eval { span, .. } => {
                 if let Some((callee, call, _)) = task_call(s) {
-                    self.task(callee, call, indent);
+                    self.task(callee, call, *span, indent);
                 }
             }
             Stmt::Return { .. } => {}
@@ -641,7 +641,7 @@ impl Emitter<'_, '_> {
         let x = self.name(var);
         match &value.kind {
             ExprKind::Call(call) => match &call.callee {
-                Callee::Function(callee) => self.task(callee, call, indent),
+                Callee::Function(callee) => self.task(callee, call, span, indent),
                 Callee::Op(op) => self.op_assign(var, &x, ops::name(*op), call, value, span, indent),
             },
             ExprKind::TupleGetItem(..) => {}
@@ -789,9 +789,19 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// One task: a call of kernel `callee`.
-    fn task(&mut self, callee: &str, call: &crate::ir::Call, indent: usize) {
+    /// One task: a call of kernel `callee` at `span`.
+    fn task(&mut self, callee: &str, call: &crate::ir::Call, span: Span, indent: usize) {
         let Some(func) = self.prog.function(callee) else { return };
+        if func.kind == FunctionType::Orchestration {
+            // The runtime runs kernels as tasks; an orchestration function has no kernel file
+            // (the task would name a kernel that does not exist).
+            let message = format!(
+                "`{callee}` is an Orchestration function: an orchestration function can only submit kernels (InCore functions) as tasks"
+            );
+            let note = "an Opaque function with a `with pl.incore():` scope becomes an Orchestration function when the scope is outlined";
+            self.errors.push(Diagnostic::error(codes::NO_CPP_FORM, span, message).with_note(note));
+            return;
+        }
         let worker = match self.cores.of(func) {
             Ok(CoreType::Cube) => "PTO2_WORKER_CUBE",
             Ok(CoreType::Vector) => "PTO2_WORKER_VECTOR",

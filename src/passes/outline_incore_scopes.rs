@@ -132,8 +132,13 @@ impl Outliner<'_> {
         let body: &Stmt = if prelude.is_empty() {
             body
         } else {
+            // One sequence: the prelude, then the body's own statements (a sequence nested in a
+            // sequence is not normalised IR, and insert-sync placed no syncs in it).
             let mut stmts = prelude.clone();
-            stmts.push((**body).clone());
+            match &**body {
+                Stmt::Seq { stmts: own, .. } => stmts.extend(own.iter().cloned()),
+                other => stmts.push(other.clone()),
+            }
             with_prelude = Stmt::block(stmts, span);
             &with_prelude
         };
