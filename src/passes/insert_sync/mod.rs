@@ -108,11 +108,22 @@ pub fn sync_count(prog: &Program, renamed: &Renamed, env: &PassEnv, prepared: &S
 }
 
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in
-/// an `OpStmts` like those of loop bodies.
+/// an `OpStmts` like those of loop bodies, and splices a sequence nested directly in another
+/// into it: the analysis reads a sequence's children as its statements, and would take a nested
+/// sequence for one opaque statement (no sync for anything in it).
 fn normalize_scopes(s: Stmt) -> Stmt {
     let rec = |b: Box<Stmt>| Box::new(normalize_scopes(*b));
     match s {
-        Stmt::Seq { stmts, span } => Stmt::Seq { stmts: stmts.into_iter().map(normalize_scopes).collect(), span },
+        Stmt::Seq { stmts, span } => {
+            let mut flat = Vec::with_capacity(stmts.len());
+            for child in stmts.into_iter().map(normalize_scopes) {
+                match child {
+                    Stmt::Seq { stmts, .. } => flat.extend(stmts),
+                    other => flat.push(other),
+                }
+            }
+            Stmt::Seq { stmts: flat, span }
+        }
         Stmt::If { cond, then_body, else_body, return_vars, span } => {
             Stmt::If { cond, then_body: rec(then_body), else_body: else_body.map(rec), return_vars, span }
         }
@@ -146,4 +157,40 @@ fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
         p.dst.name(),
         events::MAX_EVENT_IDS
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::{Backend, Pipeline};
+
+    /// A kernel loading and adding in a loop, through basic-memory-reuse.
+    fn planned() -> Program {
+        let src = "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, a: pl.Tensor[[48, 128], pl.FP16], out: pl.Out[pl.Tensor[[48, 128], pl.FP16]]) -> pl.Tensor[[48, 128], pl.FP16]:\n        run: pl.Tile[[16, 128], pl.FP16] = pl.block.load(a, [0, 0], [16, 128])\n        for i in pl.range(0, 3, 1):\n            tx: pl.Tile[[16, 128], pl.FP16] = pl.block.load(a, [i * 16, 0], [16, 128])\n            run: pl.Tile[[16, 128], pl.FP16] = pl.block.add(run, tx)\n        r: pl.Tensor[[48, 128], pl.FP16] = pl.block.store(run, [0, 0], [16, 128], out)\n        return r\n";
+        let prog = crate::driver::frontend(src).expect("lowers");
+        let passes: Vec<_> = Pipeline::Default.passes().into_iter().take_while(|p| p.name != "insert-sync").collect();
+        crate::passes::manager::Manager::new(&passes, PassEnv::new(Backend::Cce)).run(prog).expect("passes")
+    }
+
+    fn syncs(prog: &Program) -> usize {
+        let text = crate::printer::print_program(prog);
+        text.lines().filter(|l| l.contains("pl.system.")).count()
+    }
+
+    #[test]
+    fn a_sequence_nested_in_a_sequence_is_analysed_as_its_statements() {
+        let env = PassEnv::new(Backend::Cce);
+        let flat = run(planned(), &env).expect("insert-sync");
+        assert!(syncs(&flat) > 0);
+        // The same body with its statements after the allocs in a sequence of their own.
+        let mut nested = planned();
+        let f = &mut nested.functions[0];
+        let Stmt::Seq { stmts, span } = std::mem::replace(&mut f.body, Stmt::empty()) else { panic!("a sequence") };
+        let (allocs, rest) = stmts.split_at(1);
+        let mut outer = allocs.to_vec();
+        outer.push(Stmt::Seq { stmts: rest.to_vec(), span });
+        f.body = Stmt::Seq { stmts: outer, span };
+        let nested = run(nested, &env).expect("insert-sync");
+        assert_eq!(syncs(&nested), syncs(&flat));
+    }
 }
