@@ -72,12 +72,18 @@ impl<'a> Manager<'a> {
     ) -> Result<Program, Vec<Diagnostic>> {
         // Properties verified so far by the automatic verification (§1.6).
         let mut verified: Vec<Property> = Vec::new();
+        // The functions holding sync ops written in the text, as the first sync pass finds
+        // them (a later one may delete those syncs): the sync postcondition leaves them alone.
+        let mut written_syncs: Option<Vec<String>> = None;
         for (k, &pass) in self.passes.iter().enumerate() {
             let Some(run) = pass.run else {
                 return Err(vec![not_implemented(pass, self.passes)]);
             };
             if self.verify_each {
                 check_properties(&prog, pass, Moment::Before)?;
+            }
+            if self.sync_postcondition && SYNC_PASSES.contains(&pass.name) && written_syncs.is_none() {
+                written_syncs = Some(functions_with_written_syncs(&prog));
             }
             prog = match run(prog, &self.env) {
                 Ok(out) => out,
@@ -103,7 +109,7 @@ impl<'a> Manager<'a> {
             if self.sync_postcondition && SYNC_PASSES.contains(&pass.name) && !later_sync_pass {
                 let ran: Vec<&str> =
                     self.passes[..=k].iter().map(|p| p.name).filter(|n| SYNC_PASSES.contains(n)).collect();
-                sync_postcondition(&prog, &ran, &self.env)?;
+                sync_postcondition(&prog, &ran, written_syncs.as_deref().unwrap_or_default(), &self.env)?;
             }
         }
         Ok(prog)
@@ -115,22 +121,28 @@ impl<'a> Manager<'a> {
     }
 }
 
+/// The functions of `prog` holding sync ops written in the text.
+fn functions_with_written_syncs(prog: &Program) -> Vec<String> {
+    use crate::verify::sync_hazard;
+    prog.functions.iter().filter(|f| sync_hazard::has_written_syncs(prog, f)).map(|f| f.name.clone()).collect()
+}
+
 /// The passes whose output must be free of sync hazards.
 const SYNC_PASSES: &[&str] = &["insert-sync", super::remove_redundant_sync::NAME];
 
 /// After the last of the sync passes `ran`, like Cranelift's verifier after a pass: a sync
 /// hazard in their output is a bug of ptoc, reported as an internal compiler error that names
-/// the two ops and the passes. A function that held sync ops written in the input (they have a source
-/// position; the passes' own have none) is left to `--verify-sync`: its hazards may be the
-/// author's.
-fn sync_postcondition(prog: &Program, ran: &[&str], env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
+/// the two ops and the passes. A function that held sync ops written in the input (`written`:
+/// they have a source position, the passes' own have none) is left to `--verify-sync`: its
+/// hazards may be the author's, even once remove-redundant-sync has deleted those ops.
+fn sync_postcondition(prog: &Program, ran: &[&str], written: &[String], env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
     let (backend, jobs) = (env.backend, env.jobs);
     use crate::verify::sync_hazard;
     let passes = ran.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ");
     let model = sync_hazard::SyncModel::default();
     // Each function is checked on its own, on `jobs` threads; the findings in program order.
     let hazards = crate::par::map(&prog.functions, jobs, |f| {
-        if sync_hazard::has_written_syncs(prog, f) {
+        if written.contains(&f.name) {
             Vec::new()
         } else {
             sync_hazard::check_function(prog, f, backend, &model)
