@@ -20,7 +20,7 @@ pub mod ir;
 pub mod lexer;
 pub mod lower;
 pub mod ops;
-pub(crate) mod par;
+pub mod par;
 pub mod parser;
 pub mod passes;
 pub mod printer;

@@ -1,7 +1,7 @@
 //! Work on several threads with a deterministic result: [`map`] applies a function to every
 //! item of a slice on up to `jobs` scoped threads and returns the results in the items' order,
 //! so the output never depends on the number of threads (the passes and codegen use it for the
-//! functions of a program, which they treat one at a time).
+//! functions of a program, which they treat one at a time; tests use it for their corpora).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};

@@ -165,40 +165,22 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
     }
     let per_kind: u64 = std::env::var("PTOC_SYNC_GENMIX").ok().and_then(|v| v.parse().ok()).unwrap_or(43);
     let programs: Vec<(&str, u64)> = KINDS.iter().flat_map(|&k| (1..=per_kind).map(move |s| (k, s))).collect();
-    // On every core: each worker takes every `workers`-th program; failures are reported in
-    // program order.
+    // On every core, with ptoc's own scoped-thread map (results in program order).
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Per worker: its totals, the programs it generated, its failures by program index.
-    type Done = (Totals, usize, Vec<(usize, String)>);
-    let done: Vec<Done> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (script, programs) = (&script, &programs);
-                scope.spawn(move || {
-                    let (mut totals, mut generated, mut failures) = (Totals::default(), 0, Vec::new());
-                    for (i, &(kind, seed)) in programs.iter().enumerate().skip(w).step_by(workers) {
-                        let Some(text) = genmix(script, kind, seed) else { continue };
-                        generated += 1;
-                        if let Err(e) = check(&format!("genmix --kind {kind} --seed {seed}"), &text, &mut totals) {
-                            failures.push((i, e));
-                        }
-                    }
-                    (totals, generated, failures)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("a sync_levels worker panicked")).collect()
+    let checked = ptoc::par::map(&programs, workers, |&(kind, seed)| {
+        let text = genmix(&script, kind, seed)?;
+        let mut totals = Totals::default();
+        let verdict = check(&format!("genmix --kind {kind} --seed {seed}"), &text, &mut totals);
+        Some((totals, verdict))
     });
     let mut totals = Totals::default();
     let mut failures = Vec::new();
     let mut generated = 0;
-    for (t, g, f) in done {
+    for (t, verdict) in checked.into_iter().flatten() {
+        generated += 1;
         totals.add(&t);
-        generated += g;
-        failures.extend(f);
+        failures.extend(verdict.err());
     }
-    failures.sort_by_key(|(i, _)| *i);
-    let failures: Vec<String> = failures.into_iter().map(|(_, e)| e).collect();
     if generated == 0 {
         eprintln!("sync_levels: genmix.py produced nothing (no python3?); no genmix programs checked");
     }

@@ -93,8 +93,9 @@ fn layout(prog: &Program, f: &Function) -> Vec<Placed> {
     placed
 }
 
-/// `(x + 31) & !31`, saturating instead of wrapping on absurd sizes.
-fn align_up(x: u64) -> u64 {
+/// `(x + 31) & !31`, saturating instead of wrapping on absurd sizes: where the next MemRef
+/// starts after one of `x` bytes (also what the `-O1` memory plan counts a buffer as).
+pub(crate) fn align_up(x: u64) -> u64 {
     x.saturating_add(ALIGN - 1) & !(ALIGN - 1)
 }
 

@@ -75,6 +75,9 @@ impl<'a> Manager<'a> {
         // The functions holding sync ops written in the text, as the first sync pass finds
         // them (a later one may delete those syncs): the sync postcondition leaves them alone.
         let mut written_syncs: Option<Vec<String>> = None;
+        // The postcondition runs once, after the last sync pass of the list: later sync passes
+        // only remove syncs, so a hazard left by an earlier one is still there to be found.
+        let last_sync_pass = self.passes.iter().rposition(|p| is_sync_pass(p)).filter(|_| self.sync_postcondition);
         for (k, &pass) in self.passes.iter().enumerate() {
             let Some(run) = pass.run else {
                 return Err(vec![not_implemented(pass, self.passes)]);
@@ -82,7 +85,7 @@ impl<'a> Manager<'a> {
             if self.verify_each {
                 check_properties(&prog, pass, Moment::Before)?;
             }
-            if self.sync_postcondition && SYNC_PASSES.contains(&pass.name) && written_syncs.is_none() {
+            if last_sync_pass.is_some() && is_sync_pass(pass) && written_syncs.is_none() {
                 written_syncs = Some(functions_with_written_syncs(&prog));
             }
             prog = match run(prog, &self.env) {
@@ -103,12 +106,8 @@ impl<'a> Manager<'a> {
             if self.auto_verify {
                 auto_verify(&prog, pass, &mut verified, self.env.jobs)?;
             }
-            // Once, after the last sync pass of the list: later sync passes only remove syncs,
-            // so a hazard left by an earlier one is still there to be found.
-            let later_sync_pass = self.passes[k + 1..].iter().any(|p| SYNC_PASSES.contains(&p.name));
-            if self.sync_postcondition && SYNC_PASSES.contains(&pass.name) && !later_sync_pass {
-                let ran: Vec<&str> =
-                    self.passes[..=k].iter().map(|p| p.name).filter(|n| SYNC_PASSES.contains(n)).collect();
+            if last_sync_pass == Some(k) {
+                let ran: Vec<&str> = self.passes[..=k].iter().filter(|p| is_sync_pass(p)).map(|p| p.name).collect();
                 sync_postcondition(&prog, &ran, written_syncs.as_deref().unwrap_or_default(), &self.env)?;
             }
         }
@@ -129,6 +128,10 @@ fn functions_with_written_syncs(prog: &Program) -> Vec<String> {
 
 /// The passes whose output must be free of sync hazards.
 const SYNC_PASSES: &[&str] = &["insert-sync", super::remove_redundant_sync::NAME];
+
+fn is_sync_pass(p: &PassInfo) -> bool {
+    SYNC_PASSES.contains(&p.name)
+}
 
 /// After the last of the sync passes `ran`, like Cranelift's verifier after a pass: a sync
 /// hazard in their output is a bug of ptoc, reported as an internal compiler error that names

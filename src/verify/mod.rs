@@ -128,7 +128,7 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<Veri
             distinct.push(rule);
         }
     }
-    let per_function = crate::par::map(&prog.functions, jobs, |f| {
+    let mut per_function = crate::par::map(&prog.functions, jobs, |f| {
         distinct
             .iter()
             .map(|&rule| {
@@ -140,8 +140,8 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<Veri
     });
     let mut out = Vec::new();
     for k in 0..distinct.len() {
-        for found in &per_function {
-            out.extend(found[k].iter().cloned());
+        for found in &mut per_function {
+            out.append(&mut found[k]);
         }
     }
     out

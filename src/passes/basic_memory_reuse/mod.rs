@@ -15,6 +15,7 @@ mod lifetime;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
+use super::allocate_memory_addr::align_up;
 use super::{OptLevel, PassEnv};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
@@ -163,7 +164,7 @@ fn fits(prog: &Program, f: &Function, intervals: &[Interval], decisions: &[(usiz
         if joined.contains(&k) {
             continue;
         }
-        let aligned = iv.size.div_ceil(32).saturating_mul(32);
+        let aligned = align_up(iv.size);
         match used.iter_mut().find(|(s, _)| *s == iv.space) {
             Some((_, n)) => *n = n.saturating_add(aligned),
             None => used.push((iv.space, aligned)),
@@ -175,7 +176,7 @@ fn fits(prog: &Program, f: &Function, intervals: &[Interval], decisions: &[(usiz
             for &r in return_vars {
                 if let (Type::Tile(_), Some(m)) = (prog.var_type(r), prog.var_type(r).memref()) {
                     if let VarKind::MemRef(info) = &prog.var(m).kind {
-                        if_results = if_results.saturating_add(info.size.div_ceil(32) * 32);
+                        if_results = if_results.saturating_add(align_up(info.size));
                     }
                 }
             }
