@@ -631,8 +631,8 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, judge: invalid:
         let written = before.as_ref().and_then(|b| b.function(&f.name).map(|w| (b, w)));
         let run_names: Vec<String> = match (before_sig, written) {
             (Some(b), _) => b.params.iter().map(|p| p.name.clone()).collect(),
-            (None, Some((b, w))) if w.params.len() == f.params.len() => {
-                w.params.iter().map(|p| b.var_name(p.var).to_string()).collect()
+            (None, Some((_, w))) if w.params.len() == f.params.len() => {
+                w.params.iter().map(|p| w.var_name(p.var).to_string()).collect()
             }
             _ => f.params.iter().map(|p| p.name.clone()).collect(),
         };

@@ -34,7 +34,8 @@ fn reassignment_defines_distinct_variables() {
         panic!("unexpected body {stmts:?}")
     };
     assert_ne!(v1, v2);
-    assert_eq!(p.var_name(*v1), p.var_name(*v2));
+    let f = p.function("f").expect("f");
+    assert_eq!(f.var_name(*v1), f.var_name(*v2));
     assert_eq!(values[0].kind, ExprKind::Var(*v2), "a use sees the most recent definition");
     assert!(verify(&p, Rule::DEFAULT).is_empty());
 }
@@ -51,15 +52,19 @@ fn memrefs_are_interned_per_function_by_id() {
     };
     let p = compile(&format!("{HEAD}{}{}", f("f"), f("g")));
     let memref_of = |func: &str, i: usize| match &body_stmts(&p, func)[i] {
-        Stmt::Assign { var, .. } => p.var_type(*var).memref().unwrap_or(*var),
+        Stmt::Assign { var, .. } => p.function(func).expect("exists").var_type(*var).memref().unwrap_or(*var),
         s => panic!("{s:?}"),
     };
     let (alloc_f, t_f, u_f) = (memref_of("f", 0), memref_of("f", 1), memref_of("f", 2));
     assert_eq!(alloc_f, t_f);
     assert_eq!(t_f, u_f);
-    assert!(matches!(&p.var(alloc_f).kind, VarKind::MemRef(info) if info.id == 3 && info.size == 1024));
-    assert_eq!(p.var_type(alloc_f), &Type::MemRef);
-    assert_ne!(memref_of("g", 1), t_f, "ids are per function");
+    let f = p.function("f").expect("f");
+    assert!(matches!(&f.var(alloc_f).kind, VarKind::MemRef(info) if info.id == 3 && info.size == 1024));
+    assert_eq!(f.var_type(alloc_f), &Type::MemRef);
+    // The same id in `g` is a MemRef variable of `g`'s own table (a function owns its variables).
+    let g = p.function("g").expect("g");
+    assert!(matches!(&g.var(memref_of("g", 1)).kind, VarKind::MemRef(info) if info.id == 3));
+    assert_eq!(memref_of("g", 1), memref_of("g", 2));
 }
 
 /// A parsed program with an if whose condition is not a scalar (an annotation may declare any
@@ -86,7 +91,9 @@ fn loop_outputs_are_named_by_their_yield() {
     let names: Vec<Vec<&str>> = stmts[..2]
         .iter()
         .map(|s| match s {
-            Stmt::For { return_vars, .. } => return_vars.iter().map(|v| p.var_name(*v)).collect(),
+            Stmt::For { return_vars, .. } => {
+                return_vars.iter().map(|v| p.function("f").expect("f").var_name(*v)).collect()
+            }
             s => panic!("{s:?}"),
         })
         .collect();

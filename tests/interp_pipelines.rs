@@ -36,7 +36,7 @@ fn cases() -> Vec<PathBuf> {
 /// Runs `func` on the seeded inputs: (every parameter's final elements, every returned value's).
 fn run(prog: &Program, func: &str) -> Result<Vec<Option<Array>>, String> {
     let f = prog.function(func).ok_or_else(|| format!("no function {func}"))?;
-    let args = inputs::make_args(prog, f, SEED, Vec::new()).map_err(|d| format!("{} {}", d.code, d.message))?;
+    let args = inputs::make_args(f, SEED, Vec::new()).map_err(|d| format!("{} {}", d.code, d.message))?;
     let r = interp::run_function(prog, func, args).map_err(|d| format!("{} {}", d.code, d.message))?;
     Ok(r.params.iter().chain(&r.returns).map(Value::array).collect())
 }

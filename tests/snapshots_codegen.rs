@@ -17,7 +17,7 @@ fn pipeline(src: &str) -> Program {
 
 fn kernel(prog: &Program, name: &str) -> String {
     let f = prog.function(name).expect("function exists");
-    ptoc::codegen::kernel::emit(prog, f).unwrap_or_else(|d| panic!("codegen failed: {d:?}"))
+    ptoc::codegen::kernel::emit(f).unwrap_or_else(|d| panic!("codegen failed: {d:?}"))
 }
 
 /// §4.11: straight-line vector kernel.

@@ -96,7 +96,8 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
             let Ok(prog) = compile(&std::fs::read_to_string(&input).unwrap()) else { continue };
             // The pipeline starts from programs without memory planning: inputs that already
             // have MemRefs (the recorded inputs of the memory passes) only get their own pass.
-            let planned = prog.vars.iter().any(|v| matches!(v.kind, VarKind::MemRef(_)));
+            let planned =
+                prog.functions.iter().any(|f| f.vars.iter().any(|(_, v)| matches!(v.kind, VarKind::MemRef(_))));
             let pipeline_passes = if planned { &[][..] } else { &implemented[..] };
             // The pipeline prefix that runs on this input.
             let mut stages = Vec::new();

@@ -56,17 +56,17 @@ impl Builder {
     ) -> R<ForLoop> {
         let owner = ctx.top("create_for")?.id;
         self.check(iv)?;
-        if !matches!(self.prog.var_type(iv.0), Type::Scalar(_)) {
+        if !matches!(self.vars.var_type(iv.0), Type::Scalar(_)) {
             return Err(self.not_scalar("the loop variable", &Expr::var(iv.0, Span::NONE)));
         }
         if self.defined.contains(&iv.0) {
-            return Err(BuildError::AlreadyDefined(self.prog.var_name(iv.0).to_string()));
+            return Err(BuildError::AlreadyDefined(self.vars.var_name(iv.0).to_string()));
         }
         let [start, stop, step] =
             [start.into(), stop.into(), step.into()].map(|o| self.operand_expr(o, "a loop bound"));
         let (start, stop, step) = (start?, stop?, step?);
         for e in [&start, &stop, &step] {
-            if !matches!(self.prog.type_of(e), Type::Scalar(_)) {
+            if !matches!(self.vars.type_of(e), Type::Scalar(_)) {
                 return Err(self.not_scalar("a loop bound", e));
             }
         }
@@ -82,7 +82,7 @@ impl Builder {
     /// without this.)
     pub fn add_iter_arg(&mut self, ctx: &mut Context, lp: &ForLoop, name: &str, init: impl Into<Operand>) -> R<Value> {
         let init = self.operand_expr(init.into(), "an iter arg's initial value")?;
-        let ty = self.prog.type_of(&init).clone();
+        let ty = self.vars.type_of(&init).clone();
         let f = pending_for(ctx, lp)?;
         if f.entered {
             return Err(order(FOR, "add_iter_arg must come before enter_for_body"));
@@ -153,13 +153,13 @@ impl Builder {
         let mut iter_args: Vec<VarId> = f.explicit.iter().map(|(_, v)| *v).collect();
         let mut returns: Vec<(String, VarId)> = Vec::new();
         for (name, ia) in &f.explicit {
-            let ty = self.prog.var_type(*ia).clone();
+            let ty = self.vars.var_type(*ia).clone();
             returns.push((name.clone(), self.define(name, ty, VarKind::Plain)));
         }
         for (name, old, new) in carried {
-            let ty = self.prog.var_type(old).clone();
+            let ty = self.vars.var_type(old).clone();
             let ia = self.define(&name, ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(old, Span::NONE)) });
-            replace_uses(&mut self.prog, &mut body.stmts, old, ia);
+            replace_uses(&mut self.vars, &mut body.stmts, old, ia);
             for y in &mut yields {
                 super::rewrite::expr(y, old, ia);
             }
@@ -192,7 +192,7 @@ impl Builder {
     pub fn create_if(&mut self, ctx: &mut Context, cond: impl Into<Operand>) -> R<IfStmt> {
         let owner = ctx.top("create_if")?.id;
         let cond = self.operand_expr(cond.into(), "the condition")?;
-        if !matches!(self.prog.type_of(&cond), Type::Scalar(_)) {
+        if !matches!(self.vars.type_of(&cond), Type::Scalar(_)) {
             return Err(self.not_scalar("the condition", &cond));
         }
         let pending = PendingIf { cond, then_scope: None, else_scope: None, then_entered: false, else_entered: false };
@@ -279,8 +279,8 @@ impl Builder {
         };
         let mut returns: Vec<(String, VarId)> = Vec::new();
         for (k, (tv, ev)) in then_vals.iter().zip(&else_vals).enumerate() {
-            let name = tv.as_var().map_or(format!("ret{k}"), |v| self.prog.var_name(v).to_string());
-            let (tt, et) = (self.prog.type_of(tv).clone(), self.prog.type_of(ev).clone());
+            let name = tv.as_var().map_or(format!("ret{k}"), |v| self.vars.var_name(v).to_string());
+            let (tt, et) = (self.vars.type_of(tv).clone(), self.vars.type_of(ev).clone());
             if !agree(&tt, &et) {
                 return Err(BuildError::TypeMismatch {
                     name,
@@ -291,7 +291,7 @@ impl Builder {
             returns.push((name.clone(), self.define(&name, tt, VarKind::Plain)));
         }
         for (name, tv, ev) in merged {
-            let ty = self.prog.var_type(tv).clone();
+            let ty = self.vars.var_type(tv).clone();
             then_vals.push(Expr::var(tv, Span::NONE));
             else_vals.push(Expr::var(ev, Span::NONE));
             returns.push((name.clone(), self.define(&name, ty, VarKind::Plain)));
@@ -348,7 +348,7 @@ impl Builder {
 
     /// Checks that the two values of a loop-carried or merged name have agreeing types.
     fn check_merge(&self, name: &str, a: VarId, b: VarId) -> R<()> {
-        let (ta, tb) = (self.prog.var_type(a), self.prog.var_type(b));
+        let (ta, tb) = (self.vars.var_type(a), self.vars.var_type(b));
         if agree(ta, tb) {
             Ok(())
         } else {
@@ -361,7 +361,7 @@ impl Builder {
     }
 
     fn not_scalar(&self, what: &'static str, e: &Expr) -> BuildError {
-        BuildError::NotAScalar { what, found: self.type_text(self.prog.type_of(e)) }
+        BuildError::NotAScalar { what, found: self.type_text(self.vars.type_of(e)) }
     }
 }
 

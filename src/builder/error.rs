@@ -18,6 +18,8 @@ pub enum BuildError {
     DuplicateFunction(String),
     /// A function name that the program does not have.
     UnknownFunction(String),
+    /// The function was not created by this builder (its variables are not the builder's).
+    NotBuilt(String),
     /// A value handle whose variable does not belong to this builder's program.
     UnknownValue(u32),
     /// `exit_for` / `exit_if` / `enter_else` while a scope of that statement is still open:
@@ -57,6 +59,9 @@ impl fmt::Display for BuildError {
             }
             BuildError::DuplicateFunction(n) => write!(f, "the program already has a function named {n}"),
             BuildError::UnknownFunction(n) => write!(f, "the program has no function named {n}"),
+            BuildError::NotBuilt(n) => {
+                write!(f, "function {n} was not created by this builder, so its body cannot be built")
+            }
             BuildError::UnknownValue(v) => write!(f, "value %{v} does not belong to this program"),
             BuildError::ScopeStillOpen { construct } => {
                 write!(f, "{construct}: a scope of this statement is still open (call pop_scope first)")

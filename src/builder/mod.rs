@@ -31,7 +31,7 @@ pub use operand::{Dim, Operand};
 
 use crate::ir::{
     DataType, Expr, Function, FunctionType, Param, ParamDirection, Program, Span, Stmt, TensorType, Type, VarId,
-    VarKind,
+    VarKind, VarTable,
 };
 use context::ScopeKind;
 use std::collections::BTreeSet;
@@ -58,6 +58,11 @@ pub struct FunctionSig {
 #[derive(Debug)]
 pub struct Builder {
     prog: Program,
+    /// The variables of everything this builder makes. Each function it creates gets a copy
+    /// (a function owns its variables), so values may be made before their function exists.
+    vars: VarTable,
+    /// The functions this builder created: the only ones whose bodies it can build.
+    own: BTreeSet<String>,
     /// Variables that have a definition (param, assignment, loop var, iter arg, return var).
     defined: BTreeSet<VarId>,
     entry: Option<String>,
@@ -73,10 +78,11 @@ impl Builder {
 
     /// A builder that adds to an existing program (e.g. one parsed from text).
     pub fn with_program(prog: Program) -> Builder {
-        Builder { prog, defined: BTreeSet::new(), entry: None }
+        Builder { prog, vars: VarTable::new(), own: BTreeSet::new(), defined: BTreeSet::new(), entry: None }
     }
 
-    /// The program as built so far (function bodies appear after [`Builder::finish`]).
+    /// The program as built so far (function bodies, and the variables made after a function
+    /// was created, appear after [`Builder::finish`]).
     pub fn program(&self) -> &Program {
         &self.prog
     }
@@ -90,7 +96,7 @@ impl Builder {
     /// The type of a value.
     pub fn type_of(&self, v: Value) -> R<Type> {
         self.check(v)?;
-        Ok(self.prog.var_type(v.0).clone())
+        Ok(self.vars.var_type(v.0).clone())
     }
 
     /// Installs the bodies of the functions whose scopes were popped and returns the program.
@@ -111,6 +117,11 @@ impl Builder {
                 f.body = context::into_body(stmts);
             }
         }
+        for f in &mut self.prog.functions {
+            if self.own.contains(&f.name) {
+                f.vars = self.vars.clone();
+            }
+        }
         Ok(self.prog)
     }
 
@@ -123,7 +134,7 @@ impl Builder {
         for (p, _) in &sig.params {
             self.check(*p)?;
             if !self.defined.insert(p.0) {
-                return Err(BuildError::AlreadyDefined(self.prog.var_name(p.0).to_string()));
+                return Err(BuildError::AlreadyDefined(self.vars.var_name(p.0).to_string()));
             }
         }
         let f = Function {
@@ -133,8 +144,10 @@ impl Builder {
             return_types: sig.return_types,
             body: Stmt::empty(),
             span: Span::NONE,
+            vars: self.vars.clone(),
         };
         self.prog.add_function(f).map_err(|f| BuildError::DuplicateFunction(f.name))?;
+        self.own.insert(name.to_string());
         if set_as_entry {
             self.entry = Some(name.to_string());
         }
@@ -142,16 +155,20 @@ impl Builder {
     }
 
     /// Opens the body of function `name` (seed `EnterFunctionBody`): pushes its scope, with the
-    /// parameters bound by name. Close it with [`Context::pop_scope`].
+    /// parameters bound by name. Close it with [`Context::pop_scope`]. Only a function this
+    /// builder created can be entered (another function's variables are its own).
     pub fn enter_function_body(&mut self, ctx: &mut Context, name: &str) -> R<()> {
         let f = self.prog.function(name).ok_or_else(|| BuildError::UnknownFunction(name.to_string()))?;
+        if !self.own.contains(name) {
+            return Err(BuildError::NotBuilt(name.to_string()));
+        }
         if let Some(open) = ctx.current_function() {
             return Err(BuildError::NestedFunction { open: open.to_string(), entered: name.to_string() });
         }
         let params: Vec<VarId> = f.params.iter().map(|p| p.var).collect();
         ctx.push_scope(ScopeKind::Function(name.to_string()));
         for p in params {
-            let n = self.prog.var_name(p).to_string();
+            let n = self.vars.var_name(p).to_string();
             ctx.bind(&n, p);
         }
         Ok(())
@@ -163,12 +180,12 @@ impl Builder {
     /// A tensor value for a signature (no scope needed): `name: Tensor[shape, dtype]`.
     pub fn new_tensor(&mut self, shape: &[Dim], dtype: DataType, name: &str) -> Value {
         let ty = tensor_type(shape, dtype);
-        Value(self.prog.new_var(name, ty, VarKind::Plain, Span::NONE))
+        Value(self.vars.new_var(name, ty, VarKind::Plain, Span::NONE))
     }
 
     /// A symbolic scalar for a signature or a symbolic dimension (no scope needed).
     pub fn new_scalar(&mut self, dtype: DataType, name: &str) -> Value {
-        Value(self.prog.new_var(name, Type::Scalar(dtype), VarKind::Plain, Span::NONE))
+        Value(self.vars.new_var(name, Type::Scalar(dtype), VarKind::Plain, Span::NONE))
     }
 
     /// A tensor value registered in the current scope (seed `CreateTensor`); it is defined
@@ -214,7 +231,7 @@ impl Builder {
 
     /// Fails unless `v` is a variable of this program.
     fn check(&self, v: Value) -> R<()> {
-        if v.0.index() < self.prog.vars.len() {
+        if v.0.index() < self.vars.len() {
             Ok(())
         } else {
             Err(BuildError::UnknownValue(v.0 .0))
@@ -223,14 +240,14 @@ impl Builder {
 
     /// Makes a new variable and records it as defined.
     fn define(&mut self, name: &str, ty: Type, kind: VarKind) -> VarId {
-        let v = self.prog.new_var(name, ty, kind, Span::NONE);
+        let v = self.vars.new_var(name, ty, kind, Span::NONE);
         self.defined.insert(v);
         v
     }
 
     /// A printable type, for messages.
     fn type_text(&self, t: &Type) -> String {
-        crate::printer::print_type(&self.prog, t)
+        crate::printer::print_type(&self.vars, t)
     }
 }
 

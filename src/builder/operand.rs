@@ -3,7 +3,7 @@
 //! (an integer literal is INT64, a float literal FP32).
 
 use super::Value;
-use crate::ir::{DataType, Expr, ExprKind, KwValue, MemorySpace, Program, Span, Type};
+use crate::ir::{DataType, Expr, ExprKind, KwValue, MemorySpace, Span, Type, VarTable};
 use crate::ops::{ArgIn, ArgValue, KwIn};
 
 /// An argument of an operator or statement.
@@ -28,21 +28,21 @@ impl Operand {
     }
 
     /// The operand as an IR expression (`None` for an attribute).
-    pub(super) fn to_expr(&self, prog: &Program) -> Option<Expr> {
+    pub(super) fn to_expr(&self, vars: &VarTable) -> Option<Expr> {
         match self {
             Operand::Value(v) => Some(Expr::var(v.0, Span::NONE)),
             Operand::Expr(e) => Some(e.clone()),
             Operand::List(items) => {
-                let elems = items.iter().map(|i| i.to_expr(prog)).collect::<Option<Vec<_>>>()?;
-                let ty = Type::Tuple(elems.iter().map(|e| prog.type_of(e).clone()).collect());
+                let elems = items.iter().map(|i| i.to_expr(vars)).collect::<Option<Vec<_>>>()?;
+                let ty = Type::Tuple(elems.iter().map(|e| vars.type_of(e).clone()).collect());
                 Some(Expr::new(ExprKind::MakeTuple(elems), ty, Span::NONE))
             }
             Operand::Attr(_) => None,
         }
     }
 
-    pub(super) fn to_arg(&self, prog: &Program) -> ArgIn {
-        let value = match (self, self.to_expr(prog)) {
+    pub(super) fn to_arg(&self, vars: &VarTable) -> ArgIn {
+        let value = match (self, self.to_expr(vars)) {
             (Operand::Attr(v), _) => ArgValue::Value(v.clone()),
             (_, Some(e)) => ArgValue::Expr(e),
             // A list holding an attribute: let the table report it as a bad argument.
@@ -53,12 +53,12 @@ impl Operand {
 
     /// A keyword argument; literals given as keywords are plain values, as in the text
     /// (`axis=-1` is an attribute, not an expression).
-    pub(super) fn to_kwarg(&self, name: &str, prog: &Program) -> KwIn {
+    pub(super) fn to_kwarg(&self, name: &str, vars: &VarTable) -> KwIn {
         let value = match self {
             Operand::Expr(Expr { kind: ExprKind::ConstInt(v, _), .. }) => ArgValue::Value(KwValue::Int(*v)),
             Operand::Expr(Expr { kind: ExprKind::ConstFloat(v, _), .. }) => ArgValue::Value(KwValue::Float(*v)),
             Operand::Expr(Expr { kind: ExprKind::ConstBool(v), .. }) => ArgValue::Value(KwValue::Bool(*v)),
-            other => other.to_arg(prog).value,
+            other => other.to_arg(vars).value,
         };
         KwIn { name: name.to_string(), name_span: Span::NONE, value, span: Span::NONE }
     }

@@ -22,9 +22,9 @@ impl Builder {
             self.check_operand(o)?;
         }
         let path: Vec<&str> = name.strip_prefix("pl.").unwrap_or(name).split('.').collect();
-        let args = args.iter().map(|a| a.to_arg(&self.prog)).collect();
-        let kwargs = kwargs.iter().map(|(n, o)| o.to_kwarg(n, &self.prog)).collect();
-        Ok(crate::ops::build_op_call(&self.prog, &path, Span::NONE, args, kwargs, Span::NONE)?)
+        let args = args.iter().map(|a| a.to_arg(&self.vars)).collect();
+        let kwargs = kwargs.iter().map(|(n, o)| o.to_kwarg(n, &self.vars)).collect();
+        Ok(crate::ops::build_op_call(&self.vars, &path, Span::NONE, args, kwargs, Span::NONE)?)
     }
 
     /// `block.<name>` on a tile, `tensor.<name>` on a tensor (the spelling the printer uses, so
@@ -71,7 +71,7 @@ impl Builder {
     /// Scalar arithmetic or comparison (`i * 32`, `i < 2`) with the text's promotion rules.
     pub fn scalar_op(&self, op: BinOp, lhs: impl Into<Operand>, rhs: impl Into<Operand>) -> R<Expr> {
         let (l, r) = (self.operand_expr(lhs.into(), "scalar_op")?, self.operand_expr(rhs.into(), "scalar_op")?);
-        Ok(crate::ops::scalar_binary(&self.prog, op, l, r, Span::NONE)?)
+        Ok(crate::ops::scalar_binary(&self.vars, op, l, r, Span::NONE)?)
     }
 
     /// A call of function `name` of the program (`self.name(args)` in the text); its type is
@@ -99,7 +99,7 @@ impl Builder {
     /// needed) and binds `name` there. The new variable has the value's type.
     pub fn emit(&mut self, ctx: &mut Context, value: Expr, name: &str) -> R<Value> {
         ctx.top("emit")?;
-        let ty = self.prog.type_of(&value).clone();
+        let ty = self.vars.type_of(&value).clone();
         let var = self.define(name, ty, VarKind::Plain);
         ctx.push_op("emit", Stmt::Assign { var, value, span: Span::NONE })?;
         ctx.bind(name, var);
@@ -112,11 +112,11 @@ impl Builder {
     pub fn emit_to(&mut self, ctx: &mut Context, target: Value, value: Expr) -> R<Value> {
         ctx.top("emit_to")?;
         self.check(target)?;
-        let name = self.prog.var_name(target.0).to_string();
+        let name = self.vars.var_name(target.0).to_string();
         if self.defined.contains(&target.0) {
             return Err(BuildError::AlreadyDefined(name));
         }
-        let (want, got) = (self.prog.var_type(target.0), self.prog.type_of(&value));
+        let (want, got) = (self.vars.var_type(target.0), self.vars.type_of(&value));
         if !types_agree(want, got) {
             return Err(BuildError::TypeMismatch { name, expected: self.type_text(want), found: self.type_text(got) });
         }
@@ -150,11 +150,11 @@ impl Builder {
     /// The operand as an expression; attributes are not expressions.
     pub(super) fn operand_expr(&self, o: Operand, what: &'static str) -> R<Expr> {
         self.check_operand(&o)?;
-        o.to_expr(&self.prog).ok_or_else(|| BuildError::NotAScalar { what, found: format!("{o:?}") })
+        o.to_expr(&self.vars).ok_or_else(|| BuildError::NotAScalar { what, found: format!("{o:?}") })
     }
 
     fn operand_type(&self, o: &Operand) -> Option<Type> {
-        o.to_expr(&self.prog).map(|e| self.prog.type_of(&e).clone())
+        o.to_expr(&self.vars).map(|e| self.vars.type_of(&e).clone())
     }
 
     /// `block` for a tile operand, `tensor` for a tensor.

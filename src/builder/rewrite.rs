@@ -5,17 +5,17 @@
 //! It visits the same places: every statement's expressions, nested bodies, and the init
 //! values of iter args defined inside the body (which live in the variable table).
 
-use crate::ir::{Expr, ExprKind, Program, Stmt, VarId, VarKind};
+use crate::ir::{Expr, ExprKind, Stmt, VarId, VarKind, VarTable};
 
 /// Replaces every use of `from` by `to` in `stmts` (and in the init values of iter args that
 /// `stmts` define).
-pub(super) fn replace_uses(prog: &mut Program, stmts: &mut [Stmt], from: VarId, to: VarId) {
+pub(super) fn replace_uses(vars: &mut VarTable, stmts: &mut [Stmt], from: VarId, to: VarId) {
     let mut nested_iter_args = Vec::new();
     for s in stmts {
         stmt(s, from, to, &mut nested_iter_args);
     }
     for a in nested_iter_args {
-        if let VarKind::IterArg { init } = &mut prog.var_mut(a).kind {
+        if let VarKind::IterArg { init } = &mut vars.var_mut(a).kind {
             expr(init, from, to);
         }
     }

@@ -2,7 +2,7 @@
 //! `Tile<…>` type strings and the 5-D `Shape<…>`/`Stride<…>` of GlobalTensors.
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{DataType, Expr, MemorySpace, Program, TileLayout, TilePad, TileType};
+use crate::ir::{DataType, Expr, MemorySpace, TileLayout, TilePad, TileType, VarTable};
 use crate::text::{cat, Piece};
 
 /// The C type of a dtype; dtypes without one are an error at `span`.
@@ -179,14 +179,14 @@ impl Piece for &TileCType {
 /// column-major fractals) and Acc `Nz` (column-major boxes of row-major 16×16 fractals), so a
 /// tile of those memories always gets that layout; a `[N, 1]` tile is column-major (a row-major
 /// one would need its one column padded to 32 bytes); a 1-D tile `[N]` is the row `[1, N]`.
-pub fn tile_type(prog: &Program, tt: &TileType, span: Span) -> Result<TileCType, Diagnostic> {
-    tile_type_homed(prog, tt, span, &Default::default())
+pub fn tile_type(vars: &VarTable, tt: &TileType, span: Span) -> Result<TileCType, Diagnostic> {
+    tile_type_homed(vars, tt, span, &Default::default())
 }
 
 /// [`tile_type`], where a tile whose MemRef is in `homes` (an `if`'s tile result, which
 /// init-mem-ref puts in DDR, spec §6 Q6) lives at the on-chip place the code generator gave it.
 pub fn tile_type_homed(
-    prog: &Program,
+    vars: &VarTable,
     tt: &TileType,
     span: Span,
     homes: &rustc_hash::FxHashMap<crate::ir::VarId, (MemorySpace, i64)>,
@@ -200,7 +200,7 @@ pub fn tile_type_homed(
         let placed = placement(space, tt, cols);
         return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) });
     }
-    let crate::ir::VarKind::MemRef(info) = &prog.var(memref).kind else {
+    let crate::ir::VarKind::MemRef(info) = &vars.var(memref).kind else {
         return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: tile MemRef is not a MemRef variable"));
     };
     if info.space == MemorySpace::Ddr {

@@ -149,8 +149,8 @@ pub fn generate_with_jobs(prog: &Program, jobs: usize) -> Result<Vec<(String, St
     let emitted = crate::par::map(&kernels, jobs, |f| {
         // Operands out of their unit's reach first: a vector op reading a matmul's Acc result
         // is the cause of the function also mixing the M and V pipes, and names the real fault.
-        let core = spaces::check(prog, f).and_then(|()| core_type(f));
-        let file = core.clone().and_then(|core| Ok((core, kernel::emit(prog, f)?)));
+        let core = spaces::check(f).and_then(|()| core_type(f));
+        let file = core.clone().and_then(|core| Ok((core, kernel::emit(f)?)));
         (core, file)
     });
     for (f, (core, file)) in kernels.into_iter().zip(emitted) {

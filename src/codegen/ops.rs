@@ -313,10 +313,10 @@ fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) 
 /// The variable assigned by a tile-producing op.
 fn dst_var(k: &Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<VarId, Diagnostic> {
     let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
-    if !matches!(k.prog.var_type(var), Type::Tile(_)) {
+    if !matches!(k.vars.var_type(var), Type::Tile(_)) {
         return Err(unsupported(
             span,
-            &format!("the result of {op} must be a tile, got {}", k.prog.var_type(var).kind_name()),
+            &format!("the result of {op} must be a tile, got {}", k.vars.var_type(var).kind_name()),
         ));
     }
     Ok(var)
@@ -688,7 +688,7 @@ fn reduce(
 
 /// `T d = ` (first definition) or `d = ` for a scalar result.
 fn scalar_decl(k: &mut Kernel, var: VarId, span: Span) -> Result<String, Diagnostic> {
-    let Type::Scalar(dt) = k.prog.var_type(var) else {
+    let Type::Scalar(dt) = k.vars.var_type(var) else {
         return Err(unsupported(span, "expected a scalar result"));
     };
     let ct = super::ctype::c_type(*dt, span)?;
@@ -748,7 +748,7 @@ fn kw_space(c: &Call, key: &str) -> Option<MemorySpace> {
 /// The memory space of a tile operand's MemRef.
 fn space_of(k: &Kernel, e: &Expr) -> Option<MemorySpace> {
     let m = k.type_of(e).memref()?;
-    match &k.prog.var(m).kind {
+    match &k.vars.var(m).kind {
         crate::ir::VarKind::MemRef(info) => Some(info.space),
         _ => None,
     }

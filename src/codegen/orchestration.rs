@@ -24,7 +24,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::codegen::{CoreType, CoreTypes};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
-use crate::ir::{Callee, DataType, Expr, ExprKind, Function, FunctionType, ParamDirection, Program, Stmt, Type, VarId};
+use crate::ir::{
+    Callee, DataType, Expr, ExprKind, Function, FunctionType, ParamDirection, Program, Stmt, Type, VarId, VarTable,
+};
 use crate::ops;
 use crate::ops::names;
 
@@ -42,6 +44,7 @@ pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> 
     let funcs = func_ids(prog);
     let mut e = Emitter {
         prog,
+        vars: &f.vars,
         sig: &sig,
         params: f.params.iter().map(|p| p.var).collect(),
         written: BTreeMap::new(),
@@ -201,10 +204,10 @@ impl Signature {
         let mut scalars = Vec::new();
         let mut raw_scalars = BTreeSet::new();
         let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
-            let name = base_name(prog.var_name(v)).to_string();
-            match prog.var_type(v) {
+            let name = base_name(f.vars.var_name(v)).to_string();
+            match f.vars.var_type(v) {
                 Type::Tensor(t) => {
-                    let shape = t.shape.iter().map(|d| expr::dim_string(prog, d, errors)).collect();
+                    let shape = t.shape.iter().map(|d| expr::dim_string(&f.vars, d, errors)).collect();
                     Some(External { name, shape, dtype: t.dtype })
                 }
                 _ => {
@@ -218,24 +221,24 @@ impl Signature {
             }
         };
         for p in &f.params {
-            ext_names.insert(base_name(prog.var_name(p.var)).to_string());
-            match prog.var_type(p.var) {
-                Type::Tensor(_) => externals.extend(external(p.var, prog.var(p.var).span, &mut errors)),
+            ext_names.insert(base_name(f.vars.var_name(p.var)).to_string());
+            match f.vars.var_type(p.var) {
+                Type::Tensor(_) => externals.extend(external(p.var, f.vars.var(p.var).span, &mut errors)),
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
-                    Some(_) => scalars.push((base_name(prog.var_name(p.var)).to_string(), *d)),
+                    Some(_) => scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d)),
                     // No host type: the bits pass through to kernels untouched.
                     None if matches!(d, DataType::Fp16 | DataType::Bf16) => {
-                        scalars.push((base_name(prog.var_name(p.var)).to_string(), *d));
+                        scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d));
                         raw_scalars.insert(p.var);
                     }
                     None => errors.push(
                         Diagnostic::error(
                             codes::NO_CPP_FORM,
-                            prog.var(p.var).span,
+                            f.vars.var(p.var).span,
                             format!(
                                 "orchestration function '{}': scalar parameter '{}' of dtype {} cannot be passed to the orchestration entry",
                                 f.name,
-                                prog.var_name(p.var),
+                                f.vars.var_name(p.var),
                                 d.name()
                             ),
                         )
@@ -244,11 +247,11 @@ impl Signature {
                 },
                 other => errors.push(Diagnostic::error(
                     codes::NO_CPP_FORM,
-                    prog.var(p.var).span,
+                    f.vars.var(p.var).span,
                     format!(
                         "orchestration function '{}': parameter '{}' of type {} is not supported (only tensors and scalars)",
                         f.name,
-                        prog.var_name(p.var),
+                        f.vars.var_name(p.var),
                         other.kind_name()
                     ),
                 )),
@@ -256,8 +259,8 @@ impl Signature {
         }
         let roots = alias::roots(prog, f);
         let mut slot_of_root = BTreeMap::new();
-        for (_, v, span) in return_slots_with(prog, f, &roots) {
-            let name = base_name(prog.var_name(v)).to_string();
+        for (_, v, span) in return_slots_with(f, &roots) {
+            let name = base_name(f.vars.var_name(v)).to_string();
             ext_names.insert(name.clone());
             slot_of_root.insert(roots.get(&v).copied().unwrap_or(v), name);
             externals.extend(external(v, span, &mut errors));
@@ -277,11 +280,11 @@ impl Signature {
 /// base names as in the reference, which skips a name that is a parameter's or taken.
 pub fn return_slots(prog: &Program, f: &Function) -> Vec<(usize, VarId)> {
     let roots = alias::roots(prog, f);
-    return_slots_with(prog, f, &roots).into_iter().map(|(i, v, _)| (i, v)).collect()
+    return_slots_with(f, &roots).into_iter().map(|(i, v, _)| (i, v)).collect()
 }
 
-fn return_slots_with(prog: &Program, f: &Function, roots: &BTreeMap<VarId, VarId>) -> Vec<(usize, VarId, Span)> {
-    let mut names: BTreeSet<String> = f.params.iter().map(|p| base_name(prog.var_name(p.var)).to_string()).collect();
+fn return_slots_with(f: &Function, roots: &BTreeMap<VarId, VarId>) -> Vec<(usize, VarId, Span)> {
+    let mut names: BTreeSet<String> = f.params.iter().map(|p| base_name(f.vars.var_name(p.var)).to_string()).collect();
     let mut buffers = BTreeSet::new();
     let mut out = Vec::new();
     walk_stmts(&f.body, &mut |s| {
@@ -292,7 +295,7 @@ fn return_slots_with(prog: &Program, f: &Function, roots: &BTreeMap<VarId, VarId
                 if f.params.iter().any(|p| p.var == root) || buffers.contains(&root) {
                     continue;
                 }
-                if !names.insert(base_name(prog.var_name(id)).to_string()) {
+                if !names.insert(base_name(f.vars.var_name(id)).to_string()) {
                     continue;
                 }
                 buffers.insert(root);
@@ -326,6 +329,8 @@ fn read_vars(f: &Function) -> BTreeSet<VarId> {
 /// Emits the body statements into `out`, collecting every error.
 struct Emitter<'a, 'p> {
     prog: &'p Program,
+    /// The variables of the orchestration function.
+    vars: &'a VarTable,
     cores: &'a CoreTypes<'p>,
     sig: &'a Signature,
     /// The function's parameters.
@@ -365,7 +370,7 @@ impl Emitter<'_, '_> {
         if let Some(n) = self.renamed.get(&v) {
             return n.clone();
         }
-        base_name(self.prog.var_name(v)).to_string()
+        base_name(self.vars.var_name(v)).to_string()
     }
 
     /// `E(x)`: the C++ tensor value of a variable: the tensor of its buffer (its root, see
@@ -396,7 +401,7 @@ impl Emitter<'_, '_> {
     /// A value: tensors by [`Self::tensor_ref`], anything else by [`expr::render`].
     fn value(&mut self, e: &Expr) -> String {
         match e.as_var() {
-            Some(v) if matches!(self.prog.var_type(v), Type::Tensor(_)) => self.tensor_ref(v),
+            Some(v) if matches!(self.vars.var_type(v), Type::Tensor(_)) => self.tensor_ref(v),
             _ => self.expr(e),
         }
     }
@@ -409,20 +414,20 @@ impl Emitter<'_, '_> {
             }
         });
         if let Some((v, span)) = raw {
-            let d = self.prog.var_type(v).scalar_dtype().map_or("?", |d| d.name());
+            let d = self.vars.var_type(v).scalar_dtype().map_or("?", |d| d.name());
             self.errors.push(
                 Diagnostic::error(
                     codes::NO_CPP_FORM,
                     span,
                     format!(
                         "orchestration codegen: the {d} scalar parameter '{}' can only be passed to kernels: host-side C++ has no {d} arithmetic",
-                        self.prog.var_name(v)
+                        self.vars.var_name(v)
                     ),
                 )
                 .with_note("compute with it inside a kernel, or make the parameter FP32"),
             );
         }
-        expr::render_renamed(self.prog, e, &self.renamed, &mut self.errors)
+        expr::render_renamed(self.vars, e, &self.renamed, &mut self.errors)
     }
 
     fn unsupported(&mut self, span: Span, message: String) {
@@ -460,7 +465,7 @@ impl Emitter<'_, '_> {
                     let mut reads = BTreeSet::new();
                     crate::ir::visit::for_each_var(e, &mut |v| {
                         reads.insert(self.name(v));
-                        if matches!(self.prog.var_type(v), Type::Tensor(_)) {
+                        if matches!(self.vars.var_type(v), Type::Tensor(_)) {
                             reads.insert(self.tensor_ref(v));
                         }
                     });
@@ -468,7 +473,7 @@ impl Emitter<'_, '_> {
                 }
                 for (k, (t, v)) in targets.iter().zip(&vals).enumerate() {
                     if staged[k] {
-                        let ty = match self.prog.type_of(&values[k]) {
+                        let ty = match self.vars.type_of(&values[k]) {
                             Type::Scalar(d) => c_type(*d).to_string(),
                             Type::Tensor(_) => "Tensor".to_string(),
                             _ => "auto".to_string(),
@@ -502,7 +507,7 @@ impl Emitter<'_, '_> {
                 let mut names = Vec::new();
                 for &r in return_vars {
                     let n = self.name(r);
-                    match self.prog.var_type(r) {
+                    match self.vars.var_type(r) {
                         Type::Scalar(d) => {
                             if !self.declared.contains(&n) {
                                 self.line(indent, &format!("{} {n};", c_type(*d)));
@@ -528,7 +533,7 @@ impl Emitter<'_, '_> {
                                 *span,
                                 format!(
                                     "orchestration codegen: an `if` yielding a {kind} ('{}') is not supported; only scalar values can be yielded by an `if` in an orchestration function",
-                                    self.prog.var_name(r)
+                                    self.vars.var_name(r)
                                 ),
                             );
                         }
@@ -565,7 +570,7 @@ impl Emitter<'_, '_> {
                 continue;
             }
             let r = self.name(a);
-            let init = match &self.prog.var(a).kind {
+            let init = match &self.vars.var(a).kind {
                 crate::ir::VarKind::IterArg { init } => self.value(init),
                 _ => String::new(),
             };
@@ -623,14 +628,14 @@ impl Emitter<'_, '_> {
 
     /// C type of a declared value: the scalar's C type, `Tensor` for tensors.
     fn decl_type(&mut self, v: VarId, span: Span) -> String {
-        match self.prog.var_type(v) {
+        match self.vars.var_type(v) {
             Type::Scalar(d) => c_type(*d).to_string(),
             Type::Tensor(_) => "Tensor".to_string(),
             other => {
                 let kind = other.kind_name();
                 self.unsupported(
                     span,
-                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.prog.var_name(v)),
+                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.vars.var_name(v)),
                 );
                 String::new()
             }
@@ -660,7 +665,7 @@ impl Emitter<'_, '_> {
                     self.renamed.insert(var, fresh.clone());
                     x = fresh;
                 }
-                let ty = match self.prog.var_type(var) {
+                let ty = match self.vars.var_type(var) {
                     Type::Scalar(d) => c_type(*d).to_string(),
                     Type::Tensor(_) => "Tensor".to_string(),
                     _ => "auto".to_string(),
@@ -693,9 +698,9 @@ impl Emitter<'_, '_> {
                 {
                     return;
                 }
-                let Type::Tensor(t) = self.prog.type_of(value) else { return };
+                let Type::Tensor(t) = self.vars.type_of(value) else { return };
                 let dims: Vec<String> =
-                    t.shape.iter().map(|d| expr::dim_string(self.prog, d, &mut self.errors)).collect();
+                    t.shape.iter().map(|d| expr::dim_string(self.vars, d, &mut self.errors)).collect();
                 let r = dims.len();
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
@@ -708,14 +713,14 @@ impl Emitter<'_, '_> {
                 let (Some(t), Some(idx)) = (arg_var(0), call.args.get(1)) else {
                     return self.unsupported(span, "tensor.read requires a tensor variable and indices".into());
                 };
-                let Type::Tensor(tt) = self.prog.var_type(t) else {
+                let Type::Tensor(tt) = self.vars.var_type(t) else {
                     return self.unsupported(span, "tensor.read requires a tensor variable".into());
                 };
                 let ExprKind::MakeTuple(indices) = &idx.kind else {
                     return self.unsupported(span, "tensor.read requires a literal index list".into());
                 };
                 let dims: Vec<String> =
-                    tt.shape.iter().map(|d| expr::dim_string(self.prog, d, &mut self.errors)).collect();
+                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, &mut self.errors)).collect();
                 let mut terms = Vec::new();
                 for (k, i) in indices.iter().enumerate() {
                     let mut term = self.expr(i);
@@ -726,7 +731,7 @@ impl Emitter<'_, '_> {
                     terms.push(term);
                 }
                 let index = terms.join(" + ");
-                let ty = match self.prog.type_of(value) {
+                let ty = match self.vars.type_of(value) {
                     Type::Scalar(d) => c_type(*d),
                     _ => c_type(tt.dtype),
                 };
@@ -763,13 +768,13 @@ impl Emitter<'_, '_> {
                 let (Some(t), Some(axis)) = (arg_var(0), call.args.get(1).and_then(Expr::as_const_int)) else {
                     return self.unsupported(span, "tensor.dim requires a tensor variable and a constant axis".into());
                 };
-                let shape = self.prog.var_type(t).shape().map(<[Expr]>::to_vec).unwrap_or_default();
+                let shape = self.vars.var_type(t).shape().map(<[Expr]>::to_vec).unwrap_or_default();
                 let rank = shape.len() as i64;
                 let a = if axis < 0 { axis + rank } else { axis };
                 let Some(d) = usize::try_from(a).ok().and_then(|a| shape.get(a)) else {
                     return self.unsupported(span, format!("tensor.dim: axis {axis} out of range for rank {rank}"));
                 };
-                let d = expr::dim_string(self.prog, d, &mut self.errors);
+                let d = expr::dim_string(self.vars, d, &mut self.errors);
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
             }
@@ -831,7 +836,7 @@ impl Emitter<'_, '_> {
 
     /// The dtype of scalar parameter `i` of `func`.
     fn param_dtype(&self, func: &Function, i: usize) -> Option<DataType> {
-        match func.params.get(i).map(|p| self.prog.var_type(p.var)) {
+        match func.params.get(i).map(|p| func.var_type(p.var)) {
             Some(Type::Scalar(d)) => Some(*d),
             _ => None,
         }
@@ -858,7 +863,7 @@ impl Emitter<'_, '_> {
             ExprKind::Var(v) if self.sig.raw_scalars.contains(v) => {
                 Some(format!("make_scalar_param({})", self.name(*v)))
             }
-            ExprKind::Var(v) => match self.prog.var_type(*v) {
+            ExprKind::Var(v) => match self.vars.var_type(*v) {
                 Type::Scalar(d) => {
                     let x = self.expr(a);
                     Some(if *d == DataType::Fp32 {
@@ -898,7 +903,7 @@ impl Emitter<'_, '_> {
                         a.span,
                         format!(
                             "orchestration codegen: cannot pass {kind} '{}' to kernel '{}'",
-                            self.prog.var_name(*v),
+                            self.vars.var_name(*v),
                             func.name
                         ),
                     );

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{last_stmt, walk_stmts};
 use crate::ir::{
-    Callee, Expr, ExprKind, Function, KwValue, MemorySpace, OpId, PipeType, Program, Stmt, Type, VarId, VarKind,
+    Callee, Expr, ExprKind, Function, KwValue, MemorySpace, OpId, PipeType, Stmt, Type, VarId, VarKind, VarTable,
 };
 use crate::ops::table::Reads;
 
@@ -32,8 +32,9 @@ enum Def {
 /// Checks every op call of kernel `f` in program order; the first offending operand is
 /// reported, since the ops after it that use its result (an `l0c_store` of the vector op's
 /// Vec result) are usually wrong only because of it.
-pub fn check(prog: &Program, f: &Function) -> Result<(), Diagnostic> {
-    let defs = definitions(prog, &f.body);
+pub fn check(f: &Function) -> Result<(), Diagnostic> {
+    let vars = &f.vars;
+    let defs = definitions(vars, &f.body);
     let mut found: Option<Diagnostic> = None;
     walk_stmts(&f.body, &mut |s| {
         if found.is_some() {
@@ -58,15 +59,15 @@ pub fn check(prog: &Program, f: &Function) -> Result<(), Diagnostic> {
         for (k, arg) in c.args.iter().enumerate() {
             let Some(allowed) = reads.arg(k, target) else { continue };
             let Some(v) = arg.as_var() else { continue };
-            if !matches!(prog.var_type(v), Type::Tile(_)) {
+            if !matches!(vars.var_type(v), Type::Tile(_)) {
                 continue;
             }
             let root = root_of(&defs, v);
-            let Some(space) = space_of(prog, v).or_else(|| space_of(prog, root)) else { continue };
+            let Some(space) = space_of(vars, v).or_else(|| space_of(vars, root)) else { continue };
             if allowed.contains(&space) {
                 continue;
             }
-            found = Some(report(prog, op, value.span, arg, v, space, allowed, target, defs.get(&root).copied()));
+            found = Some(report(vars, op, value.span, arg, v, space, allowed, target, defs.get(&root).copied()));
             return;
         }
     });
@@ -77,11 +78,11 @@ pub fn check(prog: &Program, f: &Function) -> Result<(), Diagnostic> {
 }
 
 /// The definition of every variable of `body` that is a tile produced by an op or an alias.
-fn definitions(prog: &Program, body: &Stmt) -> FxHashMap<VarId, Def> {
+fn definitions(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Def> {
     let mut defs = FxHashMap::default();
     let alias_iter_args = |defs: &mut FxHashMap<VarId, Def>, iter_args: &[VarId], return_vars: &[VarId]| {
         for (i, a) in iter_args.iter().enumerate() {
-            if let VarKind::IterArg { init } = &prog.var(*a).kind {
+            if let VarKind::IterArg { init } = &vars.var(*a).kind {
                 if let Some(v) = init.as_var() {
                     defs.insert(*a, Def::Alias(v));
                 }
@@ -133,9 +134,9 @@ fn root_of(defs: &FxHashMap<VarId, Def>, mut v: VarId) -> VarId {
 
 /// The on-chip space of `v`'s MemRef; `None` without one or for DDR (InitMemRef gives loop
 /// and `if` results a DDR MemRef: their space is their source's).
-fn space_of(prog: &Program, v: VarId) -> Option<MemorySpace> {
-    let m = prog.var_type(v).memref()?;
-    match &prog.var(m).kind {
+fn space_of(vars: &VarTable, v: VarId) -> Option<MemorySpace> {
+    let m = vars.var_type(v).memref()?;
+    match &vars.var(m).kind {
         VarKind::MemRef(info) if info.space != MemorySpace::Ddr => Some(info.space),
         _ => None,
     }
@@ -178,7 +179,7 @@ fn unit(op: OpId) -> &'static str {
 
 #[allow(clippy::too_many_arguments)]
 fn report(
-    prog: &Program,
+    vars: &VarTable,
     op: OpId,
     at: Span,
     arg: &Expr,
@@ -190,7 +191,7 @@ fn report(
 ) -> Diagnostic {
     let name = crate::ops::name(op);
     // The name as written: convert-to-ssa added the version suffix.
-    let var = super::orchestration::base_name(prog.var_name(v));
+    let var = super::orchestration::base_name(vars.var_name(v));
     let reads = crate::ops::def(op).reads;
     let label = match (reads, target) {
         (Reads::MoveSource, Some(t)) => format!("a move to {} copies only from {}", hw(t), list(allowed)),

@@ -8,12 +8,12 @@
 use std::collections::BTreeMap;
 
 use super::isa::CceEmit;
-use crate::ir::{Callee, ExprKind, Function, Program, Stmt, VarId, VarKind};
+use crate::ir::{Callee, ExprKind, Function, Stmt, VarId, VarKind, VarTable};
 
 /// Parameter → window (the `shapes` argument of its first access). Parameters without an
 /// access, or whose first access has non-constant shapes, are absent.
-pub fn windows(prog: &Program, f: &Function) -> BTreeMap<VarId, Vec<i64>> {
-    let mut w = Walk { prog, root: BTreeMap::new(), windows: BTreeMap::new() };
+pub fn windows(vars: &VarTable, f: &Function) -> BTreeMap<VarId, Vec<i64>> {
+    let mut w = Walk { vars, root: BTreeMap::new(), windows: BTreeMap::new() };
     for p in &f.params {
         w.root.insert(p.var, p.var);
     }
@@ -22,7 +22,7 @@ pub fn windows(prog: &Program, f: &Function) -> BTreeMap<VarId, Vec<i64>> {
 }
 
 struct Walk<'p> {
-    prog: &'p Program,
+    vars: &'p VarTable,
     /// Variable → the parameter whose GlobalTensor it names.
     root: BTreeMap<VarId, VarId>,
     windows: BTreeMap<VarId, Option<Vec<i64>>>,
@@ -62,7 +62,7 @@ impl Walk<'_> {
             }
             Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
                 for &a in iter_args {
-                    if let VarKind::IterArg { init } = &self.prog.var(a).kind {
+                    if let VarKind::IterArg { init } = &self.vars.var(a).kind {
                         self.alias(a, init.as_var());
                     }
                 }

@@ -46,7 +46,7 @@ impl DumpSpec {
         }
         let mut out = String::new();
         for f in prog.functions.iter().filter(|f| self.funcs.contains(&f.name)) {
-            out.push_str(&printer::print_function(prog, f));
+            out.push_str(&printer::print_function(f));
             out.push('\n');
         }
         out.trim_end_matches('\n').to_string()

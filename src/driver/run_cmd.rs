@@ -168,9 +168,9 @@ fn execute(prog: &Program, written: Option<&Program>, cli: &RunCli) -> Result<(S
             format!("the program has no function `{name}` (it has: {})", names.join(", ")),
         ));
     };
-    let names = param_names(prog, written, func);
-    let given = given_inputs(prog, func, &names, cli)?;
-    let args = interp::inputs::make_args(prog, func, cli.seed, given)?;
+    let names = param_names(written, func);
+    let given = given_inputs(func, &names, cli)?;
+    let args = interp::inputs::make_args(func, cli.seed, given)?;
     let result = interp::run_function(prog, name, args)?;
 
     let mut outputs: Vec<(String, Array)> = Vec::new();
@@ -229,23 +229,18 @@ fn num(x: f64) -> String {
 /// The parameter names of `func` as the source writes them: those of the same function in the
 /// program as written when it has one with as many parameters (passes keep the order), else
 /// the current names (a function made by a pass).
-fn param_names(prog: &Program, written: Option<&Program>, func: &Function) -> Vec<String> {
+fn param_names(written: Option<&Program>, func: &Function) -> Vec<String> {
     let original = written.and_then(|w| w.function(&func.name).map(|f| (w, f)));
     match original {
-        Some((w, f)) if f.params.len() == func.params.len() => {
-            f.params.iter().map(|p| w.var_name(p.var).to_string()).collect()
+        Some((_, f)) if f.params.len() == func.params.len() => {
+            f.params.iter().map(|p| f.var_name(p.var).to_string()).collect()
         }
-        _ => func.params.iter().map(|p| prog.var_name(p.var).to_string()).collect(),
+        _ => func.params.iter().map(|p| func.var_name(p.var).to_string()).collect(),
     }
 }
 
 /// The values given with --input and --input-dir, per parameter.
-fn given_inputs(
-    prog: &Program,
-    func: &Function,
-    names: &[String],
-    cli: &RunCli,
-) -> Result<Vec<Option<Value>>, Diagnostic> {
+fn given_inputs(func: &Function, names: &[String], cli: &RunCli) -> Result<Vec<Option<Value>>, Diagnostic> {
     let mut given: Vec<Option<Value>> = vec![None; func.params.len()];
     for spec in &cli.inputs {
         let Some((param, value)) = spec.split_once('=') else {
@@ -258,16 +253,16 @@ fn given_inputs(
             ));
         };
         given[k] = Some(if value.ends_with(".npy") {
-            read_param(prog, func, k, &names[k], Path::new(value))?
+            read_param(func, k, &names[k], Path::new(value))?
         } else {
-            number_param(prog, func, k, &names[k], value)?
+            number_param(func, k, &names[k], value)?
         });
     }
     if let Some(dir) = &cli.input_dir {
         for (k, name) in names.iter().enumerate() {
             let path = dir.join(format!("{name}.npy"));
             if given[k].is_none() && path.is_file() {
-                given[k] = Some(read_param(prog, func, k, name, &path)?);
+                given[k] = Some(read_param(func, k, name, &path)?);
             }
         }
     }
@@ -279,8 +274,8 @@ fn bad_input(span: Span, msg: String) -> Diagnostic {
 }
 
 /// A scalar parameter's value from its text.
-fn number_param(prog: &Program, func: &Function, k: usize, name: &str, text: &str) -> Result<Value, Diagnostic> {
-    let var = prog.var(func.params[k].var);
+fn number_param(func: &Function, k: usize, name: &str, text: &str) -> Result<Value, Diagnostic> {
+    let var = func.var(func.params[k].var);
     let Type::Scalar(d) = var.ty else {
         return Err(bad_input(
             var.span,
@@ -309,8 +304,8 @@ fn number_param(prog: &Program, func: &Function, k: usize, name: &str, text: &st
 
 /// A tensor parameter's value from an .npy file, checked against the parameter's dtype and
 /// constant dims.
-fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path) -> Result<Value, Diagnostic> {
-    let var = prog.var(func.params[k].var);
+fn read_param(func: &Function, k: usize, name: &str, path: &Path) -> Result<Value, Diagnostic> {
+    let var = func.var(func.params[k].var);
     let fail = |m: String| bad_input(var.span, format!("parameter `{}`: `{}`: {m}", name, path.display()));
     if let Type::Scalar(d) = var.ty {
         // A scalar may come as a 0-d array (what numpy writes for `np.save(f, np.float32(2))`).
@@ -352,7 +347,7 @@ fn read_param(prog: &Program, func: &Function, k: usize, name: &str, path: &Path
     if !shape_ok {
         return Err(fail(format!(
             "the file's shape is {shape:?}, but the parameter is {}",
-            crate::printer::print_type(prog, &var.ty)
+            crate::printer::print_type(&func.vars, &var.ty)
         )));
     }
     let a = Array::from_nums(want, shape, nums);

@@ -17,13 +17,13 @@ pub type Removed = BTreeMap<String, usize>;
 
 /// The number of sync ops (sets, waits, barriers) of each function.
 pub fn sync_counts(prog: &Program) -> Vec<(String, usize)> {
-    prog.functions.iter().map(|f| (f.name.clone(), count_syncs(prog, f))).collect()
+    prog.functions.iter().map(|f| (f.name.clone(), count_syncs(f))).collect()
 }
 
-fn count_syncs(prog: &Program, f: &Function) -> usize {
+fn count_syncs(f: &Function) -> usize {
     let mut n = 0;
     walk_stmts(&f.body, &mut |s| {
-        if leaf_effect(prog, s, Backend::Cce).is_sync() {
+        if leaf_effect(&f.vars, s, Backend::Cce).is_sync() {
             n += 1;
         }
     });
@@ -34,7 +34,7 @@ fn count_syncs(prog: &Program, f: &Function) -> usize {
 pub fn add_removed(removed: &mut Removed, before: &[(String, usize)], after: &Program) {
     for f in &after.functions {
         if let Some((_, b)) = before.iter().find(|(n, _)| *n == f.name) {
-            *removed.entry(f.name.clone()).or_default() += b.saturating_sub(count_syncs(after, f));
+            *removed.entry(f.name.clone()).or_default() += b.saturating_sub(count_syncs(f));
         }
     }
 }
@@ -55,14 +55,14 @@ struct Stats {
 }
 
 impl Stats {
-    fn of(prog: &Program, f: &Function, backend: Backend, removed: &Removed) -> Stats {
+    fn of(f: &Function, backend: Backend, removed: &Removed) -> Stats {
         let mut st = Stats { syncs_removed: removed.get(&f.name).copied().unwrap_or(0), ..Stats::default() };
-        walk_stmts(&f.body, &mut |s| match leaf_effect(prog, s, backend) {
+        walk_stmts(&f.body, &mut |s| match leaf_effect(&f.vars, s, backend) {
             Effect::Access { pipe, .. } => *st.ops_per_pipe.entry(pipe.name()).or_default() += 1,
             Effect::Set(e) | Effect::Wait(e) => {
                 let key = format!("{}->{}", e.set_pipe.name(), e.wait_pipe.name());
                 let entry = st.sync_pairs.entry(key.clone()).or_default();
-                if matches!(leaf_effect(prog, s, backend), Effect::Set(_)) {
+                if matches!(leaf_effect(&f.vars, s, backend), Effect::Set(_)) {
                     entry.0 += 1;
                 } else {
                     entry.1 += 1;
@@ -75,7 +75,7 @@ impl Stats {
             Effect::BarrierAll => *st.barriers.entry("bar_all").or_default() += 1,
             Effect::Nothing => {}
         });
-        st.peak_bytes = peak_bytes(prog, f);
+        st.peak_bytes = peak_bytes(f);
         st
     }
 
@@ -103,14 +103,14 @@ impl Stats {
 }
 
 /// Peak bytes per on-chip memory space of the MemRefs `f` mentions.
-fn peak_bytes(prog: &Program, f: &Function) -> BTreeMap<MemorySpace, u64> {
+fn peak_bytes(f: &Function) -> BTreeMap<MemorySpace, u64> {
     let mut memrefs: BTreeMap<u64, (MemorySpace, Option<u64>, u64)> = BTreeMap::new();
     let mut note = |v: VarId| {
-        let m = match &prog.var(v).kind {
+        let m = match &f.var(v).kind {
             VarKind::MemRef(_) => Some(v),
-            _ => prog.var_type(v).memref(),
+            _ => f.var_type(v).memref(),
         };
-        if let Some(VarKind::MemRef(info)) = m.and_then(|m| prog.vars.get(m.index())).map(|d| &d.kind) {
+        if let Some(VarKind::MemRef(info)) = m.and_then(|m| f.vars.get(m)).map(|d| &d.kind) {
             if info.space != MemorySpace::Ddr {
                 let addr = info.addr.as_const_int().and_then(|a| u64::try_from(a).ok());
                 memrefs.insert(info.id, (info.space, addr, info.size));
@@ -146,7 +146,7 @@ pub fn render(prog: &Program, backend: Backend, removed: &Removed, format: Stats
         .functions
         .iter()
         .filter(|f| f.kind != FunctionType::Orchestration)
-        .map(|f| (f, Stats::of(prog, f, backend, removed)))
+        .map(|f| (f, Stats::of(f, backend, removed)))
         .collect();
     let mut total = Stats::default();
     for (_, s) in &kernels {

@@ -8,7 +8,7 @@ use super::scalar;
 use super::value::{Array, Num, Scalar, Value};
 use super::{err, RunResult};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Callee, DataType, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Callee, DataType, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind, VarTable};
 
 /// Nested calls allowed before the run stops (a recursive program would otherwise exhaust the
 /// stack).
@@ -43,8 +43,9 @@ pub struct Interp<'p> {
 /// loop header and visible only inside it), so they neither shadow nor are shadowed. In SSA
 /// programs names are unique (or, like `_tuple_tmp`, reused only sequentially), so the rule
 /// changes nothing there.
-#[derive(Default)]
 pub(super) struct Frame<'p> {
+    /// The variables of the function this frame runs.
+    vars: &'p VarTable,
     vals: FxHashMap<VarId, Value>,
     latest: FxHashMap<&'p str, VarId>,
 }
@@ -55,12 +56,12 @@ impl<'p> Interp<'p> {
     }
 
     /// Runs `func` on `args` (already checked against the parameters).
-    pub fn run(&mut self, func: &Function, args: Vec<Value>, span: Span) -> Result<RunResult, Diagnostic> {
+    pub fn run(&mut self, func: &'p Function, args: Vec<Value>, span: Span) -> Result<RunResult, Diagnostic> {
         let returns = self.call(func, args.clone(), span)?;
         Ok(RunResult { params: args, returns })
     }
 
-    fn call(&mut self, func: &Function, args: Vec<Value>, span: Span) -> Result<Vec<Value>, Diagnostic> {
+    fn call(&mut self, func: &'p Function, args: Vec<Value>, span: Span) -> Result<Vec<Value>, Diagnostic> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(err(
                 codes::RUN_ERROR,
@@ -75,7 +76,7 @@ impl<'p> Interp<'p> {
                 format!("`{}` takes {} arguments, but {} were given", func.name, func.params.len(), args.len()),
             ));
         }
-        let mut frame = Frame::default();
+        let mut frame = Frame { vars: &func.vars, vals: FxHashMap::default(), latest: FxHashMap::default() };
         for (p, v) in func.params.iter().zip(args) {
             self.bind(&mut frame, p.var, v);
         }
@@ -151,7 +152,7 @@ impl<'p> Interp<'p> {
                 if st == 0 {
                     return Err(err(codes::RUN_ERROR, step.span, "the loop step is 0"));
                 }
-                let loop_dtype = self.prog.var_type(*loop_var).scalar_dtype().unwrap_or(DataType::Int64);
+                let loop_dtype = fr.vars.var_type(*loop_var).scalar_dtype().unwrap_or(DataType::Int64);
                 self.init_iter_args(fr, iter_args)?;
                 let mut i = lo;
                 while (st > 0 && i < hi) || (st < 0 && i > hi) {
@@ -200,7 +201,7 @@ impl<'p> Interp<'p> {
     /// Gives each iter arg its init value (the `init` of its variable-table entry).
     fn init_iter_args(&mut self, fr: &mut Frame<'p>, iter_args: &[VarId]) -> Result<(), Diagnostic> {
         for &ia in iter_args {
-            match &self.prog.var(ia).kind {
+            match &fr.vars.var(ia).kind {
                 VarKind::IterArg { init } => {
                     let v = self.eval(fr, init)?;
                     self.bind(fr, ia, v);
@@ -208,8 +209,8 @@ impl<'p> Interp<'p> {
                 _ => {
                     return Err(err(
                         codes::RUN_UNSUPPORTED,
-                        self.prog.var(ia).span,
-                        format!("`{}` is a loop iter arg without an init value", self.prog.var_name(ia)),
+                        fr.vars.var(ia).span,
+                        format!("`{}` is a loop iter arg without an init value", fr.vars.var_name(ia)),
                     ))
                 }
             }
@@ -255,7 +256,7 @@ impl<'p> Interp<'p> {
 
     /// Binds `v` (and, for a plain variable, makes it its name's latest binding).
     fn bind(&self, fr: &mut Frame<'p>, v: VarId, val: Value) {
-        let data = self.prog.var(v);
+        let data = fr.vars.var(v);
         if data.kind == VarKind::Plain {
             fr.latest.insert(data.name.as_str(), v);
         }
@@ -263,13 +264,13 @@ impl<'p> Interp<'p> {
     }
 
     fn lookup(&self, fr: &Frame<'p>, v: VarId, span: Span) -> Result<Value, Diagnostic> {
-        let data = self.prog.var(v);
+        let data = fr.vars.var(v);
         let v = match fr.latest.get(data.name.as_str()) {
             Some(&w) if data.kind == VarKind::Plain => w,
             _ => v,
         };
         fr.vals.get(&v).cloned().ok_or_else(|| {
-            err(codes::RUN_ERROR, span, format!("`{}` is used before it has a value", self.prog.var_name(v)))
+            err(codes::RUN_ERROR, span, format!("`{}` is used before it has a value", fr.vars.var_name(v)))
         })
     }
 
@@ -292,7 +293,7 @@ impl<'p> Interp<'p> {
     pub(super) fn eval(&mut self, fr: &mut Frame<'p>, e: &Expr) -> Result<Value, Diagnostic> {
         match &e.kind {
             ExprKind::Var(v) => {
-                if let VarKind::MemRef(_) = self.prog.var(*v).kind {
+                if let VarKind::MemRef(_) = fr.vars.var(*v).kind {
                     // Buffers are not values: tiles and tensors carry their own elements.
                     return Ok(fr.vals.get(v).cloned().unwrap_or(Value::Unit));
                 }
@@ -369,7 +370,7 @@ pub(super) fn check_dtype(d: DataType, span: Span) -> Result<(), Diagnostic> {
 
 /// Checks `args` against the parameters of `func` (count, kind, dtype, constant dims) and
 /// converts scalars to the parameter's dtype.
-pub(super) fn check_args(prog: &Program, func: &Function, args: Vec<Value>) -> Result<Vec<Value>, Diagnostic> {
+pub(super) fn check_args(func: &Function, args: Vec<Value>) -> Result<Vec<Value>, Diagnostic> {
     if args.len() != func.params.len() {
         return Err(err(
             codes::RUN_BAD_INPUT,
@@ -379,7 +380,7 @@ pub(super) fn check_args(prog: &Program, func: &Function, args: Vec<Value>) -> R
     }
     let mut out = Vec::with_capacity(args.len());
     for (p, a) in func.params.iter().zip(args) {
-        let var = prog.var(p.var);
+        let var = func.var(p.var);
         let name = &var.name;
         let bad = |what: String| err(codes::RUN_BAD_INPUT, var.span, format!("parameter `{name}`: {what}"));
         match (&var.ty, a) {
@@ -400,7 +401,7 @@ pub(super) fn check_args(prog: &Program, func: &Function, args: Vec<Value>) -> R
                 if want_dtype != dtype || !shape_ok {
                     return Err(bad(format!(
                         "expects {}, but the argument is {} {:?}",
-                        crate::printer::print_type(prog, &var.ty),
+                        crate::printer::print_type(&func.vars, &var.ty),
                         dtype.name(),
                         shape
                     )));

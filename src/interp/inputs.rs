@@ -13,7 +13,7 @@ use super::err;
 use super::exec::check_dtype;
 use super::value::{element_count, Array, Num, Scalar, Value};
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{DataType, ExprKind, Function, Program, Type, VarId};
+use crate::ir::{DataType, ExprKind, Function, Type, VarId};
 
 /// SplitMix64.
 #[derive(Clone, Debug)]
@@ -59,12 +59,7 @@ impl SplitMix64 {
 /// The arguments of `func`: `given[i]` where present, else generated (in parameter order, from
 /// one generator seeded with `seed`; a given parameter takes no draws). Tensor dims that are
 /// scalar parameters take that parameter's value, which must come earlier or be given.
-pub fn make_args(
-    prog: &Program,
-    func: &Function,
-    seed: u64,
-    given: Vec<Option<Value>>,
-) -> Result<Vec<Value>, Diagnostic> {
+pub fn make_args(func: &Function, seed: u64, given: Vec<Option<Value>>) -> Result<Vec<Value>, Diagnostic> {
     let mut rng = SplitMix64::new(seed);
     let mut out: Vec<Value> = Vec::with_capacity(func.params.len());
     let mut given = given;
@@ -78,7 +73,7 @@ pub fn make_args(
         }
     };
     for (k, p) in func.params.iter().enumerate() {
-        let var = prog.var(p.var);
+        let var = func.var(p.var);
         if let Some(v) = given[k].take() {
             out.push(v);
             continue;

@@ -46,7 +46,7 @@ pub fn run_function(program: &Program, func: &str, args: Vec<Value>) -> Result<R
             format!("the program has no function `{func}` (it has: {})", function_names(program)),
         ));
     };
-    let args = exec::check_args(program, f, args)?;
+    let args = exec::check_args(f, args)?;
     exec::Interp::new(program).run(f, args, f.span)
 }
 

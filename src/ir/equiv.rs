@@ -16,7 +16,7 @@
 //! Floats compare by bit pattern (so NaN equals NaN and `0.0` differs from `-0.0`). `SeqStmts`
 //! and `OpStmts` are different nodes, as in the reference.
 
-use super::{Call, Callee, Expr, ExprKind, Function, KwValue, Program, Stmt, Type, VarId, VarKind};
+use super::{Call, Callee, Expr, ExprKind, Function, KwValue, Program, Stmt, Type, VarId, VarKind, VarTable};
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -34,15 +34,15 @@ pub fn programs_diff(a: &Program, b: &Program) -> Option<String> {
     first_difference(&record(|c| c.program(a)), &record(|c| c.program(b)))
 }
 
-/// Whether function `fa` of program `pa` equals function `fb` of `pb` (names included), with
+/// Whether function `fa` equals function `fb` (names included), with
 /// the same semantics as [`programs_equal`].
-pub fn functions_equal(pa: &Program, fa: &Function, pb: &Program, fb: &Function) -> bool {
-    functions_diff(pa, fa, pb, fb).is_none()
+pub fn functions_equal(fa: &Function, fb: &Function) -> bool {
+    functions_diff(fa, fb).is_none()
 }
 
 /// Like [`programs_diff`], for two functions.
-pub fn functions_diff(pa: &Program, fa: &Function, pb: &Program, fb: &Function) -> Option<String> {
-    first_difference(&record(|c| c.function(pa, fa)), &record(|c| c.function(pb, fb)))
+pub fn functions_diff(fa: &Function, fb: &Function) -> Option<String> {
+    first_difference(&record(|c| c.function(fa)), &record(|c| c.function(fb)))
 }
 
 /// Like [`programs_diff`], but blind to what the text cannot show: how statements are grouped
@@ -72,9 +72,9 @@ pub fn program_hash(p: &Program) -> u64 {
 }
 
 /// The hash of one function, consistent with [`functions_equal`].
-pub fn function_hash(p: &Program, f: &Function) -> u64 {
+pub fn function_hash(f: &Function) -> u64 {
     let mut sink = HashSink(StableHasher::new());
-    Canon::new(&mut sink).function(p, f);
+    Canon::new(&mut sink).function(f);
     sink.0.finish()
 }
 
@@ -138,7 +138,7 @@ struct Canon<'s, 'p, S: Sink<'p>> {
     sink: &'s mut S,
     /// First-sight index of each variable met so far in the current function.
     index: HashMap<VarId, u32>,
-    prog: Option<&'p Program>,
+    vars: Option<&'p VarTable>,
     /// Compare only what the text shows (see [`programs_diff_as_text`]): bodies as flat
     /// statement lists, and no derived expression types.
     as_text: bool,
@@ -148,7 +148,7 @@ struct Canon<'s, 'p, S: Sink<'p>> {
 
 impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
     fn new(sink: &'s mut S) -> Self {
-        Canon { sink, index: HashMap::default(), prog: None, as_text: false, hide_var_types: false }
+        Canon { sink, index: HashMap::default(), vars: None, as_text: false, hide_var_types: false }
     }
 
     fn tag(&mut self, t: &'static str) {
@@ -166,12 +166,12 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
     fn program(&mut self, p: &'p Program) {
         self.tok(Tok::Len(p.functions.len()));
         for f in &p.functions {
-            self.function(p, f);
+            self.function(f);
         }
     }
 
-    fn function(&mut self, p: &'p Program, f: &'p Function) {
-        self.prog = Some(p);
+    fn function(&mut self, f: &'p Function) {
+        self.vars = Some(&f.vars);
         self.index.clear();
         self.within(Seg::Function(&f.name), |c| {
             c.tok(Tok::Str(&f.name));
@@ -193,7 +193,7 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
 
     /// An occurrence of a variable: its index, and at first sight its kind and type.
     fn var(&mut self, v: VarId) {
-        let Some(data) = self.prog.and_then(|p| p.vars.get(v.index())) else {
+        let Some(data) = self.vars.and_then(|t| t.get(v)) else {
             // A dangling id (malformed IR) compares by id, so it equals only itself.
             self.tag("dangling variable");
             self.tok(Tok::U64(u64::from(v.0)));
@@ -628,7 +628,7 @@ mod tests {
     fn ret(values: Vec<Expr>) -> Stmt {
         Stmt::Return { values, span: Span::NONE }
     }
-    fn plain(p: &mut Program, name: &str, ty: Type) -> VarId {
+    fn plain(p: &mut VarTable, name: &str, ty: Type) -> VarId {
         p.new_var(name, ty, VarKind::Plain, Span::NONE)
     }
     fn func(name: &str, params: Vec<VarId>, body: Vec<Stmt>) -> Function {
@@ -639,11 +639,12 @@ mod tests {
             return_types: vec![i64t()],
             body: Stmt::block(body, Span::NONE),
             span: Span::NONE,
+            vars: VarTable::new(),
         }
     }
-    fn program(f: Function, vars: Program) -> Program {
-        let mut p = vars;
-        p.add_function(f).expect("unique");
+    fn program(f: Function, vars: VarTable) -> Program {
+        let mut p = Program::new("p");
+        p.add_function(Function { vars, ..f }).expect("unique");
         p
     }
     fn assert_equal(a: &Program, b: &Program) {
@@ -661,7 +662,7 @@ mod tests {
     /// `f(p, q): x = p + 1; y = op(x, q); return y`, with variables created in the given
     /// order of names (so ids differ between builds).
     fn sample(names: [&str; 4], reverse_ids: bool, name: &str) -> Program {
-        let mut p = Program::new(name);
+        let mut p = VarTable::new();
         // Unrelated variables shift the ids.
         if reverse_ids {
             plain(&mut p, "junk", Type::Unknown);
@@ -677,7 +678,9 @@ mod tests {
             vec![pp, q],
             vec![assign(x, add(v(pp), int(1))), assign(y, op_call(vec![v(x), v(q)])), ret(vec![v(y)])],
         );
-        program(f, p)
+        let mut prog = program(f, p);
+        prog.name = name.into();
+        prog
     }
 
     #[test]
@@ -686,8 +689,8 @@ mod tests {
         let b = sample(["a", "b", "c", "d"], true, "prog_b");
         assert_equal(&a, &b);
         let f = &a.functions[0];
-        assert!(functions_equal(&a, f, &b, &b.functions[0]));
-        assert_eq!(function_hash(&a, f), function_hash(&b, &b.functions[0]));
+        assert!(functions_equal(f, &b.functions[0]));
+        assert_eq!(function_hash(f), function_hash(&b.functions[0]));
     }
 
     #[test]
@@ -705,12 +708,12 @@ mod tests {
     #[test]
     fn two_variables_of_a_cannot_map_to_one_of_b() {
         // a: x1 = 1; x2 = 2; return x1 + x2      b: x = 1; x = 2; return x + x
-        let mut a = Program::new("a");
+        let mut a = VarTable::new();
         let x1 = plain(&mut a, "x1", i64t());
         let x2 = plain(&mut a, "x2", i64t());
         let a =
             program(func("f", vec![], vec![assign(x1, int(1)), assign(x2, int(2)), ret(vec![add(v(x1), v(x2))])]), a);
-        let mut b = Program::new("b");
+        let mut b = VarTable::new();
         let x = plain(&mut b, "x", i64t());
         let b = program(func("f", vec![], vec![assign(x, int(1)), assign(x, int(2)), ret(vec![add(v(x), v(x))])]), b);
         let diff = assert_different(&a, &b);
@@ -724,7 +727,7 @@ mod tests {
     fn variable_types_and_constants_are_compared() {
         let a = sample(["p", "q", "x", "y"], false, "prog");
         let mut b = a.clone();
-        b.vars[2].ty = Type::Scalar(DataType::Int32);
+        b.functions[0].vars.var_mut(VarId(2)).ty = Type::Scalar(DataType::Int32);
         let diff = assert_different(&a, &b);
         assert!(diff.contains("<var 'x'>.type: INT64 vs INT32"), "{diff}");
         let mut c = a.clone();
@@ -738,7 +741,7 @@ mod tests {
     fn names_spans_and_program_name_are_ignored_but_function_names_are_not() {
         let a = sample(["p", "q", "x", "y"], false, "one");
         let mut b = sample(["p", "q", "x", "y"], false, "two");
-        b.vars[0].span = Span::new(5, 6);
+        b.functions[0].vars.var_mut(VarId(0)).span = Span::new(5, 6);
         assert_equal(&a, &b);
         let mut c = a.clone();
         c.functions[0].name = "g".into();
@@ -749,7 +752,7 @@ mod tests {
     fn dims_of_types_follow_the_mapping() {
         // a: f(n, t: Tensor[[n]], u: Tensor[[n]])   b: f(n, t: Tensor[[n]], u: Tensor[[m]]) with m free
         let build = |shared: bool| {
-            let mut p = Program::new("p");
+            let mut p = VarTable::new();
             let n = plain(&mut p, "n", i64t());
             let m = if shared { n } else { plain(&mut p, "n", i64t()) };
             let ty = |d: VarId| {
@@ -767,8 +770,8 @@ mod tests {
     #[test]
     fn memrefs_are_mapped_bijectively_and_their_infos_compared() {
         let build = |shared: bool, size: u64| {
-            let mut p = Program::new("p");
-            let mem = |p: &mut Program, id| {
+            let mut p = VarTable::new();
+            let mem = |p: &mut VarTable, id| {
                 let info = MemRefInfo { space: MemorySpace::Vec, addr: int(0), size, id };
                 p.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(Box::new(info)), Span::NONE)
             };
@@ -789,7 +792,7 @@ mod tests {
     #[test]
     fn iter_arg_init_values_are_compared() {
         let build = |init: i64| {
-            let mut p = Program::new("p");
+            let mut p = VarTable::new();
             let i = plain(&mut p, "i", i64t());
             let acc = p.new_var("acc", i64t(), VarKind::IterArg { init: Box::new(int(init)) }, Span::NONE);
             let r = plain(&mut p, "r", i64t());
@@ -814,7 +817,7 @@ mod tests {
     #[test]
     fn floats_compare_by_bits() {
         let build = |x: f64| {
-            let mut p = Program::new("p");
+            let mut p = VarTable::new();
             let r = plain(&mut p, "r", Type::Scalar(DataType::Fp32));
             program(func("f", vec![], vec![assign(r, Expr::float(x, DataType::Fp32, Span::NONE))]), p)
         };
@@ -824,15 +827,14 @@ mod tests {
 
     #[test]
     fn seq_and_ops_are_different_nodes() {
-        let mut a = Program::new("p");
-        let x = plain(&mut a, "x", i64t());
+        let mut vars = VarTable::new();
+        let x = plain(&mut vars, "x", i64t());
         let mut f = func("f", vec![], vec![]);
         f.body = Stmt::Seq { stmts: vec![assign(x, int(1))], span: Span::NONE };
-        let mut b = a.clone();
         let mut g = f.clone();
         g.body = Stmt::Ops { stmts: vec![assign(x, int(1))], span: Span::NONE };
-        a.add_function(f).unwrap();
-        b.add_function(g).unwrap();
+        let a = program(f, vars.clone());
+        let b = program(g, vars);
         assert_eq!(assert_different(&a, &b), "function 'f': body: SeqStmts vs OpStmts");
     }
 

@@ -1,12 +1,13 @@
 //! The PyPTO tile IR (spec `ir-and-syntax.md` §2).
 //!
-//! Expressions and statements are owned trees; variables live in one table per [`Program`]
-//! ([`Program::vars`]) and are referred to by [`VarId`]. A variable's identity is its id, never
+//! Expressions and statements are owned trees; variables live in one table per [`Function`]
+//! ([`Function::vars`]) and are referred to by [`VarId`]. A variable's identity is its id, never
 //! its name: two definitions of `x` are two variables. Spans are stored on nodes but take no part
 //! in equality or hashing (see [`Span`]).
 
 pub mod dtype;
 pub mod equiv;
+pub mod import;
 pub mod visit;
 
 pub use crate::diag::Span;
@@ -14,7 +15,7 @@ pub use dtype::*;
 
 use std::sync::Arc;
 
-/// Index of a variable in [`Program::vars`].
+/// Index of a variable in its function's [`VarTable`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
 
@@ -164,7 +165,7 @@ pub fn dims_equal(a: &Expr, b: &Expr) -> bool {
 ///
 /// For a variable use (`ExprKind::Var`) the type lives in the variable table, so that a pass
 /// that changes a variable's type (e.g. adds a MemRef) changes every use at once; `ty` is then
-/// `Type::Unknown` and must not be read: use [`Program::type_of`].
+/// `Type::Unknown` and must not be read: use [`VarTable::type_of`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,
@@ -582,7 +583,7 @@ pub struct Param {
     pub direction: ParamDirection,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Function {
     pub name: String,
     pub kind: FunctionType,
@@ -590,23 +591,44 @@ pub struct Function {
     pub return_types: Vec<Type>,
     pub body: Stmt,
     pub span: Span,
+    /// The function's own variables: every [`VarId`] in its parameters, body and types indexes
+    /// this table, never another function's, so passes can rewrite functions on their own
+    /// threads and a function's IR can be dropped once its C++ is written.
+    pub vars: VarTable,
 }
 
-/// A program: functions (kept sorted by name, like the reference's map) and the variable table
-/// shared by all of them.
+impl Function {
+    pub fn var(&self, id: VarId) -> &VarData {
+        self.vars.var(id)
+    }
+    pub fn var_name(&self, id: VarId) -> &str {
+        self.vars.var_name(id)
+    }
+    pub fn var_type(&self, id: VarId) -> &Type {
+        self.vars.var_type(id)
+    }
+    /// The type of an expression of this function (see [`VarTable::type_of`]).
+    pub fn type_of<'a>(&'a self, e: &'a Expr) -> &'a Type {
+        self.vars.type_of(e)
+    }
+}
+
+/// The variables of one function, indexed by [`VarId`].
 #[derive(Clone, Debug, Default)]
-pub struct Program {
-    pub name: String,
-    pub functions: Vec<Function>,
-    pub vars: Vec<VarData>,
+pub struct VarTable {
+    vars: Vec<VarData>,
 }
 
-impl Program {
-    pub fn new(name: impl Into<String>) -> Program {
-        Program { name: name.into(), functions: Vec::new(), vars: Vec::new() }
+impl VarTable {
+    pub fn new() -> VarTable {
+        VarTable::default()
     }
     pub fn var(&self, id: VarId) -> &VarData {
         &self.vars[id.index()]
+    }
+    /// The variable, or `None` for an id this table never gave out.
+    pub fn get(&self, id: VarId) -> Option<&VarData> {
+        self.vars.get(id.index())
     }
     pub fn var_mut(&mut self, id: VarId) -> &mut VarData {
         &mut self.vars[id.index()]
@@ -623,6 +645,41 @@ impl Program {
         self.vars.push(VarData { name: name.into(), ty, kind, span });
         id
     }
+    pub fn len(&self) -> usize {
+        self.vars.len()
+    }
+    /// Makes room for `n` more variables.
+    pub fn reserve(&mut self, n: usize) {
+        self.vars.reserve(n);
+    }
+    pub fn is_empty(&self) -> bool {
+        self.vars.is_empty()
+    }
+    /// Every variable with its id, in creation order.
+    pub fn iter(&self) -> impl Iterator<Item = (VarId, &VarData)> {
+        self.vars.iter().enumerate().map(|(i, v)| (VarId(i as u32), v))
+    }
+    /// The type of an expression: the variable's type for a variable use, else `e.ty`.
+    pub fn type_of<'a>(&'a self, e: &'a Expr) -> &'a Type {
+        match e.kind {
+            ExprKind::Var(v) => self.var_type(v),
+            _ => &e.ty,
+        }
+    }
+}
+
+/// A program: functions (kept sorted by name, like the reference's map), each with its own
+/// variables.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub name: String,
+    pub functions: Vec<Function>,
+}
+
+impl Program {
+    pub fn new(name: impl Into<String>) -> Program {
+        Program { name: name.into(), functions: Vec::new() }
+    }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
     }
@@ -634,13 +691,6 @@ impl Program {
                 self.functions.insert(pos, f);
                 Ok(())
             }
-        }
-    }
-    /// The type of an expression: the variable's type for a variable use, else `e.ty`.
-    pub fn type_of<'a>(&'a self, e: &'a Expr) -> &'a Type {
-        match e.kind {
-            ExprKind::Var(v) => self.var_type(v),
-            _ => &e.ty,
         }
     }
 }

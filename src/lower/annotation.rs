@@ -8,7 +8,7 @@
 //! silently ignore (hand-written text) or IR built to differ on purpose (printed text, for the
 //! verifier to judge). [`merge`] says which; the caller decides what a disagreement means.
 
-use crate::ir::{dims_equal, Program, Type};
+use crate::ir::{dims_equal, Type, VarTable};
 use std::sync::Arc;
 
 /// What the annotation says that the value's type contradicts.
@@ -35,8 +35,15 @@ impl Disagreement {
 /// An annotation that writes a MemRef or a view is the whole type (printed IR: after the memory
 /// passes only the annotation carries the MemRef, and the reference's tests build IR whose
 /// variables lack the view their values would have); one that writes neither takes the value's
-/// view. An unknown type on either side gives the other.
-pub(super) fn merge(prog: &Program, ann: &Type, value: &Type) -> Result<Type, Disagreement> {
+/// view. An unknown type on either side gives the other. The annotation's variables (its
+/// MemRef) are those of `ann_vars`, the value's those of `value_vars`: a call's parameter types
+/// belong to the callee.
+pub(super) fn merge(
+    ann_vars: &VarTable,
+    value_vars: &VarTable,
+    ann: &Type,
+    value: &Type,
+) -> Result<Type, Disagreement> {
     match (ann, value) {
         (_, Type::Unknown) => Ok(ann.clone()),
         (Type::Unknown, _) => Ok(value.clone()),
@@ -48,7 +55,7 @@ pub(super) fn merge(prog: &Program, ann: &Type, value: &Type) -> Result<Type, Di
             }
         }
         (Type::Tensor(a), Type::Tensor(v)) => {
-            check(prog, a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
+            check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
             if a.memref.is_some() || a.view.is_some() || v.view.is_none() {
                 return Ok(ann.clone());
             }
@@ -57,7 +64,7 @@ pub(super) fn merge(prog: &Program, ann: &Type, value: &Type) -> Result<Type, Di
             Ok(Type::Tensor(Arc::new(t)))
         }
         (Type::Tile(a), Type::Tile(v)) => {
-            check(prog, a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
+            check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
             if a.memref.is_some() || a.view.is_some() || v.view.is_none() {
                 return Ok(ann.clone());
             }
@@ -69,7 +76,11 @@ pub(super) fn merge(prog: &Program, ann: &Type, value: &Type) -> Result<Type, Di
             if a.len() != v.len() {
                 return Err(Disagreement::Shape);
             }
-            a.iter().zip(v).map(|(a, v)| merge(prog, a, v)).collect::<Result<Vec<_>, _>>().map(Type::Tuple)
+            a.iter()
+                .zip(v)
+                .map(|(a, v)| merge(ann_vars, value_vars, a, v))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Type::Tuple)
         }
         (Type::MemRef, Type::MemRef) => Ok(ann.clone()),
         _ => Err(Disagreement::Kind),
@@ -77,7 +88,7 @@ pub(super) fn merge(prog: &Program, ann: &Type, value: &Type) -> Result<Type, Di
 }
 
 fn check(
-    prog: &Program,
+    (ann_vars, value_vars): (&VarTable, &VarTable),
     same_dtype: bool,
     ann_shape: &[crate::ir::Expr],
     value_shape: &[crate::ir::Expr],
@@ -96,11 +107,11 @@ fn check(
         return Err(Disagreement::Shape);
     }
     if let (Some(a), Some(v)) = (ann_memref, value_memref) {
-        let space = |m| match &prog.var(m).kind {
+        let space = |vars: &VarTable, m| match &vars.get(m)?.kind {
             crate::ir::VarKind::MemRef(info) => Some(info.space),
             _ => None,
         };
-        if space(a) != space(v) {
+        if space(ann_vars, a) != space(value_vars, v) {
             return Err(Disagreement::MemorySpace);
         }
     }

@@ -5,7 +5,7 @@
 //! something other than it says, so ptoc refuses it where it is written.
 
 use super::annotation::{merge, Disagreement};
-use super::Lowerer;
+use super::{Lowerer, Signature};
 use crate::ast;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{Expr, ExprKind, Stmt, Type};
@@ -53,8 +53,8 @@ impl Lowerer {
             return;
         }
         for (v, t) in values.iter().zip(return_types) {
-            let vt = self.prog.type_of(v);
-            if let Err(d) = merge(&self.prog, t, vt) {
+            let vt = self.vars.type_of(v);
+            if let Err(d) = merge(&self.vars, &self.vars, t, vt) {
                 let msg = format!(
                     "the returned value's {} disagrees with the declared result: declared {}, but the value is {}",
                     d.what(),
@@ -66,13 +66,16 @@ impl Lowerer {
         }
     }
 
-    /// The arguments of a call of `name` agree with its parameter types `params` (kind, dtype,
-    /// static shape; symbolic dims are not compared).
-    pub(super) fn check_call_args(&self, name: &str, params: &[Type], args: &[Expr]) -> Result<(), Diagnostic> {
-        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+    /// The arguments of a call of `name` agree with the parameter types of its signature `sig`
+    /// (kind, dtype, static shape; symbolic dims are not compared).
+    pub(super) fn check_call_args(&self, name: &str, sig: &Signature, args: &[Expr]) -> Result<(), Diagnostic> {
+        // The parameters' types are written in the callee's variables.
+        let callee_shown = |t: &Type| crate::ops::fmt_type(&sig.vars, t);
+        for (i, (param, a)) in sig.params.iter().zip(args).enumerate() {
+            let p = sig.vars.var_type(param.var);
             // A scalar argument converts to the parameter's dtype within its family (an integer
             // literal is INT64, a float literal FP32).
-            let at = self.prog.type_of(a);
+            let at = self.vars.type_of(a);
             if let (Type::Scalar(pd), Type::Scalar(ad)) = (p, at) {
                 if pd.is_int() == ad.is_int() && pd.is_float() == ad.is_float() {
                     continue;
@@ -90,14 +93,14 @@ impl Lowerer {
                             "argument {} of `{name}` is the integer {v}, which {} cannot hold exactly (the parameter is {})",
                             i + 1,
                             pd.name(),
-                            self.shown(p)
+                            callee_shown(p)
                         ),
                     ));
                 }
             }
             // A parameter's MemRef is the callee's own (each function plans its memory), so
             // memory spaces are not compared here.
-            match merge(&self.prog, p, at) {
+            match merge(&sig.vars, &self.vars, p, at) {
                 Ok(_) | Err(Disagreement::MemorySpace) => {}
                 Err(d) => {
                     return Err(Diagnostic::error(
@@ -107,7 +110,7 @@ impl Lowerer {
                             "argument {} of `{name}` has the wrong {}: the parameter is {}, but the argument is {}",
                             i + 1,
                             d.what(),
-                            self.shown(p),
+                            callee_shown(p),
                             self.shown(at)
                         ),
                     ))
@@ -118,6 +121,6 @@ impl Lowerer {
     }
 
     fn shown(&self, t: &Type) -> String {
-        crate::ops::fmt_type(&self.prog, t)
+        crate::ops::fmt_type(&self.vars, t)
     }
 }

@@ -34,11 +34,11 @@ impl Lowerer {
             A::Binary(op, l, r) => {
                 let lhs = self.lower_expr(l)?;
                 let rhs = self.lower_expr(r)?;
-                ops::scalar_binary(&self.prog, op.ir(), lhs, rhs, e.span)
+                ops::scalar_binary(&self.vars, op.ir(), lhs, rhs, e.span)
             }
             A::List(elems) | A::Tuple(elems) => {
                 let elems = elems.iter().map(|x| self.lower_expr(x)).collect::<R<Vec<_>>>()?;
-                let ty = Type::Tuple(elems.iter().map(|x| self.prog.type_of(x).clone()).collect());
+                let ty = Type::Tuple(elems.iter().map(|x| self.vars.type_of(x).clone()).collect());
                 Ok(Expr::new(ExprKind::MakeTuple(elems), ty, e.span))
             }
             A::Subscript(base, items) => self.lower_subscript(base, items, e.span),
@@ -103,7 +103,7 @@ impl Lowerer {
             UnaryOp::Invert => UnOp::BitNot,
             UnaryOp::Not => UnOp::Not,
         };
-        ops::scalar_unary(&self.prog, op, operand, span)
+        ops::scalar_unary(&self.vars, op, operand, span)
     }
 
     /// `t[i]`: an element of a tuple value.
@@ -119,11 +119,11 @@ impl Lowerer {
                 ))
             }
         };
-        let Type::Tuple(elems) = self.prog.type_of(&tuple) else {
+        let Type::Tuple(elems) = self.vars.type_of(&tuple) else {
             return Err(Diagnostic::error(
                 codes::BAD_TUPLE_INDEX,
                 base.span,
-                format!("only tuples can be subscripted, but this is a {}", self.prog.type_of(&tuple).kind_name()),
+                format!("only tuples can be subscripted, but this is a {}", self.vars.type_of(&tuple).kind_name()),
             ));
         };
         let Some(ty) = usize::try_from(idx).ok().and_then(|i| elems.get(i)).cloned() else {
@@ -197,7 +197,7 @@ impl Lowerer {
                 }),
             }
         }
-        let call = ops::build_op_call_in(&self.prog, path, f.span, &mut pos, kws, span, self.authorship.hand_written);
+        let call = ops::build_op_call_in(&self.vars, path, f.span, &mut pos, kws, span, self.authorship.hand_written);
         self.op_args = pos;
         call
     }
@@ -329,19 +329,22 @@ impl Lowerer {
         let mut it = vals.into_iter();
         let a = it.next().unwrap();
         match name {
-            "abs" => ops::scalar_unary(&self.prog, UnOp::Abs, a, span),
+            "abs" => ops::scalar_unary(&self.vars, UnOp::Abs, a, span),
             _ => {
                 let b = it.next().unwrap();
                 let op = if name == "min" { BinOp::Min } else { BinOp::Max };
-                ops::scalar_binary(&self.prog, op, a, b, span)
+                ops::scalar_binary(&self.vars, op, a, b, span)
             }
         }
     }
 
     /// A call of a function of the program (a GlobalVar call). Its type is the callee's return
-    /// type (a tuple for several, Unknown for none).
+    /// type (a tuple for several, Unknown for none), imported into this function's variables.
     fn lower_function_call(&mut self, name: &str, name_span: Span, args: &[Arg], span: Span) -> R<Expr> {
-        let known = self.sigs.get(name).map(|sig| (sig.params.len(), super::result_type(&sig.return_types)));
+        let known = self.sigs.get(name).map(|sig| {
+            let memo = self.imported.entry(name.to_string()).or_default();
+            (sig.params.len(), self.vars.import_type(&sig.vars, &super::result_type(&sig.return_types), memo))
+        });
         let Some((nparams, ty)) = known else {
             let mut d =
                 Diagnostic::error(codes::UNKNOWN_FUNCTION, name_span, format!("the program has no function `{name}`"));
@@ -371,8 +374,7 @@ impl Lowerer {
             ));
         }
         if let Some(sig) = self.sigs.get(name) {
-            let params: Vec<Type> = sig.params.iter().map(|p| self.prog.var(p.var).ty.clone()).collect();
-            self.check_call_args(name, &params, &vals)?;
+            self.check_call_args(name, sig, &vals)?;
         }
         let call = Call { callee: Callee::Function(name.to_string()), args: vals, kwargs: Vec::new() };
         Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))

@@ -33,11 +33,11 @@ impl Lowerer {
         if self.memrefs.is_empty() || hidden.is_empty() {
             return;
         }
-        let plan = plan_memrefs(&self.prog, f);
+        let plan = plan_memrefs(&self.vars, f);
         for v in hidden {
             let Some((info, span)) = plan.memref_of.get(&v).and_then(|&id| plan.buffers.get(id)) else { continue };
             let m = match self.memrefs.get(&info.id) {
-                Some(&m) => match &self.prog.var(m).kind {
+                Some(&m) => match &self.vars.var(m).kind {
                     VarKind::MemRef(known) if known.space == info.space && known.size == info.size => m,
                     _ => continue,
                 },
@@ -47,7 +47,7 @@ impl Lowerer {
                     Err(_) => continue,
                 },
             };
-            set_memref(&mut self.prog.var_mut(v).ty, m);
+            set_memref(&mut self.vars.var_mut(v).ty, m);
         }
     }
 }
@@ -68,12 +68,12 @@ mod tests {
     /// variables whose types the text does not show (for multi-value yields).
     fn hidden(p: &Program) -> Vec<String> {
         let mut out = Vec::new();
-        let mut note = |vs: &[VarId]| {
-            for &v in vs {
-                out.push(format!("{}: {}", p.var_name(v), crate::printer::print_type(p, p.var_type(v))));
-            }
-        };
         for f in &p.functions {
+            let mut note = |vs: &[VarId]| {
+                for &v in vs {
+                    out.push(format!("{}: {}", f.var_name(v), crate::printer::print_type(&f.vars, f.var_type(v))));
+                }
+            };
             walk_stmts(&f.body, &mut |s| match s {
                 Stmt::For { iter_args, return_vars, .. } | Stmt::While { iter_args, return_vars, .. } => {
                     note(iter_args);

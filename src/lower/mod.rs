@@ -21,7 +21,7 @@ mod types;
 
 use crate::ast;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind, VarTable};
 use rustc_hash::FxHashMap as HashMap;
 use scope::Scopes;
 
@@ -49,6 +49,9 @@ fn result_type(types: &[Type]) -> Type {
 /// A function's interface, known before any body is lowered so calls may refer forward.
 struct Signature {
     params: Vec<Param>,
+    /// The function's variables when its signature was lowered: what the parameters' types
+    /// refer to (their symbolic dims and MemRefs), for checking calls from other functions.
+    vars: VarTable,
     return_types: Vec<Type>,
     /// False when the `-> …` annotation failed to lower (already reported): the returns are
     /// not checked against it.
@@ -68,6 +71,11 @@ struct YieldRecord {
 
 pub(crate) struct Lowerer {
     prog: Program,
+    /// The variables of the function being lowered.
+    vars: VarTable,
+    /// The stand-ins the current function has for the variables of each callee named in the
+    /// result types of its calls (see [`crate::ir::import`]).
+    imported: HashMap<String, crate::ir::import::Imported>,
     diags: Vec<Diagnostic>,
     /// The name `pypto.language` is bound to (`pl` unless an import says otherwise).
     prefix: String,
@@ -121,7 +129,8 @@ pub(crate) struct Lowerer {
 #[derive(Default)]
 struct Authorship {
     hand_written: bool,
-    /// Loop return variables and the names the reference's parser gives them.
+    /// Loop return variables of the function being lowered and the names the reference's
+    /// parser gives them.
     loop_outs: Vec<(VarId, String)>,
     /// Annotations that contradict their values, reported if the function is hand-written.
     mismatches: Vec<Diagnostic>,
@@ -148,6 +157,8 @@ impl Lowerer {
     fn with_prefix(prefix: String) -> Lowerer {
         Lowerer {
             prog: Program::new(""),
+            vars: VarTable::new(),
+            imported: HashMap::default(),
             diags: Vec::new(),
             prefix_parts: prefix.split('.').map(str::to_string).collect(),
             prefix,
@@ -225,9 +236,11 @@ impl Lowerer {
                 return_types: sig.return_types.clone(),
                 body,
                 span: f.span,
+                vars: VarTable::new(),
             };
             self.restore_hidden_memrefs(&func);
-            self.end_function();
+            self.settle_loop_outs();
+            let func = Function { vars: self.end_function().vars, ..func };
             // Duplicates were rejected above, so this cannot fail.
             let _ = self.prog.add_function(func);
         }
@@ -317,6 +330,9 @@ impl Lowerer {
     }
 
     fn begin_function(&mut self) {
+        self.vars = VarTable::new();
+        self.imported.clear();
+        self.poisoned.clear();
         self.scopes = Scopes::default();
         self.scopes.push();
         self.memrefs.clear();
@@ -328,6 +344,8 @@ impl Lowerer {
     /// Takes the per-function state out (to lower the body later).
     fn end_function(&mut self) -> FunctionState {
         FunctionState {
+            vars: std::mem::take(&mut self.vars),
+            poisoned: std::mem::take(&mut self.poisoned),
             scopes: std::mem::take(&mut self.scopes),
             memrefs: std::mem::take(&mut self.memrefs),
             free_dims: std::mem::take(&mut self.free_dims),
@@ -335,6 +353,9 @@ impl Lowerer {
     }
 
     fn restore_function(&mut self, s: FunctionState) {
+        self.vars = s.vars;
+        self.imported.clear();
+        self.poisoned = s.poisoned;
         self.scopes = s.scopes;
         self.memrefs = s.memrefs;
         self.free_dims = s.free_dims;
@@ -355,7 +376,7 @@ impl Lowerer {
                     p.span,
                     format!("parameter `{}` has no type annotation", p.name.name),
                 ));
-                let v = self.prog.new_var(p.name.name.as_str(), Type::Unknown, VarKind::Plain, p.name.span);
+                let v = self.vars.new_var(p.name.name.as_str(), Type::Unknown, VarKind::Plain, p.name.span);
                 self.scopes.bind(&p.name.name, v);
                 // Uses of a parameter without a type are not reported again.
                 self.poisoned.insert(v);
@@ -368,7 +389,7 @@ impl Lowerer {
                     (Type::Unknown, ParamDirection::In, false)
                 }
             };
-            let v = self.prog.new_var(p.name.name.as_str(), ty, VarKind::Plain, p.name.span);
+            let v = self.vars.new_var(p.name.name.as_str(), ty, VarKind::Plain, p.name.span);
             if !ok {
                 self.poisoned.insert(v);
             }
@@ -392,7 +413,7 @@ impl Lowerer {
                 }
             },
         };
-        Signature { params, return_types, returns_known, kind }
+        Signature { params, vars: self.vars.clone(), return_types, returns_known, kind }
     }
 
     fn function_kind(&mut self, f: &ast::FuncDef) -> FunctionType {
@@ -531,21 +552,29 @@ impl Lowerer {
         if !a.hand_written {
             return false;
         }
-        for (v, name) in a.loop_outs {
-            self.prog.var_mut(v).name = name;
-        }
         self.diags.extend(a.mismatches);
         true
+    }
+
+    /// Gives the loop return variables of the function just lowered the reference parser's
+    /// names, if the text is hand-written (decided before any body was lowered).
+    fn settle_loop_outs(&mut self) {
+        let outs = std::mem::take(&mut self.authorship.loop_outs);
+        if self.authorship.hand_written {
+            for (v, name) in outs {
+                self.vars.var_mut(v).name = name;
+            }
+        }
     }
 
     /// The type of a variable annotated `ann` (the annotation at `ann_span`) whose value has
     /// type `value` (see [`annotation::merge`]). A disagreement keeps the annotation and is an
     /// error if the function turns out to be hand-written.
     fn annotated_type(&mut self, ann: Type, value: &Type, ann_span: Span) -> Type {
-        match annotation::merge(&self.prog, &ann, value) {
+        match annotation::merge(&self.vars, &self.vars, &ann, value) {
             Ok(t) => t,
             Err(d) => {
-                let shown = |t: &Type| crate::ops::fmt_type(&self.prog, t);
+                let shown = |t: &Type| crate::ops::fmt_type(&self.vars, t);
                 let diag = Diagnostic::error(
                     codes::ANNOTATION_MISMATCH,
                     ann_span,
@@ -565,6 +594,8 @@ impl Lowerer {
 }
 
 struct FunctionState {
+    vars: VarTable,
+    poisoned: rustc_hash::FxHashSet<VarId>,
     scopes: Scopes,
     memrefs: HashMap<u64, VarId>,
     free_dims: HashMap<String, VarId>,

@@ -19,7 +19,7 @@ impl Lowerer {
     pub(super) fn lower_stmts(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
         let mut out = Vec::with_capacity(stmts.len());
         self.scopes.reserve(stmts.len());
-        self.prog.vars.reserve(stmts.len());
+        self.vars.reserve(stmts.len());
         for (i, s) in stmts.iter().enumerate() {
             // A docstring as the first statement is skipped, as by the reference.
             if i == 0 && matches!(&s.kind, S::Expr(e) if matches!(e.kind, A::Str(_))) {
@@ -44,7 +44,7 @@ impl Lowerer {
         let mut targets: Vec<&ast::Ident> = Vec::new();
         assigned_names(std::slice::from_ref(s), &mut targets);
         for t in targets {
-            let v = self.prog.new_var(t.name.as_str(), Type::Unknown, VarKind::Plain, t.span);
+            let v = self.vars.new_var(t.name.as_str(), Type::Unknown, VarKind::Plain, t.span);
             self.poisoned.insert(v);
             self.scopes.bind(&t.name, v);
         }
@@ -204,7 +204,7 @@ impl Lowerer {
             _ => None,
         };
         let annotation_span = ann.map_or(span, |a| a.span);
-        let value_types = values.iter().map(|v| self.prog.type_of(v).clone()).collect();
+        let value_types = values.iter().map(|v| self.vars.type_of(v).clone()).collect();
         let Some(frame) = self.yield_frames.last_mut() else {
             return Err(Diagnostic::error(
                 codes::BAD_YIELD,
@@ -234,7 +234,7 @@ impl Lowerer {
         if let Some(info) = alloc_info(&value) {
             // `mem_vec_3: pl.MemRefType = pl.block.alloc(...)` defines the MemRef itself.
             let var = self.intern_memref(info, Some(&target.name), target.span)?;
-            self.prog.var_mut(var).name = target.name.to_string();
+            self.vars.var_mut(var).name = target.name.to_string();
             self.scopes.bind(&target.name, var);
             out.push(Stmt::Assign { var, value, span });
             return Ok(());
@@ -242,12 +242,12 @@ impl Lowerer {
         let ty = match ann {
             Some(a) => {
                 let at = self.lower_type(a)?;
-                let value_ty = self.prog.type_of(&value).clone();
+                let value_ty = self.vars.type_of(&value).clone();
                 self.annotated_type(at, &value_ty, a.span)
             }
-            None => self.prog.type_of(&value).clone(),
+            None => self.vars.type_of(&value).clone(),
         };
-        let var = self.prog.new_var(target.name.as_str(), ty, VarKind::Plain, target.span);
+        let var = self.vars.new_var(target.name.as_str(), ty, VarKind::Plain, target.span);
         self.scopes.bind(&target.name, var);
         out.push(Stmt::Assign { var, value, span });
         Ok(())
@@ -256,13 +256,13 @@ impl Lowerer {
     /// `a, b = e` with a tuple-typed `e`: `_tuple_tmp = e; a = _tuple_tmp[0]; b = _tuple_tmp[1]`.
     fn lower_unpack(&mut self, targets: &[ast::Ident], value: &ast::Expr, span: Span, out: &mut Vec<Stmt>) -> R<()> {
         let value = self.lower_expr(value)?;
-        let Type::Tuple(elems) = self.prog.type_of(&value).clone() else {
+        let Type::Tuple(elems) = self.vars.type_of(&value).clone() else {
             return Err(Diagnostic::error(
                 codes::BAD_TARGET,
                 value.span,
                 format!(
                     "cannot unpack a {} value into {} names; only tuple values unpack",
-                    self.prog.type_of(&value).kind_name(),
+                    self.vars.type_of(&value).kind_name(),
                     targets.len()
                 ),
             ));
@@ -274,11 +274,11 @@ impl Lowerer {
                 format!("cannot unpack a tuple of {} values into {} names", elems.len(), targets.len()),
             ));
         }
-        let tmp = self.prog.new_var("_tuple_tmp", Type::Tuple(elems.clone()), VarKind::Plain, span);
+        let tmp = self.vars.new_var("_tuple_tmp", Type::Tuple(elems.clone()), VarKind::Plain, span);
         out.push(Stmt::Assign { var: tmp, value, span });
         for (i, (t, ty)) in targets.iter().zip(elems).enumerate() {
             let get = Expr::new(ExprKind::TupleGetItem(Box::new(Expr::var(tmp, t.span)), i), ty.clone(), t.span);
-            let v = self.prog.new_var(t.name.as_str(), ty, VarKind::Plain, t.span);
+            let v = self.vars.new_var(t.name.as_str(), ty, VarKind::Plain, t.span);
             self.scopes.bind(&t.name, v);
             out.push(Stmt::Assign { var: v, value: get, span });
         }
@@ -384,13 +384,13 @@ impl Lowerer {
                     }
                     None => value_type(&n.name, &then_yields, &else_yields),
                 };
-                let v = self.prog.new_var(n.name.as_str(), ty, VarKind::Plain, n.span);
+                let v = self.vars.new_var(n.name.as_str(), ty, VarKind::Plain, n.span);
                 if !shown {
                     self.hidden_types.push(v);
                 }
                 return_vars.push(v);
             }
-            for (v, name) in return_vars.iter().map(|&v| (v, self.prog.var_name(v).to_string())).collect::<Vec<_>>() {
+            for (v, name) in return_vars.iter().map(|&v| (v, self.vars.var_name(v).to_string())).collect::<Vec<_>>() {
                 self.scopes.bind(&name, v);
             }
         }
@@ -413,7 +413,7 @@ impl Lowerer {
         let span = *span;
         let values = wanted
             .iter()
-            .map(|t| return_vars.iter().copied().find(|&v| self.prog.var_name(v) == t.name.as_str()))
+            .map(|t| return_vars.iter().copied().find(|&v| self.vars.var_name(v) == t.name.as_str()))
             .collect::<Option<Vec<_>>>()?;
         if values.len() != return_vars.len() {
             return None;
@@ -422,7 +422,7 @@ impl Lowerer {
             targets: wanted.clone(),
             annotation: None,
             annotation_span: span,
-            value_types: values.iter().map(|&v| self.prog.var_type(v).clone()).collect(),
+            value_types: values.iter().map(|&v| self.vars.var_type(v).clone()).collect(),
         };
         branch.push(Stmt::Yield { values: values.iter().map(|&v| Expr::var(v, span)).collect(), span });
         Some(record)
@@ -494,7 +494,7 @@ impl Lowerer {
         let inits = self.lower_init_values(target, init_values, iter.span)?;
         self.scopes.push();
         let loop_var =
-            self.prog.new_var(loop_name.name.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
+            self.vars.new_var(loop_name.name.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, loop_name.span);
         self.scopes.bind(&loop_name.name, loop_var);
         let iter_args = self.bind_iter_args(target, inits);
         self.yield_frames.push(Vec::new());
@@ -662,8 +662,8 @@ impl Lowerer {
             .iter()
             .zip(inits)
             .map(|(n, init)| {
-                let ty = self.prog.type_of(&init).clone();
-                let v = self.prog.new_var(n.name.as_str(), ty, VarKind::IterArg { init: Box::new(init) }, n.span);
+                let ty = self.vars.type_of(&init).clone();
+                let v = self.vars.new_var(n.name.as_str(), ty, VarKind::IterArg { init: Box::new(init) }, n.span);
                 self.scopes.bind(&n.name, v);
                 self.hidden_types.push(v);
                 v
@@ -693,11 +693,11 @@ impl Lowerer {
         for (i, &it) in iter_args.iter().enumerate() {
             let (name, name_span) = match rec {
                 Some(r) => (r.targets[i].name.to_string(), r.targets[i].span),
-                None => (format!("{}_out", self.prog.var_name(it)), span),
+                None => (format!("{}_out", self.vars.var_name(it)), span),
             };
             let annotation = rec.and_then(|r| r.annotation.clone().map(|t| (t, r.annotation_span)));
             let shown = annotation.is_some();
-            let iter_ty = self.prog.var_type(it).clone();
+            let iter_ty = self.vars.var_type(it).clone();
             if let Some(value) = rec.and_then(|r| r.value_types.get(i)) {
                 self.check_carried_type(it, &iter_ty, value, name_span);
             }
@@ -705,18 +705,18 @@ impl Lowerer {
                 Some((t, at)) => self.annotated_type(t, &iter_ty, at),
                 None => iter_ty,
             };
-            let v = self.prog.new_var(&name, ty, VarKind::Plain, name_span);
+            let v = self.vars.new_var(&name, ty, VarKind::Plain, name_span);
             if !shown {
                 self.hidden_types.push(v);
             }
             if rec.is_some() {
-                let reference_name = format!("{}_out", self.prog.var_name(it));
+                let reference_name = format!("{}_out", self.vars.var_name(it));
                 self.authorship.loop_outs.push((v, reference_name));
             }
             out.push(v);
         }
         for &v in &out {
-            let name = self.prog.var_name(v).to_string();
+            let name = self.vars.var_name(v).to_string();
             self.scopes.bind(&name, v);
         }
         Ok(out)
@@ -730,9 +730,9 @@ impl Lowerer {
     /// author's mistake (typically `cnt + 3` promoting an INT32 counter to INT64), reported at
     /// the yield.
     fn check_carried_type(&mut self, iter_arg: VarId, iter_ty: &Type, value: &Type, at: Span) {
-        let Err(d) = super::annotation::merge(&self.prog, iter_ty, value) else { return };
-        let shown = |t: &Type| crate::ops::fmt_type(&self.prog, t);
-        let name = self.prog.var_name(iter_arg).to_string();
+        let Err(d) = super::annotation::merge(&self.vars, &self.vars, iter_ty, value) else { return };
+        let shown = |t: &Type| crate::ops::fmt_type(&self.vars, t);
+        let name = self.vars.var_name(iter_arg).to_string();
         let diag = Diagnostic::error(
             codes::BAD_YIELD,
             at,

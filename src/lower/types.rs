@@ -300,7 +300,7 @@ impl Lowerer {
                 let v = match self.free_dims.get(n.as_str()) {
                     Some(&v) => v,
                     None => {
-                        let v = self.prog.new_var(n.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, e.span);
+                        let v = self.vars.new_var(n.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, e.span);
                         self.free_dims.insert(n.to_string(), v);
                         v
                     }
@@ -371,7 +371,7 @@ impl Lowerer {
     /// sight. Two mentions of one id must agree on space, address and size.
     pub(super) fn intern_memref(&mut self, info: MemRefInfo, name: Option<&str>, span: Span) -> R<VarId> {
         if let Some(&v) = self.memrefs.get(&info.id) {
-            if let VarKind::MemRef(old) = &self.prog.var(v).kind {
+            if let VarKind::MemRef(old) = &self.vars.var(v).kind {
                 if **old != info {
                     return Err(Diagnostic::error(
                         codes::BAD_MEMREF,
@@ -382,14 +382,14 @@ impl Lowerer {
                         ),
                     )
                     .with_label("described differently here")
-                    .with_secondary(self.prog.var(v).span, "first described here"));
+                    .with_secondary(self.vars.var(v).span, "first described here"));
                 }
             }
             return Ok(v);
         }
         let name = name.map_or_else(|| info.derived_name(), str::to_string);
         let id = info.id;
-        let v = self.prog.new_var(name, Type::MemRef, VarKind::MemRef(Box::new(info)), span);
+        let v = self.vars.new_var(name, Type::MemRef, VarKind::MemRef(Box::new(info)), span);
         self.memrefs.insert(id, v);
         Ok(v)
     }
@@ -400,7 +400,7 @@ impl Lowerer {
     fn resolve_named_memref(&mut self, e: &ast::Expr, size: u64) -> R<VarId> {
         let A::Name(n) = &e.kind else { unreachable!("checked by caller") };
         if let Some(v) = self.scopes.lookup(n) {
-            if matches!(self.prog.var(v).kind, VarKind::MemRef(_)) {
+            if matches!(self.vars.var(v).kind, VarKind::MemRef(_)) {
                 return Ok(v);
             }
         }

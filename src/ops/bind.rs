@@ -15,7 +15,7 @@ use super::shape::fmt_type;
 use super::table::{ArgConv, OpDef, Param, Slot};
 use super::{dispatch, ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{DataType, Expr, ExprKind, KwValue, Program};
+use crate::ir::{DataType, Expr, ExprKind, KwValue, VarTable};
 
 /// The most constructor parameters an operator has (checked by a test over the table): the
 /// binding works in fixed arrays of this size instead of allocating per call.
@@ -75,7 +75,7 @@ fn is_arg(p: &Param) -> bool {
 /// Binds `args`/`kwargs` to `def`'s parameters; see the module doc.
 /// The positional arguments are taken out of `args` (left empty).
 pub(crate) fn bind(
-    prog: &Program,
+    vars: &VarTable,
     def: &'static OpDef,
     args: &mut Vec<ArgIn>,
     kwargs: Vec<KwIn>,
@@ -85,13 +85,13 @@ pub(crate) fn bind(
     if kwargs.is_empty() && binds_in_order(def, args) {
         bind_in_order(def, args, insert_defaults, span)
     } else {
-        bind_slots(prog, def, args, kwargs, insert_defaults, span)
+        bind_slots(vars, def, args, kwargs, insert_defaults, span)
     }
 }
 
 /// [`bind`] in general: each given value goes into the slot of the parameter it binds to.
 fn bind_slots(
-    prog: &Program,
+    vars: &VarTable,
     def: &'static OpDef,
     args: &mut Vec<ArgIn>,
     kwargs: Vec<KwIn>,
@@ -149,7 +149,7 @@ fn bind_slots(
         let value = match given {
             Some(g) => {
                 kw_spans.push((spec.name, g.span));
-                to_kwarg(prog, def, spec.name, spec.kind, g)?
+                to_kwarg(vars, def, spec.name, spec.kind, g)?
             }
             None => match unwritten_kwarg(def, spec, insert_defaults, span)? {
                 Some(v) => v,
@@ -278,7 +278,7 @@ fn too_many(def: &OpDef, pos: usize, a: &ArgIn, arg_unbound: bool) -> Diagnostic
 
 /// A value given for a kwarg parameter, converted to the stored kind.
 fn to_kwarg(
-    prog: &Program,
+    vars: &VarTable,
     def: &OpDef,
     name: &str,
     kind: super::table::KwKind,
@@ -294,7 +294,7 @@ fn to_kwarg(
                 let found = kwvalue::describe(&v);
                 (Some(v), found)
             }
-            None => (None, format!("a non-constant {}", fmt_type(prog, prog.type_of(&e)))),
+            None => (None, format!("a non-constant {}", fmt_type(vars, vars.type_of(&e)))),
         },
     };
     value.and_then(|v| coerce(kind, v)).ok_or_else(|| {
@@ -386,7 +386,7 @@ mod tests {
     /// spans, kwargs with inserted defaults, errors) for every operator, with and without defaults.
     #[test]
     fn in_order_binding_agrees_with_the_slots() {
-        let prog = Program::new("t");
+        let vars = VarTable::new();
         let span = Span::new(500, 600);
         let mut checked = 0;
         for def in OPS.iter() {
@@ -407,7 +407,7 @@ mod tests {
             for insert_defaults in [true, false] {
                 let (mut a, mut b) = (given.clone(), given.clone());
                 let fast = bind_in_order(def, &mut a, insert_defaults, span);
-                let slow = bind_slots(&prog, def, &mut b, Vec::new(), insert_defaults, span);
+                let slow = bind_slots(&vars, def, &mut b, Vec::new(), insert_defaults, span);
                 assert!(a.is_empty() && b.is_empty(), "{}", def.name);
                 match (fast, slow) {
                     (Ok(f), Ok(s)) => {

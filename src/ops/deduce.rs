@@ -11,7 +11,7 @@ use super::shape::{
     tuple_elements,
 };
 use super::table::{Expect, OpDef, Slot};
-use crate::ir::{DataType, Expr, ExprKind, KwValue, MemorySpace, Program, TensorType, TileType, Type};
+use crate::ir::{DataType, Expr, ExprKind, KwValue, MemorySpace, TensorType, TileType, Type, VarTable};
 
 /// What a deduction error is about.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ type R<T> = Result<T, DeduceError>;
 
 /// The call being typed.
 pub(crate) struct Cx<'a> {
-    pub prog: &'a Program,
+    pub vars: &'a VarTable,
     pub def: &'static OpDef,
     pub args: &'a [Expr],
     pub kwargs: &'a [(&'static str, KwValue)],
@@ -44,12 +44,12 @@ pub(crate) struct Cx<'a> {
 
 /// Deduces the type of a call of `def` (the whole check sequence).
 pub(crate) fn deduce(
-    prog: &Program,
+    vars: &VarTable,
     def: &'static OpDef,
     args: &[Expr],
     kwargs: &[(&'static str, KwValue)],
 ) -> R<Type> {
-    let cx = Cx { prog, def, args, kwargs };
+    let cx = Cx { vars, def, args, kwargs };
     cx.check_kwargs()?;
     cx.check_args()?;
     super::rules::apply(def.rule, &cx)
@@ -73,7 +73,7 @@ impl<'a> Cx<'a> {
         }
     }
     pub(super) fn dims(&self, dims: &[Expr]) -> String {
-        fmt_dims(self.prog, dims)
+        fmt_dims(self.vars, dims)
     }
 
     // ---- validation shared by every rule
@@ -141,7 +141,7 @@ impl<'a> Cx<'a> {
 
     fn check_expect(&self, i: usize, pname: &str, expect: Expect) -> R<()> {
         let e = &self.args[i];
-        let ty = self.prog.type_of(e);
+        let ty = self.vars.type_of(e);
         let ok = match expect {
             Expect::Any => true,
             Expect::Tensor => matches!(ty, Type::Tensor(_)),
@@ -150,7 +150,7 @@ impl<'a> Cx<'a> {
             Expect::List => matches!(e.kind, ExprKind::MakeTuple(_)),
             Expect::IntTuple | Expect::IndexTuple => {
                 let elem_ok = if expect == Expect::IntTuple { is_int_scalar } else { is_index_scalar };
-                match tuple_element_types(self.prog, e) {
+                match tuple_element_types(self.vars, e) {
                     Some(ts) => {
                         if let Some(bad) = ts.iter().find(|t| !elem_ok(t)) {
                             return Err(DeduceError {
@@ -164,7 +164,7 @@ impl<'a> Cx<'a> {
                                         "INT64 or UINT64 scalar"
                                     },
                                     i + 1,
-                                    fmt_type(self.prog, bad)
+                                    fmt_type(self.vars, bad)
                                 ),
                             });
                         }
@@ -186,7 +186,7 @@ impl<'a> Cx<'a> {
                 self.name(),
                 expect_name(expect),
                 i + 1,
-                describe_arg(self.prog, e)
+                describe_arg(self.vars, e)
             ),
         })
     }
@@ -194,7 +194,7 @@ impl<'a> Cx<'a> {
     // ---- accessors (kinds were checked by `check_args`; they still fail gracefully)
 
     pub(super) fn ty(&self, i: usize) -> &'a Type {
-        self.args.get(i).map_or(&Type::Unknown, |e| self.prog.type_of(e))
+        self.args.get(i).map_or(&Type::Unknown, |e| self.vars.type_of(e))
     }
     pub(super) fn wrong(&self, i: usize, what: &str) -> DeduceError {
         DeduceError {
@@ -230,7 +230,7 @@ impl<'a> Cx<'a> {
         self.args.get(i).and_then(const_dim).ok_or_else(|| self.wrong(i, "an integer constant"))
     }
     pub(super) fn tuple(&self, i: usize) -> R<Vec<Expr>> {
-        self.args.get(i).and_then(|e| tuple_elements(self.prog, e)).ok_or_else(|| self.wrong(i, "a tuple"))
+        self.args.get(i).and_then(|e| tuple_elements(self.vars, e)).ok_or_else(|| self.wrong(i, "a tuple"))
     }
     pub(super) fn list(&self, i: usize) -> R<&'a [Expr]> {
         match self.args.get(i).map(|e| &e.kind) {
@@ -358,8 +358,8 @@ fn expect_name(e: Expect) -> &'static str {
 
 /// What an argument is, for "found …": its type kind, or the kind of expression for lists and
 /// constants.
-fn describe_arg(prog: &Program, e: &Expr) -> String {
-    match (&e.kind, prog.type_of(e)) {
+fn describe_arg(vars: &VarTable, e: &Expr) -> String {
+    match (&e.kind, vars.type_of(e)) {
         (ExprKind::MakeTuple(_), _) => "a list".into(),
         (ExprKind::Var(_), Type::Tuple(_)) => "a Tuple variable".into(),
         (_, t) => t.kind_name().into(),

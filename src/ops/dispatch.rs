@@ -5,7 +5,7 @@
 use super::table::{Category, OpDef, OPS};
 use super::{ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{BinOp, KwValue, OpId, Program, Type};
+use crate::ir::{BinOp, KwValue, OpId, Type, VarTable};
 
 /// What a call resolves to.
 #[derive(Debug)]
@@ -33,7 +33,7 @@ fn find_in(category: Category, name: &str) -> Option<Entry> {
 
 /// Resolves `path` (the dotted name after `pl.`) for these arguments.
 pub(crate) fn resolve(
-    prog: &Program,
+    vars: &VarTable,
     path: &[&str],
     path_span: Span,
     args: &[ArgIn],
@@ -47,17 +47,17 @@ pub(crate) fn resolve(
             };
             // The tensor constructors pick `*_scalar` themselves (§4.5 item 4).
             let entry =
-                if entry.1.category == Category::Tensor { scalar_variant(prog, entry, args, kwargs) } else { entry };
+                if entry.1.category == Category::Tensor { scalar_variant(vars, entry, args, kwargs) } else { entry };
             Ok(Target::Op(entry.0, entry.1))
         }
-        [name] => unified(prog, name, path_span, args, kwargs, span),
+        [name] => unified(vars, name, path_span, args, kwargs, span),
         _ => Err(unknown_op(&path.join("."), path_span, None)),
     }
 }
 
 /// `pl.NAME(...)` (§4.5).
 fn unified(
-    prog: &Program,
+    vars: &VarTable,
     name: &str,
     path_span: Span,
     args: &[ArgIn],
@@ -80,7 +80,7 @@ fn unified(
         ));
     };
     let ty = match &first.value {
-        ArgValue::Expr(e) => prog.type_of(e),
+        ArgValue::Expr(e) => vars.type_of(e),
         ArgValue::Value(_) => &Type::Unknown,
     };
     let wrong_first = |why: String| Diagnostic::error(codes::OP_ARG_TYPE, first.span, why);
@@ -91,7 +91,7 @@ fn unified(
     match ty {
         Type::Tensor(_) | Type::Tile(_) => {
             let (found, ns) = if matches!(ty, Type::Tensor(_)) { (in_tensor, "tensor") } else { (in_block, "block") };
-            let (id, def) = scalar_variant(prog, found.ok_or_else(|| missing(ns))?, args, kwargs);
+            let (id, def) = scalar_variant(vars, found.ok_or_else(|| missing(ns))?, args, kwargs);
             Ok(Target::Op(id, def))
         }
         Type::Scalar(_) => match name {
@@ -113,11 +113,11 @@ fn unified(
 }
 
 /// The op, or its scalar-operand variant when the second argument (or `rhs=`) is a scalar.
-fn scalar_variant(prog: &Program, entry: Entry, args: &[ArgIn], kwargs: &[KwIn]) -> Entry {
+fn scalar_variant(vars: &VarTable, entry: Entry, args: &[ArgIn], kwargs: &[KwIn]) -> Entry {
     let Some(variant) = entry.1.scalar_rhs else { return entry };
     let second = args.get(1).map(|a| &a.value).or_else(|| kwargs.iter().find(|k| k.name == "rhs").map(|k| &k.value));
     let is_scalar = match second {
-        Some(ArgValue::Expr(e)) => matches!(prog.type_of(e), Type::Scalar(_)),
+        Some(ArgValue::Expr(e)) => matches!(vars.type_of(e), Type::Scalar(_)),
         Some(ArgValue::Value(v)) => matches!(v, KwValue::Int(_) | KwValue::Float(_) | KwValue::Bool(_)),
         None => false,
     };

@@ -18,7 +18,7 @@ pub mod table;
 mod tests;
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Program, Type, UnOp};
+use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Type, UnOp, VarTable};
 use dispatch::Target;
 pub use promote::promote_dtypes;
 pub(crate) use shape::fmt_type;
@@ -58,20 +58,20 @@ pub struct KwIn {
 /// give `Binary(Min/Max)` / `Unary(Cast)` nodes instead of calls.
 /// `span` is the span of the whole call; errors point at the offending argument when possible.
 pub fn build_op_call(
-    prog: &Program,
+    vars: &VarTable,
     path: &[&str],
     path_span: Span,
     mut args: Vec<ArgIn>,
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    build_op_call_in(prog, path, path_span, &mut args, kwargs, span, false)
+    build_op_call_in(vars, path, path_span, &mut args, kwargs, span, false)
 }
 
 /// [`build_op_call`] taking the positional arguments out of `args` (left empty), so that a
 /// caller building call after call (lowering) fills one buffer instead of allocating each time.
 pub fn build_op_call_in(
-    prog: &Program,
+    vars: &VarTable,
     path: &[&str],
     path_span: Span,
     args: &mut Vec<ArgIn>,
@@ -79,10 +79,10 @@ pub fn build_op_call_in(
     span: Span,
     hand_written: bool,
 ) -> Result<Expr, Diagnostic> {
-    let (id, def) = match dispatch::resolve(prog, path, path_span, args, &kwargs, span) {
+    let (id, def) = match dispatch::resolve(vars, path, path_span, args, &kwargs, span) {
         Ok(Target::Op(id, def)) => (id, def),
-        Ok(Target::MinMax(op)) => return scalar_min_max(prog, op, std::mem::take(args), kwargs, span),
-        Ok(Target::ScalarCast) => return unified_scalar_cast(prog, std::mem::take(args), kwargs, span),
+        Ok(Target::MinMax(op)) => return scalar_min_max(vars, op, std::mem::take(args), kwargs, span),
+        Ok(Target::ScalarCast) => return unified_scalar_cast(vars, std::mem::take(args), kwargs, span),
         Err(d) => {
             args.clear();
             return Err(d);
@@ -93,10 +93,10 @@ pub fn build_op_call_in(
     // constructors add them (§3.10). Printed text is kept as written, so IR the reference built
     // without a defaulted kwarg reads back unchanged.
     let insert_defaults = hand_written || !is_dotted(path, def.printed);
-    let bound = bind::bind(prog, def, args, kwargs, insert_defaults, span)?;
-    let ty = deduce::deduce(prog, def, &bound.args, &bound.kwargs).map_err(|e| {
+    let bound = bind::bind(vars, def, args, kwargs, insert_defaults, span)?;
+    let ty = deduce::deduce(vars, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
-            && matches!(bound.args.get(1).map(|a| prog.type_of(a)), Some(Type::Scalar(_)));
+            && matches!(bound.args.get(1).map(|a| vars.type_of(a)), Some(Type::Scalar(_)));
         let d = bound.diagnostic(e);
         // `pl.block.add(t, s)` is not redirected (§4.5); say what is.
         match def.scalar_rhs {
@@ -145,7 +145,7 @@ fn is_dotted(path: &[&str], dotted: &str) -> bool {
 
 /// `pl.min(a, b)` / `pl.max(a, b)` on scalars: exactly two expressions, no kwargs.
 fn scalar_min_max(
-    prog: &Program,
+    vars: &VarTable,
     op: BinOp,
     args: Vec<ArgIn>,
     kwargs: Vec<KwIn>,
@@ -174,7 +174,7 @@ fn scalar_min_max(
         }
     }
     match <[Expr; 2]>::try_from(exprs) {
-        Ok([a, b]) => scalar_binary(prog, op, a, b, span),
+        Ok([a, b]) => scalar_binary(vars, op, a, b, span),
         Err(_) => Err(Diagnostic::error(
             codes::OP_ARG_COUNT,
             span,
@@ -184,7 +184,7 @@ fn scalar_min_max(
 }
 
 /// `pl.cast(x, pl.D)` / `pl.cast(x, target_type=pl.D)` on a scalar.
-fn unified_scalar_cast(prog: &Program, args: Vec<ArgIn>, kwargs: Vec<KwIn>, span: Span) -> Result<Expr, Diagnostic> {
+fn unified_scalar_cast(vars: &VarTable, args: Vec<ArgIn>, kwargs: Vec<KwIn>, span: Span) -> Result<Expr, Diagnostic> {
     let mut target: Option<(ArgValue, Span)> = None;
     for k in kwargs {
         if k.name != "target_type" || target.is_some() {
@@ -213,7 +213,7 @@ fn unified_scalar_cast(prog: &Program, args: Vec<ArgIn>, kwargs: Vec<KwIn>, span
         ));
     };
     match t {
-        ArgValue::Value(KwValue::DType(d)) => scalar_cast(prog, x, d, span),
+        ArgValue::Value(KwValue::DType(d)) => scalar_cast(vars, x, d, span),
         ArgValue::Value(v) => Err(Diagnostic::error(
             codes::OP_ARG_TYPE,
             t_span,
@@ -228,19 +228,19 @@ fn unified_scalar_cast(prog: &Program, args: Vec<ArgIn>, kwargs: Vec<KwIn>, span
 /// Builds a scalar binary node with the promotion rule 1.1(a) (inserting `Cast` nodes), for
 /// the infix operators and `min`/`max` in the text. `And`/`Or`/`Xor` have no helper in the
 /// reference: their dtype is BOOL and operands are taken as they are.
-pub fn scalar_binary(prog: &Program, op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Result<Expr, Diagnostic> {
-    promote::scalar_binary(prog, op, lhs, rhs, span)
+pub fn scalar_binary(vars: &VarTable, op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Result<Expr, Diagnostic> {
+    promote::scalar_binary(vars, op, lhs, rhs, span)
 }
 
 /// Builds a scalar unary node: `Neg` (keeps dtype), `BitNot` (int only), `Not` (BOOL), `Abs`
 /// (keeps dtype). `Cast` goes through [`scalar_cast`].
-pub fn scalar_unary(prog: &Program, op: UnOp, operand: Expr, span: Span) -> Result<Expr, Diagnostic> {
-    promote::scalar_unary(prog, op, operand, span)
+pub fn scalar_unary(vars: &VarTable, op: UnOp, operand: Expr, span: Span) -> Result<Expr, Diagnostic> {
+    promote::scalar_unary(vars, op, operand, span)
 }
 
 /// `pl.cast(x, pl.D)` on a scalar: a `Cast` node of dtype `D`.
-pub fn scalar_cast(prog: &Program, operand: Expr, dtype: DataType, span: Span) -> Result<Expr, Diagnostic> {
-    promote::scalar_cast(prog, operand, dtype, span)
+pub fn scalar_cast(vars: &VarTable, operand: Expr, dtype: DataType, span: Span) -> Result<Expr, Diagnostic> {
+    promote::scalar_cast(vars, operand, dtype, span)
 }
 
 /// Looks an operator up by its IR name (`block.add`, `tensor.add_scalar`).
@@ -291,11 +291,11 @@ pub fn printed_name(op: OpId) -> &'static str {
 /// Re-deduces the result type of a call of `op` with these (already lowered) arguments and
 /// kwargs; passes use it when they rebuild calls. Errors are plain messages.
 pub fn deduce_type(
-    prog: &Program,
+    vars: &VarTable,
     op: OpId,
     args: &[Expr],
     kwargs: &[(&'static str, KwValue)],
 ) -> Result<Type, String> {
     let def = OPS.get(op.0 as usize).ok_or_else(|| format!("unknown operator id {}", op.0))?;
-    deduce::deduce(prog, def, args, kwargs).map_err(|e| e.message)
+    deduce::deduce(vars, def, args, kwargs).map_err(|e| e.message)
 }

@@ -1,7 +1,7 @@
 //! The two dtype-promotion rules (spec §1.1) and the scalar expression builders that use rule (a).
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, Type, UnOp};
+use crate::ir::{BinOp, DataType, Expr, ExprKind, Type, UnOp, VarTable};
 
 /// Rule 1.1(b), used by operator type inference: equal → that dtype; exactly one float → the
 /// float; otherwise the wider; equal width → the signed int if any (first checked first);
@@ -59,8 +59,8 @@ fn bad(span: Span, message: String) -> Diagnostic {
 
 /// The dtype of a scalar operand, or the reference's "must be ScalarExpr" error. `which` names
 /// the operand in the message ("the left operand").
-fn operand_dtype(prog: &Program, op: &str, which: &str, e: &Expr) -> Result<DataType, Diagnostic> {
-    match prog.type_of(e) {
+fn operand_dtype(vars: &VarTable, op: &str, which: &str, e: &Expr) -> Result<DataType, Diagnostic> {
+    match vars.type_of(e) {
         Type::Scalar(d) => Ok(*d),
         other => {
             Err(bad(e.span, format!("Operator '{op}' requires {which} to be a scalar, but got {}", other.kind_name()))
@@ -74,10 +74,10 @@ fn is_bitwise(op: BinOp) -> bool {
 }
 
 /// See [`crate::ops::scalar_binary`].
-pub(crate) fn scalar_binary(prog: &Program, op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Result<Expr, Diagnostic> {
+pub(crate) fn scalar_binary(vars: &VarTable, op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Result<Expr, Diagnostic> {
     let name = op.node_name();
-    let l = operand_dtype(prog, name, "the left operand", &lhs)?;
-    let r = operand_dtype(prog, name, "the right operand", &rhs)?;
+    let l = operand_dtype(vars, name, "the left operand", &lhs)?;
+    let r = operand_dtype(vars, name, "the right operand", &rhs)?;
     let binary =
         |lhs, rhs, dtype| Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), Type::Scalar(dtype), span);
     if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
@@ -100,9 +100,9 @@ pub(crate) fn scalar_binary(prog: &Program, op: BinOp, lhs: Expr, rhs: Expr, spa
 }
 
 /// See [`crate::ops::scalar_unary`].
-pub(crate) fn scalar_unary(prog: &Program, op: UnOp, operand: Expr, span: Span) -> Result<Expr, Diagnostic> {
+pub(crate) fn scalar_unary(vars: &VarTable, op: UnOp, operand: Expr, span: Span) -> Result<Expr, Diagnostic> {
     let name = op.node_name();
-    let d = operand_dtype(prog, name, "its operand", &operand)?;
+    let d = operand_dtype(vars, name, "its operand", &operand)?;
     let dtype = match op {
         UnOp::Neg | UnOp::Abs => d,
         UnOp::Not => DataType::Bool,
@@ -119,7 +119,7 @@ pub(crate) fn scalar_unary(prog: &Program, op: UnOp, operand: Expr, span: Span) 
 }
 
 /// See [`crate::ops::scalar_cast`].
-pub(crate) fn scalar_cast(prog: &Program, operand: Expr, dtype: DataType, span: Span) -> Result<Expr, Diagnostic> {
-    operand_dtype(prog, "Cast", "its operand", &operand)?;
+pub(crate) fn scalar_cast(vars: &VarTable, operand: Expr, dtype: DataType, span: Span) -> Result<Expr, Diagnostic> {
+    operand_dtype(vars, "Cast", "its operand", &operand)?;
     Ok(Expr::new(ExprKind::Unary(UnOp::Cast, Box::new(operand)), Type::Scalar(dtype), span))
 }

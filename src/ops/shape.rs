@@ -1,7 +1,7 @@
 //! Shape helpers of type inference: NumPy broadcasting (§4 `B`), constant dims, tuple values as
 //! dims, and compact rendering of dims and types for messages.
 
-use crate::ir::{dims_equal, BinOp, DataType, Expr, ExprKind, Program, Type, UnOp};
+use crate::ir::{dims_equal, BinOp, DataType, Expr, ExprKind, Type, UnOp, VarTable};
 
 /// The constant value of a dim, looking through a negation (`-1` may arrive as `Neg(1)`).
 pub(crate) fn const_dim(e: &Expr) -> Option<i64> {
@@ -48,11 +48,11 @@ pub(crate) fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
 
 /// The elements of a tuple value as dims: a literal list gives its elements, a tuple-typed
 /// expression gives `e[0]`, `e[1]`, … (§5). `None` when `e` is not a tuple.
-pub(crate) fn tuple_elements(prog: &Program, e: &Expr) -> Option<Vec<Expr>> {
+pub(crate) fn tuple_elements(vars: &VarTable, e: &Expr) -> Option<Vec<Expr>> {
     if let ExprKind::MakeTuple(items) = &e.kind {
         return Some(items.clone());
     }
-    match prog.type_of(e) {
+    match vars.type_of(e) {
         Type::Tuple(types) => Some(
             types
                 .iter()
@@ -65,61 +65,61 @@ pub(crate) fn tuple_elements(prog: &Program, e: &Expr) -> Option<Vec<Expr>> {
 }
 
 /// The element types of a tuple value (literal list or tuple-typed expression).
-pub(crate) fn tuple_element_types<'a>(prog: &'a Program, e: &'a Expr) -> Option<Vec<&'a Type>> {
+pub(crate) fn tuple_element_types<'a>(vars: &'a VarTable, e: &'a Expr) -> Option<Vec<&'a Type>> {
     if let ExprKind::MakeTuple(items) = &e.kind {
-        return Some(items.iter().map(|x| prog.type_of(x)).collect());
+        return Some(items.iter().map(|x| vars.type_of(x)).collect());
     }
-    match prog.type_of(e) {
+    match vars.type_of(e) {
         Type::Tuple(types) => Some(types.iter().collect()),
         _ => None,
     }
 }
 
 /// `[64, n, 1]`: dims rendered compactly for messages.
-pub(crate) fn fmt_dims(prog: &Program, dims: &[Expr]) -> String {
-    let parts: Vec<String> = dims.iter().map(|d| fmt_expr(prog, d)).collect();
+pub(crate) fn fmt_dims(vars: &VarTable, dims: &[Expr]) -> String {
+    let parts: Vec<String> = dims.iter().map(|d| fmt_expr(vars, d)).collect();
     format!("[{}]", parts.join(", "))
 }
 
 /// A dim or small scalar expression rendered for messages (not the canonical printer).
-pub(crate) fn fmt_expr(prog: &Program, e: &Expr) -> String {
+pub(crate) fn fmt_expr(vars: &VarTable, e: &Expr) -> String {
     match &e.kind {
-        ExprKind::Var(v) => prog.vars.get(v.index()).map_or_else(|| "?".to_string(), |d| d.name.clone()),
+        ExprKind::Var(v) => vars.get(*v).map_or_else(|| "?".to_string(), |d| d.name.clone()),
         ExprKind::ConstInt(v, _) => v.to_string(),
         ExprKind::ConstFloat(v, _) => v.to_string(),
         ExprKind::ConstBool(b) => if *b { "True" } else { "False" }.to_string(),
-        ExprKind::TupleGetItem(t, i) => format!("{}[{i}]", fmt_expr(prog, t)),
-        ExprKind::MakeTuple(items) => fmt_dims(prog, items),
+        ExprKind::TupleGetItem(t, i) => format!("{}[{i}]", fmt_expr(vars, t)),
+        ExprKind::MakeTuple(items) => fmt_dims(vars, items),
         ExprKind::Binary(op, l, r) => match op.symbol() {
-            Some(s) => format!("{} {s} {}", fmt_operand(prog, l), fmt_operand(prog, r)),
+            Some(s) => format!("{} {s} {}", fmt_operand(vars, l), fmt_operand(vars, r)),
             None => format!(
                 "{}({}, {})",
                 if *op == BinOp::Min { "min" } else { "max" },
-                fmt_expr(prog, l),
-                fmt_expr(prog, r)
+                fmt_expr(vars, l),
+                fmt_expr(vars, r)
             ),
         },
-        ExprKind::Unary(UnOp::Neg, x) => format!("-{}", fmt_operand(prog, x)),
-        ExprKind::Unary(op, x) => format!("{}({})", op.node_name(), fmt_expr(prog, x)),
+        ExprKind::Unary(UnOp::Neg, x) => format!("-{}", fmt_operand(vars, x)),
+        ExprKind::Unary(op, x) => format!("{}({})", op.node_name(), fmt_expr(vars, x)),
         ExprKind::Call(_) => "<call>".to_string(),
     }
 }
 
-fn fmt_operand(prog: &Program, e: &Expr) -> String {
+fn fmt_operand(vars: &VarTable, e: &Expr) -> String {
     match e.kind {
-        ExprKind::Binary(..) => format!("({})", fmt_expr(prog, e)),
-        _ => fmt_expr(prog, e),
+        ExprKind::Binary(..) => format!("({})", fmt_expr(vars, e)),
+        _ => fmt_expr(vars, e),
     }
 }
 
 /// A type rendered compactly for messages: `Tile[[64, 64], FP32]`, `Scalar[INT64]`.
-pub(crate) fn fmt_type(prog: &Program, t: &Type) -> String {
+pub(crate) fn fmt_type(vars: &VarTable, t: &Type) -> String {
     match t {
         Type::Scalar(d) => format!("Scalar[{}]", d.name()),
-        Type::Tensor(t) => format!("Tensor[{}, {}]", fmt_dims(prog, &t.shape), t.dtype.name()),
-        Type::Tile(t) => format!("Tile[{}, {}]", fmt_dims(prog, &t.shape), t.dtype.name()),
+        Type::Tensor(t) => format!("Tensor[{}, {}]", fmt_dims(vars, &t.shape), t.dtype.name()),
+        Type::Tile(t) => format!("Tile[{}, {}]", fmt_dims(vars, &t.shape), t.dtype.name()),
         Type::Tuple(ts) => {
-            let parts: Vec<String> = ts.iter().map(|t| fmt_type(prog, t)).collect();
+            let parts: Vec<String> = ts.iter().map(|t| fmt_type(vars, t)).collect();
             format!("Tuple[{}]", parts.join(", "))
         }
         other => other.kind_name().to_string(),

@@ -2,7 +2,7 @@
 
 use super::table::{Slot, OPS};
 use super::*;
-use crate::ir::{MemRefInfo, MemorySpace, TensorType, TileLayout, TileType, TileView, VarId, VarKind};
+use crate::ir::{MemRefInfo, MemorySpace, TensorType, TileLayout, TileType, TileView, VarId, VarKind, VarTable};
 use std::collections::HashSet;
 
 use DataType::{Bool as BOOL, Fp16 as FP16, Fp32 as FP32, Int16 as INT16, Int32 as INT32, Int64 as INT64};
@@ -21,12 +21,12 @@ fn tensor_ty(shape: &[i64], dtype: DataType) -> Type {
 
 /// A program with variables and helpers to call operators on them.
 struct P {
-    prog: Program,
+    prog: VarTable,
 }
 
 impl P {
     fn new() -> P {
-        P { prog: Program::new("t") }
+        P { prog: VarTable::new() }
     }
     fn var(&mut self, name: &str, ty: Type) -> Expr {
         let id = self.prog.new_var(name, ty, VarKind::Plain, SP);

@@ -23,7 +23,9 @@ use super::{basic_memory_reuse, OptLevel, PassEnv};
 use crate::backend::capacity;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_stmts};
-use crate::ir::{Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{
+    Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind, VarTable,
+};
 use crate::ops::names;
 
 /// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
@@ -31,29 +33,21 @@ const ALIGN: u64 = 32;
 
 /// `allocate-memory-addr`: lays out the on-chip MemRefs of every function.
 pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog;
-    let mut diags = Vec::new();
-    // The layouts only read the program: planned on `env.jobs` threads, applied in order.
-    let layouts = crate::par::map(&out.functions, env.jobs, |f| {
-        let placed = layout(&out, f);
-        let errors = capacity_errors(&out, f, &placed, env);
-        (placed, errors)
-    });
-    for (fi, (placed, errors)) in layouts.into_iter().enumerate() {
-        diags.extend(errors);
+    super::try_each_function(prog, env, |mut f| {
+        let placed = layout(&f.vars, &f);
+        let errors = capacity_errors(&f.vars, &f, &placed, env);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
         for p in &placed {
-            if let VarKind::MemRef(info) = &mut out.var_mut(p.memref).kind {
+            if let VarKind::MemRef(info) = &mut f.vars.var_mut(p.memref).kind {
                 info.addr = address(p.addr);
             }
         }
         let addrs: BTreeMap<VarId, u64> = placed.iter().map(|p| (p.memref, p.addr)).collect();
-        rewrite_allocs(&mut out.functions[fi].body, &addrs);
-    }
-    if diags.is_empty() {
-        Ok(out)
-    } else {
-        Err(diags)
-    }
+        rewrite_allocs(&mut f.body, &addrs);
+        Ok(f)
+    })
 }
 
 /// One MemRef with the address it gets.
@@ -68,10 +62,10 @@ struct Placed {
 
 /// The address layout of `f` (§2.11 steps 1–2): each non-DDR space from 0, MemRefs by
 /// ascending id, `next = align32(addr + size)`. Returned in (space, id) order.
-fn layout(prog: &Program, f: &Function) -> Vec<Placed> {
-    let mut placed: Vec<Placed> = body_tile_memrefs(prog, &f.body)
+fn layout(vars: &VarTable, f: &Function) -> Vec<Placed> {
+    let mut placed: Vec<Placed> = body_tile_memrefs(vars, &f.body)
         .into_iter()
-        .filter_map(|m| match &prog.var(m).kind {
+        .filter_map(|m| match &vars.var(m).kind {
             VarKind::MemRef(info) if info.space != MemorySpace::Ddr => {
                 Some(Placed { memref: m, space: info.space, id: info.id, size: info.size, addr: 0 })
             }
@@ -106,10 +100,10 @@ fn address(addr: u64) -> Expr {
 }
 
 /// The distinct MemRef variables carried by tile-typed variables of `body` (§2.11 step 1).
-pub(crate) fn body_tile_memrefs(prog: &Program, body: &Stmt) -> Vec<VarId> {
+pub(crate) fn body_tile_memrefs(vars: &VarTable, body: &Stmt) -> Vec<VarId> {
     let mut seen = Vec::new();
-    for v in tile_vars_in_visit_order(prog, body) {
-        if let Some(m) = prog.var_type(v).memref() {
+    for v in tile_vars_in_visit_order(vars, body) {
+        if let Some(m) = vars.var_type(v).memref() {
             if !seen.contains(&m) {
                 seen.push(m);
             }
@@ -122,11 +116,11 @@ pub(crate) fn body_tile_memrefs(prog: &Program, body: &Stmt) -> Vec<VarId> {
 /// visitor's order: statements in order; an assignment's target before its value; a loop's
 /// loop var, range, iter args (each followed by its init value), body, then return vars; an
 /// if's condition, branches, then return vars. Parameters appear only where the body uses them.
-pub(crate) fn tile_vars_in_visit_order(prog: &Program, body: &Stmt) -> Vec<VarId> {
+pub(crate) fn tile_vars_in_visit_order(vars: &VarTable, body: &Stmt) -> Vec<VarId> {
     let mut order = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();
-    visit_vars(prog, body, &mut |v| {
-        if matches!(prog.var_type(v), Type::Tile(t) if t.memref.is_some()) && seen.insert(v) {
+    visit_vars(vars, body, &mut |v| {
+        if matches!(vars.var_type(v), Type::Tile(t) if t.memref.is_some()) && seen.insert(v) {
             order.push(v);
         }
     });
@@ -134,12 +128,12 @@ pub(crate) fn tile_vars_in_visit_order(prog: &Program, body: &Stmt) -> Vec<VarId
 }
 
 /// Calls `f` on every variable mentioned by `s`, in the order of [`tile_vars_in_visit_order`].
-fn visit_vars(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+fn visit_vars(vars: &VarTable, s: &Stmt, f: &mut impl FnMut(VarId)) {
     let exprs = |e: &Expr, f: &mut dyn FnMut(VarId)| for_each_var(e, &mut |v| f(v));
     let iter_args = |args: &[VarId], f: &mut dyn FnMut(VarId)| {
         for &a in args {
             f(a);
-            if let VarKind::IterArg { init } = &prog.var(a).kind {
+            if let VarKind::IterArg { init } = &vars.var(a).kind {
                 exprs(init, f);
             }
         }
@@ -151,9 +145,9 @@ fn visit_vars(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
         }
         Stmt::If { cond, then_body, else_body, return_vars, .. } => {
             exprs(cond, f);
-            visit_vars(prog, then_body, f);
+            visit_vars(vars, then_body, f);
             if let Some(e) = else_body {
-                visit_vars(prog, e, f);
+                visit_vars(vars, e, f);
             }
             return_vars.iter().for_each(|&v| f(v));
         }
@@ -163,19 +157,19 @@ fn visit_vars(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
                 exprs(e, f);
             }
             iter_args(args, f);
-            visit_vars(prog, body, f);
+            visit_vars(vars, body, f);
             return_vars.iter().for_each(|&v| f(v));
         }
         Stmt::While { cond, iter_args: args, body, return_vars, .. } => {
             iter_args(args, f);
             exprs(cond, f);
-            visit_vars(prog, body, f);
+            visit_vars(vars, body, f);
             return_vars.iter().for_each(|&v| f(v));
         }
         Stmt::Yield { values, .. } | Stmt::Return { values, .. } => values.iter().for_each(|e| exprs(e, f)),
         Stmt::Eval { expr, .. } => exprs(expr, f),
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| visit_vars(prog, c, f)),
-        Stmt::Scope { body, .. } => visit_vars(prog, body, f),
+        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| visit_vars(vars, c, f)),
+        Stmt::Scope { body, .. } => visit_vars(vars, body, f),
         Stmt::Break { .. } | Stmt::Continue { .. } => {}
     }
 }
@@ -210,7 +204,7 @@ fn rewrite_allocs(s: &mut Stmt, addrs: &BTreeMap<VarId, u64>) {
 /// them: the error points at that statement and labels each live tile at its definition. Else
 /// only the layout is too long (buffers never live together were not shared): the error points
 /// at the first buffer that does not fit and says how many bytes are live at most.
-fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed], env: &PassEnv) -> Vec<Diagnostic> {
+fn capacity_errors(vars: &VarTable, f: &Function, placed: &[Placed], env: &PassEnv) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for space in MemorySpace::ALL.iter().copied() {
         let limit = capacity(space);
@@ -219,12 +213,12 @@ fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed], env: &PassEn
         if limit == 0 || needed <= limit {
             continue;
         }
-        let peak = basic_memory_reuse::live_peak(prog, f, space);
+        let peak = basic_memory_reuse::live_peak(vars, f, space);
         match peak {
-            Some(peak) if peak.bytes > limit => diags.push(peak_error(prog, f, space, limit, &peak)),
+            Some(peak) if peak.bytes > limit => diags.push(peak_error(vars, f, space, limit, &peak)),
             _ => {
                 let Some(first) = in_space.iter().find(|p| p.addr.saturating_add(p.size) > limit) else { continue };
-                diags.push(layout_error(prog, f, space, (needed, limit), first, peak.map(|p| p.bytes), env));
+                diags.push(layout_error(vars, f, space, (needed, limit), first, peak.map(|p| p.bytes), env));
             }
         }
     }
@@ -234,14 +228,14 @@ fn capacity_errors(prog: &Program, f: &Function, placed: &[Placed], env: &PassEn
 /// E0602 when the tiles live at one point need more than the capacity: the program does not
 /// fit, whatever the placement.
 fn peak_error(
-    prog: &Program,
+    vars: &VarTable,
     f: &Function,
     space: MemorySpace,
     limit: u64,
     peak: &basic_memory_reuse::Peak,
 ) -> Diagnostic {
     let span = if peak.stmt.is_none() { f.span } else { peak.stmt };
-    let names: Vec<String> = peak.live.iter().map(|(v, _)| format!("`{}`", prog.var_name(*v))).collect();
+    let names: Vec<String> = peak.live.iter().map(|(v, _)| format!("`{}`", vars.var_name(*v))).collect();
     let mut d = Diagnostic::error(
         codes::MEMORY_CAPACITY,
         span,
@@ -257,7 +251,7 @@ fn peak_error(
     for (v, size) in &peak.live {
         let Some(def) = defining_span(&f.body, *v) else { continue };
         if !def.same_range(span) {
-            d = d.with_secondary(def, format!("`{}` ({size} bytes) is defined here and still live", prog.var_name(*v)));
+            d = d.with_secondary(def, format!("`{}` ({size} bytes) is defined here and still live", vars.var_name(*v)));
         }
     }
     d.with_note(format!(
@@ -274,7 +268,7 @@ fn peak_error(
 /// E0602 when the layout is longer than the capacity but the tiles live at once would fit:
 /// buffers never live together were not shared.
 fn layout_error(
-    prog: &Program,
+    vars: &VarTable,
     f: &Function,
     space: MemorySpace,
     (needed, limit): (u64, u64),
@@ -282,8 +276,8 @@ fn layout_error(
     peak: Option<u64>,
     env: &PassEnv,
 ) -> Diagnostic {
-    let name = prog.var_name(first.memref);
-    let span = defining_stmt_span(prog, &f.body, first.memref).unwrap_or(f.span);
+    let name = vars.var_name(first.memref);
+    let span = defining_stmt_span(vars, &f.body, first.memref).unwrap_or(f.span);
     let mut d = Diagnostic::error(
         codes::MEMORY_CAPACITY,
         span,
@@ -331,7 +325,7 @@ fn defining_span(body: &Stmt, v: VarId) -> Option<Span> {
 
 /// The statement that introduces MemRef `m`: its `block.alloc` assignment, else the first
 /// assignment of a tile variable carrying it.
-fn defining_stmt_span(prog: &Program, body: &Stmt, m: VarId) -> Option<Span> {
+fn defining_stmt_span(vars: &VarTable, body: &Stmt, m: VarId) -> Option<Span> {
     let mut alloc = None;
     let mut tile_def = None;
     walk_stmts(body, &mut |s| {
@@ -341,7 +335,7 @@ fn defining_stmt_span(prog: &Program, body: &Stmt, m: VarId) -> Option<Span> {
             }
             if *var == m && alloc.is_none() {
                 alloc = Some(*span);
-            } else if tile_def.is_none() && prog.var_type(*var).memref() == Some(m) {
+            } else if tile_def.is_none() && vars.var_type(*var).memref() == Some(m) {
                 tile_def = Some(*span);
             }
         }
@@ -355,8 +349,8 @@ mod tests {
     use crate::passes::Backend;
 
     fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
-        let prog = crate::driver::frontend(src).expect("input lowers");
-        run(prog.clone(), &PassEnv::new(Backend::Cce)).map(|p| crate::printer::print_program(&p))
+        let vars = crate::driver::frontend(src).expect("input lowers");
+        run(vars.clone(), &PassEnv::new(Backend::Cce)).map(|p| crate::printer::print_program(&p))
     }
 
     /// A function with one Vec tile per entry of `sizes` (as `[n]` FP32 → 4n bytes), allocated
@@ -411,8 +405,8 @@ mod tests {
     #[test]
     fn empty_functions_and_ddr_only_functions_are_unchanged() {
         let src = program(&[]);
-        let prog = crate::driver::frontend(&src).unwrap();
-        let out = run(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap();
-        assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
+        let vars = crate::driver::frontend(&src).unwrap();
+        let out = run(vars.clone(), &PassEnv::new(Backend::Cce)).unwrap();
+        assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&vars));
     }
 }

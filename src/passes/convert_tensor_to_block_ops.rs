@@ -19,7 +19,7 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::last_stmt;
 use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param, ParamDirection,
-    Program, Stmt, Type, VarId, VarKind,
+    Program, Stmt, Type, VarId, VarKind, VarTable,
 };
 use crate::ops::names;
 use crate::ops::{self, Category};
@@ -39,12 +39,12 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut functions = std::mem::take(&mut out.functions);
     let mut gained = BTreeMap::new();
     for f in functions.iter_mut().filter(|f| f.kind == FunctionType::InCore) {
-        if let Some(sig) = convert_incore(&mut out, f).map_err(|d| vec![d])? {
+        if let Some(sig) = convert_incore(f).map_err(|d| vec![d])? {
             gained.insert(f.name.clone(), sig);
         }
     }
     for f in functions.iter_mut().filter(|f| f.kind != FunctionType::InCore) {
-        let mut rw = Rewriter { prog: &mut out, mode: Mode::Caller(&gained), map: BTreeMap::new() };
+        let mut rw = Rewriter::new(&mut f.vars, Mode::Caller(&gained));
         f.body = Stmt::block(rw.stmt_list(&f.body).map_err(|d| vec![d])?, f.body.span());
     }
     out.functions = functions;
@@ -57,10 +57,13 @@ struct Gained {
     out_types: Vec<Type>,
     /// The function's new return types.
     return_types: Vec<Type>,
+    /// The function's variables, which these types are written in: a copy when they name any
+    /// (symbolic dims), else empty.
+    vars: VarTable,
 }
 
 /// Phase 1 on one InCore function; returns its new signature when it gained `Out` params.
-fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
+fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
     let span = f.span;
     let mut stmts = match &f.body {
         Stmt::Seq { stmts, .. } => stmts.clone(),
@@ -74,14 +77,14 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
         ));
     };
 
-    let mut rw = Rewriter { prog, mode: Mode::InCore, map: BTreeMap::new() };
+    let mut rw = Rewriter::new(&mut f.vars, Mode::InCore);
     let mut body = Vec::new();
     for p in &f.params {
-        let Type::Tensor(t) = rw.prog.var_type(p.var).clone() else { continue };
+        let Type::Tensor(t) = rw.vars.var_type(p.var).clone() else { continue };
         let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
         let kwargs = vec![("target_memory", KwValue::Space(MemorySpace::Vec))];
         let load = rw.op_call(names::LOAD, args, kwargs, span)?;
-        let name = format!("{}_tile", rw.prog.var_name(p.var));
+        let name = format!("{}_tile", rw.vars.var_name(p.var));
         let tile = rw.define(p.var, name, load, span, &mut body);
         rw.map.insert(p.var, tile);
     }
@@ -94,8 +97,8 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
     let mut out_types = Vec::new();
     for (i, v) in values.iter().enumerate() {
         let value = rw.subst(v);
-        let Type::Tile(tile) = rw.prog.type_of(&value).clone() else {
-            return_types.push(f.return_types.get(i).cloned().unwrap_or_else(|| rw.prog.type_of(&value).clone()));
+        let Type::Tile(tile) = rw.vars.type_of(&value).clone() else {
+            return_types.push(f.return_types.get(i).cloned().unwrap_or_else(|| rw.vars.type_of(&value).clone()));
             return_values.push(value);
             continue;
         };
@@ -107,14 +110,14 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
             ));
         };
         let name = format!("out_{}", out_types.len());
-        let param = rw.prog.new_var(name.clone(), out_ty.clone(), VarKind::Plain, ret_span);
+        let param = rw.vars.new_var(name.clone(), out_ty.clone(), VarKind::Plain, ret_span);
         f.params.push(Param { var: param, direction: ParamDirection::Out });
         out_types.push(out_ty);
         let args =
             vec![value, zeros(tile.shape.len(), ret_span), rw.dims(&tile.shape, ret_span), Expr::var(param, ret_span)];
         let store = rw.op_call(names::STORE, args, Vec::new(), ret_span)?;
         let ty = store.ty.clone();
-        let stored = rw.prog.new_var(name, ty.clone(), VarKind::Plain, ret_span);
+        let stored = rw.vars.new_var(name, ty.clone(), VarKind::Plain, ret_span);
         body.push(Stmt::Assign { var: stored, value: store, span: ret_span });
         return_values.push(Expr::var(stored, ret_span));
         return_types.push(ty);
@@ -122,7 +125,15 @@ fn convert_incore(prog: &mut Program, f: &mut Function) -> Result<Option<Gained>
     body.push(Stmt::Return { values: return_values, span: ret_span });
     f.body = Stmt::block(body, f.body.span());
     f.return_types = return_types.clone();
-    Ok((!out_types.is_empty()).then_some(Gained { out_types, return_types }))
+    if out_types.is_empty() {
+        return Ok(None);
+    }
+    let vars = if out_types.iter().chain(&return_types).any(crate::ir::import::names_vars) {
+        f.vars.clone()
+    } else {
+        VarTable::new()
+    };
+    Ok(Some(Gained { out_types, return_types, vars }))
 }
 
 /// `n` integer zeros as a list (offsets of a whole-tensor load or store).
@@ -143,13 +154,20 @@ enum Mode<'g> {
 
 /// Rewrites statements, substituting variables that were converted or re-typed.
 struct Rewriter<'p, 'g> {
-    prog: &'p mut Program,
+    /// The variables of the function being rewritten.
+    vars: &'p mut VarTable,
     mode: Mode<'g>,
     /// Old variable → the variable that now holds its value.
     map: BTreeMap<VarId, VarId>,
+    /// Stand-ins for the variables named by the types of each converted callee.
+    imported: BTreeMap<String, crate::ir::import::Imported>,
 }
 
-impl Rewriter<'_, '_> {
+impl<'p, 'g> Rewriter<'p, 'g> {
+    fn new(vars: &'p mut VarTable, mode: Mode<'g>) -> Self {
+        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new() }
+    }
+
     fn subst(&self, e: &Expr) -> Expr {
         rename_expr(e, &self.map)
     }
@@ -217,7 +235,7 @@ impl Rewriter<'_, '_> {
                 };
                 let types: Vec<Type> = yielded(&then_body)
                     .or_else(|| else_body.as_deref().and_then(yielded))
-                    .map(|vs| vs.iter().map(|v| self.prog.type_of(v).clone()).collect())
+                    .map(|vs| vs.iter().map(|v| self.vars.type_of(v).clone()).collect())
                     .unwrap_or_default();
                 let return_vars = self.retype_all(return_vars, &types);
                 out.push(Stmt::If { cond: Box::new(cond), then_body, else_body, return_vars, span: *span });
@@ -228,7 +246,7 @@ impl Rewriter<'_, '_> {
                 let iter_args = self.iter_args(iter_args, &saved);
                 let body = self.body(body)?;
                 self.map = saved;
-                let types: Vec<Type> = iter_args.iter().map(|v| self.prog.var_type(*v).clone()).collect();
+                let types: Vec<Type> = iter_args.iter().map(|v| self.vars.var_type(*v).clone()).collect();
                 let return_vars = self.retype_all(return_vars, &types);
                 out.push(Stmt::For {
                     loop_var: *loop_var,
@@ -248,7 +266,7 @@ impl Rewriter<'_, '_> {
                 let cond = self.subst(cond);
                 let body = self.body(body)?;
                 self.map = saved;
-                let types: Vec<Type> = iter_args.iter().map(|v| self.prog.var_type(*v).clone()).collect();
+                let types: Vec<Type> = iter_args.iter().map(|v| self.vars.var_type(*v).clone()).collect();
                 let return_vars = self.retype_all(return_vars, &types);
                 out.push(Stmt::While { cond: Box::new(cond), iter_args, body, return_vars, span: *span });
             }
@@ -262,7 +280,7 @@ impl Rewriter<'_, '_> {
     fn iter_args(&mut self, iter_args: &[VarId], outer: &BTreeMap<VarId, VarId>) -> Vec<VarId> {
         let mut result = Vec::with_capacity(iter_args.len());
         for &ia in iter_args {
-            let d = self.prog.var(ia).clone();
+            let d = self.vars.var(ia).clone();
             let VarKind::IterArg { init } = &d.kind else {
                 result.push(ia);
                 continue;
@@ -274,8 +292,8 @@ impl Rewriter<'_, '_> {
                 result.push(ia);
                 continue;
             }
-            let ty = self.prog.type_of(&new_init).clone();
-            let v = self.prog.new_var(d.name, ty, VarKind::IterArg { init: Box::new(new_init) }, d.span);
+            let ty = self.vars.type_of(&new_init).clone();
+            let v = self.vars.new_var(d.name, ty, VarKind::IterArg { init: Box::new(new_init) }, d.span);
             self.map.insert(ia, v);
             result.push(v);
         }
@@ -287,9 +305,9 @@ impl Rewriter<'_, '_> {
         vars.iter()
             .enumerate()
             .map(|(i, &v)| match types.get(i) {
-                Some(t) if t != self.prog.var_type(v) => {
-                    let d = self.prog.var(v).clone();
-                    let nv = self.prog.new_var(d.name, t.clone(), d.kind, d.span);
+                Some(t) if t != self.vars.var_type(v) => {
+                    let d = self.vars.var(v).clone();
+                    let nv = self.vars.new_var(d.name, t.clone(), d.kind, d.span);
                     self.map.insert(v, nv);
                     nv
                 }
@@ -306,7 +324,7 @@ impl Rewriter<'_, '_> {
                     let c = call.expect("matched a call");
                     let args: Vec<Expr> = c.args.iter().map(|a| self.subst(a)).collect();
                     let converted = self.typed_call(block_op, args, c.kwargs.clone(), value.span)?;
-                    let name = format!("{}_tile", self.prog.var_name(var));
+                    let name = format!("{}_tile", self.vars.var_name(var));
                     let tile = self.define(var, name, converted, span, out);
                     self.map.insert(var, tile);
                     return Ok(());
@@ -316,12 +334,17 @@ impl Rewriter<'_, '_> {
                 if let Some(sig) = gained.get(g) {
                     let c = call.expect("matched a call");
                     let mut args: Vec<Expr> = c.args.iter().map(|a| self.subst(a)).collect();
-                    for (i, ty) in sig.out_types.iter().enumerate() {
+                    let memo = self.imported.entry(g.clone()).or_default();
+                    let out_types: Vec<Type> =
+                        sig.out_types.iter().map(|t| self.vars.import_type(&sig.vars, t, memo)).collect();
+                    let return_types: Vec<Type> =
+                        sig.return_types.iter().map(|t| self.vars.import_type(&sig.vars, t, memo)).collect();
+                    for (i, ty) in out_types.iter().enumerate() {
                         let created = self.create_like(ty, value.span)?;
                         let v = self.define(var, format!("out_{i}"), created, span, out);
                         args.push(Expr::var(v, span));
                     }
-                    let ty = match sig.return_types.as_slice() {
+                    let ty = match return_types.as_slice() {
                         [] => Type::Unknown,
                         [t] => t.clone(),
                         ts => Type::Tuple(ts.to_vec()),
@@ -345,10 +368,10 @@ impl Rewriter<'_, '_> {
 
     /// `var = value`, with `var` re-created under the same name when the value's type differs.
     fn assign_retyped(&mut self, var: VarId, value: Expr, span: Span, out: &mut Vec<Stmt>) {
-        if self.prog.type_of(&value) == self.prog.var_type(var) {
+        if self.vars.type_of(&value) == self.vars.var_type(var) {
             out.push(Stmt::Assign { var, value, span });
         } else {
-            let name = self.prog.var_name(var).to_string();
+            let name = self.vars.var_name(var).to_string();
             let v = self.define(var, name, value, span, out);
             self.map.insert(var, v);
         }
@@ -356,9 +379,9 @@ impl Rewriter<'_, '_> {
 
     /// Emits `name = value` with a new variable of the value's type (span and kind from `like`).
     fn define(&mut self, like: VarId, name: String, value: Expr, span: Span, out: &mut Vec<Stmt>) -> VarId {
-        let ty = self.prog.type_of(&value).clone();
-        let vspan = self.prog.var(like).span;
-        let v = self.prog.new_var(name, ty, VarKind::Plain, vspan);
+        let ty = self.vars.type_of(&value).clone();
+        let vspan = self.vars.var(like).span;
+        let v = self.vars.new_var(name, ty, VarKind::Plain, vspan);
         out.push(Stmt::Assign { var: v, value, span });
         v
     }
@@ -375,7 +398,7 @@ impl Rewriter<'_, '_> {
 
     /// A shape as a list expression.
     fn dims(&self, shape: &[Expr], span: Span) -> Expr {
-        let ty = Type::Tuple(shape.iter().map(|d| self.prog.type_of(d).clone()).collect());
+        let ty = Type::Tuple(shape.iter().map(|d| self.vars.type_of(d).clone()).collect());
         Expr::new(ExprKind::MakeTuple(shape.to_vec()), ty, span)
     }
 
@@ -400,7 +423,7 @@ impl Rewriter<'_, '_> {
         kwargs: Vec<(&'static str, KwValue)>,
         span: Span,
     ) -> Result<Expr, Diagnostic> {
-        let ty = ops::deduce_type(self.prog, op, &args, &kwargs).map_err(|m| {
+        let ty = ops::deduce_type(self.vars, op, &args, &kwargs).map_err(|m| {
             Diagnostic::error(codes::OP_CHECK, span, format!("cannot convert to '{}': {m}", ops::name(op)))
         })?;
         let call = Call { callee: Callee::Op(op), args, kwargs };

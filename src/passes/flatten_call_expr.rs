@@ -15,23 +15,22 @@
 use super::stmt_structure::{flatten_single, normalize_body};
 use super::PassEnv;
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprKind, Program, Stmt, VarKind};
+use crate::ir::{Expr, ExprKind, Program, Stmt, VarKind, VarTable};
 
-/// The pass: every function, in program order, each with its own temporary counter.
-pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog;
-    for i in 0..out.functions.len() {
-        let body = std::mem::replace(&mut out.functions[i].body, Stmt::empty());
-        let mut flattener = Flattener { prog: &mut out, next_temp: 0, pending: Vec::new() };
+/// The pass: every function, each with its own temporary counter.
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    Ok(super::each_function(prog, env, |mut f| {
+        let body = std::mem::replace(&mut f.body, Stmt::empty());
+        let mut flattener = Flattener { vars: &mut f.vars, next_temp: 0, pending: Vec::new() };
         let flat = flattener.stmt(normalize_body(body));
-        out.functions[i].body = flatten_single(flat);
-    }
-    Ok(out)
+        f.body = flatten_single(flat);
+        f
+    }))
 }
 
 struct Flattener<'a> {
-    /// The output program; temporaries are added to its variable table.
-    prog: &'a mut Program,
+    /// The function's variables; temporaries are added to them.
+    vars: &'a mut VarTable,
     /// Number of the next `_t<k>` of the current function.
     next_temp: u32,
     /// Temporaries extracted and not yet placed, in creation order.
@@ -175,7 +174,7 @@ impl Flattener<'_> {
         let name = format!("_t{}", self.next_temp);
         self.next_temp += 1;
         let span = call.span;
-        let var = self.prog.new_var(name, self.prog.type_of(&call).clone(), VarKind::Plain, span);
+        let var = self.vars.new_var(name, self.vars.type_of(&call).clone(), VarKind::Plain, span);
         self.pending.push(Stmt::Assign { var, value: call, span });
         Expr::var(var, span)
     }

@@ -23,44 +23,44 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{child_stmts, for_each_var, stmt_exprs};
 use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, Function, KwValue, MemRefInfo, MemorySpace, OpId, Program, Stmt, Type,
-    VarId, VarKind,
+    VarId, VarKind, VarTable,
 };
 use crate::ops;
 use crate::ops::names;
 
 /// The pass entry point (registered as `init-mem-ref`): a function pass over every function.
-pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let alloc_op = ops::lookup(names::ALLOC).ok_or_else(|| {
         vec![Diagnostic::error(codes::UNKNOWN_OP, Span::NONE, "the operator table has no `block.alloc`")]
     })?;
-    let mut out = prog;
-    let functions = std::mem::take(&mut out.functions);
-    out.functions = functions.into_iter().map(|f| init_function(&mut out, f, alloc_op)).collect();
-    Ok(out)
+    Ok(super::each_function(prog, env, |f| init_function(f, alloc_op)))
 }
 
 /// Normalises `f` (§2.8 step 1), gives its variables MemRefs (steps 2–3) and inserts the allocs
 /// (step 4).
-fn init_function(prog: &mut Program, mut f: Function, alloc_op: OpId) -> Function {
+fn init_function(mut f: Function, alloc_op: OpId) -> Function {
     f.body = normalize_body(std::mem::replace(&mut f.body, Stmt::empty()));
+    let mut table = std::mem::take(&mut f.vars);
+    let table = &mut table;
     // The walk that plans the MemRefs also records the body's variable occurrences in the
     // order the allocs are listed in, so that listing them needs no second walk.
     let mut occurrences = Vec::new();
-    let plan = plan(prog, &f, Some(&mut occurrences));
+    let plan = plan(table, &f, Some(&mut occurrences));
     // One table entry per MemRef: grown once, not copied on every doubling.
-    prog.vars.reserve(plan.buffers.len());
-    let first_new = prog.vars.len();
+    table.reserve(plan.buffers.len());
+    let first_new = table.len();
     let memrefs: Vec<VarId> = plan
         .buffers
         .into_iter()
-        .map(|(info, span)| prog.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(Box::new(info)), span))
+        .map(|(info, span)| table.new_var(info.derived_name(), Type::MemRef, VarKind::MemRef(Box::new(info)), span))
         .collect();
     // Each variable's type is set on its own: the map's order does not matter.
     for (v, id) in plan.memref_of {
-        set_memref(&mut prog.var_mut(v).ty, memrefs[id]);
+        set_memref(&mut table.var_mut(v).ty, memrefs[id]);
     }
-    let allocs = alloc_stmts(prog, &f, &occurrences, first_new, alloc_op);
+    let allocs = alloc_stmts(table, &f, &occurrences, first_new, alloc_op);
     insert_allocs(&mut f.body, allocs);
+    f.vars = std::mem::take(table);
     f
 }
 
@@ -77,21 +77,21 @@ pub(crate) struct MemRefPlan {
 
 /// The [`MemRefPlan`] of `f` (whose body need not be normalised: normalising only regroups
 /// statements, it does not reorder them).
-pub(crate) fn plan_memrefs(prog: &Program, f: &Function) -> MemRefPlan {
-    plan(prog, f, None)
+pub(crate) fn plan_memrefs(table: &VarTable, f: &Function) -> MemRefPlan {
+    plan(table, f, None)
 }
 
 /// [`plan_memrefs`], recording in `occurrences` (when given) the variable occurrences of the
 /// body in the order [`alloc_stmts`] lists them: the planner's walk order, with each
 /// assignment's target moved before the variables of its value.
-fn plan(prog: &Program, f: &Function, mut occurrences: Option<&mut Vec<VarId>>) -> MemRefPlan {
+fn plan(table: &VarTable, f: &Function, mut occurrences: Option<&mut Vec<VarId>>) -> MemRefPlan {
     let vars = memory_spaces(&f.body);
     // Nearly every buffer is a block op's result or a parameter: room for them all up front
     // (the buffers are large entries, and growing copies them).
     let expected = vars.len() + f.params.len();
     let mut memref_of = FxHashMap::default();
     memref_of.reserve(expected);
-    let mut planner = Planner { prog, vars, plan: MemRefPlan { buffers: Vec::with_capacity(expected), memref_of } };
+    let mut planner = Planner { table, vars, plan: MemRefPlan { buffers: Vec::with_capacity(expected), memref_of } };
     for p in &f.params {
         planner.visit_var(p.var);
     }
@@ -225,7 +225,7 @@ fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
 
 /// Plans a MemRef for each tensor/tile variable of one function at its first occurrence.
 struct Planner<'p> {
-    prog: &'p Program,
+    table: &'p VarTable,
     /// What the planner knows per variable (one table, so a visit costs one lookup).
     vars: FxHashMap<VarId, VarVisit>,
     plan: MemRefPlan,
@@ -249,7 +249,7 @@ impl Planner<'_> {
                     return;
                 }
                 match self.shared_memref(value) {
-                    Some(m) if is_buffer(self.prog.var_type(var)) => {
+                    Some(m) if is_buffer(self.table.var_type(var)) => {
                         self.vars.entry(var).or_default().seen = true;
                         self.plan.memref_of.insert(var, m);
                     }
@@ -281,17 +281,17 @@ impl Planner<'_> {
         }
         entry.seen = true;
         let space = entry.space.unwrap_or(MemorySpace::Ddr);
-        if !is_buffer(self.prog.var_type(v)) {
+        if !is_buffer(self.table.var_type(v)) {
             return;
         }
-        if let VarKind::IterArg { init } = &self.prog.var(v).kind {
+        if let VarKind::IterArg { init } = &self.table.var(v).kind {
             for_each_var(init, &mut |u| self.visit_var(u));
             if let Some(&m) = init.as_var().and_then(|u| self.plan.memref_of.get(&u)) {
                 self.plan.memref_of.insert(v, m);
             }
             return;
         }
-        let data = self.prog.var(v);
+        let data = self.table.var(v);
         let id = self.plan.buffers.len();
         let info = MemRefInfo {
             space,
@@ -338,17 +338,17 @@ fn buffer_size(ty: &Type) -> u64 {
 /// on-chip MemRef of a tile variable, in first-appearance order: params, then the body's
 /// variable `occurrences` (targets before values, see [`plan`]). The MemRefs made for `f` are
 /// the variables from index `first_new` on.
-fn alloc_stmts(prog: &Program, f: &Function, occurrences: &[VarId], first_new: usize, alloc_op: OpId) -> Vec<Stmt> {
+fn alloc_stmts(table: &VarTable, f: &Function, occurrences: &[VarId], first_new: usize, alloc_op: OpId) -> Vec<Stmt> {
     let mut order = Vec::new();
     // Which MemRefs are listed: the function's own (nearly all) in a table indexed from
     // `first_new`, which is cheaper than hashing each of the many occurrences; any other
     // (a MemRef the input gave a parameter) in a set.
-    let mut listed_new = vec![false; prog.vars.len() - first_new];
+    let mut listed_new = vec![false; table.len() - first_new];
     let mut listed_other = FxHashSet::default();
     let mut note = |v: VarId| {
-        if let Type::Tile(t) = prog.var_type(v) {
+        if let Type::Tile(t) = table.var_type(v) {
             if let Some(m) = t.memref {
-                if matches!(&prog.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) {
+                if matches!(&table.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr) {
                     let first_time = match (m.0 as usize).checked_sub(first_new) {
                         Some(i) => !std::mem::replace(&mut listed_new[i], true),
                         None => listed_other.insert(m),
@@ -365,8 +365,8 @@ fn alloc_stmts(prog: &Program, f: &Function, occurrences: &[VarId], first_new: u
     order
         .into_iter()
         .filter_map(|m| {
-            let VarKind::MemRef(info) = &prog.var(m).kind else { return None };
-            let span = prog.var(m).span;
+            let VarKind::MemRef(info) = &table.var(m).kind else { return None };
+            let span = table.var(m).span;
             let int = |v: i64| Expr::int(v, DataType::Int64, span);
             let args = vec![
                 int(info.space.index() as i64),
@@ -413,17 +413,17 @@ mod tests {
     #[test]
     fn recorded_occurrences_put_targets_before_values() {
         let src = "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, a_0: pl.Tensor[[16], pl.FP32], out_0: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:\n        z_0: pl.Tile[[16], pl.FP32] = pl.block.load(a_0, [0], [16], target_memory=pl.MemorySpace.Vec)\n        for i_0, (acc_1,) in pl.range(0, 4, 1, init_values=(z_0,)):\n            s_0: pl.Tile[[16], pl.FP32] = pl.block.add(acc_1, z_0)\n            acc_2: pl.Tile[[16], pl.FP32] = pl.yield_(s_0)\n        r_0: pl.Tensor[[16], pl.FP32] = pl.block.store(acc_2, [0], [16], out_0)\n        return r_0\n";
-        let prog = crate::driver::frontend(src).expect("input lowers");
-        let f = &prog.functions[0];
+        let table = crate::driver::frontend(src).expect("input lowers");
+        let f = &table.functions[0];
         let mut recorded = Vec::new();
-        let with = plan(&prog, f, Some(&mut recorded));
-        let names: Vec<&str> = recorded.iter().map(|&v| prog.var_name(v)).collect();
+        let with = plan(&f.vars, f, Some(&mut recorded));
+        let names: Vec<&str> = recorded.iter().map(|&v| f.var_name(v)).collect();
         assert_eq!(
             names,
             ["z_0", "a_0", "i_0", "acc_1", "s_0", "acc_1", "z_0", "s_0", "acc_2", "r_0", "acc_2", "out_0", "r_0"]
         );
         // Recording does not change the plan.
-        let without = plan_memrefs(&prog, f);
+        let without = plan_memrefs(&f.vars, f);
         assert_eq!(with.buffers, without.buffers);
         assert_eq!(with.memref_of, without.memref_of);
     }

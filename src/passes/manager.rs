@@ -123,7 +123,7 @@ impl<'a> Manager<'a> {
 /// The functions of `prog` holding sync ops written in the text.
 fn functions_with_written_syncs(prog: &Program) -> Vec<String> {
     use crate::verify::sync_hazard;
-    prog.functions.iter().filter(|f| sync_hazard::has_written_syncs(prog, f)).map(|f| f.name.clone()).collect()
+    prog.functions.iter().filter(|f| sync_hazard::has_written_syncs(f)).map(|f| f.name.clone()).collect()
 }
 
 /// The passes whose output must be free of sync hazards.
@@ -148,7 +148,7 @@ fn sync_postcondition(prog: &Program, ran: &[&str], written: &[String], env: &Pa
         if written.contains(&f.name) {
             Vec::new()
         } else {
-            sync_hazard::check_function(prog, f, backend, &model)
+            sync_hazard::check_function(f, backend, &model)
         }
     });
     let mut found = Vec::new();

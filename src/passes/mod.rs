@@ -5,7 +5,7 @@
 //! CLI can name it, list it, and refuse to run it with a clear error instead of skipping it.
 
 use crate::diag::Diagnostic;
-use crate::ir::Program;
+use crate::ir::{Function, Program};
 
 pub mod allocate_memory_addr;
 pub mod basic_memory_reuse;
@@ -48,6 +48,41 @@ impl PassEnv {
 /// copies the whole program; errors are diagnostics (never panics). A caller that needs the input
 /// afterwards clones it first.
 pub type PassFn = fn(Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
+
+/// Rewrites every function of `prog` with `rewrite`, on `env.jobs` threads: a function owns
+/// its variables, so function passes need nothing shared to write. The functions keep their
+/// order, so the output does not depend on the thread count.
+pub(crate) fn each_function(
+    mut prog: Program,
+    env: &PassEnv,
+    rewrite: impl Fn(Function) -> Function + Sync,
+) -> Program {
+    let functions = std::mem::take(&mut prog.functions);
+    prog.functions = crate::par::map_into(functions, env.jobs, rewrite);
+    prog
+}
+
+/// [`each_function`] for a rewrite that can fail: the diagnostics of every function that
+/// failed, in function order.
+pub(crate) fn try_each_function(
+    mut prog: Program,
+    env: &PassEnv,
+    rewrite: impl Fn(Function) -> Result<Function, Vec<Diagnostic>> + Sync,
+) -> Result<Program, Vec<Diagnostic>> {
+    let functions = std::mem::take(&mut prog.functions);
+    let mut errors = Vec::new();
+    for result in crate::par::map_into(functions, env.jobs, rewrite) {
+        match result {
+            Ok(f) => prog.functions.push(f),
+            Err(d) => errors.extend(d),
+        }
+    }
+    if errors.is_empty() {
+        Ok(prog)
+    } else {
+        Err(errors)
+    }
+}
 
 /// What a pass found, besides the program it returns: findings that are reported but do not
 /// fail the run (`run-verifier`'s report). Its argument is the rules left out (`--disable-rule`).

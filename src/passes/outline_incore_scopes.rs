@@ -26,23 +26,24 @@ use crate::diag::{codes, Diagnostic};
 use crate::ir::visit::{defined_vars, map_bodies, walk_all_exprs, walk_expr, walk_stmts};
 use crate::ir::{
     Call, Callee, Expr, ExprKind, Function, FunctionType, Param, ParamDirection, Program, ScopeKind, Stmt, Type, VarId,
-    VarKind,
+    VarKind, VarTable,
 };
 
 /// The pass entry point (registered as `outline-incore-scopes`).
 pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
-    let mut outliner = Outliner { prog: &mut out, outlined: Vec::new() };
+    let mut outlined = Vec::new();
     for f in functions.iter_mut().filter(|f| f.kind == FunctionType::Opaque) {
-        let mut level = Level::new(f.name.clone(), ref_counts(outliner.prog, &f.body), BTreeSet::new());
+        let mut outliner = Outliner { vars: &mut f.vars, outlined: Vec::new() };
+        let mut level = Level::new(f.name.clone(), ref_counts(outliner.vars, &f.body), BTreeSet::new());
         let body = outliner.walk(&f.body, &mut level);
+        outlined.append(&mut outliner.outlined);
         if level.counter > 0 {
             f.body = body;
             f.kind = FunctionType::Orchestration;
         }
     }
-    let outlined = std::mem::take(&mut outliner.outlined);
     let mut errors = Vec::new();
     for f in functions.into_iter().chain(outlined) {
         if let Err(f) = out.add_function(f) {
@@ -90,7 +91,10 @@ impl Level {
 }
 
 struct Outliner<'p> {
-    prog: &'p mut Program,
+    /// The variables of the function whose scopes are outlined; the callee's fresh variables
+    /// are made here too, and each outlined function gets a copy of the table (its body keeps
+    /// the ids of the variables defined in the scope).
+    vars: &'p mut VarTable,
     /// Outlined functions, in creation order.
     outlined: Vec<Function>,
 }
@@ -127,7 +131,7 @@ impl Outliner<'_> {
             return vec![self.walk(scope, level)];
         };
         let span = *span;
-        let prelude = tile_prelude(self.prog, body, before);
+        let prelude = tile_prelude(self.vars, body, before);
         let with_prelude;
         let body: &Stmt = if prelude.is_empty() {
             body
@@ -145,7 +149,7 @@ impl Outliner<'_> {
         // The recomputed tiles stay defined in the parent: they are neither outputs nor the
         // parent's variables inside the callee (they get fresh ones below).
         let recomputed: BTreeSet<VarId> = prelude.iter().flat_map(defined_vars).collect();
-        let inside = ref_counts(self.prog, body);
+        let inside = ref_counts(self.vars, body);
         let defs = defined_in(body);
         let inputs = self.by_name(inside.keys().filter(|v| !defs.contains(v)).copied());
         let outputs = self.by_name(defs.iter().copied().filter(|v| !recomputed.contains(v)).filter(|v| match mode {
@@ -165,18 +169,18 @@ impl Outliner<'_> {
         // Fresh variables for the callee: params for the inputs, new definitions for the outputs.
         let mut map = BTreeMap::new();
         for &v in inputs.iter().chain(&outputs).chain(&recomputed) {
-            let d = self.prog.var(v).clone();
+            let d = self.vars.var(v).clone();
             let kind = if inputs.contains(&v) { VarKind::Plain } else { d.kind };
-            map.insert(v, self.prog.new_var(d.name, d.ty, kind, d.span));
+            map.insert(v, self.vars.new_var(d.name, d.ty, kind, d.span));
         }
         let renamed = rename_stmt(&processed, &map);
-        rename_iter_inits(self.prog, &renamed, &map);
+        rename_iter_inits(self.vars, &renamed, &map);
 
         let mut stmts = match renamed {
             Stmt::Seq { stmts, .. } => stmts,
             other => vec![other],
         };
-        let output_types: Vec<Type> = outputs.iter().map(|&v| self.prog.var_type(v).clone()).collect();
+        let output_types: Vec<Type> = outputs.iter().map(|&v| self.vars.var_type(v).clone()).collect();
         if !outputs.is_empty() {
             let values = outputs.iter().map(|v| Expr::var(map[v], span)).collect();
             stmts.push(Stmt::Return { values, span });
@@ -188,6 +192,7 @@ impl Outliner<'_> {
             return_types: output_types.clone(),
             body: Stmt::block(stmts, span),
             span,
+            vars: self.vars.clone(),
         });
 
         // The call site.
@@ -204,7 +209,7 @@ impl Outliner<'_> {
             [o] => vec![Stmt::Assign { var: *o, value: call, span }],
             _ => {
                 // Literally `ret`, once per call site, as the reference does (§6 Q4).
-                let ret = self.prog.new_var("ret", call_ty, VarKind::Plain, span);
+                let ret = self.vars.new_var("ret", call_ty, VarKind::Plain, span);
                 let mut out = vec![Stmt::Assign { var: ret, value: call, span }];
                 for (i, (&o, ty)) in outputs.iter().zip(output_types).enumerate() {
                     let item = Expr::new(ExprKind::TupleGetItem(Box::new(Expr::var(ret, span)), i), ty, span);
@@ -218,7 +223,7 @@ impl Outliner<'_> {
     /// The variables sorted by name (byte-wise), then by id.
     fn by_name(&self, vars: impl Iterator<Item = VarId>) -> Vec<VarId> {
         let mut v: Vec<VarId> = vars.collect();
-        v.sort_by(|a, b| self.prog.var_name(*a).cmp(self.prog.var_name(*b)).then(a.cmp(b)));
+        v.sort_by(|a, b| self.vars.var_name(*a).cmp(self.vars.var_name(*b)).then(a.cmp(b)));
         v.dedup();
         v
     }
@@ -236,11 +241,11 @@ impl Outliner<'_> {
 /// are kept in the parent (which may use them elsewhere); the copies get fresh variables. Any
 /// other tile input is left alone, and kernel codegen reports the tile parameter at its
 /// definition. Returns the definitions in program order (empty when any needed one is missing).
-fn tile_prelude(prog: &Program, body: &Stmt, before: &[Stmt]) -> Vec<Stmt> {
+fn tile_prelude(vars: &VarTable, body: &Stmt, before: &[Stmt]) -> Vec<Stmt> {
     let defs = defined_in(body);
-    let mut needed: BTreeSet<VarId> = ref_counts(prog, body)
+    let mut needed: BTreeSet<VarId> = ref_counts(vars, body)
         .into_keys()
-        .filter(|v| !defs.contains(v) && matches!(prog.var_type(*v), Type::Tile(_)))
+        .filter(|v| !defs.contains(v) && matches!(vars.var_type(*v), Type::Tile(_)))
         .collect();
     if needed.is_empty() {
         return Vec::new();
@@ -254,13 +259,13 @@ fn tile_prelude(prog: &Program, body: &Stmt, before: &[Stmt]) -> Vec<Stmt> {
         // computed by an operation (no store, no call of a function, no control flow).
         let Stmt::Assign { var, value, .. } = st else { return Vec::new() };
         let pure_op = value.as_call().is_none_or(|c| matches!(c.callee, Callee::Op(_)));
-        if !pure_op || !matches!(prog.var_type(*var), Type::Tile(_) | Type::Scalar(_)) {
+        if !pure_op || !matches!(vars.var_type(*var), Type::Tile(_) | Type::Scalar(_)) {
             return Vec::new();
         }
         if needed.remove(var) {
             walk_expr(value, &mut |e| {
                 if let ExprKind::Var(u) = e.kind {
-                    if matches!(prog.var_type(u), Type::Tile(_)) {
+                    if matches!(vars.var_type(u), Type::Tile(_)) {
                         needed.insert(u);
                     }
                 }
@@ -277,7 +282,7 @@ fn tile_prelude(prog: &Program, body: &Stmt, before: &[Stmt]) -> Vec<Stmt> {
 
 /// How often each variable is referenced in `s`: every variable use in its expressions, and
 /// (§6 Q11 fix) in the init values of the iter args that `s` defines.
-fn ref_counts(prog: &Program, s: &Stmt) -> BTreeMap<VarId, usize> {
+fn ref_counts(vars: &VarTable, s: &Stmt) -> BTreeMap<VarId, usize> {
     let mut counts = BTreeMap::new();
     let mut count = |e: &Expr| {
         if let ExprKind::Var(v) = e.kind {
@@ -286,7 +291,7 @@ fn ref_counts(prog: &Program, s: &Stmt) -> BTreeMap<VarId, usize> {
     };
     walk_all_exprs(s, &mut count);
     for v in defined_in(s) {
-        if let Some(VarKind::IterArg { init }) = prog.vars.get(v.index()).map(|d| &d.kind) {
+        if let Some(VarKind::IterArg { init }) = vars.get(v).map(|d| &d.kind) {
             walk_expr(init, &mut count);
         }
     }
@@ -301,11 +306,11 @@ fn defined_in(s: &Stmt) -> BTreeSet<VarId> {
 }
 
 /// Rewrites the init values of the iter args defined in `s` through `map`.
-fn rename_iter_inits(prog: &mut Program, s: &Stmt, map: &BTreeMap<VarId, VarId>) {
+fn rename_iter_inits(vars: &mut VarTable, s: &Stmt, map: &BTreeMap<VarId, VarId>) {
     for v in defined_in(s) {
-        if let Some(VarKind::IterArg { init }) = prog.vars.get(v.index()).map(|d| &d.kind) {
+        if let Some(VarKind::IterArg { init }) = vars.get(v).map(|d| &d.kind) {
             let init = rename_expr(init, map);
-            prog.var_mut(v).kind = VarKind::IterArg { init: Box::new(init) };
+            vars.var_mut(v).kind = VarKind::IterArg { init: Box::new(init) };
         }
     }
 }
@@ -437,13 +442,13 @@ mod tests {
         );
         let p = outline(&src);
         let callee = p.function("main_incore_0").unwrap();
-        let params: Vec<_> = callee.params.iter().map(|q| p.var_name(q.var)).collect();
+        let params: Vec<_> = callee.params.iter().map(|q| callee.var_name(q.var)).collect();
         assert_eq!(params, vec!["a_0"]);
         // The loop's init is the callee's parameter, not the caller's variable.
         let mut init = None;
         walk_stmts(&callee.body, &mut |s| {
             if let Stmt::For { iter_args, .. } = s {
-                if let VarKind::IterArg { init: e } = &p.var(iter_args[0]).kind {
+                if let VarKind::IterArg { init: e } = &callee.var(iter_args[0]).kind {
                     init = e.as_var();
                 }
             }

@@ -18,25 +18,18 @@ use crate::verify::sync_hazard::{self, SyncModel};
 /// The pass's registry name.
 pub const NAME: &str = "remove-redundant-sync";
 
-/// The pass: every function on its own. The search (the costly part) only reads the program,
-/// so it runs for the functions on `env.jobs` threads; the deletions are then applied in
-/// program order.
-pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+/// The pass: every function on its own, on `env.jobs` threads.
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let model = SyncModel::default();
-    let drops = crate::par::map(&prog.functions, env.jobs, |f| {
-        sync_hazard::removable_syncs(&prog, &f.body, env.backend, &model).drop
-    });
-    let mut functions = std::mem::take(&mut prog.functions);
-    for (f, drop) in functions.iter_mut().zip(drops) {
-        if drop.is_empty() {
-            continue;
+    Ok(super::each_function(prog, env, |mut f| {
+        let drop = sync_hazard::removable_syncs(&f.vars, &f.body, env.backend, &model).drop;
+        if !drop.is_empty() {
+            let body = std::mem::replace(&mut f.body, Stmt::empty());
+            f.body = sync_hazard::delete_leaves(body, &drop);
+            renumber_events(&mut f.body);
         }
-        let body = std::mem::replace(&mut f.body, Stmt::empty());
-        f.body = sync_hazard::delete_leaves(body, &drop);
-        renumber_events(&mut f.body);
-    }
-    prog.functions = functions;
-    Ok(prog)
+        f
+    }))
 }
 
 /// Renumbers the event ids of each (set pipe, wait pipe) pair to 0, 1, … in the order of the

@@ -24,18 +24,18 @@ mod types;
 pub use float::format_float;
 pub use order::function_order;
 
-use crate::ir::{Expr, Function, Program, Stmt, Type, VarId};
+use crate::ir::{Expr, Function, Program, Stmt, Type, VarId, VarTable};
 use stmt::Writer;
 
 /// The width at which nothing wraps: the default, the reference's one-line-per-statement text.
 pub const NO_WRAP: usize = usize::MAX;
 
-/// What a print call knows: the program (for the variable table), whether the text sits
+/// What a print call knows: the variables of the function printed, whether the text sits
 /// inside the `class` of a program (calls to functions print `self.f(...)`, `def` has `self`)
 /// and the line width past which bracket contents wrap.
 #[derive(Clone, Copy)]
 struct Ctx<'p> {
-    prog: &'p Program,
+    vars: &'p VarTable,
     in_program: bool,
     width: usize,
 }
@@ -44,10 +44,10 @@ struct Ctx<'p> {
 /// dangling id prints a placeholder instead.
 impl<'p> Ctx<'p> {
     fn var_name(&self, id: VarId) -> &'p str {
-        self.prog.vars.get(id.index()).map_or("<invalid var>", |v| v.name.as_str())
+        self.vars.get(id).map_or("<invalid var>", |v| v.name.as_str())
     }
     fn var_type(&self, id: VarId) -> &'p Type {
-        self.prog.vars.get(id.index()).map_or(&Type::Unknown, |v| &v.ty)
+        self.vars.get(id).map_or(&Type::Unknown, |v| &v.ty)
     }
 }
 
@@ -65,12 +65,13 @@ pub fn print_program_width(p: &Program, width: usize) -> String {
 /// [`print_program_width`], the functions printed on `jobs` threads (each into its own string,
 /// joined in the §3.9 order: the text does not depend on `jobs`).
 pub fn print_program_with_jobs(p: &Program, width: usize, jobs: usize) -> String {
-    let ctx = Ctx { prog: p, in_program: true, width };
+    let empty = VarTable::new();
+    let ctx = Ctx { vars: &empty, in_program: true, width };
     let mut head = Writer::new(ctx);
     head.program_head(p);
     let mut out = head.finish();
     let functions = order::function_order(p);
-    let texts = crate::par::map(&functions, jobs, |f| Writer::class_member(ctx, f));
+    let texts = crate::par::map(&functions, jobs, |f| Writer::class_member(Ctx { vars: &f.vars, ..ctx }, f));
     if texts.is_empty() {
         // An empty class body is one empty line, as any empty block.
         out.push('\n');
@@ -84,34 +85,37 @@ pub fn print_program_with_jobs(p: &Program, width: usize, jobs: usize) -> String
 
 /// Prints one function in the standalone form: decorator at column 0, no `self`, calls to
 /// other functions as bare `name(args)`.
-pub fn print_function(p: &Program, f: &Function) -> String {
-    print_function_width(p, f, NO_WRAP)
+pub fn print_function(f: &Function) -> String {
+    print_function_width(f, NO_WRAP)
 }
 
 /// [`print_function`] at a line width (see [`print_program_width`]).
-pub fn print_function_width<'p>(p: &'p Program, f: &'p Function, width: usize) -> String {
-    let mut w = Writer::new(Ctx { prog: p, in_program: false, width });
+pub fn print_function_width(f: &Function, width: usize) -> String {
+    let mut w = Writer::new(Ctx { vars: &f.vars, in_program: false, width });
     w.function(f);
     w.finish()
 }
 
-/// Prints a statement at column 0 (standalone form; yields print bare).
-pub fn print_stmt<'p>(p: &'p Program, s: &'p Stmt) -> String {
-    let mut w = Writer::new(Ctx { prog: p, in_program: false, width: NO_WRAP });
+/// Prints a statement of a function with variables `vars` at column 0 (standalone form; yields
+/// print bare).
+pub fn print_stmt<'p>(vars: &'p VarTable, s: &'p Stmt) -> String {
+    let mut w = Writer::new(Ctx { vars, in_program: false, width: NO_WRAP });
     w.stmt(s);
     w.finish()
 }
 
-/// Prints an expression (standalone form: a call to a function prints `f(args)`).
-pub fn print_expr<'p>(p: &'p Program, e: &'p Expr) -> String {
-    let ctx = Ctx { prog: p, in_program: false, width: NO_WRAP };
+/// Prints an expression of a function with variables `vars` (standalone form: a call to a
+/// function prints `f(args)`).
+pub fn print_expr<'p>(vars: &'p VarTable, e: &'p Expr) -> String {
+    let ctx = Ctx { vars, in_program: false, width: NO_WRAP };
     let arena = doc::Arena::new();
     doc::render(ctx.expr(&arena, e), NO_WRAP)
 }
 
-/// Prints a type (`pl.Tile[[64, 64], pl.FP32, pl.MemRef(...)]`).
-pub fn print_type<'p>(p: &'p Program, t: &'p Type) -> String {
-    let ctx = Ctx { prog: p, in_program: false, width: NO_WRAP };
+/// Prints a type of a function with variables `vars` (`pl.Tile[[64, 64], pl.FP32,
+/// pl.MemRef(...)]`).
+pub fn print_type<'p>(vars: &'p VarTable, t: &'p Type) -> String {
+    let ctx = Ctx { vars, in_program: false, width: NO_WRAP };
     let arena = doc::Arena::new();
     doc::render(ctx.ty(&arena, t), NO_WRAP)
 }

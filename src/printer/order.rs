@@ -17,7 +17,7 @@ pub fn function_order(p: &Program) -> Vec<&Function> {
     let callees: Vec<Vec<usize>> = by_name
         .iter()
         .map(|f| {
-            called_names(p, f)
+            called_names(f)
                 .iter()
                 .filter_map(|n| by_name.binary_search_by(|g| g.name.as_str().cmp(n)).ok())
                 .collect::<BTreeSet<usize>>()
@@ -76,14 +76,14 @@ fn post_order(callees: &[Vec<usize>]) -> Option<Vec<usize>> {
 
 /// Names of the functions called (GlobalVar calls) anywhere in `f`'s body, including loop
 /// bounds, conditions and iter-arg initial values.
-fn called_names<'p>(p: &'p Program, f: &'p Function) -> BTreeSet<&'p str> {
+fn called_names<'p>(f: &'p Function) -> BTreeSet<&'p str> {
     let mut names = BTreeSet::new();
     let mut exprs: Vec<&'p Expr> = Vec::new();
     let mut stmts: Vec<&'p Stmt> = vec![&f.body];
     // Initial values of iter args live in the variable table.
     let push_inits = |vars: &'p [crate::ir::VarId], exprs: &mut Vec<&'p Expr>| {
         for v in vars {
-            if let Some(VarKind::IterArg { init }) = p.vars.get(v.index()).map(|d| &d.kind) {
+            if let Some(VarKind::IterArg { init }) = f.vars.get(*v).map(|d| &d.kind) {
                 exprs.push(init);
             }
         }

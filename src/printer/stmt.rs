@@ -291,7 +291,7 @@ impl<'a> Ctx<'a> {
     /// `init_values=(x, y)` / `init_values=(x,)` from the iter args' initial values.
     fn init_values(&self, a: &'a Arena<'a>, iter_args: &'a [VarId]) -> Doc<'a> {
         let tail = if iter_args.len() == 1 { "," } else { "" };
-        let inits = iter_args.iter().map(|v| match self.prog.vars.get(v.index()).map(|d| &d.kind) {
+        let inits = iter_args.iter().map(|v| match self.vars.get(*v).map(|d| &d.kind) {
             Some(VarKind::IterArg { init }) => self.expr(a, init),
             // Not an iter arg (malformed IR): the reference's text for a missing expression.
             _ => a.text("<unsupported IRNode type>"),

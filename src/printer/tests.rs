@@ -68,12 +68,20 @@ fn param(var: VarId) -> Param {
     Param { var, direction: ParamDirection::In }
 }
 fn func(name: &str, kind: FunctionType, params: Vec<Param>, return_types: Vec<Type>, body: Stmt) -> Function {
-    Function { name: name.into(), kind, params, return_types, body, span: S }
+    Function { name: name.into(), kind, params, return_types, body, span: S, vars: VarTable::new() }
 }
-fn plain(p: &mut Program, name: &str, ty: Type) -> VarId {
+/// `f` with the variables of `vars` (the tests make every function's variables in one table).
+fn with_vars(f: Function, vars: &VarTable) -> Function {
+    Function { vars: vars.clone(), ..f }
+}
+/// [`print_function`] of `f` with the variables of `vars`.
+fn print_fn(vars: &VarTable, f: &Function) -> String {
+    print_function(&with_vars(f.clone(), vars))
+}
+fn plain(p: &mut VarTable, name: &str, ty: Type) -> VarId {
     p.new_var(name, ty, VarKind::Plain, S)
 }
-fn iter_arg(p: &mut Program, name: &str, ty: Type, init: Expr) -> VarId {
+fn iter_arg(p: &mut VarTable, name: &str, ty: Type, init: Expr) -> VarId {
     p.new_var(name, ty, VarKind::IterArg { init: Box::new(init) }, S)
 }
 fn for_loop(loop_var: VarId, stop: Expr, iter_args: Vec<VarId>, body: Stmt, return_vars: Vec<VarId>) -> Stmt {
@@ -90,8 +98,8 @@ fn for_loop(loop_var: VarId, stop: Expr, iter_args: Vec<VarId>, body: Stmt, retu
     }
 }
 /// Text of a standalone function whose body is `body` (no params, no returns).
-fn body_text(p: &Program, body: Stmt) -> String {
-    print_function(p, &func("f", FunctionType::Opaque, vec![], vec![], body))
+fn body_text(p: &VarTable, body: Stmt) -> String {
+    print_fn(p, &func("f", FunctionType::Opaque, vec![], vec![], body))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,7 +107,8 @@ fn body_text(p: &Program, body: Stmt) -> String {
 
 /// `zeta` ← `kernel` ← `main`: printed callee first, unlike name order (kernel, main, zeta).
 fn demo_program() -> Program {
-    let mut p = Program::new("Demo");
+    let mut prog = Program::new("Demo");
+    let mut p = VarTable::new();
     let (x, out) = (plain(&mut p, "x", t64()), plain(&mut p, "out", t64()));
     let y = plain(&mut p, "y", t64());
     let zeta_body =
@@ -133,9 +142,9 @@ fn demo_program() -> Program {
     ]);
     let main = func("main", FunctionType::Orchestration, vec![param(mx)], vec![], main_body);
     for f in [main, kernel, zeta] {
-        p.add_function(f).expect("unique names");
+        prog.add_function(with_vars(f, &p)).expect("unique names");
     }
-    p
+    prog
 }
 
 #[test]
@@ -171,7 +180,7 @@ fn standalone_function_has_no_self_and_bare_calls() {
 def kernel(x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INT64], io: pl.InOut[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Scalar[pl.INT64]]:
     r: pl.Tensor[[64], pl.FP32] = zeta(x, x, mode=1)
     return r, n";
-    assert_eq!(print_function(&p, kernel), want);
+    assert_eq!(print_function(kernel), want);
 }
 
 #[test]
@@ -186,15 +195,16 @@ fn empty_program_name_and_no_functions() {
 #[test]
 fn empty_bodies_leave_an_empty_line() {
     let mut p = Program::new("E");
+    let mut vt = VarTable::new();
     p.add_function(func("e", FunctionType::Opaque, vec![], vec![], Stmt::empty())).unwrap();
     // Last function empty: the text ends with `:\n` (§3.13).
     assert_eq!(print_program(&p), "# pypto.program: E\nimport pypto.language as pl\n\n@pl.program\nclass E:\n    @pl.function\n    def e(self):\n");
-    assert_eq!(print_function(&p, &p.functions[0]), "@pl.function\ndef e():\n");
+    assert_eq!(print_function(&p.functions[0]), "@pl.function\ndef e():\n");
 
     // An empty function followed by another one, and empty loop / if / with bodies: each empty
     // body is one line with nothing on it (no indentation spaces).
-    let i = plain(&mut p, "i", i64t());
-    let c = plain(&mut p, "c", boolt());
+    let i = plain(&mut vt, "i", i64t());
+    let c = plain(&mut vt, "c", boolt());
     let body = seq(vec![
         for_loop(i, int(4), vec![], Stmt::empty(), vec![]),
         Stmt::If {
@@ -207,7 +217,7 @@ fn empty_bodies_leave_an_empty_line() {
         Stmt::Scope { kind: ScopeKind::InCore, body: Box::new(Stmt::empty()), span: S },
         ret(vec![]),
     ]);
-    p.add_function(func("g", FunctionType::Opaque, vec![], vec![], body)).unwrap();
+    p.add_function(with_vars(func("g", FunctionType::Opaque, vec![], vec![], body), &vt)).unwrap();
     let want = "\
 # pypto.program: E
 import pypto.language as pl
@@ -235,7 +245,7 @@ class E:
 /// does a blank line inside a string kwarg: no line of the output is made only of spaces.
 #[test]
 fn blank_lines_from_names_and_strings_are_emptied() {
-    let mut p = Program::new("B");
+    let mut p = VarTable::new();
     let blank = plain(&mut p, "   ", t64());
     let x = plain(&mut p, "x", t64());
     let note = KwValue::Str("a\n   \n b".into());
@@ -269,16 +279,17 @@ fn function_order_falls_back_to_names_on_a_cycle() {
 #[test]
 fn function_order_sees_calls_in_nested_positions() {
     let mut p = Program::new("N");
-    let i = plain(&mut p, "i", i64t());
-    let acc = iter_arg(&mut p, "acc", i64t(), fcall("c_init", vec![], vec![], i64t()));
-    let r = plain(&mut p, "r", i64t());
+    let mut vt = VarTable::new();
+    let i = plain(&mut vt, "i", i64t());
+    let acc = iter_arg(&mut vt, "acc", i64t(), fcall("c_init", vec![], vec![], i64t()));
+    let r = plain(&mut vt, "r", i64t());
     // Calls in a loop bound, an iter-arg init value and deep inside an expression.
     let deep = bin(BinOp::Add, int(1), un(UnOp::Neg, fcall("b_deep", vec![], vec![], i64t())));
     let body = for_loop(i, fcall("d_bound", vec![], vec![], i64t()), vec![acc], yld(vec![deep]), vec![r]);
     for name in ["b_deep", "c_init", "d_bound"] {
         p.add_function(func(name, FunctionType::Opaque, vec![], vec![], Stmt::empty())).unwrap();
     }
-    p.add_function(func("a_main", FunctionType::Opaque, vec![], vec![], body)).unwrap();
+    p.add_function(with_vars(func("a_main", FunctionType::Opaque, vec![], vec![], body), &vt)).unwrap();
     let names: Vec<&str> = function_order(&p).iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["b_deep", "c_init", "d_bound", "a_main"]);
 }
@@ -289,7 +300,7 @@ fn function_order_sees_calls_in_nested_positions() {
 /// Example 3.14-C of the spec, built by hand.
 #[test]
 fn control_flow_example_of_the_spec() {
-    let mut p = Program::new("");
+    let mut p = VarTable::new();
     let n = plain(&mut p, "n", i64t());
     let x = plain(&mut p, "x", t64());
     let i = plain(&mut p, "i", i64t());
@@ -352,12 +363,12 @@ def cf(n: pl.Scalar[pl.INT64], x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], p
     with pl.incore():
         w: pl.Tensor[[64], pl.FP32] = pl.tensor.add(s_out, 1.0)
     return w";
-    assert_eq!(print_function(&p, &f), want);
+    assert_eq!(print_fn(&p, &f), want);
 }
 
 #[test]
 fn yields_print_by_position() {
-    let mut p = Program::new("");
+    let mut p = VarTable::new();
     let a = plain(&mut p, "a", i64t());
     let b = plain(&mut p, "b", i64t());
     let i = plain(&mut p, "i", i64t());
@@ -417,7 +428,7 @@ fn yields_print_by_position() {
 
 #[test]
 fn loops_and_branches() {
-    let mut p = Program::new("");
+    let mut p = VarTable::new();
     let n = plain(&mut p, "n", i64t());
     let i = plain(&mut p, "i", i64t());
     let c = plain(&mut p, "c", boolt());
@@ -495,7 +506,7 @@ def f():
 
 #[test]
 fn sequences_are_transparent_and_ops_print_like_seq() {
-    let mut p = Program::new("");
+    let mut p = VarTable::new();
     let a = plain(&mut p, "a", i64t());
     let b = plain(&mut p, "b", i64t());
     let body = seq(vec![
@@ -513,7 +524,7 @@ fn sequences_are_transparent_and_ops_print_like_seq() {
 // Expressions
 
 struct Scalars {
-    p: Program,
+    p: VarTable,
     x: VarId,
     y: VarId,
     z: VarId,
@@ -522,7 +533,7 @@ struct Scalars {
 }
 
 fn scalars() -> Scalars {
-    let mut p = Program::new("");
+    let mut p = VarTable::new();
     let x = plain(&mut p, "x", i64t());
     let y = plain(&mut p, "y", i64t());
     let z = plain(&mut p, "z", i64t());
@@ -710,7 +721,7 @@ fn deep_left_chain_prints_without_recursion() {
 
 #[test]
 fn types_with_memrefs_and_views() {
-    let mut p = Program::new("");
+    let mut p = VarTable::new();
     let n = plain(&mut p, "n", i64t());
     let mem = |space, addr, size, id| VarKind::MemRef(Box::new(MemRefInfo { space, addr: int(addr), size, id }));
     let ddr = p.new_var("mem_ddr_0", Type::MemRef, mem(MemorySpace::Ddr, -1, 256, 0), S);

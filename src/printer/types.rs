@@ -51,7 +51,7 @@ impl<'a> Ctx<'a> {
 
     /// `pl.MemRef(pl.MemorySpace.Vec, 0, 16384, 3)`, built from the MemRef variable's data.
     fn memref(&self, a: &'a Arena<'a>, m: VarId) -> Doc<'a> {
-        match self.prog.vars.get(m.index()).map(|v| &v.kind) {
+        match self.vars.get(m).map(|v| &v.kind) {
             Some(VarKind::MemRef(info)) => {
                 let items = [
                     a.text("pl.MemorySpace.").append(info.space.name()),

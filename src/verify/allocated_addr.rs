@@ -6,7 +6,7 @@
 use super::{Rule, VerifyDiagnostic};
 use crate::backend::capacity;
 use crate::ir::visit::{child_stmts, defined_vars, for_each_var, stmt_exprs};
-use crate::ir::{Function, MemRefInfo, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Function, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
 use crate::passes::allocate_memory_addr::tile_vars_in_visit_order;
 
 /// Per function: code 0 for each distinct non-DDR MemRef (first met through a tile variable of
@@ -19,11 +19,12 @@ use crate::passes::allocate_memory_addr::tile_vars_in_visit_order;
 /// twice), so a program whose addresses are all valid — what allocate-memory-addr produces —
 /// is checked in one plain walk; only a missing address needs the visitor order (and its
 /// de-duplication) for its messages.
-pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let vars = &f.vars;
     let mut high_water = [0u64; MemorySpace::ALL.len()];
     let mut missing = false;
-    for_each_mentioned_var(prog, &f.body, &mut |v| {
-        let Some((_, info)) = on_chip_memref(prog, v) else { return };
+    for_each_mentioned_var(vars, &f.body, &mut |v| {
+        let Some((_, info)) = on_chip_memref(vars, v) else { return };
         match valid_addr(info) {
             Some(addr) => {
                 let hw = &mut high_water[info.space.index()];
@@ -33,7 +34,7 @@ pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic
         }
     });
     if missing {
-        report_missing_addrs(prog, f, out);
+        report_missing_addrs(vars, f, out);
     }
     for &space in MemorySpace::ALL {
         let (used, limit) = (high_water[space.index()], capacity(space));
@@ -56,10 +57,10 @@ pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic
 
 /// Code 0 for each distinct MemRef without an address, at the first tile variable (in visitor
 /// order) that has it.
-fn report_missing_addrs(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+fn report_missing_addrs(vars: &VarTable, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     let mut seen = Vec::new();
-    for v in tile_vars_in_visit_order(prog, &f.body) {
-        let Some((m, info)) = on_chip_memref(prog, v) else { continue };
+    for v in tile_vars_in_visit_order(vars, &f.body) {
+        let Some((m, info)) = on_chip_memref(vars, v) else { continue };
         if seen.contains(&m) {
             continue;
         }
@@ -70,10 +71,10 @@ fn report_missing_addrs(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagno
                 error_code: 0,
                 message: format!(
                     "MemRef for variable '{}' in {} has no valid address allocated (addr=-1)",
-                    prog.var_name(v),
+                    vars.var_name(v),
                     info.space.name()
                 ),
-                span: prog.var(v).span,
+                span: vars.var(v).span,
             });
         }
     }
@@ -81,10 +82,10 @@ fn report_missing_addrs(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagno
 
 /// The MemRef of tile variable `v` (its variable and what it describes), when it has one
 /// outside DDR.
-fn on_chip_memref(prog: &Program, v: VarId) -> Option<(VarId, &MemRefInfo)> {
-    let Type::Tile(t) = prog.var_type(v) else { return None };
+fn on_chip_memref(vars: &VarTable, v: VarId) -> Option<(VarId, &MemRefInfo)> {
+    let Type::Tile(t) = vars.var_type(v) else { return None };
     let m = t.memref?;
-    match &prog.var(m).kind {
+    match &vars.var(m).kind {
         VarKind::MemRef(info) if info.space != MemorySpace::Ddr => Some((m, info)),
         _ => None,
     }
@@ -100,7 +101,7 @@ fn valid_addr(info: &MemRefInfo) -> Option<u64> {
 /// of its expressions, and those of its iter args' init values. Assignments, evaluations and
 /// sequences, nearly all of a body, are matched directly rather than through the generic
 /// traversal helpers.
-fn for_each_mentioned_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
+fn for_each_mentioned_var(vars: &VarTable, s: &Stmt, f: &mut impl FnMut(VarId)) {
     match s {
         Stmt::Assign { var, value, .. } => {
             f(*var);
@@ -108,17 +109,17 @@ fn for_each_mentioned_var(prog: &Program, s: &Stmt, f: &mut impl FnMut(VarId)) {
         }
         Stmt::Eval { expr, .. } => for_each_var(expr, f),
         Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
-            stmts.iter().for_each(|c| for_each_mentioned_var(prog, c, f))
+            stmts.iter().for_each(|c| for_each_mentioned_var(vars, c, f))
         }
         _ => {
             for v in defined_vars(s) {
                 f(v);
-                if let VarKind::IterArg { init } = &prog.var(v).kind {
+                if let VarKind::IterArg { init } = &vars.var(v).kind {
                     for_each_var(init, f);
                 }
             }
             stmt_exprs(s).for_each(|e| for_each_var(e, f));
-            child_stmts(s).for_each(|c| for_each_mentioned_var(prog, c, f));
+            child_stmts(s).for_each(|c| for_each_mentioned_var(vars, c, f));
         }
     }
 }
@@ -128,8 +129,8 @@ mod tests {
     use crate::verify::{verify, Rule};
 
     fn check(src: &str) -> Vec<(u32, String)> {
-        let prog = crate::driver::frontend(src).expect("input lowers");
-        verify(&prog, &[Rule::AllocatedMemoryAddr]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let vars = crate::driver::frontend(src).expect("input lowers");
+        verify(&vars, &[Rule::AllocatedMemoryAddr]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     /// One function `k` whose body defines a tile per `(space, addr, size, id)`.

@@ -4,20 +4,21 @@
 
 use super::{Rule, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
-use crate::ir::{Function, Program, Stmt, Type};
+use crate::ir::{Function, Stmt, Type};
 
 /// Code 0 for every `AssignStmt` whose variable has a tile type without a MemRef, in statement
 /// pre-order, at the assignment. Tensors, iter args and return vars are not checked (as in the
 /// reference).
-pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let vars = &f.vars;
     walk_stmts(&f.body, &mut |s| {
         if let Stmt::Assign { var, span, .. } = s {
-            if let Type::Tile(t) = prog.var_type(*var) {
+            if let Type::Tile(t) = vars.var_type(*var) {
                 if t.memref.is_none() {
                     out.push(VerifyDiagnostic {
                         rule: Rule::HasMemRefs,
                         error_code: 0,
-                        message: format!("TileType variable '{}' has no MemRef initialized", prog.var_name(*var)),
+                        message: format!("TileType variable '{}' has no MemRef initialized", vars.var_name(*var)),
                         span: *span,
                     });
                 }
@@ -31,8 +32,8 @@ mod tests {
     use crate::verify::{verify, Rule};
 
     fn check(src: &str) -> Vec<(u32, String)> {
-        let prog = crate::driver::frontend(src).expect("input lowers");
-        verify(&prog, &[Rule::HasMemRefs]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let vars = crate::driver::frontend(src).expect("input lowers");
+        verify(&vars, &[Rule::HasMemRefs]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     fn program(body: &str) -> String {
@@ -68,10 +69,10 @@ mod tests {
         let src = program(
             "        t: pl.Tile[[16], pl.FP32] = pl.block.load(a, [0], [16], target_memory=pl.MemorySpace.Vec)\n        r: pl.Tensor[[16], pl.FP32] = pl.block.store(t, [0], [16], out)\n",
         );
-        let prog = crate::driver::frontend(&src).expect("input lowers");
+        let vars = crate::driver::frontend(&src).expect("input lowers");
         let env = crate::passes::PassEnv::new(crate::passes::Backend::Cce);
-        let after = crate::passes::init_mem_ref::run(prog.clone(), &env).expect("pass runs");
-        assert_eq!(verify(&prog, &[Rule::HasMemRefs]).len(), 1);
+        let after = crate::passes::init_mem_ref::run(vars.clone(), &env).expect("pass runs");
+        assert_eq!(verify(&vars, &[Rule::HasMemRefs]).len(), 1);
         assert!(verify(&after, &[Rule::HasMemRefs]).is_empty());
     }
 }

@@ -4,13 +4,13 @@
 
 use super::{Rule, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
-use crate::ir::{Callee, Function, FunctionType, Program, Stmt};
+use crate::ir::{Callee, Function, FunctionType, Stmt};
 use crate::passes::convert_tensor_to_block_ops::block_form;
 
 /// Code 0 for every assignment or evaluation in an InCore function whose value is a call of a
 /// convertible tensor op (calls nested inside other expressions are not looked at, as in the
 /// reference).
-pub(super) fn check(_prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     if f.kind != FunctionType::InCore {
         return;
     }
@@ -39,8 +39,8 @@ mod tests {
         let src = format!(
             "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    {decorator}\n    def k(self, x: pl.Tensor[[64], pl.FP32], w: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n{body}        return x\n"
         );
-        let prog = crate::driver::frontend(&src).expect("input lowers");
-        verify(&prog, &[Rule::IncoreBlockOps]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let vars = crate::driver::frontend(&src).expect("input lowers");
+        verify(&vars, &[Rule::IncoreBlockOps]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     fn msg(op: &str) -> (u32, String) {

@@ -133,7 +133,7 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<Veri
             .iter()
             .map(|&rule| {
                 let mut found = Vec::new();
-                check_function(prog, f, rule, &mut found);
+                check_function(f, rule, &mut found);
                 found
             })
             .collect::<Vec<_>>()
@@ -148,17 +148,17 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<Veri
 }
 
 /// Runs one rule over one function, appending its findings.
-pub fn check_function(prog: &Program, f: &Function, rule: Rule, out: &mut Vec<VerifyDiagnostic>) {
+pub fn check_function(f: &Function, rule: Rule, out: &mut Vec<VerifyDiagnostic>) {
     match rule {
-        Rule::SsaVerify => ssa::check(prog, f, out),
-        Rule::TypeCheck => type_check::check(prog, f, out),
-        Rule::NoNestedCall => nested_call::check(prog, f, out),
-        Rule::NormalizedStmtStructure => structure::check_normalized(prog, f, out),
-        Rule::FlattenedSingleStmt => structure::check_flattened(prog, f, out),
-        Rule::SplitIncoreOrch => split_incore::check(prog, f, out),
-        Rule::IncoreBlockOps => incore_block_ops::check(prog, f, out),
-        Rule::HasMemRefs => has_memrefs::check(prog, f, out),
-        Rule::AllocatedMemoryAddr => allocated_addr::check(prog, f, out),
+        Rule::SsaVerify => ssa::check(f, out),
+        Rule::TypeCheck => type_check::check(f, out),
+        Rule::NoNestedCall => nested_call::check(f, out),
+        Rule::NormalizedStmtStructure => structure::check_normalized(f, out),
+        Rule::FlattenedSingleStmt => structure::check_flattened(f, out),
+        Rule::SplitIncoreOrch => split_incore::check(f, out),
+        Rule::IncoreBlockOps => incore_block_ops::check(f, out),
+        Rule::HasMemRefs => has_memrefs::check(f, out),
+        Rule::AllocatedMemoryAddr => allocated_addr::check(f, out),
     }
 }
 

@@ -10,10 +10,11 @@
 
 use super::{codes, Rule, VerifyDiagnostic};
 use crate::ir::visit::child_exprs;
-use crate::ir::{Expr, ExprKind, Function, Program, Span, Stmt, Type, VarId, VarKind};
+use crate::ir::{Expr, ExprKind, Function, Span, Stmt, Type, VarId, VarKind, VarTable};
 
-pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
-    let mut v = NestedCallVerifier { prog, expanding: Vec::new(), out };
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let vars = &f.vars;
+    let mut v = NestedCallVerifier { vars, expanding: Vec::new(), out };
     v.stmt(&f.body);
 }
 
@@ -22,7 +23,7 @@ fn is_call(e: &Expr) -> bool {
 }
 
 struct NestedCallVerifier<'a> {
-    prog: &'a Program,
+    vars: &'a VarTable,
     /// Variables whose type dims / init value are being visited, to stop on self-reference.
     expanding: Vec<VarId>,
     out: &'a mut Vec<VerifyDiagnostic>,
@@ -44,7 +45,7 @@ impl NestedCallVerifier<'_> {
                 if let Some(e) = else_body {
                     self.stmt(e);
                 }
-                self.vars(return_vars);
+                self.var_list(return_vars);
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, .. } => {
                 for (e, what) in [(start, "start"), (stop, "stop"), (step, "step")] {
@@ -57,9 +58,9 @@ impl NestedCallVerifier<'_> {
                 self.expr(start);
                 self.expr(stop);
                 self.expr(step);
-                self.vars(iter_args);
+                self.var_list(iter_args);
                 self.stmt(body);
-                self.vars(return_vars);
+                self.var_list(return_vars);
             }
             Stmt::While { cond, iter_args, body, return_vars, .. } => {
                 if is_call(cond) {
@@ -70,9 +71,9 @@ impl NestedCallVerifier<'_> {
                     );
                 }
                 self.expr(cond);
-                self.vars(iter_args);
+                self.var_list(iter_args);
                 self.stmt(body);
-                self.vars(return_vars);
+                self.var_list(return_vars);
             }
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
@@ -138,16 +139,16 @@ impl NestedCallVerifier<'_> {
         }
     }
 
-    fn vars(&mut self, vars: &[VarId]) {
-        for &v in vars {
+    fn var_list(&mut self, list: &[VarId]) {
+        for &v in list {
             self.var(v);
         }
     }
 
     /// An occurrence of a variable: the dims of a tensor type, then an iter arg's init value.
     fn var(&mut self, v: VarId) {
-        let prog = self.prog;
-        let Some(data) = prog.vars.get(v.index()) else { return };
+        let vars = self.vars;
+        let Some(data) = vars.get(v) else { return };
         // Most occurrences are of tiles and scalars, which have nothing to visit.
         let has_parts = matches!(data.ty, Type::Tensor(_)) || matches!(data.kind, VarKind::IterArg { .. });
         if !has_parts || self.expanding.contains(&v) {

@@ -3,11 +3,11 @@
 
 use super::{Rule, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
-use crate::ir::{Function, FunctionType, Program, ScopeKind, Stmt};
+use crate::ir::{Function, FunctionType, ScopeKind, Stmt};
 
 /// Code 0 for every InCore `ScopeStmt` of an Opaque function, in statement pre-order. Other
 /// function types may keep scopes (the pass leaves them alone).
-pub(super) fn check(_prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     if f.kind != FunctionType::Opaque {
         return;
     }
@@ -28,8 +28,8 @@ mod tests {
     use crate::verify::{verify, Rule};
 
     fn check(src: &str) -> Vec<(u32, String)> {
-        let prog = crate::driver::frontend(src).expect("input lowers");
-        verify(&prog, &[Rule::SplitIncoreOrch]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let vars = crate::driver::frontend(src).expect("input lowers");
+        verify(&vars, &[Rule::SplitIncoreOrch]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     const MSG: &str = "InCore ScopeStmt found in Opaque function (should have been outlined)";

@@ -8,16 +8,17 @@
 
 use super::{codes, Rule, VerifyDiagnostic};
 use crate::ir::visit::{child_stmts, last_stmt};
-use crate::ir::{Function, Program, Span, Stmt, VarId};
+use crate::ir::{Function, Span, Stmt, VarId, VarTable};
 use rustc_hash::FxHashMap as HashMap;
 
-pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
-    let mut v = SsaVerifier { prog, defined: vec![0; prog.vars.len().div_ceil(64)], repeated: HashMap::default(), out };
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let vars = &f.vars;
+    let mut v = SsaVerifier { vars, defined: vec![0; vars.len().div_ceil(64)], repeated: HashMap::default(), out };
     v.stmt(&f.body);
 }
 
 struct SsaVerifier<'a> {
-    prog: &'a Program,
+    vars: &'a VarTable,
     /// One bit per variable of the table: defined at least once so far in the function.
     defined: Vec<u64>,
     /// Definitions seen so far of the variables defined more than once (and of dangling ids).
@@ -91,7 +92,7 @@ impl SsaVerifier<'_> {
         };
         if n > 1 {
             // A dangling id (malformed IR) is still reported, without a name or span.
-            let (name, span) = self.prog.vars.get(var.index()).map_or(("?", Span::NONE), |d| (d.name.as_str(), d.span));
+            let (name, span) = self.vars.get(var).map_or(("?", Span::NONE), |d| (d.name.as_str(), d.span));
             let msg = format!("Variable '{name}' is assigned more than once ({n} times), violating SSA form");
             self.error(codes::MULTIPLE_ASSIGNMENT, msg, span);
         }

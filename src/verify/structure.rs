@@ -6,13 +6,13 @@
 
 use super::{Rule, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
-use crate::ir::{Function, Program, Span, Stmt};
+use crate::ir::{Function, Span, Stmt};
 
 /// NormalizedStmtStructure (§1.3): the function body, each if branch and each for body (not
 /// while bodies, as in the reference) is a `SeqStmts` without a bare `AssignStmt`/`EvalStmt`
 /// child. Findings come in pre-order: the function body first, then each if/for as reached,
 /// then branch before else.
-pub(super) fn check_normalized(_prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+pub(super) fn check_normalized(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     check_body(&f.body, &format!("Function '{}'", f.name), f.span, out);
     walk_stmts(&f.body, &mut |s| match s {
         Stmt::If { then_body, else_body, span, .. } => {
@@ -42,7 +42,7 @@ fn check_body(body: &Stmt, ctx: &str, owner: Span, out: &mut Vec<VerifyDiagnosti
 
 /// FlattenedSingleStmt (§1.3): no `SeqStmts`/`OpStmts` of exactly one element, anywhere
 /// (pre-order, outer containers first).
-pub(super) fn check_flattened(_prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+pub(super) fn check_flattened(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     walk_stmts(&f.body, &mut |s| {
         let what = match s {
             Stmt::Seq { stmts, .. } if stmts.len() == 1 => "SeqStmts",
@@ -62,13 +62,14 @@ fn error(rule: Rule, message: String, span: Span) -> VerifyDiagnostic {
 mod tests {
     use super::super::verify;
     use super::*;
-    use crate::ir::{DataType, Expr, ForKind, FunctionType, Type, VarId, VarKind};
+    use crate::ir::{DataType, Expr, ForKind, FunctionType, Program, Type, VarId, VarKind, VarTable};
 
     const S: Span = Span::NONE;
 
-    fn prog(body: Stmt) -> (Program, VarId) {
+    fn vars(body: Stmt) -> (Program, VarId) {
         let mut p = Program::new("p");
-        let x = p.new_var("x", Type::Scalar(DataType::Int64), VarKind::Plain, S);
+        let mut vt = VarTable::new();
+        let x = vt.new_var("x", Type::Scalar(DataType::Int64), VarKind::Plain, S);
         let f = Function {
             name: "f".into(),
             kind: FunctionType::Opaque,
@@ -76,7 +77,10 @@ mod tests {
             return_types: vec![],
             body,
             span: S,
+            vars: VarTable::new(),
         };
+        let mut f = f;
+        f.vars = std::mem::take(&mut vt);
         p.add_function(f).expect("one function");
         (p, x)
     }
@@ -119,7 +123,7 @@ mod tests {
         }
     }
     fn messages(body: Stmt, rule: Rule) -> Vec<String> {
-        let (p, _) = prog(body);
+        let (p, _) = vars(body);
         verify(&p, &[rule])
             .into_iter()
             .map(|d| {

@@ -4,20 +4,22 @@
 use super::*;
 use crate::ir::*;
 
-/// A tiny IR builder: one program, variables with default spans.
+/// A tiny IR builder: one program, variables with default spans (one table, which every
+/// function gets a copy of).
 struct B {
     p: Program,
+    vars: VarTable,
 }
 
 impl B {
     fn new() -> B {
-        B { p: Program::new("test_program") }
+        B { p: Program::new("test_program"), vars: VarTable::new() }
     }
     fn var(&mut self, name: &str, ty: Type) -> VarId {
-        self.p.new_var(name, ty, VarKind::Plain, Span::NONE)
+        self.vars.new_var(name, ty, VarKind::Plain, Span::NONE)
     }
     fn iter_arg(&mut self, name: &str, ty: Type, init: Expr) -> VarId {
-        self.p.new_var(name, ty, VarKind::IterArg { init: Box::new(init) }, Span::NONE)
+        self.vars.new_var(name, ty, VarKind::IterArg { init: Box::new(init) }, Span::NONE)
     }
     fn func(&mut self, name: &str, body: Vec<Stmt>) {
         let f = Function {
@@ -27,6 +29,7 @@ impl B {
             return_types: Vec::new(),
             body: Stmt::block(body, Span::NONE),
             span: Span::NONE,
+            vars: self.vars.clone(),
         };
         self.p.add_function(f).expect("unique function name");
     }
@@ -170,7 +173,7 @@ fn code_1_counts_return_vars_but_not_names_or_loop_vars() {
 #[test]
 fn code_1_span_is_the_variables() {
     let mut b = B::new();
-    let x = b.p.new_var("x", i64t(), VarKind::Plain, Span::new(10, 11));
+    let x = b.vars.new_var("x", i64t(), VarKind::Plain, Span::new(10, 11));
     b.func("f", vec![assign(x, int(1)), assign(x, int(2))]);
     let d = b.run();
     assert!(d[0].span.same_range(Span::new(10, 11)));
@@ -527,7 +530,7 @@ fn self_referencing_iter_arg_does_not_loop() {
     let mut b = B::new();
     let i = b.var("i", i64t());
     let acc = b.iter_arg("acc", i64t(), int(0));
-    b.p.var_mut(acc).kind = VarKind::IterArg { init: Box::new(v(acc)) };
+    b.vars.var_mut(acc).kind = VarKind::IterArg { init: Box::new(v(acc)) };
     let r = b.var("r", i64t());
     b.func("f", vec![for_(i, range(), vec![acc], vec![yield_(vec![v(acc)])], vec![r])]);
     assert!(b.run().is_empty());

@@ -7,10 +7,11 @@
 
 use super::{codes, Rule, VerifyDiagnostic};
 use crate::ir::visit::{child_stmts, last_stmt};
-use crate::ir::{Expr, Function, Program, Span, Stmt, Type, VarId, VarKind};
+use crate::ir::{Expr, Function, Span, Stmt, Type, VarId, VarKind, VarTable};
 
-pub(super) fn check(prog: &Program, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
-    let mut c = TypeChecker { prog, out };
+pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let vars = &f.vars;
+    let mut c = TypeChecker { vars, out };
     c.walk(&f.body);
 }
 
@@ -27,7 +28,7 @@ fn type_name(t: &Type) -> &'static str {
 }
 
 struct TypeChecker<'a> {
-    prog: &'a Program,
+    vars: &'a VarTable,
     out: &'a mut Vec<VerifyDiagnostic>,
 }
 
@@ -70,7 +71,7 @@ impl TypeChecker<'_> {
     /// Codes 106/107: `context` is e.g. `ForStmt start` or `IfStmt condition`; the reference
     /// picks the code by whether the context mentions "condition".
     fn require_scalar(&mut self, e: &Expr, context: &str, span: Span) {
-        let t = self.prog.type_of(e);
+        let t = self.vars.type_of(e);
         if !matches!(t, Type::Scalar(_)) {
             let code = if context.contains("condition") {
                 codes::IF_CONDITION_MUST_BE_SCALAR
@@ -94,13 +95,13 @@ impl TypeChecker<'_> {
             self.error(codes::SIZE_MISMATCH, msg, span);
             return;
         }
-        let prog = self.prog;
+        let vars = self.vars;
         for (i, ((&iter_arg, value), &ret)) in iter_args.iter().zip(values).zip(return_vars).enumerate() {
             // An iter arg without an init value (malformed IR) is skipped, like a null one.
-            let Some(VarKind::IterArg { init }) = prog.vars.get(iter_arg.index()).map(|d| &d.kind) else {
+            let Some(VarKind::IterArg { init }) = vars.get(iter_arg).map(|d| &d.kind) else {
                 continue;
             };
-            let (init_t, yield_t, ret_t) = (prog.type_of(init), prog.type_of(value), prog.var_type(ret));
+            let (init_t, yield_t, ret_t) = (vars.type_of(init), vars.type_of(value), vars.var_type(ret));
             let (init_d, yield_d, ret_d) =
                 (format!("iter_arg[{i}] initValue"), format!("yield value[{i}]"), format!("return_var[{i}]"));
             self.compare(init_t, yield_t, ctx, &init_d, &yield_d, span);
@@ -124,7 +125,7 @@ impl TypeChecker<'_> {
             return;
         }
         for (i, (a, b)) in then_vals.iter().zip(else_vals).enumerate() {
-            let (ta, tb) = (self.prog.type_of(a), self.prog.type_of(b));
+            let (ta, tb) = (self.vars.type_of(a), self.vars.type_of(b));
             self.compare(ta, tb, "IfStmt", &format!("then yield value[{i}]"), &format!("else yield value[{i}]"), span);
         }
     }

@@ -93,8 +93,8 @@ pub fn signatures(prog: &Program) -> Vec<(String, Result<FuncSig, String>)> {
             let sig = (|| {
                 let mut params = Vec::new();
                 for p in &f.params {
-                    let ty = prog.var_type(p.var);
-                    let name = prog.var_name(p.var).to_string();
+                    let ty = f.var_type(p.var);
+                    let name = f.var_name(p.var).to_string();
                     let ty = match ty {
                         Type::Scalar(d) => ParamType::Scalar(
                             *d,
@@ -119,6 +119,6 @@ pub fn signatures(prog: &Program) -> Vec<(String, Result<FuncSig, String>)> {
 fn extra_returns(prog: &Program, f: &ptoc::ir::Function) -> Result<Vec<(usize, TensorSpec)>, String> {
     return_slots(prog, f)
         .into_iter()
-        .map(|(i, v)| tensor_spec(prog.var_type(v)).map(|spec| (i, spec)).map_err(|e| format!("return value {i}: {e}")))
+        .map(|(i, v)| tensor_spec(f.var_type(v)).map(|spec| (i, spec)).map_err(|e| format!("return value {i}: {e}")))
         .collect()
 }

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::ir::visit::walk_stmts;
-use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops;
 use crate::ops::names;
 
@@ -21,12 +21,12 @@ use crate::ops::names;
 pub fn roots(prog: &Program, f: &Function) -> BTreeMap<VarId, VarId> {
     let mut roots = BTreeMap::new();
     for p in &f.params {
-        if matches!(prog.var_type(p.var), Type::Tensor(_)) {
+        if matches!(f.var_type(p.var), Type::Tensor(_)) {
             roots.insert(p.var, p.var);
         }
     }
     let mut tuples: BTreeMap<VarId, Vec<Option<VarId>>> = BTreeMap::new();
-    collect(prog, &f.body, &mut roots, &mut tuples, 0);
+    collect(prog, &f.vars, &f.body, &mut roots, &mut tuples, 0);
     roots
 }
 
@@ -41,7 +41,7 @@ pub fn returned_param(prog: &Program, f: &Function, k: usize, depth: usize) -> O
         roots.insert(p.var, p.var);
     }
     let mut tuples = BTreeMap::new();
-    collect(prog, &f.body, &mut roots, &mut tuples, depth + 1);
+    collect(prog, &f.vars, &f.body, &mut roots, &mut tuples, depth + 1);
     let mut found: Option<Option<usize>> = None;
     walk_stmts(&f.body, &mut |s| {
         if let Stmt::Return { values, .. } = s {
@@ -70,7 +70,7 @@ pub fn written_params(prog: &Program, f: &Function) -> Vec<bool> {
         roots.insert(p.var, p.var);
     }
     let mut tuples = BTreeMap::new();
-    collect(prog, &f.body, &mut roots, &mut tuples, 1);
+    collect(prog, &f.vars, &f.body, &mut roots, &mut tuples, 1);
     let mut written = vec![false; f.params.len()];
     crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
         let Some(c) = e.as_call() else { return };
@@ -92,6 +92,7 @@ fn root_of(roots: &BTreeMap<VarId, VarId>, e: &Expr) -> Option<VarId> {
 
 fn collect(
     prog: &Program,
+    vars: &VarTable,
     s: &Stmt,
     roots: &mut BTreeMap<VarId, VarId>,
     tuples: &mut BTreeMap<VarId, Vec<Option<VarId>>>,
@@ -100,10 +101,10 @@ fn collect(
     match s {
         Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
             for c in stmts {
-                collect(prog, c, roots, tuples, depth);
+                collect(prog, vars, c, roots, tuples, depth);
             }
         }
-        Stmt::Scope { body, .. } => collect(prog, body, roots, tuples, depth),
+        Stmt::Scope { body, .. } => collect(prog, vars, body, roots, tuples, depth),
         Stmt::Assign { var, value, .. } => match &value.kind {
             ExprKind::Var(_) => {
                 if let Some(r) = root_of(roots, value) {
@@ -123,7 +124,7 @@ fn collect(
                             .and_then(|i| c.args.get(i))
                             .and_then(|a| root_of(roots, a))
                     };
-                    match prog.var_type(*var) {
+                    match vars.var_type(*var) {
                         Type::Tuple(items) => {
                             let rs = (0..items.len()).map(result).collect();
                             tuples.insert(*var, rs);
@@ -143,7 +144,7 @@ fn collect(
                         }
                     }
                     _ => {
-                        if matches!(prog.var_type(*var), Type::Tensor(_)) {
+                        if matches!(vars.var_type(*var), Type::Tensor(_)) {
                             roots.insert(*var, *var);
                         }
                     }
@@ -159,7 +160,7 @@ fn collect(
             // buffer's root), until the assumption holds.
             let mut inits: Vec<Option<VarId>> = iter_args
                 .iter()
-                .map(|a| match &prog.var(*a).kind {
+                .map(|a| match &vars.var(*a).kind {
                     VarKind::IterArg { init } => root_of(roots, init),
                     _ => None,
                 })
@@ -171,7 +172,7 @@ fn collect(
                         roots.insert(*a, *r);
                     }
                 }
-                collect(prog, body, roots, tuples, depth);
+                collect(prog, vars, body, roots, tuples, depth);
                 let yields = body.final_yield();
                 let mut changed = false;
                 for (k, r) in inits.iter_mut().enumerate() {
@@ -193,9 +194,9 @@ fn collect(
             }
         }
         Stmt::If { then_body, else_body, return_vars, .. } => {
-            collect(prog, then_body, roots, tuples, depth);
+            collect(prog, vars, then_body, roots, tuples, depth);
             if let Some(e) = else_body {
-                collect(prog, e, roots, tuples, depth);
+                collect(prog, vars, e, roots, tuples, depth);
             }
             let branches: Vec<&Stmt> = std::iter::once(&**then_body).chain(else_body.as_deref()).collect();
             for (k, rv) in return_vars.iter().enumerate() {

@@ -5,7 +5,7 @@ use super::base_name;
 use crate::diag::{codes, Diagnostic};
 use std::collections::BTreeMap;
 
-use crate::ir::{BinOp, DataType, Expr, ExprKind, Program, UnOp, VarId};
+use crate::ir::{BinOp, DataType, Expr, ExprKind, UnOp, VarId, VarTable};
 
 /// C type of a scalar dtype (§4.5).
 pub fn c_type(d: DataType) -> &'static str {
@@ -28,23 +28,23 @@ pub fn c_type(d: DataType) -> &'static str {
 
 /// The C++ text of `e`. Errors (unsupported node kinds) are appended to `errors`; the returned
 /// text is then unusable.
-pub fn render(prog: &Program, e: &Expr, errors: &mut Vec<Diagnostic>) -> String {
-    render_renamed(prog, e, &BTreeMap::new(), errors)
+pub fn render(vars: &VarTable, e: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+    render_renamed(vars, e, &BTreeMap::new(), errors)
 }
 
 /// [`render`] with some variables under other names than their base names (`renamed`: an
 /// assignment in a loop body that would hide the loop-carried variable of its name).
 pub fn render_renamed(
-    prog: &Program,
+    vars: &VarTable,
     e: &Expr,
     renamed: &BTreeMap<VarId, String>,
     errors: &mut Vec<Diagnostic>,
 ) -> String {
-    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render_renamed(prog, x, renamed, errors);
+    let r = |x: &Expr, errors: &mut Vec<Diagnostic>| render_renamed(vars, x, renamed, errors);
     match &e.kind {
         ExprKind::Var(v) => match renamed.get(v) {
             Some(n) => n.clone(),
-            None => base_name(prog.var_name(*v)).to_string(),
+            None => base_name(vars.var_name(*v)).to_string(),
         },
         ExprKind::ConstInt(v, _) => v.to_string(),
         ExprKind::ConstFloat(v, _) => format!("{v:.6}"),
@@ -65,7 +65,7 @@ pub fn render_renamed(
                 BinOp::Ge => ">=",
                 BinOp::Min | BinOp::Max => {
                     let f = if *op == BinOp::Min { "min" } else { "max" };
-                    let t = prog.type_of(e).scalar_dtype().map_or("int64_t", c_type);
+                    let t = vars.type_of(e).scalar_dtype().map_or("int64_t", c_type);
                     return format!("std::{f}<{t}>({a}, {b})");
                 }
                 _ => return not_implemented(e, op.node_name(), errors),
@@ -74,7 +74,7 @@ pub fn render_renamed(
         }
         ExprKind::Unary(UnOp::Neg, x) => format!("(-{})", r(x, errors)),
         ExprKind::Unary(UnOp::Cast, x) => {
-            let t = prog.type_of(e).scalar_dtype().map_or("unknown", c_type);
+            let t = vars.type_of(e).scalar_dtype().map_or("unknown", c_type);
             format!("static_cast<{t}>({})", r(x, errors))
         }
         ExprKind::Unary(op, _) => not_implemented(e, op.node_name(), errors),
@@ -85,8 +85,8 @@ pub fn render_renamed(
 }
 
 /// A tensor dimension (constant or scalar expression).
-pub fn dim_string(prog: &Program, d: &Expr, errors: &mut Vec<Diagnostic>) -> String {
-    render(prog, d, errors)
+pub fn dim_string(vars: &VarTable, d: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+    render(vars, d, errors)
 }
 
 fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {

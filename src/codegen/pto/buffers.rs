@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Expr, ExprKind, MemorySpace, Program, Stmt, TileType, Type, VarId, VarKind};
+use crate::ir::{Expr, ExprKind, MemorySpace, Stmt, TileType, Type, VarId, VarKind, VarTable};
 
 /// A MemRef's identity in the printed program: its memory space and id (§17).
 pub type BufferKey = (MemorySpace, u64);
@@ -27,13 +27,13 @@ pub struct Buffers {
 
 impl Buffers {
     /// The buffer a variable's tile type lives in, if it is a tile with a MemRef.
-    pub fn of_var(&self, prog: &Program, v: VarId) -> Option<usize> {
-        key_of(prog, prog.var_type(v)).and_then(|k| self.index.get(&k).copied())
+    pub fn of_var(&self, vars: &VarTable, v: VarId) -> Option<usize> {
+        key_of(vars, vars.var_type(v)).and_then(|k| self.index.get(&k).copied())
     }
 
-    fn meet(&mut self, prog: &Program, v: VarId) -> Option<usize> {
-        let ty = prog.var_type(v);
-        let key = key_of(prog, ty)?;
+    fn meet(&mut self, vars: &VarTable, v: VarId) -> Option<usize> {
+        let ty = vars.var_type(v);
+        let key = key_of(vars, ty)?;
         let Type::Tile(t) = ty else { return None };
         Some(*self.index.entry(key).or_insert_with(|| {
             self.list.push(Buffer { key, tile: (**t).clone() });
@@ -43,9 +43,9 @@ impl Buffers {
 }
 
 /// The buffer key of a tile type with a MemRef.
-fn key_of(prog: &Program, ty: &Type) -> Option<BufferKey> {
+fn key_of(vars: &VarTable, ty: &Type) -> Option<BufferKey> {
     let Type::Tile(t) = ty else { return None };
-    match &prog.var(t.memref?).kind {
+    match &vars.var(t.memref?).kind {
         VarKind::MemRef(info) => Some((info.space, info.id)),
         _ => None,
     }
@@ -53,80 +53,80 @@ fn key_of(prog: &Program, ty: &Type) -> Option<BufferKey> {
 
 /// Walks `body` in the reference's generic visiting order (§5.1): an assignment's target
 /// before its value, a loop's variable, bounds and iter args before its body and return vars.
-pub fn collect(prog: &Program, body: &Stmt) -> Buffers {
+pub fn collect(vars: &VarTable, body: &Stmt) -> Buffers {
     let mut b = Buffers::default();
-    stmt(prog, body, &mut b);
+    stmt(vars, body, &mut b);
     b
 }
 
-fn stmt(prog: &Program, s: &Stmt, b: &mut Buffers) {
+fn stmt(vars: &VarTable, s: &Stmt, b: &mut Buffers) {
     match s {
         Stmt::Assign { var, value, .. } => {
-            if let Some(k) = b.meet(prog, *var) {
-                b.targets.push((prog.var_name(*var).to_string(), k));
+            if let Some(k) = b.meet(vars, *var) {
+                b.targets.push((vars.var_name(*var).to_string(), k));
             }
-            expr(prog, value, b);
+            expr(vars, value, b);
         }
         Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, .. } => {
-            b.meet(prog, *loop_var);
+            b.meet(vars, *loop_var);
             for e in [start, stop, step] {
-                expr(prog, e, b);
+                expr(vars, e, b);
             }
             for a in iter_args {
-                b.meet(prog, *a);
+                b.meet(vars, *a);
             }
-            stmt(prog, body, b);
+            stmt(vars, body, b);
             for r in return_vars {
-                b.meet(prog, *r);
+                b.meet(vars, *r);
             }
         }
         Stmt::If { cond, then_body, else_body, return_vars, .. } => {
-            expr(prog, cond, b);
-            stmt(prog, then_body, b);
+            expr(vars, cond, b);
+            stmt(vars, then_body, b);
             if let Some(e) = else_body {
-                stmt(prog, e, b);
+                stmt(vars, e, b);
             }
             for r in return_vars {
-                b.meet(prog, *r);
+                b.meet(vars, *r);
             }
         }
         Stmt::While { cond, iter_args, body, return_vars, .. } => {
-            expr(prog, cond, b);
+            expr(vars, cond, b);
             for a in iter_args {
-                b.meet(prog, *a);
+                b.meet(vars, *a);
             }
-            stmt(prog, body, b);
+            stmt(vars, body, b);
             for r in return_vars {
-                b.meet(prog, *r);
+                b.meet(vars, *r);
             }
         }
-        Stmt::Scope { body, .. } => stmt(prog, body, b),
+        Stmt::Scope { body, .. } => stmt(vars, body, b),
         Stmt::Yield { values, .. } | Stmt::Return { values, .. } => {
             for v in values {
-                expr(prog, v, b);
+                expr(vars, v, b);
             }
         }
-        Stmt::Eval { expr: e, .. } => expr(prog, e, b),
+        Stmt::Eval { expr: e, .. } => expr(vars, e, b),
         Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
             for s in stmts {
-                stmt(prog, s, b);
+                stmt(vars, s, b);
             }
         }
         Stmt::Break { .. } | Stmt::Continue { .. } => {}
     }
 }
 
-fn expr(prog: &Program, e: &Expr, b: &mut Buffers) {
+fn expr(vars: &VarTable, e: &Expr, b: &mut Buffers) {
     match &e.kind {
         ExprKind::Var(v) => {
-            b.meet(prog, *v);
+            b.meet(vars, *v);
         }
-        ExprKind::Call(c) => c.args.iter().for_each(|a| expr(prog, a, b)),
-        ExprKind::MakeTuple(items) => items.iter().for_each(|a| expr(prog, a, b)),
-        ExprKind::TupleGetItem(x, _) | ExprKind::Unary(_, x) => expr(prog, x, b),
+        ExprKind::Call(c) => c.args.iter().for_each(|a| expr(vars, a, b)),
+        ExprKind::MakeTuple(items) => items.iter().for_each(|a| expr(vars, a, b)),
+        ExprKind::TupleGetItem(x, _) | ExprKind::Unary(_, x) => expr(vars, x, b),
         ExprKind::Binary(_, l, r) => {
-            expr(prog, l, b);
-            expr(prog, r, b);
+            expr(vars, l, b);
+            expr(vars, r, b);
         }
         ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {}
     }

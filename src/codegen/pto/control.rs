@@ -5,7 +5,7 @@
 use super::func::{FnGen, Res};
 use super::types::value_type;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Expr, ExprKind, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Expr, ExprKind, Stmt, Type, VarId, VarKind, VarTable};
 
 /// Extra indentation of a nested region.
 const STEP: usize = 2;
@@ -39,7 +39,7 @@ impl FnGen<'_> {
                 let mut vals = Vec::new();
                 // Tensors are not carried (the loop or branch writes the parameter's memory in
                 // place, `tensors.rs`), as their iter args and results are left out.
-                for v in values.iter().filter(|v| !is_tensor(self.prog.type_of(v))) {
+                for v in values.iter().filter(|v| !is_tensor(self.vars.type_of(v))) {
                     vals.push(self.scalar(v)?);
                 }
                 self.yielded = Some(vals);
@@ -64,7 +64,7 @@ impl FnGen<'_> {
     fn assign(&mut self, var: VarId, value: &Expr, span: Span) -> Res<()> {
         match &value.kind {
             ExprKind::Call(c) => {
-                let target = self.buffers.of_var(self.prog, var).map(|k| self.buffer_values[k].clone());
+                let target = self.buffers.of_var(self.vars, var).map(|k| self.buffer_values[k].clone());
                 self.call(c, span, target)
             }
             // A scalar value is bound to the variable, so later uses name it (the reference
@@ -72,7 +72,7 @@ impl FnGen<'_> {
             _ => {
                 let v = self.scalar(value)?;
                 if !v.is_empty() {
-                    self.names.bind(self.prog.var_name(var), v);
+                    self.names.bind(self.vars.var_name(var), v);
                 }
                 Ok(())
             }
@@ -93,7 +93,7 @@ impl FnGen<'_> {
             b.push(self.scalar(e)?);
         }
         let iv = self.names.fresh();
-        self.names.bind(self.prog.var_name(loop_var), iv.clone());
+        self.names.bind(self.vars.var_name(loop_var), iv.clone());
         if iter_args.len() != return_vars.len() {
             return Err(value_error(
                 span,
@@ -107,20 +107,20 @@ impl FnGen<'_> {
         // A tensor iter arg and its loop result are the memory of the parameter they alias
         // (`tensors.rs`): a `pto.tstore` writes it in place, so it is not carried. The
         // reference carries it typed `index` and yields an empty operand (§7.3, §11).
-        let (iter_args, return_vars) = without_tensors(self.prog, iter_args, return_vars);
+        let (iter_args, return_vars) = without_tensors(self.vars, iter_args, return_vars);
         let (iter_args, return_vars) = (&iter_args[..], &return_vars[..]);
         let mut carried = Vec::new();
         for a in iter_args {
-            let init = match &self.prog.var(*a).kind {
+            let init = match &self.vars.var(*a).kind {
                 VarKind::IterArg { init } => self.scalar(init)?,
                 _ => String::new(),
             };
             let value = self.names.fresh();
-            self.names.bind(self.prog.var_name(*a), value.clone());
+            self.names.bind(self.vars.var_name(*a), value.clone());
             carried.push(format!("{value} = {init}"));
         }
         let results = self.bind_results(return_vars);
-        let types: Vec<&str> = iter_args.iter().map(|a| value_type(self.prog.var_type(*a))).collect();
+        let types: Vec<&str> = iter_args.iter().map(|a| value_type(self.vars.var_type(*a))).collect();
         let head = format!("scf.for {iv} = {} to {} step {}", b[0], b[1], b[2]);
         if iter_args.is_empty() {
             self.line(&format!("{head} {{"));
@@ -152,10 +152,10 @@ impl FnGen<'_> {
         // Tensor results are the parameter's memory written in place (as for `scf.for`): the
         // reference yields them as empty operands, `scf.yield  : index` (§7.4).
         let return_vars: Vec<VarId> =
-            return_vars.iter().copied().filter(|r| !is_tensor(self.prog.var_type(*r))).collect();
+            return_vars.iter().copied().filter(|r| !is_tensor(self.vars.var_type(*r))).collect();
         let return_vars = &return_vars[..];
         let results = self.bind_results(return_vars);
-        let types: Vec<&str> = return_vars.iter().map(|r| value_type(self.prog.var_type(*r))).collect();
+        let types: Vec<&str> = return_vars.iter().map(|r| value_type(self.vars.var_type(*r))).collect();
         if return_vars.is_empty() {
             self.line(&format!("scf.if {c} {{"));
         } else {
@@ -178,7 +178,7 @@ impl FnGen<'_> {
         vars.iter()
             .map(|r| {
                 let v = self.names.fresh();
-                self.names.bind(self.prog.var_name(*r), v.clone());
+                self.names.bind(self.vars.var_name(*r), v.clone());
                 v
             })
             .collect()
@@ -212,6 +212,6 @@ fn is_tensor(t: &Type) -> bool {
 }
 
 /// The (iter arg, return var) pairs of a loop whose iter arg is not a tensor.
-fn without_tensors(prog: &Program, iter_args: &[VarId], return_vars: &[VarId]) -> (Vec<VarId>, Vec<VarId>) {
-    iter_args.iter().zip(return_vars).filter(|(a, _)| !is_tensor(prog.var_type(**a))).map(|(a, r)| (*a, *r)).unzip()
+fn without_tensors(vars: &VarTable, iter_args: &[VarId], return_vars: &[VarId]) -> (Vec<VarId>, Vec<VarId>) {
+    iter_args.iter().zip(return_vars).filter(|(a, _)| !is_tensor(vars.var_type(**a))).map(|(a, r)| (*a, *r)).unzip()
 }

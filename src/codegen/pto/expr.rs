@@ -8,7 +8,7 @@ impl FnGen<'_> {
     /// The value bound to a variable's name; the empty string when none is (the reference's
     /// behaviour for a name it never bound, §3).
     pub fn var_value(&self, v: VarId) -> String {
-        self.names.lookup(self.prog.var_name(v)).unwrap_or_default().to_string()
+        self.names.lookup(self.vars.var_name(v)).unwrap_or_default().to_string()
     }
 
     /// The value of a scalar expression, emitting the lines it needs first (§8).
@@ -86,7 +86,7 @@ impl FnGen<'_> {
     fn compare(&mut self, op: BinOp, l: &Expr, r: &Expr) -> Res<String> {
         let a = self.scalar(l)?;
         let b = self.scalar(r)?;
-        let left = self.prog.type_of(l).scalar_dtype().filter(|d| d.is_float());
+        let left = self.vars.type_of(l).scalar_dtype().filter(|d| d.is_float());
         let i = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge]
             .iter()
             .position(|o| *o == op)
@@ -109,7 +109,7 @@ impl FnGen<'_> {
     /// Whether a cast from `x` to `e`'s type keeps the value as the dialect sees it: both
     /// integers (every integer scalar is an `index`), or the same dtype.
     fn same_scalar_kind(&self, x: &Expr, e: &Expr) -> bool {
-        match (self.prog.type_of(x).scalar_dtype(), e.ty.scalar_dtype()) {
+        match (self.vars.type_of(x).scalar_dtype(), e.ty.scalar_dtype()) {
             (Some(a), Some(b)) => a == b || (a.is_int() && b.is_int()),
             _ => false,
         }
@@ -120,11 +120,11 @@ impl FnGen<'_> {
         match &e.kind {
             ExprKind::Var(v) => {
                 let value = self.var_value(*v);
-                let var = self.prog.var(*v);
+                let var = self.vars.var(*v);
                 // The reference annotates plain variables only: an iter arg has none.
                 let annot = match (&var.kind, &var.ty) {
                     (VarKind::IterArg { .. }, _) => None,
-                    (_, Type::Tile(_)) => self.buffers.of_var(self.prog, *v).map(|k| self.buffer_values[k].1.clone()),
+                    (_, Type::Tile(_)) => self.buffers.of_var(self.vars, *v).map(|k| self.buffer_values[k].1.clone()),
                     (_, Type::Scalar(d)) => Some(spell(*d, var.span)?.to_string()),
                     _ => None,
                 };

@@ -8,7 +8,7 @@ use super::buffers::{self, Buffers};
 use super::namer::{push_line, Namer};
 use super::types;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Function, FunctionType, Program, Type};
+use crate::ir::{Function, FunctionType, Type, VarTable};
 
 /// Indentation of the function's own lines: the same two spaces as the `func.func` line (§2).
 pub const BASE_INDENT: usize = 2;
@@ -24,7 +24,7 @@ pub struct View {
 
 /// The state of one function's generation.
 pub struct FnGen<'p> {
-    pub prog: &'p Program,
+    pub vars: &'p VarTable,
     pub names: Namer,
     pub buffers: Buffers,
     /// Value and type string of each buffer, by index.
@@ -53,7 +53,8 @@ pub fn spell(d: crate::ir::DataType, span: Span) -> Res<&'static str> {
 }
 
 /// The text of `func.func @f` with its closing line.
-pub fn generate(prog: &Program, f: &Function) -> Res<String> {
+pub fn generate(f: &Function) -> Res<String> {
+    let vars = &f.vars;
     if f.kind == FunctionType::Orchestration {
         return Err(Diagnostic::error(
             codes::NO_PTO_FORM,
@@ -67,7 +68,7 @@ pub fn generate(prog: &Program, f: &Function) -> Res<String> {
     }
     let mut params = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
-        let var = prog.var(p.var);
+        let var = vars.var(p.var);
         let ty = match &var.ty {
             Type::Tensor(t) => format!("!pto.ptr<{}>", spell(t.dtype, var.span)?),
             Type::Scalar(d) => spell(*d, var.span)?.to_string(),
@@ -78,12 +79,12 @@ pub fn generate(prog: &Program, f: &Function) -> Res<String> {
     }
 
     let mut g = FnGen {
-        prog,
+        vars,
         names: Namer::default(),
-        buffers: buffers::collect(prog, &f.body),
+        buffers: buffers::collect(vars, &f.body),
         buffer_values: Vec::new(),
         views: FxHashMap::default(),
-        tensor_roots: super::tensors::roots(prog, f),
+        tensor_roots: super::tensors::roots(vars, f),
         body: String::new(),
         indent: BASE_INDENT,
         yielded: None,
@@ -99,7 +100,7 @@ pub fn generate(prog: &Program, f: &Function) -> Res<String> {
         .params
         .iter()
         .enumerate()
-        .map(|(i, p)| (i, prog.var(p.var)))
+        .map(|(i, p)| (i, vars.var(p.var)))
         .filter(|(_, v)| matches!(v.ty, Type::Tensor(_)))
         .collect();
     for (i, var) in &tensor_params {
@@ -132,7 +133,7 @@ pub fn generate(prog: &Program, f: &Function) -> Res<String> {
         );
     }
     for (i, p) in f.params.iter().enumerate() {
-        g.names.bind(prog.var_name(p.var), format!("%arg{i}"));
+        g.names.bind(vars.var_name(p.var), format!("%arg{i}"));
     }
     let targets = std::mem::take(&mut g.buffers.targets);
     for (name, k) in &targets {

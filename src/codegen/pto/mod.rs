@@ -31,7 +31,7 @@ use super::{core_type_on, orchestration, CoreTypes};
 pub fn module(prog: &Program) -> Result<String, Diagnostic> {
     let mut out = String::from("module {\n");
     for f in &prog.functions {
-        out.push_str(&func::generate(prog, f)?);
+        out.push_str(&func::generate(f)?);
     }
     out.push_str("}\n");
     Ok(out)
@@ -47,7 +47,7 @@ pub fn files(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     for f in prog.functions.iter().filter(|f| f.kind == FunctionType::InCore) {
         let kernel = core_type_on(f, Backend::Pto).and_then(|core| {
             cores.record(f, core);
-            Ok((core, func::generate(prog, f)?))
+            Ok((core, func::generate(f)?))
         });
         match kernel {
             Ok((core, text)) => {

@@ -105,7 +105,7 @@ impl FnGen<'_> {
             tuple(c.args.get(1)).ok_or_else(|| check(span, "block.load second argument must be a tuple (offsets)"))?;
         let shapes =
             tuple(c.args.get(2)).ok_or_else(|| check(span, "block.load third argument must be a tuple (shapes)"))?;
-        if !matches!(self.prog.var_type(tensor), Type::Tensor(_)) {
+        if !matches!(self.vars.var_type(tensor), Type::Tensor(_)) {
             return Err(check(span, "block.load tensor argument must have TensorType"));
         }
         let (buf, ty) = target.ok_or_else(|| check(span, "block.load requires assignment target (tile_buf)"))?;
@@ -126,13 +126,13 @@ impl FnGen<'_> {
             tuple(c.args.get(2)).ok_or_else(|| check(span, "block.store third argument must be a tuple (shapes)"))?;
         let tensor = c.args.get(3).and_then(|e| e.as_var());
         let tensor = tensor.ok_or_else(|| check(span, "block.store output_tensor must be a Var"))?;
-        if !matches!(self.prog.var_type(tensor), Type::Tensor(_)) {
+        if !matches!(self.vars.var_type(tensor), Type::Tensor(_)) {
             return Err(check(span, "block.store output_tensor must have TensorType"));
         }
         let param = self.tensor_param(c, tensor, span)?;
         let part = self.partition_view(&param, offsets, shapes, span)?;
         let value = self.var_value(tile.0);
-        let annot = match self.buffers.of_var(self.prog, tile.0) {
+        let annot = match self.buffers.of_var(self.vars, tile.0) {
             Some(k) => format!(" : {}", self.buffer_values[k].1),
             None => String::new(),
         };
@@ -190,9 +190,9 @@ impl FnGen<'_> {
             Callee::Op(op) => crate::ops::name(*op),
             Callee::Function(f) => f.as_str(),
         };
-        let name = self.prog.var_name(tensor);
+        let name = self.vars.var_name(tensor);
         match self.tensor_roots.get(&tensor) {
-            Some(Root::Param(p)) => Ok(self.prog.var_name(*p).to_string()),
+            Some(Root::Param(p)) => Ok(self.vars.var_name(*p).to_string()),
             Some(Root::Ambiguous) => Err(unsupported(
                 span,
                 format!("{op}: tensor `{name}` names different tensor parameters on different paths"),
@@ -208,7 +208,7 @@ impl FnGen<'_> {
     /// A plain variable (not an iter arg: the reference does not accept those) and its name.
     fn plain_var(&self, e: Option<&Expr>) -> Option<(VarId, String)> {
         let v = e?.as_var()?;
-        let var = self.prog.var(v);
+        let var = self.vars.var(v);
         matches!(var.kind, VarKind::Plain).then(|| (v, var.name.clone()))
     }
 }

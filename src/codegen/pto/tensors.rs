@@ -16,7 +16,7 @@
 use rustc_hash::FxHashMap;
 
 use super::isa::PtoEmit;
-use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{Callee, Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
 
 /// What a tensor variable names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,10 +29,10 @@ pub enum Root {
 
 /// Tensor variable → the parameter it names. Variables that name no parameter (not derived
 /// from one) are absent.
-pub fn roots(prog: &Program, f: &Function) -> FxHashMap<VarId, Root> {
-    let mut w = Walk { prog, roots: FxHashMap::default(), changed: false };
+pub fn roots(vars: &VarTable, f: &Function) -> FxHashMap<VarId, Root> {
+    let mut w = Walk { vars, roots: FxHashMap::default(), changed: false };
     for p in &f.params {
-        if matches!(prog.var_type(p.var), Type::Tensor(_)) {
+        if matches!(vars.var_type(p.var), Type::Tensor(_)) {
             w.roots.insert(p.var, Root::Param(p.var));
         }
     }
@@ -49,7 +49,7 @@ pub fn roots(prog: &Program, f: &Function) -> FxHashMap<VarId, Root> {
 }
 
 struct Walk<'p> {
-    prog: &'p Program,
+    vars: &'p VarTable,
     roots: FxHashMap<VarId, Root>,
     changed: bool,
 }
@@ -88,7 +88,7 @@ impl Walk<'_> {
             },
             Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
                 for &a in iter_args {
-                    if let VarKind::IterArg { init } = &self.prog.var(a).kind {
+                    if let VarKind::IterArg { init } = &self.vars.var(a).kind {
                         self.join(a, self.root_of(Some(init)));
                     }
                 }
@@ -136,16 +136,16 @@ mod tests {
     /// Variable name → the parameter it names (`?` when ambiguous), for the function `k`.
     fn named_roots(src: &str) -> BTreeMap<String, String> {
         let module = crate::parser::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
-        let prog = crate::lower::lower(module).unwrap_or_else(|d| panic!("{d:?}"));
-        let f = prog.functions.iter().find(|f| f.name == "k").expect("function k");
-        roots(&prog, f)
+        let vars = crate::lower::lower(module).unwrap_or_else(|d| panic!("{d:?}"));
+        let f = vars.functions.iter().find(|f| f.name == "k").expect("function k");
+        roots(&f.vars, f)
             .into_iter()
             .map(|(v, r)| {
                 let to = match r {
-                    Root::Param(p) => prog.var_name(p).to_string(),
+                    Root::Param(p) => f.var_name(p).to_string(),
                     Root::Ambiguous => "?".to_string(),
                 };
-                (prog.var_name(v).to_string(), to)
+                (f.var_name(v).to_string(), to)
             })
             .collect()
     }

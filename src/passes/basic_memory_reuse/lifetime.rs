@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use super::blocks::Loop;
 
 use crate::ir::visit::{for_each_var, walk_all_exprs, walk_stmts};
-use crate::ir::{ExprKind, MemorySpace, Program, Stmt, Type, VarId, VarKind};
+use crate::ir::{ExprKind, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
 
 /// One lifetime: a tile definition, or all definitions sharing one MemRef (reshape chains).
 #[derive(Clone, Debug)]
@@ -50,8 +50,8 @@ impl Interval {
 
 /// The intervals of the tile definitions among `stmts`, in definition order of their
 /// representatives (the reference's rules, `-O0`).
-pub fn intervals(prog: &Program, body: &Stmt, stmts: &[&Stmt]) -> Vec<Interval> {
-    group(prog, &var_spans(prog, body, stmts, None))
+pub fn intervals(vars: &VarTable, body: &Stmt, stmts: &[&Stmt]) -> Vec<Interval> {
+    group(vars, &var_spans(vars, body, stmts, None))
 }
 
 /// The intervals of the lifetime plan (`-O1`), over [`super::blocks::linear_statements_with_loops`]:
@@ -63,16 +63,16 @@ pub fn intervals(prog: &Program, body: &Stmt, stmts: &[&Stmt]) -> Vec<Interval> 
 /// tile's (the PTO emitter), so the init of an iter arg stays live to the end of the loop body,
 /// and a use of an iter arg or of a loop's result is a use of everything it stands for
 /// ([`carried_values`]).
-pub fn plan_intervals(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: &[Loop]) -> Vec<Interval> {
-    group(prog, &var_spans(prog, body, stmts, Some(loops)))
+pub fn plan_intervals(vars: &VarTable, body: &Stmt, stmts: &[&Stmt], loops: &[Loop]) -> Vec<Interval> {
+    group(vars, &var_spans(vars, body, stmts, Some(loops)))
 }
 
 /// The lifetime of one tile variable: `(var, its MemRef, definition index, last index,
 /// extended over a loop)`, in definition order. `loops: Some(..)` selects the `-O1` rules.
-pub fn var_spans(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: Option<&[Loop]>) -> Vec<VarSpan> {
+pub fn var_spans(vars: &VarTable, body: &Stmt, stmts: &[&Stmt], loops: Option<&[Loop]>) -> Vec<VarSpan> {
     let plan = loops.is_some();
     let loops = loops.unwrap_or(&[]);
-    let stands_for = carried_values(prog, body, plan);
+    let stands_for = carried_values(vars, body, plan);
     // Definitions: (tile var, its MemRef, index), in statement order. Sized for the usual
     // kernel (about one tile definition per statement, each used a few statements later), so
     // that neither is copied while it grows.
@@ -80,8 +80,8 @@ pub fn var_spans(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: Option<&[L
     let mut last_use: FxHashMap<VarId, usize> = FxHashMap::default();
     last_use.reserve(stmts.len());
     let mut yielded_at: FxHashMap<VarId, usize> = FxHashMap::default();
-    let tile_memref = |v: VarId| match prog.var_type(v) {
-        Type::Tile(t) => t.memref.filter(|m| matches!(prog.var(*m).kind, VarKind::MemRef(_))),
+    let tile_memref = |v: VarId| match vars.var_type(v) {
+        Type::Tile(t) => t.memref.filter(|m| matches!(vars.var(*m).kind, VarKind::MemRef(_))),
         _ => None,
     };
     for (i, s) in stmts.iter().enumerate() {
@@ -102,7 +102,7 @@ pub fn var_spans(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: Option<&[L
             }
             _ => {}
         }
-        for_each_used_var(prog, s, plan, &mut |v| {
+        for_each_used_var(vars, s, plan, &mut |v| {
             each_meaning(&stands_for, v, &mut |u| _ = last_use.insert(u, i));
         });
         if let (true, Stmt::Yield { values, .. }) = (plan, s) {
@@ -145,7 +145,7 @@ pub fn var_spans(prog: &Program, body: &Stmt, stmts: &[&Stmt], loops: Option<&[L
 /// init, a loop's result for its iter arg (so a use of the result after the loop is a use of
 /// the init, whose buffer holds the carried value) and, with `yields` (`-O1`), the variables its
 /// body's final yield gives it (the PTO emitter's buffer of the result).
-fn carried_values(prog: &Program, body: &Stmt, yields: bool) -> FxHashMap<VarId, Vec<VarId>> {
+fn carried_values(vars: &VarTable, body: &Stmt, yields: bool) -> FxHashMap<VarId, Vec<VarId>> {
     let mut out: FxHashMap<VarId, Vec<VarId>> = FxHashMap::default();
     walk_stmts(body, &mut |s| {
         let (Stmt::For { iter_args, return_vars, body, .. } | Stmt::While { iter_args, return_vars, body, .. }) = s
@@ -154,17 +154,17 @@ fn carried_values(prog: &Program, body: &Stmt, yields: bool) -> FxHashMap<VarId,
         };
         let yielded = body.final_yield().filter(|_| yields);
         for (k, &a) in iter_args.iter().enumerate() {
-            if let VarKind::IterArg { init } = &prog.var(a).kind {
-                let mut vars = Vec::new();
-                for_each_var(init, &mut |v| vars.push(v));
-                out.insert(a, vars);
+            if let VarKind::IterArg { init } = &vars.var(a).kind {
+                let mut used = Vec::new();
+                for_each_var(init, &mut |v| used.push(v));
+                out.insert(a, used);
             }
             if let Some(&r) = return_vars.get(k) {
-                let mut vars = vec![a];
+                let mut used = vec![a];
                 if let Some(y) = yielded.and_then(|ys| ys.get(k)) {
-                    for_each_var(y, &mut |v| vars.push(v));
+                    for_each_var(y, &mut |v| used.push(v));
                 }
-                out.insert(r, vars);
+                out.insert(r, used);
             }
         }
     });
@@ -202,7 +202,7 @@ pub struct VarSpan {
 
 /// One interval per MemRef, in order of its first definition; later definitions of the same
 /// MemRef (reshape chains) join it.
-fn group(prog: &Program, spans: &[VarSpan]) -> Vec<Interval> {
+fn group(vars: &VarTable, spans: &[VarSpan]) -> Vec<Interval> {
     let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
     index_of.reserve(spans.len());
     let mut out: Vec<Interval> = Vec::with_capacity(spans.len());
@@ -213,7 +213,7 @@ fn group(prog: &Program, spans: &[VarSpan]) -> Vec<Interval> {
                 &mut out[k]
             }
             None => {
-                let VarKind::MemRef(info) = &prog.var(sp.memref).kind else { continue };
+                let VarKind::MemRef(info) = &vars.var(sp.memref).kind else { continue };
                 let k = out.len();
                 index_of.insert(sp.memref, k);
                 out.push(Interval {
@@ -260,9 +260,9 @@ fn group(prog: &Program, spans: &[VarSpan]) -> Vec<Interval> {
 ///
 /// With `plan` (`-O1`), yields and returns use their values and an opaque nested `if`/`for`/
 /// `while` uses everything inside it, like a scope.
-fn for_each_used_var(prog: &Program, s: &Stmt, plan: bool, f: &mut impl FnMut(VarId)) {
+fn for_each_used_var(vars: &VarTable, s: &Stmt, plan: bool, f: &mut impl FnMut(VarId)) {
     // An iter-arg reference stands for its init value's variables.
-    let mut used = |v: VarId| match &prog.var(v).kind {
+    let mut used = |v: VarId| match &vars.var(v).kind {
         VarKind::IterArg { init } => for_each_var(init, f),
         _ => f(v),
     };
@@ -272,14 +272,14 @@ fn for_each_used_var(prog: &Program, s: &Stmt, plan: bool, f: &mut impl FnMut(Va
         Stmt::Yield { values, .. } | Stmt::Return { values, .. } if plan => {
             values.iter().for_each(|e| for_each_var(e, &mut used))
         }
-        Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } if plan => uses_inside(prog, s, &mut used),
-        Stmt::Scope { body, .. } => uses_inside(prog, body, &mut used),
+        Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } if plan => uses_inside(vars, s, &mut used),
+        Stmt::Scope { body, .. } => uses_inside(vars, body, &mut used),
         _ => {}
     }
 }
 
 /// Every variable referenced anywhere in `body`, and the init values of its loops' iter args.
-fn uses_inside(prog: &Program, body: &Stmt, used: &mut impl FnMut(VarId)) {
+fn uses_inside(vars: &VarTable, body: &Stmt, used: &mut impl FnMut(VarId)) {
     walk_all_exprs(body, &mut |e| {
         if let ExprKind::Var(v) = e.kind {
             used(v);
@@ -288,7 +288,7 @@ fn uses_inside(prog: &Program, body: &Stmt, used: &mut impl FnMut(VarId)) {
     walk_stmts(body, &mut |st| {
         if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = st {
             for a in iter_args {
-                if let VarKind::IterArg { init } = &prog.var(*a).kind {
+                if let VarKind::IterArg { init } = &vars.var(*a).kind {
                     for_each_var(init, &mut *used);
                 }
             }

@@ -19,7 +19,9 @@ use super::allocate_memory_addr::align_up;
 use super::{OptLevel, PassEnv};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
-use crate::ir::{Callee, ExprKind, Function, MemorySpace, Program, Stmt, TileType, TileView, Type, VarId, VarKind};
+use crate::ir::{
+    Callee, ExprKind, Function, MemorySpace, Program, Stmt, TileType, TileView, Type, VarId, VarKind, VarTable,
+};
 use crate::ops;
 use first_fit::FirstFit;
 use lifetime::Interval;
@@ -28,29 +30,27 @@ use lifetime::Interval;
 /// independently, as the reference does at `-O0`, by the lifetime plan at `-O1`
 /// ([`choose_plan`]).
 pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog;
-    let mut functions = std::mem::take(&mut out.functions);
-    match env.opt {
-        OptLevel::O0 => functions.iter_mut().for_each(|f| reuse_in_function(&mut out, f)),
-        OptLevel::O1 => {
-            // Plans are chosen on `env.jobs` threads (trials only read the program), then
-            // applied in function order.
-            let chosen = crate::par::map(&functions, env.jobs, |f| choose_plan(&out, f, env, &Sharing::WEIGHED));
-            for (f, (intervals, decisions)) in functions.iter_mut().zip(chosen) {
-                apply_plan(&mut out, f, &intervals, &decisions);
+    Ok(super::each_function(prog, env, |mut f| {
+        // The helpers read the body and rewrite the variables: taken out for the rewrite.
+        let mut vars = std::mem::take(&mut f.vars);
+        match env.opt {
+            OptLevel::O0 => reuse_in_function(&mut vars, &mut f),
+            OptLevel::O1 => {
+                let (intervals, decisions) = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
+                apply_plan(&mut vars, &mut f, &intervals, &decisions);
             }
         }
-    }
-    out.functions = functions;
-    Ok(out)
+        f.vars = vars;
+        f
+    }))
 }
 
-/// Steps 1–5 on one function; `prog`'s variable table is updated in place (it is the pass's
-/// own copy), which re-types every use of a re-pointed tile at once.
-fn reuse_in_function(prog: &mut Program, f: &mut Function) {
+/// Steps 1–5 on one function; its variables `vars` are updated in place, which re-types
+/// every use of a re-pointed tile at once.
+fn reuse_in_function(vars: &mut VarTable, f: &mut Function) {
     let intervals = {
         let stmts = blocks::linear_statements(&f.body);
-        lifetime::intervals(prog, &f.body, &stmts)
+        lifetime::intervals(vars, &f.body, &stmts)
     };
     let decisions = decide(&intervals);
     if decisions.is_empty() {
@@ -59,13 +59,13 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
     for (c, p) in decisions {
         let target = intervals[p].memref;
         for v in intervals[c].members() {
-            if let Type::Tile(t) = &mut prog.var_mut(v).ty {
+            if let Type::Tile(t) = &mut vars.var_mut(v).ty {
                 Arc::make_mut(t).memref = Some(target);
             }
         }
     }
-    let live = referenced_memrefs(prog, f);
-    remove_dead_allocs(prog, &mut f.body, &live);
+    let live = referenced_memrefs(vars, f);
+    remove_dead_allocs(vars, &mut f.body, &live);
 }
 
 /// `-O1`: ptoc's own plan (docs/kernel-codegen.md, "Memory plan"). The same rewrite as the
@@ -83,17 +83,17 @@ fn reuse_in_function(prog: &mut Program, f: &mut Function) {
 /// fewest sync ops is taken, ties going to the more compact. Every tile variable and iter arg
 /// holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
 fn choose_plan(
-    prog: &Program,
+    vars: &VarTable,
     f: &Function,
     env: &PassEnv,
     weighed: &[Sharing],
 ) -> (Vec<Interval>, Vec<(usize, usize)>) {
     let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
-    let intervals = lifetime::plan_intervals(prog, &f.body, &stmts, &loops);
+    let intervals = lifetime::plan_intervals(vars, &f.body, &stmts, &loops);
     let mut plans: Vec<Vec<(usize, usize)>> = Vec::new();
     for &sharing in weighed {
-        let plan = decide_plan(prog, &stmts, &intervals, sharing);
-        if !plans.contains(&plan) && (plans.is_empty() || fits(prog, f, &intervals, &plan)) {
+        let plan = decide_plan(vars, &stmts, &intervals, sharing);
+        if !plans.contains(&plan) && (plans.is_empty() || fits(vars, f, &intervals, &plan)) {
             plans.push(plan);
         }
     }
@@ -107,7 +107,7 @@ fn choose_plan(
         let mut fewest = usize::MAX;
         for (k, plan) in plans.iter().enumerate() {
             let renamed = moved_memrefs(&intervals, plan);
-            let n = super::insert_sync::sync_count(prog, &renamed, &count_env, &prepared).unwrap_or(usize::MAX);
+            let n = super::insert_sync::sync_count(vars, &renamed, &count_env, &prepared).unwrap_or(usize::MAX);
             if n < fewest {
                 (best, fewest) = (k, n);
             }
@@ -119,13 +119,13 @@ fn choose_plan(
 
 /// Applies the plan `decisions` over `intervals` to `f` (see [`repoint`]) and removes the
 /// allocs of the MemRefs no tile holds any more.
-fn apply_plan(prog: &mut Program, f: &mut Function, intervals: &[Interval], decisions: &[(usize, usize)]) {
+fn apply_plan(vars: &mut VarTable, f: &mut Function, intervals: &[Interval], decisions: &[(usize, usize)]) {
     if decisions.is_empty() {
         return;
     }
-    repoint(prog, f, intervals, decisions);
-    let live = referenced_memrefs(prog, f);
-    remove_dead_allocs(prog, &mut f.body, &live);
+    repoint(vars, f, intervals, decisions);
+    let live = referenced_memrefs(vars, f);
+    remove_dead_allocs(vars, &mut f.body, &live);
 }
 
 /// The MemRef each decided interval moves to: that of the buffer it joins.
@@ -135,13 +135,13 @@ fn moved_memrefs(intervals: &[Interval], decisions: &[(usize, usize)]) -> rustc_
 
 /// Re-points every tile variable and iter arg of `f` holding the MemRef of a decided interval at
 /// the MemRef of the buffer it joins.
-fn repoint(prog: &mut Program, f: &Function, intervals: &[Interval], decisions: &[(usize, usize)]) {
+fn repoint(vars: &mut VarTable, f: &Function, intervals: &[Interval], decisions: &[(usize, usize)]) {
     let moved = moved_memrefs(intervals, decisions);
     let mut holders = Vec::new();
     f.params.iter().for_each(|p| holders.push(p.var));
     walk_defined_vars(&f.body, &mut |v| holders.push(v));
     for v in holders {
-        let data = prog.var_mut(v);
+        let data = vars.var_mut(v);
         if let Type::Tile(t) = &mut data.ty {
             if let Some(to) = t.memref.and_then(|m| moved.get(&m)) {
                 Arc::make_mut(t).memref = Some(*to);
@@ -153,7 +153,7 @@ fn repoint(prog: &mut Program, f: &Function, intervals: &[Interval], decisions: 
 /// Whether the buffers of a plan fit every memory space, laid out one after another as
 /// allocate-memory-addr does, with room left in Vec for what code generation places after them:
 /// the tile results of `if`s and, per op, scratch tiles (at most two of the largest Vec tile).
-fn fits(prog: &Program, f: &Function, intervals: &[Interval], decisions: &[(usize, usize)]) -> bool {
+fn fits(vars: &VarTable, f: &Function, intervals: &[Interval], decisions: &[(usize, usize)]) -> bool {
     let joined: FxHashSet<usize> = decisions.iter().map(|&(c, _)| c).collect();
     let mut used: Vec<(MemorySpace, u64)> = Vec::new();
     let mut largest_vec = 0u64;
@@ -174,8 +174,8 @@ fn fits(prog: &Program, f: &Function, intervals: &[Interval], decisions: &[(usiz
     crate::ir::visit::walk_stmts(&f.body, &mut |s| {
         if let Stmt::If { return_vars, .. } = s {
             for &r in return_vars {
-                if let (Type::Tile(_), Some(m)) = (prog.var_type(r), prog.var_type(r).memref()) {
-                    if let VarKind::MemRef(info) = &prog.var(m).kind {
+                if let (Type::Tile(_), Some(m)) = (vars.var_type(r), vars.var_type(r).memref()) {
+                    if let VarKind::MemRef(info) = &vars.var(m).kind {
                         if_results = if_results.saturating_add(align_up(info.size));
                     }
                 }
@@ -218,7 +218,7 @@ impl Sharing {
 /// needs no more buffers than tiles are live at once (the liveness lower bound).
 /// [`Sharing::Reuse`] takes step 1 for accumulators only and the oldest free buffer in step 2;
 /// [`Sharing::Required`] takes step 1 for accumulators only and skips step 2.
-fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval], sharing: Sharing) -> Vec<(usize, usize)> {
+fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing: Sharing) -> Vec<(usize, usize)> {
     struct Buffer {
         owner: usize,
         space: MemorySpace,
@@ -240,7 +240,7 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval], sharing:
                 && fits(b)
                 && tail.last == cur.def
                 && !tail.extended
-                && may_overwrite(prog, stmts[cur.def], cur.first, tail.memref, sharing)
+                && may_overwrite(vars, stmts[cur.def], cur.first, tail.memref, sharing)
         });
         let free = || {
             buffers
@@ -264,7 +264,7 @@ fn decide_plan(prog: &Program, stmts: &[&Stmt], intervals: &[Interval], sharing:
 /// Whether `s`, the definition of tile `result`, may write it over the buffer `dying`, which it
 /// reads for the last time: `s` assigns `result` an element-wise op, and every variable of `s`
 /// in MemRef `dying` is a whole operand of the result's dtype, shape and view.
-fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId, sharing: Sharing) -> bool {
+fn may_overwrite(vars: &VarTable, s: &Stmt, result_var: VarId, dying: VarId, sharing: Sharing) -> bool {
     let Stmt::Assign { var, value, .. } = s else { return false };
     let ExprKind::Call(call) = &value.kind else { return false };
     let Callee::Op(op) = call.callee else { return false };
@@ -275,19 +275,19 @@ fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId, shar
     if *var != result_var || !allowed {
         return false;
     }
-    let Type::Tile(result) = prog.var_type(*var) else { return false };
+    let Type::Tile(result) = vars.var_type(*var) else { return false };
     // A tile without a view has the default one (row-major, as `block.load` writes it out).
     let default_view = TileView::default();
     let view = |t: &TileType| t.view.clone().unwrap_or_else(|| default_view.clone());
     let result_view = view(result);
-    let same_as_result = |v: VarId| match prog.var_type(v) {
+    let same_as_result = |v: VarId| match vars.var_type(v) {
         Type::Tile(t) => t.dtype == result.dtype && t.shape == result.shape && view(t) == result_view,
         _ => false,
     };
     let mut ok = true;
     let mut operands = 0;
     for_each_var(value, &mut |v| {
-        if prog.var_type(v).memref() == Some(dying) {
+        if vars.var_type(v).memref() == Some(dying) {
             operands += 1;
         }
     });
@@ -295,7 +295,7 @@ fn may_overwrite(prog: &Program, s: &Stmt, result_var: VarId, dying: VarId, shar
         .args
         .iter()
         .filter_map(|a| match a.kind {
-            ExprKind::Var(v) if prog.var_type(v).memref() == Some(dying) => {
+            ExprKind::Var(v) if vars.var_type(v).memref() == Some(dying) => {
                 ok &= same_as_result(v);
                 Some(v)
             }
@@ -323,13 +323,13 @@ pub(crate) struct Peak {
 /// variable live there. Touching lifetimes count at their shared statement, except a result that
 /// may be written over an operand dying there ([`may_overwrite`]; one buffer, counted once).
 /// `None` when no tile of `space` is defined in the analysed statements.
-pub(crate) fn live_peak(prog: &Program, f: &Function, space: MemorySpace) -> Option<Peak> {
+pub(crate) fn live_peak(vars: &VarTable, f: &Function, space: MemorySpace) -> Option<Peak> {
     let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
-    let size_of = |m: VarId| match &prog.var(m).kind {
+    let size_of = |m: VarId| match &vars.var(m).kind {
         VarKind::MemRef(info) if info.space == space => Some(info.size),
         _ => None,
     };
-    let spans: Vec<lifetime::VarSpan> = lifetime::var_spans(prog, &f.body, &stmts, Some(&loops))
+    let spans: Vec<lifetime::VarSpan> = lifetime::var_spans(vars, &f.body, &stmts, Some(&loops))
         .into_iter()
         .filter(|s| size_of(s.memref).is_some())
         .collect();
@@ -359,7 +359,7 @@ pub(crate) fn live_peak(prog: &Program, f: &Function, space: MemorySpace) -> Opt
                         && d.memref != own
                         && size_of(d.memref) >= size_of(own)
                         && holders.get(&d.memref).copied().unwrap_or(0) > 0
-                        && may_overwrite(prog, stmts[i], spans[k].var, d.memref, Sharing::Compact)
+                        && may_overwrite(vars, stmts[i], spans[k].var, d.memref, Sharing::Compact)
                 });
                 if let Some(d) = over {
                     counted_as[k] = d.memref;
@@ -465,10 +465,10 @@ fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: us
 
 /// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
 /// or an iter-arg after re-pointing.
-fn referenced_memrefs(prog: &Program, f: &Function) -> FxHashSet<VarId> {
+fn referenced_memrefs(vars: &VarTable, f: &Function) -> FxHashSet<VarId> {
     let mut live = FxHashSet::default();
     let mut note = |v: VarId| {
-        let data = prog.var(v);
+        let data = vars.var(v);
         if matches!(data.ty, Type::Tile(_)) || matches!(data.kind, VarKind::IterArg { .. }) {
             live.extend(data.ty.memref());
         }
@@ -481,10 +481,10 @@ fn referenced_memrefs(prog: &Program, f: &Function) -> FxHashSet<VarId> {
 /// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
 /// the function's top level (through `SeqStmts`/`OpStmts`, not into control flow or scopes),
 /// and `OpStmts` left empty.
-fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &FxHashSet<VarId>) {
+fn remove_dead_allocs(vars: &VarTable, s: &mut Stmt, live: &FxHashSet<VarId>) {
     let is_dead_alloc = |st: &Stmt| match st {
         Stmt::Assign { var, value, .. } => {
-            matches!(prog.var(*var).kind, VarKind::MemRef(_))
+            matches!(vars.var(*var).kind, VarKind::MemRef(_))
                 && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == ops::names::ALLOC))
                 && !live.contains(var)
         }
@@ -494,7 +494,7 @@ fn remove_dead_allocs(prog: &Program, s: &mut Stmt, live: &FxHashSet<VarId>) {
         stmts.retain(|c| !is_dead_alloc(c));
         for c in stmts.iter_mut() {
             if matches!(c, Stmt::Seq { .. } | Stmt::Ops { .. }) {
-                remove_dead_allocs(prog, c, live);
+                remove_dead_allocs(vars, c, live);
             }
         }
         stmts.retain(|c| !matches!(c, Stmt::Ops { stmts, .. } if stmts.is_empty()));
@@ -600,12 +600,12 @@ mod tests {
         let mut prog = crate::driver::frontend(&src).expect("input lowers");
         let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
         // The compact plan alone (-O1 would take a roomier one with fewer syncs here).
-        let mut functions = std::mem::take(&mut prog.functions);
-        for f in &mut functions {
-            let (intervals, decisions) = choose_plan(&prog, f, &env, &[Sharing::Compact]);
-            apply_plan(&mut prog, f, &intervals, &decisions);
+        for f in &mut prog.functions {
+            let mut vars = std::mem::take(&mut f.vars);
+            let (intervals, decisions) = choose_plan(&vars, f, &env, &[Sharing::Compact]);
+            apply_plan(&mut vars, f, &intervals, &decisions);
+            f.vars = vars;
         }
-        prog.functions = functions;
         crate::printer::print_program(&prog)
     }
 

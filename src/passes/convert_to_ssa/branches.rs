@@ -62,7 +62,7 @@ impl Converter<'_> {
             let (Some(tv), Some(ev)) = (then_v.get(p).or(before.get(p)), else_v.get(p).or(before.get(p))) else {
                 continue;
             };
-            let ty = self.prog.var_type(tv).clone();
+            let ty = self.vars.var_type(tv).clone();
             let rv = self.fresh(p, "_", ty, VarKind::Plain, span);
             rvs.push(rv);
             then_vals.push(Expr::var(tv, span));

@@ -81,12 +81,12 @@ impl Converter<'_> {
         let mut new_iter_args = Vec::with_capacity(iter_args.len());
         let mut explicit = Vec::with_capacity(iter_args.len());
         for &ia in iter_args {
-            let data = self.prog.var(ia).clone();
+            let data = self.vars.var(ia).clone();
             let init = match data.kind {
                 VarKind::IterArg { init } => VarKind::IterArg { init: Box::new(self.expr(*init)) },
                 other => other,
             };
-            new_iter_args.push(self.prog.new_var(data.name, data.ty, init, data.span));
+            new_iter_args.push(self.vars.new_var(data.name, data.ty, init, data.span));
             explicit.push(self.name(ia));
         }
         let mut names = self.assigned_names(body);
@@ -95,7 +95,7 @@ impl Converter<'_> {
         let mut new_return_vars = Vec::with_capacity(names.len());
         for &n in &names {
             let Some(init) = self.current.get(n) else { continue };
-            let ty = self.prog.var_type(init).clone();
+            let ty = self.vars.var_type(init).clone();
             let ia =
                 self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(init, span)) }, span);
             new_iter_args.push(ia);
@@ -107,7 +107,7 @@ impl Converter<'_> {
     /// Makes every iter_arg the current version of its base name inside the loop.
     fn register_iter_args(&mut self, carried: &Carried) {
         for &ia in &carried.iter_args {
-            let base = carried_base(self.prog.var_name(ia));
+            let base = carried_base(self.vars.var_name(ia));
             let n = self.names.intern(base);
             self.current.insert(n, ia);
         }

@@ -20,30 +20,28 @@ mod loops;
 mod names;
 
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarId, VarKind};
+use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarId, VarKind, VarTable};
 use crate::passes::PassEnv;
 use names::{Name, Names, Versions};
 
-/// The pass entry point: converts every function, in program order.
-pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+/// The pass entry point: converts every function, on `env.jobs` threads.
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let functions = std::mem::take(&mut out.functions);
-    let mut names = Names::new(out.vars.len());
-    // Every definition gets a new version, so the table about doubles: grow it once.
-    out.vars.reserve(out.vars.len());
-    out.functions = functions
-        .into_iter()
-        .map(|f| {
-            names.start_function();
-            Converter::new(&mut out, &mut names).function(f)
-        })
-        .collect();
+    out.functions = crate::par::map_into(functions, env.jobs, |mut f| {
+        let mut names = Names::new(f.vars.len());
+        // Every definition gets a new version, so the table about doubles: grow it once.
+        let mut vars = std::mem::take(&mut f.vars);
+        vars.reserve(vars.len());
+        let f = Converter::new(&mut vars, &mut names).function(f);
+        Function { vars, ..f }
+    });
     Ok(out)
 }
 
 /// Per-function conversion state.
 struct Converter<'p> {
-    prog: &'p mut Program,
+    vars: &'p mut VarTable,
     names: &'p mut Names,
     /// Next version number per name.
     counter: Vec<u32>,
@@ -51,8 +49,8 @@ struct Converter<'p> {
 }
 
 impl<'p> Converter<'p> {
-    fn new(prog: &'p mut Program, names: &'p mut Names) -> Self {
-        Converter { prog, names, counter: Vec::new(), current: Versions::default() }
+    fn new(vars: &'p mut VarTable, names: &'p mut Names) -> Self {
+        Converter { vars, names, counter: Vec::new(), current: Versions::default() }
     }
 
     fn function(mut self, f: Function) -> Function {
@@ -72,7 +70,7 @@ impl<'p> Converter<'p> {
 
     /// The interned name of `v`.
     fn name(&mut self, v: VarId) -> Name {
-        self.names.of_var(self.prog, v)
+        self.names.of_var(self.vars, v)
     }
 
     /// The next version number of `base` (0 first).
@@ -93,12 +91,12 @@ impl<'p> Converter<'p> {
         name.push_str(base);
         name.push_str(infix);
         crate::text::push_u64(&mut name, u64::from(k));
-        self.prog.new_var(name, ty, kind, span)
+        self.vars.new_var(name, ty, kind, span)
     }
 
     /// The next plain version of `base`, with the type and span of `original`.
     fn version_of(&mut self, original: VarId, base: Name) -> VarId {
-        let data = self.prog.var(original);
+        let data = self.vars.var(original);
         let (ty, span) = (data.ty.clone(), data.span);
         self.fresh(base, "_", ty, VarKind::Plain, span)
     }

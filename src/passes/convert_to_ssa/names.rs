@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Program, VarId};
+use crate::ir::{VarId, VarTable};
 
 /// A name interned in [`Names`] (dense, per function).
 pub(super) type Name = u32;
@@ -56,16 +56,15 @@ pub(super) struct Names {
     by_hash: FxHashMap<u64, Name>,
     /// The previous name with the same hash, or [`NO_NAME`].
     next: Vec<Name>,
-    /// Cache of [`Names::of_var`] per variable index: `(function, name)`, valid when `function`
-    /// is the current one ([`Names::start_function`]), so that it is not cleared per function.
-    of_var: Vec<(u32, Name)>,
-    function: u32,
+    /// Cache of [`Names::of_var`] per variable index ([`NO_NAME`] until asked).
+    of_var: Vec<Name>,
 }
 
 const NO_NAME: Name = Name::MAX;
 
 impl Names {
-    /// An interner for the functions of `prog`, whose variable table now has `vars` entries.
+    /// An interner for one function (name ids are per function), whose variable table now has
+    /// `vars` entries.
     /// A function has at most that many names: the tables are sized for them once, rather than
     /// grown (and the hash map rehashed) step by step.
     pub(super) fn new(vars: usize) -> Names {
@@ -74,18 +73,8 @@ impl Names {
             ranges: Vec::with_capacity(vars),
             by_hash: FxHashMap::with_capacity_and_hasher(vars, Default::default()),
             next: Vec::with_capacity(vars),
-            of_var: vec![(0, NO_NAME); vars],
-            function: 0,
+            of_var: vec![NO_NAME; vars],
         }
-    }
-
-    /// Forgets the names of the previous function (ids are per function).
-    pub(super) fn start_function(&mut self) {
-        self.arena.clear();
-        self.ranges.clear();
-        self.by_hash.clear();
-        self.next.clear();
-        self.function += 1;
     }
 
     /// The id of `s`, interning it if new.
@@ -112,15 +101,15 @@ impl Names {
     }
 
     /// The id of variable `v`'s name.
-    pub(super) fn of_var(&mut self, prog: &Program, v: VarId) -> Name {
-        if let Some(&(f, n)) = self.of_var.get(v.index()) {
-            if f == self.function {
+    pub(super) fn of_var(&mut self, vars: &VarTable, v: VarId) -> Name {
+        if let Some(&n) = self.of_var.get(v.index()) {
+            if n != NO_NAME {
                 return n;
             }
         }
-        let n = self.intern(prog.var_name(v));
+        let n = self.intern(vars.var_name(v));
         if let Some(slot) = self.of_var.get_mut(v.index()) {
-            *slot = (self.function, n);
+            *slot = n;
         }
         n
     }

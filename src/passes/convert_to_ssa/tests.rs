@@ -37,10 +37,10 @@ fn input_program_is_not_mutated() {
         "    def main(self, x: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        x: pl.Scalar[pl.INT64] = x + 1\n        return x\n",
     );
     let before = print_program(&prog);
-    let vars = prog.vars.len();
+    let vars = prog.functions[0].vars.len();
     let out = super::run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass");
     assert_eq!(print_program(&prog), before);
-    assert_eq!(prog.vars.len(), vars);
+    assert_eq!(prog.functions[0].vars.len(), vars);
     assert_ne!(print_program(&out), before);
 }
 

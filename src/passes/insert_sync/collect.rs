@@ -14,7 +14,7 @@ use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
 use super::stamps::{Marks, Memo};
 use crate::diag::Span;
-use crate::ir::{Expr, PipeType, Program, Stmt};
+use crate::ir::{Expr, PipeType, Stmt, VarTable};
 use crate::passes::Backend;
 
 /// What phase 1 hands to the later phases.
@@ -68,9 +68,9 @@ impl State {
 }
 
 /// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
-pub fn collect(prog: &Program, renamed: &Renamed, backend: Backend, body: &Stmt) -> Analysis {
+pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt) -> Analysis {
     let mut c = Collector {
-        prog,
+        vars,
         renamed,
         backend,
         path: Vec::new(),
@@ -125,7 +125,7 @@ enum Copy {
 }
 
 struct Collector<'a> {
-    prog: &'a Program,
+    vars: &'a VarTable,
     renamed: &'a Renamed,
     backend: Backend,
     /// Path of the statement being visited.
@@ -320,7 +320,7 @@ impl Collector<'_> {
     /// [`leaf_effects`] of `s`, its MemRefs given by their dense indexes (new ones numbered
     /// in order of first sight), in the same order.
     fn effects_of(&mut self, s: &Stmt, fx: &mut Effects<usize>) -> bool {
-        if !leaf_effects(self.prog, self.renamed, self.backend, s, &mut self.keys) {
+        if !leaf_effects(self.vars, self.renamed, self.backend, s, &mut self.keys) {
             return false;
         }
         let memrefs = &mut self.memrefs;

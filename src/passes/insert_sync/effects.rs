@@ -2,7 +2,7 @@
 
 use crate::backend;
 use crate::ir::visit::walk_expr;
-use crate::ir::{Callee, Expr, ExprKind, PipeType, Program, Stmt, VarId, VarKind};
+use crate::ir::{Callee, Expr, ExprKind, PipeType, Stmt, VarId, VarKind, VarTable};
 use crate::ops::names;
 use crate::passes::Backend;
 
@@ -78,7 +78,7 @@ impl<K: Copy> Recorded<K> {
 /// Fills `fx` with the effects of an assignment or eval and returns true; false (`fx` then
 /// meaningless) for other statements and for leaves touching no MemRef (e.g. `block.alloc`,
 /// whose target is the MemRef itself, or scalar code).
-pub fn leaf_effects(prog: &Program, renamed: &Renamed, backend: Backend, s: &Stmt, fx: &mut Effects) -> bool {
+pub fn leaf_effects(vars: &VarTable, renamed: &Renamed, backend: Backend, s: &Stmt, fx: &mut Effects) -> bool {
     let (value, target) = match s {
         Stmt::Assign { var, value, .. } => (value, Some(*var)),
         Stmt::Eval { expr, .. } => (expr, None),
@@ -94,7 +94,7 @@ pub fn leaf_effects(prog: &Program, renamed: &Renamed, backend: Backend, s: &Stm
     reads.clear();
     if let Some(root) = read_root {
         walk_expr(root, &mut |e| {
-            if let Some(m) = e.as_var().and_then(|v| var_memref(prog, renamed, v)) {
+            if let Some(m) = e.as_var().and_then(|v| var_memref(vars, renamed, v)) {
                 reads.push(m);
             }
         });
@@ -102,7 +102,7 @@ pub fn leaf_effects(prog: &Program, renamed: &Renamed, backend: Backend, s: &Stm
     reads.sort_unstable();
     reads.dedup();
     fx.writes.clear();
-    fx.writes.extend(target.and_then(|v| memref_of(prog, renamed, v)));
+    fx.writes.extend(target.and_then(|v| memref_of(vars, renamed, v)));
     // A store whose result is not assigned (`pl.block.store(t, …, out)` as a statement) writes
     // its destination tensor all the same (the hazard checker's rule too). The reference
     // records no write there, and its syncs then miss a load of that tensor before the store.
@@ -110,7 +110,7 @@ pub fn leaf_effects(prog: &Program, renamed: &Renamed, backend: Backend, s: &Stm
         if let Callee::Op(op) = c.callee {
             let def = crate::ops::def(op);
             for (_, arg) in c.args.iter().enumerate().filter(|(k, _)| def.writes_arg(*k)) {
-                walk_expr(arg, &mut |e| fx.writes.extend(e.as_var().and_then(|v| var_memref(prog, renamed, v))));
+                walk_expr(arg, &mut |e| fx.writes.extend(e.as_var().and_then(|v| var_memref(vars, renamed, v))));
             }
         }
     }
@@ -137,13 +137,13 @@ fn is_op(callee: &Callee, name: &str) -> bool {
 }
 
 /// The MemRef a variable use refers to: an iter arg stands for its init value's MemRef.
-fn var_memref(prog: &Program, renamed: &Renamed, v: VarId) -> Option<MemKey> {
-    if let VarKind::IterArg { init } = &prog.var(v).kind {
-        if let Some(m) = init.as_var().and_then(|i| memref_of(prog, renamed, i)) {
+fn var_memref(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
+    if let VarKind::IterArg { init } = &vars.var(v).kind {
+        if let Some(m) = init.as_var().and_then(|i| memref_of(vars, renamed, i)) {
             return Some(m);
         }
     }
-    memref_of(prog, renamed, v)
+    memref_of(vars, renamed, v)
 }
 
 /// MemRefs to read as others (`from` → `to`): a memory plan under trial, before it re-points
@@ -151,10 +151,10 @@ fn var_memref(prog: &Program, renamed: &Renamed, v: VarId) -> Option<MemKey> {
 pub type Renamed = rustc_hash::FxHashMap<VarId, VarId>;
 
 /// The MemRef in a tensor or tile variable's type (renamed by `renamed`).
-fn memref_of(prog: &Program, renamed: &Renamed, v: VarId) -> Option<MemKey> {
-    let m = prog.var_type(v).memref()?;
+fn memref_of(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
+    let m = vars.var_type(v).memref()?;
     let m = renamed.get(&m).copied().unwrap_or(m);
-    match &prog.var(m).kind {
+    match &vars.var(m).kind {
         VarKind::MemRef(info) => Some((info.id, m)),
         _ => None,
     }

@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::collect::Analysis;
 use super::position::{split_parent, Elem, Kind, PosId, Positions, SeqKey};
 use crate::diag::Span;
-use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Program, Stmt, Type};
+use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Stmt, Type, VarTable};
 use crate::ops::names;
 
 /// Where an insertion goes in a `SeqStmts`, in the order [`Plan::apply`] walks it: before
@@ -73,7 +73,7 @@ enum Tag {
 impl<'a> Plan<'a> {
     /// Builds the insertions of all pairs, in order; an identical sync at the same place is
     /// added once (a position is one place: its `SeqStmts` and key are a function of it).
-    pub fn build(prog: &Program, a: &'a Analysis) -> Plan<'a> {
+    pub fn build(vars: &VarTable, a: &'a Analysis) -> Plan<'a> {
         let mut plan = Plan { seqs: FxHashMap::default(), made: Vec::new(), positions: &a.positions };
         // At most two insertions per pair: sized once instead of grown.
         let mut seen: FxHashSet<(PosId, Tag)> =
@@ -96,7 +96,7 @@ impl<'a> Plan<'a> {
                 }
                 let stmts = &mut plan.made;
                 let made = made.entry(tag).or_insert_with(|| {
-                    let stmt = sync_stmt(prog, tag)?;
+                    let stmt = sync_stmt(vars, tag)?;
                     stmts.push(stmt);
                     Some(stmts.len() - 1)
                 });
@@ -254,33 +254,33 @@ fn flush(pending: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
 }
 
 /// The statement of a tag; `None` for a barrier on a pipe that has none.
-fn sync_stmt(prog: &Program, tag: Tag) -> Option<Stmt> {
+fn sync_stmt(vars: &VarTable, tag: Tag) -> Option<Stmt> {
     match tag {
-        Tag::Src(src, dst, id) => Some(sync_call(prog, names::SYNC_SRC, src, dst, id)),
-        Tag::Dst(src, dst, id) => Some(sync_call(prog, names::SYNC_DST, src, dst, id)),
-        Tag::Bar(PipeType::V, _) => Some(bar_call(prog, names::BAR_V)),
-        Tag::Bar(PipeType::M, _) => Some(bar_call(prog, names::BAR_M)),
+        Tag::Src(src, dst, id) => Some(sync_call(vars, names::SYNC_SRC, src, dst, id)),
+        Tag::Dst(src, dst, id) => Some(sync_call(vars, names::SYNC_DST, src, dst, id)),
+        Tag::Bar(PipeType::V, _) => Some(bar_call(vars, names::BAR_V)),
+        Tag::Bar(PipeType::M, _) => Some(bar_call(vars, names::BAR_M)),
         Tag::Bar(..) => None,
     }
 }
 
 /// `pl.system.sync_src(set_pipe=…, wait_pipe=…, event_id=…)` (or `sync_dst`) as an eval.
-fn sync_call(prog: &Program, op: &str, src: PipeType, dst: PipeType, id: u8) -> Stmt {
+fn sync_call(vars: &VarTable, op: &str, src: PipeType, dst: PipeType, id: u8) -> Stmt {
     let kwargs = vec![
         ("set_pipe", KwValue::Int(src.index() as i64)),
         ("wait_pipe", KwValue::Int(dst.index() as i64)),
         ("event_id", KwValue::Int(i64::from(id))),
     ];
-    eval_op(prog, op, kwargs)
+    eval_op(vars, op, kwargs)
 }
 
-fn bar_call(prog: &Program, op: &str) -> Stmt {
-    eval_op(prog, op, Vec::new())
+fn bar_call(vars: &VarTable, op: &str) -> Stmt {
+    eval_op(vars, op, Vec::new())
 }
 
-fn eval_op(prog: &Program, name: &str, kwargs: Vec<(&'static str, KwValue)>) -> Stmt {
+fn eval_op(vars: &VarTable, name: &str, kwargs: Vec<(&'static str, KwValue)>) -> Stmt {
     let op = crate::ops::lookup(name).expect("system sync ops are in the operator table");
-    let ty = crate::ops::deduce_type(prog, op, &[], &kwargs).unwrap_or(Type::Unknown);
+    let ty = crate::ops::deduce_type(vars, op, &[], &kwargs).unwrap_or(Type::Unknown);
     let call = Call { callee: Callee::Op(op), args: Vec::new(), kwargs };
     Stmt::Eval { expr: Expr::new(ExprKind::Call(Box::new(call)), ty, Span::NONE), span: Span::NONE }
 }

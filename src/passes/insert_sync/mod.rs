@@ -41,49 +41,37 @@ pub use effects::Renamed;
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{Program, Stmt};
+use crate::ir::{Program, Stmt, VarTable};
 
-/// The pass: every function, in program order.
-pub fn run(mut prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut errors = Vec::new();
-    let mut functions = std::mem::take(&mut prog.functions);
-    // The bodies are consumed (phase 4 moves untouched statements instead of cloning) and
-    // synchronised on `env.jobs` threads: a function's result depends only on its body and the
-    // variable table, which no function changes here.
-    let bodies: Vec<Stmt> = functions.iter_mut().map(|f| std::mem::replace(&mut f.body, Stmt::empty())).collect();
-    let synced = crate::par::map_into(bodies, env.jobs, |body| sync_function(&prog, env, body));
-    for (f, result) in functions.iter_mut().zip(synced) {
-        match result {
-            Ok(body) => f.body = body,
-            Err(d) => errors.extend(d),
-        }
-    }
-    prog.functions = functions;
-    if errors.is_empty() {
-        Ok(prog)
-    } else {
-        Err(errors)
-    }
+/// The pass: every function, on `env.jobs` threads. The body is consumed (phase 4 moves
+/// untouched statements instead of cloning); a function's result depends only on its body and
+/// its variables, which this pass does not change.
+pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+    super::try_each_function(prog, env, |mut f| {
+        let body = std::mem::replace(&mut f.body, Stmt::empty());
+        f.body = sync_function(&f.vars, env, body)?;
+        Ok(f)
+    })
 }
 
 /// The synchronised body of one function.
-fn sync_function(prog: &Program, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
+fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
     let analysis =
-        analyse(prog, &Renamed::default(), env, &body).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
-    Ok(insert::Plan::build(prog, &analysis).apply(body))
+        analyse(vars, &Renamed::default(), env, &body).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
+    Ok(insert::Plan::build(vars, &analysis).apply(body))
 }
 
 /// The sync points of a prepared body, with scopes adjusted and event ids assigned; on running
 /// out of event ids, the analysis so far and the error.
 fn analyse(
-    prog: &Program,
+    vars: &VarTable,
     renamed: &Renamed,
     env: &PassEnv,
     body: &Stmt,
 ) -> Result<collect::Analysis, (collect::Analysis, events::OutOfEventIds)> {
-    let mut analysis = collect::collect(prog, renamed, env.backend, body);
+    let mut analysis = collect::collect(vars, renamed, env.backend, body);
     events::adjust_scopes(&mut analysis);
     match events::assign_event_ids(&mut analysis) {
         Ok(()) => Ok(analysis),
@@ -102,9 +90,9 @@ pub fn prepared_body(body: &Stmt) -> Option<Stmt> {
 /// without syncs ([`prepared_body`]), were the MemRefs in `renamed` the ones they map to; `None`
 /// when it fails (out of event ids). For the memory plan of -O1, which weighs the syncs each
 /// candidate plan costs without re-pointing any type: the insertions are counted, not made.
-pub fn sync_count(prog: &Program, renamed: &Renamed, env: &PassEnv, prepared: &Stmt) -> Option<usize> {
-    let analysis = analyse(prog, renamed, env, prepared).ok()?;
-    Some(insert::Plan::build(prog, &analysis).len())
+pub fn sync_count(vars: &VarTable, renamed: &Renamed, env: &PassEnv, prepared: &Stmt) -> Option<usize> {
+    let analysis = analyse(vars, renamed, env, prepared).ok()?;
+    Some(insert::Plan::build(vars, &analysis).len())
 }
 
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in

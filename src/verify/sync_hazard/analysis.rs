@@ -27,7 +27,7 @@ use std::rc::Rc;
 
 use super::effects::{leaf_kind, Event, Kind, MemLoc};
 use crate::diag::Span;
-use crate::ir::{MemorySpace, PipeType, Program, Stmt};
+use crate::ir::{MemorySpace, PipeType, Stmt, VarTable};
 use crate::passes::Backend;
 
 /// Which same-pipe dependencies need a barrier.
@@ -138,9 +138,9 @@ const PIPES: usize = 8;
 impl Prepared {
     /// Numbers and describes the leaves of `body` as the walk meets them: sequences in order,
     /// then-arm before else-arm, loop and scope bodies once.
-    pub fn new(prog: &Program, body: &Stmt, backend: Backend) -> Prepared {
+    pub fn new(vars: &VarTable, body: &Stmt, backend: Backend) -> Prepared {
         let mut b = Collect {
-            prog,
+            vars,
             backend,
             leaves: Vec::new(),
             arms: Rc::from(Vec::new()),
@@ -216,7 +216,7 @@ fn alias_table(locs: &[MemLoc]) -> (Vec<u32>, Vec<u32>) {
 
 /// The leaf walk of [`Prepared::new`].
 struct Collect<'a> {
-    prog: &'a Program,
+    vars: &'a VarTable,
     backend: Backend,
     leaves: Vec<Leaf>,
     arms: Rc<[(usize, bool)]>,
@@ -252,7 +252,7 @@ impl Collect<'_> {
                 };
                 self.reads.clear();
                 self.writes.clear();
-                let kind = leaf_kind(self.prog, s, self.backend, &mut self.reads, &mut self.writes);
+                let kind = leaf_kind(self.vars, s, self.backend, &mut self.reads, &mut self.writes);
                 let fx = match kind {
                     Kind::Access(pipe) => {
                         let r0 = self.mems.len() as u32;

@@ -11,7 +11,7 @@
 
 use crate::backend;
 use crate::ir::visit::walk_expr;
-use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Program, Stmt, VarId, VarKind};
+use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Stmt, VarId, VarKind, VarTable};
 use crate::ops::names;
 use crate::passes::Backend;
 
@@ -80,9 +80,9 @@ impl Effect {
 }
 
 /// The effect of a leaf (`Assign` or `Eval`) statement; other statements have none.
-pub fn leaf_effect(prog: &Program, s: &Stmt, backend: Backend) -> Effect {
+pub fn leaf_effect(vars: &VarTable, s: &Stmt, backend: Backend) -> Effect {
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
-    match leaf_kind(prog, s, backend, &mut reads, &mut writes) {
+    match leaf_kind(vars, s, backend, &mut reads, &mut writes) {
         Kind::Access(pipe) => Effect::Access { pipe, reads, writes },
         Kind::Set(e) => Effect::Set(e),
         Kind::Wait(e) => Effect::Wait(e),
@@ -106,7 +106,7 @@ pub enum Kind {
 /// [`leaf_effect`] with the MemRefs of an access appended to `reads` and `writes` (each sorted
 /// and deduplicated) instead of allocated: the hazard checker prepares every leaf of a body.
 pub fn leaf_kind(
-    prog: &Program,
+    vars: &VarTable,
     s: &Stmt,
     backend: Backend,
     reads: &mut Vec<MemLoc>,
@@ -135,10 +135,10 @@ pub fn leaf_kind(
     let (r0, w0) = (reads.len(), writes.len());
     let def = crate::ops::def(op);
     for (k, arg) in call.args.iter().enumerate() {
-        memlocs_of(prog, arg, if def.writes_arg(k) { &mut *writes } else { &mut *reads });
+        memlocs_of(vars, arg, if def.writes_arg(k) { &mut *writes } else { &mut *reads });
     }
     if let Some(v) = lhs {
-        writes.extend(var_memloc(prog, v));
+        writes.extend(var_memloc(vars, v));
     }
     for (list, from) in [(reads, r0), (writes, w0)] {
         let mine = &mut list[from..];
@@ -179,13 +179,13 @@ fn event(call: &Call) -> Option<Event> {
 
 /// The MemRefs of every tile/tensor variable mentioned in `e` (an iter arg also contributes
 /// its init value's).
-fn memlocs_of(prog: &Program, e: &Expr, out: &mut Vec<MemLoc>) {
+fn memlocs_of(vars: &VarTable, e: &Expr, out: &mut Vec<MemLoc>) {
     walk_expr(e, &mut |x| {
         if let ExprKind::Var(v) = x.kind {
-            out.extend(var_memloc(prog, v));
-            if let VarKind::IterArg { init } = &prog.var(v).kind {
+            out.extend(var_memloc(vars, v));
+            if let VarKind::IterArg { init } = &vars.var(v).kind {
                 if let Some(iv) = init.as_var() {
-                    out.extend(var_memloc(prog, iv));
+                    out.extend(var_memloc(vars, iv));
                 }
             }
         }
@@ -193,9 +193,9 @@ fn memlocs_of(prog: &Program, e: &Expr, out: &mut Vec<MemLoc>) {
 }
 
 /// The location of a tile/tensor variable's MemRef, if it has one.
-fn var_memloc(prog: &Program, v: VarId) -> Option<MemLoc> {
-    let m = prog.var_type(v).memref()?;
-    let VarKind::MemRef(info) = &prog.vars.get(m.index())?.kind else { return None };
+fn var_memloc(vars: &VarTable, v: VarId) -> Option<MemLoc> {
+    let m = vars.var_type(v).memref()?;
+    let VarKind::MemRef(info) = &vars.get(m)?.kind else { return None };
     let addr = info.addr.as_const_int().and_then(|a| u64::try_from(a).ok());
     Some(MemLoc { id: info.id, space: info.space, addr, size: info.size })
 }

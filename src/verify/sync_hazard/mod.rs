@@ -81,12 +81,12 @@ pub fn check_sync(prog: &Program, backend: Backend) -> Vec<Hazard> {
 
 /// [`check_sync`] with an explicit hardware model.
 pub fn check_sync_with(prog: &Program, backend: Backend, model: &SyncModel) -> Vec<Hazard> {
-    prog.functions.iter().flat_map(|f| check_function(prog, f, backend, model)).collect()
+    prog.functions.iter().flat_map(|f| check_function(f, backend, model)).collect()
 }
 
-/// The hazards of one function of `prog`, in program order.
-pub fn check_function(prog: &Program, f: &Function, backend: Backend, model: &SyncModel) -> Vec<Hazard> {
-    let prep = Prepared::new(prog, &f.body, backend);
+/// The hazards of one function, in program order.
+pub fn check_function(f: &Function, backend: Backend, model: &SyncModel) -> Vec<Hazard> {
+    let prep = Prepared::new(&f.vars, &f.body, backend);
     let a = analyse(&prep, &f.body, model, &[]);
     let mut found: Vec<Finding> = a.findings.iter().copied().collect();
     found.sort_by_key(|f| match *f {
@@ -98,11 +98,11 @@ pub fn check_function(prog: &Program, f: &Function, backend: Backend, model: &Sy
 
 /// Whether `f` holds a sync op with a source position: one written in the input, not made by
 /// a pass.
-pub fn has_written_syncs(prog: &Program, f: &Function) -> bool {
+pub fn has_written_syncs(f: &Function) -> bool {
     let mut found = false;
     crate::ir::visit::walk_stmts(&f.body, &mut |s| {
         if !found && !s.span().is_none() && matches!(s, crate::ir::Stmt::Eval { .. }) {
-            found = leaf_effect(prog, s, Backend::Cce).is_sync();
+            found = leaf_effect(&f.vars, s, Backend::Cce).is_sync();
         }
     });
     found
@@ -124,7 +124,7 @@ pub fn redundant_syncs(prog: &Program, backend: Backend) -> Vec<RedundantSync> {
 pub fn redundant_syncs_with(prog: &Program, backend: Backend, model: &SyncModel) -> Vec<RedundantSync> {
     let mut out = Vec::new();
     for f in &prog.functions {
-        let prep = Prepared::new(prog, &f.body, backend);
+        let prep = Prepared::new(&f.vars, &f.body, backend);
         let base = analyse(&prep, &f.body, model, &[]);
         // A group holding a wait or barrier that alone orders some dependency is needed: no
         // analysis is needed to say so.

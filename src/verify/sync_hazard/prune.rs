@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use super::analysis::{analyse_with, Analysis, Options, Prepared, SyncModel};
 use super::effects::Kind;
 use super::necessity;
-use crate::ir::{Program, Stmt};
+use crate::ir::{Stmt, VarTable};
 use crate::passes::Backend;
 
 /// What [`removable_syncs`] found and how much work it took.
@@ -38,8 +38,8 @@ pub struct RemovableSyncs {
 
 /// The leaves (ids in program order, as the analysis numbers them) of the sync ops of `body`
 /// that can be deleted together without the checker finding anything new.
-pub fn removable_syncs(prog: &Program, body: &Stmt, backend: Backend, model: &SyncModel) -> RemovableSyncs {
-    let prep = Prepared::new(prog, body, backend);
+pub fn removable_syncs(vars: &VarTable, body: &Stmt, backend: Backend, model: &SyncModel) -> RemovableSyncs {
+    let prep = Prepared::new(vars, body, backend);
     let mut base = analyse_with(&prep, body, model, Options { skip: None, allowed: None });
     let mut out = RemovableSyncs { analyses: 1, ..RemovableSyncs::default() };
     let allowed = base.findings.clone();
