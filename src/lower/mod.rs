@@ -24,12 +24,19 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Function, FunctionType, Param, ParamDirection, Program, Stmt, Type, VarId, VarKind, VarTable};
 use rustc_hash::FxHashMap as HashMap;
 use scope::Scopes;
+use std::sync::Arc;
 
 /// Lowers a parsed file to a program. The syntax tree is consumed: each function's tree is
 /// dropped as soon as its IR is built, so the two are not both whole in memory.
 pub fn lower(module: ast::Module) -> Result<Program, Vec<Diagnostic>> {
+    lower_with_jobs(module, 1)
+}
+
+/// [`lower`], the function bodies lowered on `jobs` threads (the program and the diagnostics
+/// do not depend on the number).
+pub fn lower_with_jobs(module: ast::Module, jobs: usize) -> Result<Program, Vec<Diagnostic>> {
     let mut l = Lowerer::new(&module);
-    l.lower_module(module);
+    l.lower_module(module, jobs);
     if l.diags.is_empty() {
         Ok(l.prog)
     } else {
@@ -47,6 +54,7 @@ fn result_type(types: &[Type]) -> Type {
 }
 
 /// A function's interface, known before any body is lowered so calls may refer forward.
+#[derive(Clone)]
 struct Signature {
     params: Vec<Param>,
     /// The function's variables when its signature was lowered: what the parameters' types
@@ -84,7 +92,8 @@ pub(crate) struct Lowerer {
     prefix_parts: Vec<String>,
     /// True while lowering methods of a `@pl.program` class (calls are `self.f(...)`).
     in_class: bool,
-    sigs: HashMap<String, Signature>,
+    /// Every function's signature, shared with the workers that lower the bodies.
+    sigs: Arc<HashMap<String, Signature>>,
     // Per-function state.
     scopes: Scopes,
     /// MemRef variables of the current function by MemRef id (ids are per function, §7 Q20).
@@ -163,7 +172,7 @@ impl Lowerer {
             prefix_parts: prefix.split('.').map(str::to_string).collect(),
             prefix,
             in_class: false,
-            sigs: HashMap::default(),
+            sigs: Arc::default(),
             scopes: Scopes::default(),
             memrefs: HashMap::default(),
             free_dims: HashMap::default(),
@@ -181,7 +190,7 @@ impl Lowerer {
         self.diags.push(d);
     }
 
-    fn lower_module(&mut self, module: ast::Module) {
+    fn lower_module(&mut self, module: ast::Module, jobs: usize) {
         self.check_file_structure(&module);
         // The functions, owned: those of the first program class and those outside it.
         let mut funcs: Vec<ast::FuncDef> = Vec::new();
@@ -217,34 +226,57 @@ impl Lowerer {
             let sig = self.lower_signature(&f);
             // Parameters are bound in the function's outermost scope; keep it for the body.
             let state = self.end_function();
-            self.sigs.insert(f.name.name.to_string(), sig);
+            Arc::make_mut(&mut self.sigs).insert(f.name.name.to_string(), sig);
             lowered_sigs.push((f, state));
         }
-        for (f, state) in lowered_sigs {
-            self.restore_function(state);
-            let body = self.lower_body(&f.body, f.span);
-            let sig = &self.sigs[f.name.name.as_str()];
-            if sig.returns_known {
-                let return_types = sig.return_types.clone();
-                self.check_returns(&f, &return_types, &body);
-            }
-            let sig = &self.sigs[f.name.name.as_str()];
-            let func = Function {
-                name: f.name.name.to_string(),
-                kind: sig.kind,
-                params: sig.params.clone(),
-                return_types: sig.return_types.clone(),
-                body,
-                span: f.span,
-                vars: VarTable::new(),
-            };
-            self.restore_hidden_memrefs(&func);
-            self.settle_loop_outs();
-            let func = Function { vars: self.end_function().vars, ..func };
+        // The bodies: a function owns its variables and the signatures are only read, so each
+        // is lowered by a worker of its own, on `jobs` threads; functions and diagnostics are
+        // taken in function order.
+        let work: Vec<_> = lowered_sigs.into_iter().map(|(f, state)| (self.worker(), f, state)).collect();
+        let lowered = crate::par::map_into(work, jobs, |(mut w, f, state)| {
+            let func = w.lower_function(&f, state);
+            (func, w.diags, w.authorship.mismatches)
+        });
+        for (func, diags, mismatches) in lowered {
+            self.diags.extend(diags);
+            self.authorship.mismatches.extend(mismatches);
             // Duplicates were rejected above, so this cannot fail.
             let _ = self.prog.add_function(func);
         }
         self.settle_authorship();
+    }
+
+    /// A lowerer for one function body: the file's settings and the signatures, nothing else.
+    fn worker(&self) -> Lowerer {
+        let mut w = Lowerer::with_prefix(self.prefix.clone());
+        w.in_class = self.in_class;
+        w.sigs = Arc::clone(&self.sigs);
+        w.authorship.hand_written = self.authorship.hand_written;
+        w
+    }
+
+    /// The body of `f`, whose signature was lowered into `state`.
+    fn lower_function(&mut self, f: &ast::FuncDef, state: FunctionState) -> Function {
+        self.restore_function(state);
+        let body = self.lower_body(&f.body, f.span);
+        let sig = &self.sigs[f.name.name.as_str()];
+        if sig.returns_known {
+            let return_types = sig.return_types.clone();
+            self.check_returns(f, &return_types, &body);
+        }
+        let sig = &self.sigs[f.name.name.as_str()];
+        let func = Function {
+            name: f.name.name.to_string(),
+            kind: sig.kind,
+            params: sig.params.clone(),
+            return_types: sig.return_types.clone(),
+            body,
+            span: f.span,
+            vars: VarTable::new(),
+        };
+        self.restore_hidden_memrefs(&func);
+        self.settle_loop_outs();
+        Function { vars: self.end_function().vars, ..func }
     }
 
     /// The file-level checks (one program class, decorated, holding only functions; no function
