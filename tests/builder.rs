@@ -459,3 +459,33 @@ fn errors_print_a_sentence() {
     let e = Context::new().pop_scope().unwrap_err();
     assert_eq!(e.to_string(), "pop_scope: the scope stack is empty");
 }
+
+/// A builder adding to a parsed program: the parsed functions own their variables, so their
+/// bodies cannot be entered and a call of one whose result type names its variables (`n`) is
+/// refused; a call of one with a static result type is built, and the program verifies.
+#[test]
+fn adding_to_a_parsed_program_respects_its_functions_variables() {
+    let mut text = header("Mixed");
+    text += &func("Opaque", "fixed", "x: pl.Tensor[[64], pl.FP32]", "pl.Tensor[[64], pl.FP32]", &["return x"]);
+    text += &func(
+        "Opaque",
+        "sized",
+        "x: pl.Tensor[[n], pl.FP32], n: pl.Scalar[pl.INT64]",
+        "pl.Tensor[[n], pl.FP32]",
+        &["return x"],
+    );
+    let mut b = Builder::with_program(parse(&text));
+    let mut ctx = Context::new();
+    assert!(matches!(b.enter_function_body(&mut ctx, "fixed"), Err(BuildError::NotBuilt(n)) if n == "fixed"));
+    let (x, n) = open_main(&mut b, &mut ctx);
+    assert!(matches!(b.call("sized", [x.into(), n.into()]), Err(BuildError::NotBuilt(f)) if f == "sized"));
+    let call = b.call("fixed", [x.into()]).unwrap();
+    let y = b.emit(&mut ctx, call, "y").unwrap();
+    b.create_return(&mut ctx, [y.into()]).unwrap();
+    ctx.pop_scope().unwrap();
+    let built = b.finish(&mut ctx).unwrap();
+    assert!(verify(&built, Rule::DEFAULT).is_empty());
+    let printed = ptoc::printer::print_program(&built);
+    assert!(printed.contains("y: pl.Tensor[[64], pl.FP32] = self.fixed(x)"), "{printed}");
+    assert!(printed.contains("def sized(self, x: pl.Tensor[[n], pl.FP32], n: pl.Scalar[pl.INT64])"), "{printed}");
+}

@@ -60,7 +60,7 @@ impl fmt::Display for BuildError {
             BuildError::DuplicateFunction(n) => write!(f, "the program already has a function named {n}"),
             BuildError::UnknownFunction(n) => write!(f, "the program has no function named {n}"),
             BuildError::NotBuilt(n) => {
-                write!(f, "function {n} was not created by this builder, so its body cannot be built")
+                write!(f, "function {n} was not created by this builder: its variables are not the builder's")
             }
             BuildError::UnknownValue(v) => write!(f, "value %{v} does not belong to this program"),
             BuildError::ScopeStillOpen { construct } => {

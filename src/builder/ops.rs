@@ -75,9 +75,13 @@ impl Builder {
     }
 
     /// A call of function `name` of the program (`self.name(args)` in the text); its type is
-    /// the callee's return type.
+    /// the callee's return type. A function the builder did not create may be called when its
+    /// return types name no variable (they are written in that function's own variables).
     pub fn call(&self, name: &str, args: impl IntoIterator<Item = Operand>) -> R<Expr> {
         let f = self.prog.function(name).ok_or_else(|| BuildError::UnknownFunction(name.to_string()))?;
+        if !self.own.contains(name) && f.return_types.iter().any(crate::ir::import::names_vars) {
+            return Err(BuildError::NotBuilt(name.to_string()));
+        }
         let args = args.into_iter().map(|a| self.operand_expr(a, "call")).collect::<R<Vec<_>>>()?;
         if args.len() != f.params.len() {
             return Err(BuildError::Op(Box::new(Diagnostic::error(
