@@ -92,8 +92,8 @@ impl Level {
 
 struct Outliner<'p> {
     /// The variables of the function whose scopes are outlined; the callee's fresh variables
-    /// are made here too, and each outlined function gets a copy of the table (its body keeps
-    /// the ids of the variables defined in the scope).
+    /// are made here too, then each outlined function gets a table of its own holding the
+    /// variables it mentions ([`VarTable::extract`]).
     vars: &'p mut VarTable,
     /// Outlined functions, in creation order.
     outlined: Vec<Function>,
@@ -185,14 +185,20 @@ impl Outliner<'_> {
             let values = outputs.iter().map(|v| Expr::var(map[v], span)).collect();
             stmts.push(Stmt::Return { values, span });
         }
+        // The new function's own table: the variables it mentions, renumbered.
+        let mut params: Vec<Param> =
+            inputs.iter().map(|v| Param { var: map[v], direction: ParamDirection::In }).collect();
+        let mut body = Stmt::block(stmts, span);
+        let mut return_types = output_types.clone();
+        let vars = self.vars.extract(&mut params, &mut body, &mut return_types);
         self.outlined.push(Function {
             name: name.clone(),
             kind: FunctionType::InCore,
-            params: inputs.iter().map(|v| Param { var: map[v], direction: ParamDirection::In }).collect(),
-            return_types: output_types.clone(),
-            body: Stmt::block(stmts, span),
+            params,
+            return_types,
+            body,
             span,
-            vars: self.vars.clone(),
+            vars,
         });
 
         // The call site.
@@ -408,11 +414,11 @@ mod tests {
         let callee = p.function("main_incore_0").unwrap();
         assert_eq!(callee.params.len(), 1);
         assert_eq!(callee.params[0].direction, ParamDirection::In);
-        // The callee's variables are its own: no variable is defined in two functions.
-        let caller_defs = defined_in(&p.function("main").unwrap().body);
-        let callee_defs = defined_in(&callee.body);
-        assert!(caller_defs.is_disjoint(&callee_defs));
-        assert!(!caller_defs.contains(&callee.params[0].var));
+        // The callee's variables are a table of its own, holding only what it mentions: the
+        // input as its parameter and the output defined in its body.
+        let names: Vec<&str> = callee.vars.iter().map(|(_, d)| d.name.as_str()).collect();
+        assert_eq!(names, ["x_0", "y_0"]);
+        assert_eq!(callee.var_name(callee.params[0].var), "x_0");
     }
 
     #[test]
