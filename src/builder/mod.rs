@@ -58,8 +58,9 @@ pub struct FunctionSig {
 #[derive(Debug)]
 pub struct Builder {
     prog: Program,
-    /// The variables of everything this builder makes. Each function it creates gets a copy
-    /// (a function owns its variables), so values may be made before their function exists.
+    /// The variables of everything this builder makes, so values may be made before their
+    /// function exists. At [`Builder::finish`] each function it created gets a table of its own
+    /// with the variables it mentions (a function owns its variables).
     vars: VarTable,
     /// The functions this builder created: the only ones whose bodies it can build.
     own: BTreeSet<String>,
@@ -81,8 +82,8 @@ impl Builder {
         Builder { prog, vars: VarTable::new(), own: BTreeSet::new(), defined: BTreeSet::new(), entry: None }
     }
 
-    /// The program as built so far (function bodies, and the variables made after a function
-    /// was created, appear after [`Builder::finish`]).
+    /// The program as built so far (function bodies and their variables appear after
+    /// [`Builder::finish`]).
     pub fn program(&self) -> &Program {
         &self.prog
     }
@@ -117,9 +118,10 @@ impl Builder {
                 f.body = context::into_body(stmts);
             }
         }
+        // Each function gets a table of its own: the builder's variables it mentions.
         for f in &mut self.prog.functions {
             if self.own.contains(&f.name) {
-                f.vars = self.vars.clone();
+                f.vars = self.vars.extract(&mut f.params, &mut f.body, &mut f.return_types);
             }
         }
         Ok(self.prog)
@@ -144,7 +146,8 @@ impl Builder {
             return_types: sig.return_types,
             body: Stmt::empty(),
             span: Span::NONE,
-            vars: self.vars.clone(),
+            // Given at `finish`, when the body is known.
+            vars: VarTable::new(),
         };
         self.prog.add_function(f).map_err(|f| BuildError::DuplicateFunction(f.name))?;
         self.own.insert(name.to_string());
