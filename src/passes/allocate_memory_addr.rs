@@ -5,7 +5,7 @@
 //! to 32 bytes. The order is the MemRef **id** (creation order), never an object address: the
 //! reference sometimes orders by heap address and so is not deterministic (§6 Q7, Q24).
 //!
-//! A MemRef is a variable of the program's table (`VarKind::MemRef`) shared by every type
+//! A MemRef is a variable of its function's table (`VarKind::MemRef`) shared by every type
 //! that mentions it, so giving it an address is rewriting its `addr` there once, plus the
 //! address argument of its `block.alloc` statement. DDR MemRefs, and MemRefs no tile of the
 //! body uses, keep their address.
