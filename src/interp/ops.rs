@@ -413,6 +413,10 @@ fn reduce(a: &Array, axis: usize, red: Red, out: DataType, keep: bool) -> Result
                 // element and keep the running value unless the next one compares greater
                 // (less). A NaN in the first element stays; a NaN later is passed over.
                 Num::F(match red {
+                    // Float sums accumulate in f32, element after element, as pto-isa's
+                    // TROWSUM/TCOLSUM do for FP32, FP16 and BF16 results: an f64 sum rounded once
+                    // differs from it by more than the FP32 tolerance where a row cancels.
+                    Red::Sum if sums_in_f32(out) => f64::from(vs.fold(0f32, |s, x| s + x as f32)),
                     Red::Sum => vs.sum(),
                     Red::Max => vs.next().map_or(0.0, |f| vs.fold(f, cpp_max)),
                     Red::Min => vs.next().map_or(0.0, |f| vs.fold(f, cpp_min)),
@@ -429,6 +433,12 @@ fn reduce(a: &Array, axis: usize, red: Red, out: DataType, keep: bool) -> Result
         }
     }
     Ok(res)
+}
+
+/// Whether sums with this result dtype accumulate in f32 (pto-isa's sum type: `float` for
+/// `float`, `half` and `bfloat16_t` tiles).
+fn sums_in_f32(d: DataType) -> bool {
+    matches!(d, DataType::Fp32 | DataType::Fp16 | DataType::Bf16)
 }
 
 fn red_kind(short: &str) -> Red {

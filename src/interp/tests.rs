@@ -191,6 +191,28 @@ fn reductions_and_broadcasts() {
     assert_eq!(vals(&r.params[9]), [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
 }
 
+/// FP32 sums accumulate in f32 element after element, as pto-isa's TROWSUM and TCOLSUM: in
+/// `1e8 + 1 - 1e8` the 1 is lost (f32 spacing at 1e8 is 8), where an f64 sum would give 1.
+#[test]
+fn float_sums_accumulate_in_f32() {
+    let p = program(
+        "    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[3, 3], pl.FP32], o1: pl.Out[pl.Tensor[[3, 1], pl.FP32]], o2: pl.Out[pl.Tensor[[1, 3], pl.FP32]]):
+        x: pl.Tile[[3, 3], pl.FP32] = pl.load(a, [0, 0], [3, 3])
+        tmp: pl.Tile[[3, 3], pl.FP32] = pl.block.create_tile([3, 3], dtype=pl.FP32)
+        s = pl.block.row_sum(x, tmp)
+        cs = pl.block.sum(x, axis=0, keepdim=True)
+        r1 = pl.store(s, [0, 0], [3, 1], o1)
+        r2 = pl.store(cs, [0, 0], [1, 3], o2)
+",
+    );
+    let a = [1e8, 1.0, -1e8, 1.0, 1.0, 1.0, -1e8, 1.0, 1e8];
+    let args = vec![t(Fp32, &[3, 3], &a), t(Fp32, &[3, 1], &[0.0; 3]), t(Fp32, &[1, 3], &[0.0; 3])];
+    let r = run(&p, "k", args);
+    assert_eq!(vals(&r.params[1]), [0.0, 3.0, 0.0]);
+    assert_eq!(vals(&r.params[2]), [0.0, 3.0, 0.0]);
+}
+
 #[test]
 fn matmul_variants() {
     let p = program(

@@ -62,6 +62,18 @@ pub fn diagnosed(stderr: &str, code: &str) -> bool {
     })
 }
 
+/// Whether a held-out program's refusal marks it invalid: a refusal with a code of the reviewed
+/// list (`codes`) at a source location, or the automatic verification right after
+/// convert-to-ssa rejecting it (`E0903 … after 'ConvertToSSA'`). That is where the reference
+/// verifies its input too: text read as printed IR (every statement annotated) keeps what the
+/// verifier must reject, such as an `if` without `else` whose yield is used, which hand-written
+/// text gets as `E0307` when it is lowered. A verification failure after a later pass is not
+/// counted: it would be ptoc's.
+pub fn heldout_invalid(stderr: &str, codes: &BTreeSet<String>) -> bool {
+    codes.iter().any(|c| diagnosed(stderr, c))
+        || stderr.lines().any(|l| diagnosed(l, "E0903") && l.contains("Verification failed after 'ConvertToSSA'"))
+}
+
 #[cfg(test)]
 #[allow(unused_imports)] // harness = false targets drop #[test] functions (see common/mod.rs)
 mod tests {
