@@ -62,10 +62,10 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         homes: FxHashMap::default(),
         scratch_next: 0,
         scratch_used: false,
-        hoisted: hoisted_declarations(vars, f),
+        hoisted: hoisted_declarations(f),
     };
-    let base = scratch_base(vars, f);
-    let (homes, base) = tile_homes(vars, f, base)?;
+    let base = scratch_base(f);
+    let (homes, base) = tile_homes(f, base)?;
     k.homes = homes;
     k.scratch_base = base;
     k.out.push_str("// Kernel Function: ");
@@ -220,7 +220,7 @@ impl<'p> Kernel<'p> {
 
     fn prologue(&mut self, f: &Function) -> Result<(), Diagnostic> {
         self.line("// Unpack arguments and type declarations");
-        let windows = super::window::windows(self.vars, f);
+        let windows = super::window::windows(f);
         for (i, p) in f.params.iter().enumerate() {
             let data = self.vars.var(p.var);
             match &data.ty {
@@ -1054,7 +1054,8 @@ pub(super) fn unsupported(span: Span, msg: &str) -> Diagnostic {
 
 /// The first byte of Vec memory after every tile buffer of `f` (rounded up to 32 bytes), where
 /// scratch tiles go; `None` when no tile of `f` has an address (then scratch tiles get none).
-fn scratch_base(vars: &VarTable, f: &Function) -> Option<i64> {
+fn scratch_base(f: &Function) -> Option<i64> {
+    let vars = &f.vars;
     let mut end: Option<i64> = None;
     for m in crate::passes::allocate_memory_addr::body_tile_memrefs(vars, &f.body) {
         let VarKind::MemRef(info) = &vars.var(m).kind else { continue };
@@ -1072,7 +1073,8 @@ fn scratch_base(vars: &VarTable, f: &Function) -> Option<i64> {
 /// last iteration or of the branch taken). Each is declared before the outermost statement
 /// that holds its definition but not all its uses; keyed by that statement's address, with the
 /// tensor parameter a tensor variable is a view of (its declaration copies that GlobalTensor).
-fn hoisted_declarations(vars: &VarTable, f: &Function) -> FxHashMap<usize, Vec<(VarId, Option<VarId>)>> {
+fn hoisted_declarations(f: &Function) -> FxHashMap<usize, Vec<(VarId, Option<VarId>)>> {
+    let vars = &f.vars;
     struct Walk<'p> {
         vars: &'p VarTable,
         /// The compound statements (addresses) around the current point.
@@ -1203,7 +1205,8 @@ fn hoisted_declarations(vars: &VarTable, f: &Function) -> FxHashMap<usize, Vec<(
 /// iter arg's buffer. An `if`'s result whose branches yield Vec tiles gets its own Vec buffer
 /// after the function's tiles (from `base`, which then moves past them); each branch copies its
 /// value there. Returns the places by MemRef and the new base of the scratch tiles.
-fn tile_homes(vars: &VarTable, f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), Diagnostic> {
+fn tile_homes(f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), Diagnostic> {
+    let vars = &f.vars;
     let mut homes = FxHashMap::default();
     let Some(mut next) = base else { return Ok((homes, base)) };
     let mut err = None;

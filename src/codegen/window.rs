@@ -12,7 +12,8 @@ use crate::ir::{Callee, ExprKind, Function, Stmt, VarId, VarKind, VarTable};
 
 /// Parameter → window (the `shapes` argument of its first access). Parameters without an
 /// access, or whose first access has non-constant shapes, are absent.
-pub fn windows(vars: &VarTable, f: &Function) -> BTreeMap<VarId, Vec<i64>> {
+pub fn windows(f: &Function) -> BTreeMap<VarId, Vec<i64>> {
+    let vars = &f.vars;
     let mut w = Walk { vars, root: BTreeMap::new(), windows: BTreeMap::new() };
     for p in &f.params {
         w.root.insert(p.var, p.var);

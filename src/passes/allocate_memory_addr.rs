@@ -34,8 +34,8 @@ const ALIGN: u64 = 32;
 /// `allocate-memory-addr`: lays out the on-chip MemRefs of every function.
 pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     super::try_each_function(prog, env, |mut f| {
-        let placed = layout(&f.vars, &f);
-        let errors = capacity_errors(&f.vars, &f, &placed, env);
+        let placed = layout(&f);
+        let errors = capacity_errors(&f, &placed, env);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -62,7 +62,8 @@ struct Placed {
 
 /// The address layout of `f` (§2.11 steps 1–2): each non-DDR space from 0, MemRefs by
 /// ascending id, `next = align32(addr + size)`. Returned in (space, id) order.
-fn layout(vars: &VarTable, f: &Function) -> Vec<Placed> {
+fn layout(f: &Function) -> Vec<Placed> {
+    let vars = &f.vars;
     let mut placed: Vec<Placed> = body_tile_memrefs(vars, &f.body)
         .into_iter()
         .filter_map(|m| match &vars.var(m).kind {
@@ -204,7 +205,7 @@ fn rewrite_allocs(s: &mut Stmt, addrs: &BTreeMap<VarId, u64>) {
 /// them: the error points at that statement and labels each live tile at its definition. Else
 /// only the layout is too long (buffers never live together were not shared): the error points
 /// at the first buffer that does not fit and says how many bytes are live at most.
-fn capacity_errors(vars: &VarTable, f: &Function, placed: &[Placed], env: &PassEnv) -> Vec<Diagnostic> {
+fn capacity_errors(f: &Function, placed: &[Placed], env: &PassEnv) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for space in MemorySpace::ALL.iter().copied() {
         let limit = capacity(space);
@@ -213,12 +214,12 @@ fn capacity_errors(vars: &VarTable, f: &Function, placed: &[Placed], env: &PassE
         if limit == 0 || needed <= limit {
             continue;
         }
-        let peak = basic_memory_reuse::live_peak(vars, f, space);
+        let peak = basic_memory_reuse::live_peak(f, space);
         match peak {
-            Some(peak) if peak.bytes > limit => diags.push(peak_error(vars, f, space, limit, &peak)),
+            Some(peak) if peak.bytes > limit => diags.push(peak_error(f, space, limit, &peak)),
             _ => {
                 let Some(first) = in_space.iter().find(|p| p.addr.saturating_add(p.size) > limit) else { continue };
-                diags.push(layout_error(vars, f, space, (needed, limit), first, peak.map(|p| p.bytes), env));
+                diags.push(layout_error(f, space, (needed, limit), first, peak.map(|p| p.bytes), env));
             }
         }
     }
@@ -227,13 +228,8 @@ fn capacity_errors(vars: &VarTable, f: &Function, placed: &[Placed], env: &PassE
 
 /// E0602 when the tiles live at one point need more than the capacity: the program does not
 /// fit, whatever the placement.
-fn peak_error(
-    vars: &VarTable,
-    f: &Function,
-    space: MemorySpace,
-    limit: u64,
-    peak: &basic_memory_reuse::Peak,
-) -> Diagnostic {
+fn peak_error(f: &Function, space: MemorySpace, limit: u64, peak: &basic_memory_reuse::Peak) -> Diagnostic {
+    let vars = &f.vars;
     let span = if peak.stmt.is_none() { f.span } else { peak.stmt };
     let names: Vec<String> = peak.live.iter().map(|(v, _)| format!("`{}`", vars.var_name(*v))).collect();
     let mut d = Diagnostic::error(
@@ -268,7 +264,6 @@ fn peak_error(
 /// E0602 when the layout is longer than the capacity but the tiles live at once would fit:
 /// buffers never live together were not shared.
 fn layout_error(
-    vars: &VarTable,
     f: &Function,
     space: MemorySpace,
     (needed, limit): (u64, u64),
@@ -276,8 +271,8 @@ fn layout_error(
     peak: Option<u64>,
     env: &PassEnv,
 ) -> Diagnostic {
-    let name = vars.var_name(first.memref);
-    let span = defining_stmt_span(vars, &f.body, first.memref).unwrap_or(f.span);
+    let name = f.var_name(first.memref);
+    let span = defining_stmt_span(&f.vars, &f.body, first.memref).unwrap_or(f.span);
     let mut d = Diagnostic::error(
         codes::MEMORY_CAPACITY,
         span,
@@ -349,8 +344,8 @@ mod tests {
     use crate::passes::Backend;
 
     fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
-        let vars = crate::driver::frontend(src).expect("input lowers");
-        run(vars.clone(), &PassEnv::new(Backend::Cce)).map(|p| crate::printer::print_program(&p))
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        run(prog.clone(), &PassEnv::new(Backend::Cce)).map(|p| crate::printer::print_program(&p))
     }
 
     /// A function with one Vec tile per entry of `sizes` (as `[n]` FP32 → 4n bytes), allocated
@@ -405,8 +400,8 @@ mod tests {
     #[test]
     fn empty_functions_and_ddr_only_functions_are_unchanged() {
         let src = program(&[]);
-        let vars = crate::driver::frontend(&src).unwrap();
-        let out = run(vars.clone(), &PassEnv::new(Backend::Cce)).unwrap();
-        assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&vars));
+        let prog = crate::driver::frontend(&src).unwrap();
+        let out = run(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap();
+        assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
     }
 }

@@ -34,7 +34,7 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
         }
     });
     if missing {
-        report_missing_addrs(vars, f, out);
+        report_missing_addrs(f, out);
     }
     for &space in MemorySpace::ALL {
         let (used, limit) = (high_water[space.index()], capacity(space));
@@ -57,7 +57,8 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
 
 /// Code 0 for each distinct MemRef without an address, at the first tile variable (in visitor
 /// order) that has it.
-fn report_missing_addrs(vars: &VarTable, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+fn report_missing_addrs(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+    let vars = &f.vars;
     let mut seen = Vec::new();
     for v in tile_vars_in_visit_order(vars, &f.body) {
         let Some((m, info)) = on_chip_memref(vars, v) else { continue };
@@ -129,8 +130,8 @@ mod tests {
     use crate::verify::{verify, Rule};
 
     fn check(src: &str) -> Vec<(u32, String)> {
-        let vars = crate::driver::frontend(src).expect("input lowers");
-        verify(&vars, &[Rule::AllocatedMemoryAddr]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        verify(&prog, &[Rule::AllocatedMemoryAddr]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     /// One function `k` whose body defines a tile per `(space, addr, size, id)`.

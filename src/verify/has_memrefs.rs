@@ -32,8 +32,8 @@ mod tests {
     use crate::verify::{verify, Rule};
 
     fn check(src: &str) -> Vec<(u32, String)> {
-        let vars = crate::driver::frontend(src).expect("input lowers");
-        verify(&vars, &[Rule::HasMemRefs]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        verify(&prog, &[Rule::HasMemRefs]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     fn program(body: &str) -> String {
@@ -69,10 +69,10 @@ mod tests {
         let src = program(
             "        t: pl.Tile[[16], pl.FP32] = pl.block.load(a, [0], [16], target_memory=pl.MemorySpace.Vec)\n        r: pl.Tensor[[16], pl.FP32] = pl.block.store(t, [0], [16], out)\n",
         );
-        let vars = crate::driver::frontend(&src).expect("input lowers");
+        let prog = crate::driver::frontend(&src).expect("input lowers");
         let env = crate::passes::PassEnv::new(crate::passes::Backend::Cce);
-        let after = crate::passes::init_mem_ref::run(vars.clone(), &env).expect("pass runs");
-        assert_eq!(verify(&vars, &[Rule::HasMemRefs]).len(), 1);
+        let after = crate::passes::init_mem_ref::run(prog.clone(), &env).expect("pass runs");
+        assert_eq!(verify(&prog, &[Rule::HasMemRefs]).len(), 1);
         assert!(verify(&after, &[Rule::HasMemRefs]).is_empty());
     }
 }

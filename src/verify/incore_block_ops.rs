@@ -39,8 +39,8 @@ mod tests {
         let src = format!(
             "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    {decorator}\n    def k(self, x: pl.Tensor[[64], pl.FP32], w: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n{body}        return x\n"
         );
-        let vars = crate::driver::frontend(&src).expect("input lowers");
-        verify(&vars, &[Rule::IncoreBlockOps]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let prog = crate::driver::frontend(&src).expect("input lowers");
+        verify(&prog, &[Rule::IncoreBlockOps]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     fn msg(op: &str) -> (u32, String) {

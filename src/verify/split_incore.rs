@@ -28,8 +28,8 @@ mod tests {
     use crate::verify::{verify, Rule};
 
     fn check(src: &str) -> Vec<(u32, String)> {
-        let vars = crate::driver::frontend(src).expect("input lowers");
-        verify(&vars, &[Rule::SplitIncoreOrch]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        let prog = crate::driver::frontend(src).expect("input lowers");
+        verify(&prog, &[Rule::SplitIncoreOrch]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     const MSG: &str = "InCore ScopeStmt found in Opaque function (should have been outlined)";

@@ -84,7 +84,7 @@ pub fn generate(f: &Function) -> Res<String> {
         buffers: buffers::collect(vars, &f.body),
         buffer_values: Vec::new(),
         views: FxHashMap::default(),
-        tensor_roots: super::tensors::roots(vars, f),
+        tensor_roots: super::tensors::roots(f),
         body: String::new(),
         indent: BASE_INDENT,
         yielded: None,

@@ -29,7 +29,8 @@ pub enum Root {
 
 /// Tensor variable → the parameter it names. Variables that name no parameter (not derived
 /// from one) are absent.
-pub fn roots(vars: &VarTable, f: &Function) -> FxHashMap<VarId, Root> {
+pub fn roots(f: &Function) -> FxHashMap<VarId, Root> {
+    let vars = &f.vars;
     let mut w = Walk { vars, roots: FxHashMap::default(), changed: false };
     for p in &f.params {
         if matches!(vars.var_type(p.var), Type::Tensor(_)) {
@@ -136,9 +137,9 @@ mod tests {
     /// Variable name → the parameter it names (`?` when ambiguous), for the function `k`.
     fn named_roots(src: &str) -> BTreeMap<String, String> {
         let module = crate::parser::parse(src).unwrap_or_else(|d| panic!("{d:?}"));
-        let vars = crate::lower::lower(module).unwrap_or_else(|d| panic!("{d:?}"));
-        let f = vars.functions.iter().find(|f| f.name == "k").expect("function k");
-        roots(&f.vars, f)
+        let prog = crate::lower::lower(module).unwrap_or_else(|d| panic!("{d:?}"));
+        let f = prog.functions.iter().find(|f| f.name == "k").expect("function k");
+        roots(f)
             .into_iter()
             .map(|(v, r)| {
                 let to = match r {

@@ -323,7 +323,8 @@ pub(crate) struct Peak {
 /// variable live there. Touching lifetimes count at their shared statement, except a result that
 /// may be written over an operand dying there ([`may_overwrite`]; one buffer, counted once).
 /// `None` when no tile of `space` is defined in the analysed statements.
-pub(crate) fn live_peak(vars: &VarTable, f: &Function, space: MemorySpace) -> Option<Peak> {
+pub(crate) fn live_peak(f: &Function, space: MemorySpace) -> Option<Peak> {
+    let vars = &f.vars;
     let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
     let size_of = |m: VarId| match &vars.var(m).kind {
         VarKind::MemRef(info) if info.space == space => Some(info.size),
