@@ -9,6 +9,7 @@
 // value is deliberate — they are rare, and boxing every one would cost an allocation for nothing.
 #![allow(clippy::result_large_err)]
 
+pub mod analysis;
 pub mod ast;
 pub mod backend;
 pub mod builder;

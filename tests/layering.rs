@@ -37,11 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
 /// Imports against the layers that exist today, as `(file, imported module)`. Each is a known
 /// debt (issue 17 item 4): fix the import and delete its line here; the test fails when an entry
 /// is no longer needed, so the list only shrinks.
-const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[
-    // The operator table names each operator's C++ emitter, which lives in `codegen::isa`; the
-    // emitters move into `ops` with issue 17 item 3.
-    ("ops/table.rs", "codegen"),
-];
+const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
 
 fn layer(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|&(_, l)| l)

@@ -4,10 +4,10 @@
 use super::{BuildError, Builder, Context, Operand, Value, R};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{dims_equal, BinOp, Call, Callee, Expr, ExprKind, MemorySpace, Span, Stmt, Type, VarKind};
-use crate::ops::names;
+use crate::ops;
 
 impl Builder {
-    /// A call of the operator `name` (`"block.add"`, `names::TENSOR_CREATE`, a unified `"add"`; a
+    /// A call of the operator `name` (`"block.add"`, `ops::name(ops::id::TENSOR_CREATE)`, a unified `"add"`; a
     /// leading `pl.` is allowed), checked against the operator table, which also deduces its
     /// type. Nothing is emitted: pass the result to [`Builder::emit`].
     pub fn op(
@@ -49,7 +49,11 @@ impl Builder {
         shapes: impl Into<Operand>,
         space: MemorySpace,
     ) -> R<Expr> {
-        self.op(names::LOAD, [tensor.into(), offsets.into(), shapes.into()], [("target_memory", space.into())])
+        self.op(
+            ops::name(ops::id::LOAD),
+            [tensor.into(), offsets.into(), shapes.into()],
+            [("target_memory", space.into())],
+        )
     }
 
     /// `block.store(tile, offsets, shapes, output)`: the updated output tensor.
@@ -60,12 +64,12 @@ impl Builder {
         shapes: impl Into<Operand>,
         output: impl Into<Operand>,
     ) -> R<Expr> {
-        self.op(names::STORE, [tile.into(), offsets.into(), shapes.into(), output.into()], [])
+        self.op(ops::name(ops::id::STORE), [tile.into(), offsets.into(), shapes.into(), output.into()], [])
     }
 
     /// `tensor.create(shape, dtype=dtype)`.
     pub fn tensor_create(&self, shape: impl Into<Operand>, dtype: crate::ir::DataType) -> R<Expr> {
-        self.op(names::TENSOR_CREATE, [shape.into()], [("dtype", dtype.into())])
+        self.op(ops::name(ops::id::TENSOR_CREATE), [shape.into()], [("dtype", dtype.into())])
     }
 
     /// Scalar arithmetic or comparison (`i * 32`, `i < 2`) with the text's promotion rules.

@@ -4,7 +4,7 @@
 
 mod ctype;
 mod expr;
-pub mod isa;
+
 pub mod kernel;
 pub mod kernel_config;
 pub mod namer;

@@ -31,12 +31,12 @@
 use std::rc::Rc;
 
 use super::ctype::{Placed, TileCType};
-use super::isa::{CceEmit, BINARY_SCALAR};
 use super::kernel::{unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId,
 };
+use crate::ops::cce::{CceEmit, BINARY_SCALAR};
 use crate::text::cat;
 
 /// The pto-isa function names an emitter form uses (reserved by the namer).
@@ -181,7 +181,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Reduce { col, row } => reduce(k, target, name, c, col, row, span)?,
         CceEmit::RowReduce { instr } => {
-            family_arity(2, super::isa::BINARY)?;
+            family_arity(2, crate::ops::cce::BINARY)?;
             let var = dst_var(k, target, name, span)?;
             let d = k.tile_var(var, span)?;
             let d = as_column(k, &d);
@@ -189,7 +189,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             k.linef(format_args!("{instr}({}, {}, {});", d.name, x.name, tmp.name));
         }
         CceEmit::RowExpand { instr, arity: n } | CceEmit::ColExpand { instr, arity: n } => {
-            family_arity(n, super::isa::BINARY)?;
+            family_arity(n, crate::ops::cce::BINARY)?;
             let var = dst_var(k, target, name, span)?;
             let d = k.tile_var(var, span)?;
             let mut names = vec![d.name.clone()];

@@ -28,7 +28,6 @@ use crate::ir::{
     Callee, DataType, Expr, ExprKind, Function, FunctionType, ParamDirection, Program, Stmt, Type, VarId, VarTable,
 };
 use crate::ops;
-use crate::ops::names;
 
 pub use expr::c_type;
 
@@ -647,7 +646,7 @@ impl Emitter<'_, '_> {
         match &value.kind {
             ExprKind::Call(call) => match &call.callee {
                 Callee::Function(callee) => self.task(callee, call, span, indent),
-                Callee::Op(op) => self.op_assign(var, &x, ops::name(*op), call, value, span, indent),
+                Callee::Op(op) => self.op_assign(var, &x, *op, call, value, span, indent),
             },
             ExprKind::TupleGetItem(..) => {}
             _ if self.rooted(var) => {}
@@ -682,7 +681,7 @@ impl Emitter<'_, '_> {
         &mut self,
         var: VarId,
         x: &str,
-        op: &str,
+        op: crate::ir::OpId,
         call: &crate::ir::Call,
         value: &Expr,
         span: Span,
@@ -690,7 +689,7 @@ impl Emitter<'_, '_> {
     ) {
         let arg_var = |i: usize| call.args.get(i).and_then(Expr::as_var);
         match op {
-            names::TENSOR_CREATE => {
+            ops::id::TENSOR_CREATE => {
                 // The buffer of a returned value comes from its argument slot.
                 if self.declared.contains(x)
                     || self.sig.ext_names.contains(x)
@@ -709,7 +708,7 @@ impl Emitter<'_, '_> {
                 );
                 self.declared.insert(x.to_string());
             }
-            names::TENSOR_READ => {
+            ops::id::TENSOR_READ => {
                 let (Some(t), Some(idx)) = (arg_var(0), call.args.get(1)) else {
                     return self.unsupported(span, "tensor.read requires a tensor variable and indices".into());
                 };
@@ -748,7 +747,7 @@ impl Emitter<'_, '_> {
                 }
                 self.declared.insert(x.to_string());
             }
-            names::TENSOR_VIEW => {
+            ops::id::TENSOR_VIEW => {
                 let Some(t) = arg_var(0) else {
                     return self.unsupported(span, "tensor.view requires a tensor variable".into());
                 };
@@ -764,7 +763,7 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("Tensor {x} = {src}.view({});", lists.join(", ")));
                 self.declared.insert(x.to_string());
             }
-            names::TENSOR_DIM => {
+            ops::id::TENSOR_DIM => {
                 let (Some(t), Some(axis)) = (arg_var(0), call.args.get(1).and_then(Expr::as_const_int)) else {
                     return self.unsupported(span, "tensor.dim requires a tensor variable and a constant axis".into());
                 };
@@ -788,7 +787,8 @@ impl Emitter<'_, '_> {
             _ => self.unsupported(
                 span,
                 format!(
-                    "`{op}` cannot run in an Orchestration function: orchestration code only creates tensors, reads scalars and calls kernels"
+                    "`{}` cannot run in an Orchestration function: orchestration code only creates tensors, reads scalars and calls kernels",
+                    ops::name(op)
                 ),
             ),
         }

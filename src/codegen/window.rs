@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use super::isa::CceEmit;
 use crate::ir::{Callee, ExprKind, Function, Stmt, VarId, VarKind, VarTable};
+use crate::ops::cce::CceEmit;
 
 /// Parameter → window (the `shapes` argument of its first access). Parameters without an
 /// access, or whose first access has non-constant shapes, are absent.

@@ -206,6 +206,21 @@ pub enum Callee {
     Function(String),
 }
 
+impl Callee {
+    /// The operator called, `None` for a function call.
+    pub fn op(&self) -> Option<OpId> {
+        match self {
+            Callee::Op(op) => Some(*op),
+            Callee::Function(_) => None,
+        }
+    }
+
+    /// Whether this calls operator `op` (a typed id of `ops::id`).
+    pub fn is_op(&self, op: OpId) -> bool {
+        matches!(self, Callee::Op(o) if *o == op)
+    }
+}
+
 /// A keyword attribute value (the reference's `std::any` kinds, §2.1). Pipe and core-type enum
 /// values are stored as `Int`, as in the reference.
 #[derive(Clone, Debug, PartialEq)]

@@ -21,8 +21,8 @@
 //! its value.
 
 use super::Lowerer;
+use crate::analysis::memref_plan::{plan_memrefs, set_memref};
 use crate::ir::{Function, VarKind};
-use crate::passes::init_mem_ref::{plan_memrefs, set_memref};
 
 impl Lowerer {
     /// Gives the variables of `f` whose types the text does not show (recorded in

@@ -10,7 +10,6 @@ use super::{Lowerer, YieldRecord};
 use crate::ast::{self, Arg, ExprKind as A, StmtKind as S};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::*;
-use crate::ops::names;
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -850,10 +849,7 @@ fn value_type(name: &str, then_y: &[YieldRecord], else_y: &[YieldRecord]) -> Typ
 /// The MemRef described by a `block.alloc(space, addr, size, id)` call.
 fn alloc_info(value: &Expr) -> Option<MemRefInfo> {
     let call = value.as_call()?;
-    let Callee::Op(op) = call.callee else {
-        return None;
-    };
-    if crate::ops::name(op) != names::ALLOC || call.args.len() != 4 {
+    if !call.callee.is_op(crate::ops::id::ALLOC) || call.args.len() != 4 {
         return None;
     }
     let space = MemorySpace::from_index(call.args[0].as_const_int()?)?;

@@ -5,12 +5,14 @@
 //! schemas and result-type rules.
 
 mod bind;
+pub mod cce;
 mod deduce;
 mod dispatch;
 mod index;
 mod kwvalue;
-pub mod names;
+pub(crate) mod names;
 mod promote;
+pub mod pto;
 mod rules;
 mod shape;
 pub mod table;
@@ -20,9 +22,10 @@ mod tests;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Type, UnOp, VarTable};
 use dispatch::Target;
+pub use names::ids as id;
 pub use promote::promote_dtypes;
 pub(crate) use shape::fmt_type;
-pub use table::{Category, OpDef, OPS};
+pub use table::{Category, OpDef, ResultBuffer, ResultSpace, SyncOp, OPS};
 
 /// An argument as lowering hands it over: an IR expression, or a plain value when the text was
 /// a dtype / enum member / string (`pl.FP16`, `pl.MemorySpace.Vec`, `'round'`) or a literal given

@@ -1,73 +1,95 @@
 //! The IR names of the operators that code outside `ops` singles out (memory allocation, the
-//! loads and stores memory planning follows, the sync ops the sync passes make and read, the
-//! tensor ops orchestration codegen writes by hand, each op the interpreter evaluates). The table's entries are declared with
-//! these constants, so each name is written once; other modules compare `ops::name(op)` with
-//! them or build calls with them, never with a quoted name (`tests/op_names.rs`).
+//! sync ops the sync passes make, the tensor ops orchestration codegen writes by hand, each op
+//! the interpreter evaluates), and their typed ids ([`ids`], re-exported as `ops::id`). The
+//! table's entries are declared with the name constants, so each name is written once; code
+//! outside `ops` compares and builds operators by id (`op == ops::id::ALLOC`) or asks the
+//! entry's columns, never by name (`tests/op_names.rs`).
 
-pub const ALLOC: &str = "block.alloc";
-pub const LOAD: &str = "block.load";
-pub const STORE: &str = "block.store";
-pub const L0C_STORE: &str = "block.l0c_store";
-pub const MOVE: &str = "block.move";
-pub const CREATE_TILE: &str = "block.create_tile";
-pub const MATMUL: &str = "block.matmul";
-pub const MATMUL_ACC: &str = "block.matmul_acc";
-pub const RESHAPE: &str = "block.reshape";
-pub const SYNC_SRC: &str = "system.sync_src";
-pub const SYNC_DST: &str = "system.sync_dst";
-pub const BAR_V: &str = "system.bar_v";
-pub const BAR_M: &str = "system.bar_m";
-pub const BAR_ALL: &str = "system.bar_all";
-pub const TENSOR_CREATE: &str = "tensor.create";
-pub const TENSOR_READ: &str = "tensor.read";
-pub const TENSOR_VIEW: &str = "tensor.view";
-pub const TENSOR_DIM: &str = "tensor.dim";
+/// Declares each name constant and, in [`ids`], the id of the table entry of that name
+/// (found when the crate is compiled: a name without an entry does not compile).
+macro_rules! operators {
+    ($($id:ident = $name:literal,)*) => {
+        $(pub const $id: &str = $name;)*
 
-// Evaluated by the interpreter one by one (`interp::ops`).
-pub const ADDC: &str = "block.addc";
-pub const ADDSC: &str = "block.addsc";
-pub const BATCH_MATMUL: &str = "block.batch_matmul";
-pub const CAST: &str = "block.cast";
-pub const CMP: &str = "block.cmp";
-pub const CMPS: &str = "block.cmps";
-pub const COL_EXPAND: &str = "block.col_expand";
-pub const COL_EXPAND_DIV: &str = "block.col_expand_div";
-pub const COL_EXPAND_MUL: &str = "block.col_expand_mul";
-pub const COL_EXPAND_SUB: &str = "block.col_expand_sub";
-pub const EXPANDS: &str = "block.expands";
-pub const FILLPAD: &str = "block.fillpad";
-pub const FULL: &str = "block.full";
-pub const GEMV: &str = "block.gemv";
-pub const GEMV_ACC: &str = "block.gemv_acc";
-pub const GEMV_BIAS: &str = "block.gemv_bias";
-pub const GET_BLOCK_IDX: &str = "block.get_block_idx";
-pub const LRELU: &str = "block.lrelu";
-pub const MATMUL_BIAS: &str = "block.matmul_bias";
-pub const MAX: &str = "block.max";
-pub const MIN: &str = "block.min";
-pub const PRELU: &str = "block.prelu";
-pub const ROW_EXPAND: &str = "block.row_expand";
-pub const ROW_EXPAND_ADD: &str = "block.row_expand_add";
-pub const ROW_EXPAND_DIV: &str = "block.row_expand_div";
-pub const ROW_EXPAND_MUL: &str = "block.row_expand_mul";
-pub const ROW_EXPAND_SUB: &str = "block.row_expand_sub";
-pub const ROW_MAX: &str = "block.row_max";
-pub const ROW_MIN: &str = "block.row_min";
-pub const ROW_SUM: &str = "block.row_sum";
-pub const SEL: &str = "block.sel";
-pub const SELS: &str = "block.sels";
-pub const SUBC: &str = "block.subc";
-pub const SUBSC: &str = "block.subsc";
-pub const SUM: &str = "block.sum";
-pub const TRANSPOSE: &str = "block.transpose";
-pub const VEC_MOVE: &str = "block.vec_move";
-pub const VIEW: &str = "block.view";
-pub const TENSOR_ASSEMBLE: &str = "tensor.assemble";
-pub const TENSOR_CAST: &str = "tensor.cast";
-pub const TENSOR_EXP: &str = "tensor.exp";
-pub const TENSOR_MATMUL: &str = "tensor.matmul";
-pub const TENSOR_RESHAPE: &str = "tensor.reshape";
-pub const TENSOR_ROW_MAX: &str = "tensor.row_max";
-pub const TENSOR_ROW_SUM: &str = "tensor.row_sum";
-pub const TENSOR_TRANSPOSE: &str = "tensor.transpose";
-pub const TEST_OP: &str = "test.op";
+        /// The id of each operator named in [`super::names`](self), for comparing and building
+        /// operator calls without their names.
+        pub mod ids {
+            use crate::ir::OpId;
+            $(pub const $id: OpId = crate::ops::table::id_of(super::$id);)*
+
+            /// Every id with its name (evaluating each id when the tests are compiled).
+            #[cfg(test)]
+            pub const ALL: &[(OpId, &str)] = &[$(($id, super::$id)),*];
+        }
+    };
+}
+
+operators! {
+    ALLOC = "block.alloc",
+    LOAD = "block.load",
+    STORE = "block.store",
+    L0C_STORE = "block.l0c_store",
+    MOVE = "block.move",
+    CREATE_TILE = "block.create_tile",
+    MATMUL = "block.matmul",
+    MATMUL_ACC = "block.matmul_acc",
+    RESHAPE = "block.reshape",
+    SYNC_SRC = "system.sync_src",
+    SYNC_DST = "system.sync_dst",
+    BAR_V = "system.bar_v",
+    BAR_M = "system.bar_m",
+    BAR_ALL = "system.bar_all",
+    TENSOR_CREATE = "tensor.create",
+    TENSOR_READ = "tensor.read",
+    TENSOR_VIEW = "tensor.view",
+    TENSOR_DIM = "tensor.dim",
+
+    // Evaluated by the interpreter one by one (`interp::ops`).
+    ADDC = "block.addc",
+    ADDSC = "block.addsc",
+    BATCH_MATMUL = "block.batch_matmul",
+    CAST = "block.cast",
+    CMP = "block.cmp",
+    CMPS = "block.cmps",
+    COL_EXPAND = "block.col_expand",
+    COL_EXPAND_DIV = "block.col_expand_div",
+    COL_EXPAND_MUL = "block.col_expand_mul",
+    COL_EXPAND_SUB = "block.col_expand_sub",
+    EXPANDS = "block.expands",
+    FILLPAD = "block.fillpad",
+    FULL = "block.full",
+    GEMV = "block.gemv",
+    GEMV_ACC = "block.gemv_acc",
+    GEMV_BIAS = "block.gemv_bias",
+    GET_BLOCK_IDX = "block.get_block_idx",
+    LRELU = "block.lrelu",
+    MATMUL_BIAS = "block.matmul_bias",
+    MAX = "block.max",
+    MIN = "block.min",
+    PRELU = "block.prelu",
+    ROW_EXPAND = "block.row_expand",
+    ROW_EXPAND_ADD = "block.row_expand_add",
+    ROW_EXPAND_DIV = "block.row_expand_div",
+    ROW_EXPAND_MUL = "block.row_expand_mul",
+    ROW_EXPAND_SUB = "block.row_expand_sub",
+    ROW_MAX = "block.row_max",
+    ROW_MIN = "block.row_min",
+    ROW_SUM = "block.row_sum",
+    SEL = "block.sel",
+    SELS = "block.sels",
+    SUBC = "block.subc",
+    SUBSC = "block.subsc",
+    SUM = "block.sum",
+    TRANSPOSE = "block.transpose",
+    VEC_MOVE = "block.vec_move",
+    VIEW = "block.view",
+    TENSOR_ASSEMBLE = "tensor.assemble",
+    TENSOR_CAST = "tensor.cast",
+    TENSOR_EXP = "tensor.exp",
+    TENSOR_MATMUL = "tensor.matmul",
+    TENSOR_RESHAPE = "tensor.reshape",
+    TENSOR_ROW_MAX = "tensor.row_max",
+    TENSOR_ROW_SUM = "tensor.row_sum",
+    TENSOR_TRANSPOSE = "tensor.transpose",
+    TEST_OP = "test.op",
+}

@@ -8,9 +8,9 @@
 //! the constructor default that the reference inserts) and which result-type rule applies.
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
+use super::cce::{CceEmit, BINARY, BINARY_SCALAR, TERNARY, UNARY};
 use super::names;
-use crate::codegen::isa::{CceEmit, BINARY, BINARY_SCALAR, TERNARY, UNARY};
-use crate::codegen::pto::isa::PtoEmit;
+use super::pto::PtoEmit;
 use crate::ir::{DataType, MemorySpace, OpId, PipeType};
 use Expect::*;
 
@@ -79,6 +79,65 @@ pub struct OpDef {
     /// operand from; checked before C++ is emitted (`codegen::spaces`). Ops on the vector pipe
     /// get [`Reads::Tiles`]`(&[Vec])` from [`OpDef::pipes`] unless they say otherwise.
     pub reads: Reads,
+    /// The memory space of the result's buffer (`passes-and-codegen.md` §2.8 step 2), read by
+    /// init-mem-ref for block ops.
+    pub result_space: ResultSpace,
+    /// Whose buffer the result is (§2.8 step 3), read by init-mem-ref, insert-sync and the
+    /// sync checker.
+    pub result_buffer: ResultBuffer,
+    /// The synchronisation the op is, for the sync passes and the sync checker; `None` for
+    /// every op that is not one.
+    pub sync: Option<SyncOp>,
+}
+
+/// The memory space of an op's result (the [`OpDef::result_space`] column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultSpace {
+    /// Vec (UB), where the vector unit computes.
+    Vec,
+    /// The space the call's `target_memory` kwarg names, Vec without one.
+    TargetMemory,
+    /// DDR: the result is a tensor in global memory.
+    Ddr,
+    /// Acc (L0C), where the cube unit accumulates.
+    Acc,
+}
+
+/// Whose buffer an op's result is (the [`OpDef::result_buffer`] column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultBuffer {
+    /// A buffer of its own.
+    Own,
+    /// The buffer of argument `k`, which the op writes and does not read: the result of
+    /// `block.store` is its destination tensor (spec §2.10), and of its other operands only the
+    /// stored tile has a buffer.
+    Destination(usize),
+    /// The buffer of argument `k`, which the op reads: `block.reshape`'s result is its input
+    /// tile seen in another shape.
+    ViewOf(usize),
+}
+
+impl ResultBuffer {
+    /// The argument whose buffer the result is, if any.
+    pub fn shared_arg(self) -> Option<usize> {
+        match self {
+            ResultBuffer::Own => None,
+            ResultBuffer::Destination(k) | ResultBuffer::ViewOf(k) => Some(k),
+        }
+    }
+}
+
+/// The synchronisation an op is (the [`OpDef::sync`] column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncOp {
+    /// `system.sync_src`: sets an event flag (`set_flag`).
+    Set,
+    /// `system.sync_dst`: waits for an event flag (`wait_flag`).
+    Wait,
+    /// A pipe barrier (`system.bar_v`, `system.bar_m`).
+    Barrier(PipeType),
+    /// `system.bar_all`.
+    BarrierAll,
 }
 
 /// Which memory spaces an op's tile operands may be in (the [`OpDef::reads`] column). The
@@ -153,11 +212,43 @@ impl OpDef {
     /// Whether the argument at `index` is a destination the op writes (a parameter named
     /// `output_tensor`, like `block.store`'s tensor), not an operand it reads.
     pub fn writes_arg(&self, index: usize) -> bool {
-        self.arg_params().nth(index).is_some_and(|p| p.name == "output_tensor")
+        self.written_arg() == Some(index)
+    }
+    /// The argument the op writes (see [`OpDef::writes_arg`]), if any.
+    pub fn written_arg(&self) -> Option<usize> {
+        self.arg_params().position(|p| p.name == "output_tensor")
     }
     pub fn kwarg(&self, name: &str) -> Option<&'static KwSpec> {
         self.kwargs.iter().find(|k| k.name == name)
     }
+}
+
+/// The id of the entry named `name`, for the typed ids of `ops::id` (evaluated when the crate
+/// is compiled; a name without an entry stops the build).
+pub(super) const fn id_of(name: &str) -> OpId {
+    let mut i = 0;
+    while i < OPS.len() {
+        if same_str(OPS[i].name, name) {
+            return OpId(i as u16);
+        }
+        i += 1;
+    }
+    panic!("an operator id names no entry of the operator table")
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Every entry with its id, in table order.
@@ -400,6 +491,9 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         cce: None,
         pto: None,
         reads: Reads::Any,
+        result_space: ResultSpace::Vec,
+        result_buffer: ResultBuffer::Own,
+        sync: None,
     }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {
@@ -412,6 +506,15 @@ const fn system(name: &'static str, params: &'static [Param], kwargs: &'static [
     op(name, Category::Sync, params, Rule::Sync).kwargs(kwargs)
 }
 impl OpDef {
+    const fn result_space(self, result_space: ResultSpace) -> OpDef {
+        OpDef { result_space, ..self }
+    }
+    const fn result_buffer(self, result_buffer: ResultBuffer) -> OpDef {
+        OpDef { result_buffer, ..self }
+    }
+    const fn sync(self, sync: SyncOp) -> OpDef {
+        OpDef { sync: Some(sync), ..self }
+    }
     const fn printed(self, printed: &'static str) -> OpDef {
         OpDef { printed, ..self }
     }
@@ -593,6 +696,7 @@ pub static OPS: &[OpDef] = &[
     block(names::GET_BLOCK_IDX, &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::BlockIdx),
     block(names::CREATE_TILE, &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
+        .result_space(ResultSpace::TargetMemory)
         .kwargs(&[
             req("dtype", KwKind::DType),
             opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
@@ -608,6 +712,7 @@ pub static OPS: &[OpDef] = &[
         &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
         Rule::Load,
     ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
+    .result_space(ResultSpace::TargetMemory)
     .kwargs(&[req("target_memory", KwKind::Space(&[MemorySpace::Vec, MemorySpace::Mat]))
         .default(KwDefault::Space(MemorySpace::Vec))])
     .unified(&["load"])
@@ -615,6 +720,8 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Load),
     // `TSTORE` on MTE3 (the pipe the passes sync on) stores from UB.
     block(names::STORE, STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
+        .result_space(ResultSpace::Ddr)
+        .result_buffer(ResultBuffer::Destination(3))
         .reads(Reads::Args(&[VEC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
@@ -624,6 +731,7 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
     block(names::MOVE, &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
+        .result_space(ResultSpace::TargetMemory)
         .reads(Reads::MoveSource)
         .kwargs(&[
             req("target_memory", KwKind::Space(&[])),
@@ -767,11 +875,13 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Cast),
     // matrix
     block(names::MATMUL, MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)).reads(MATMUL_READS)
+        .result_space(ResultSpace::Acc)
         .cce(dst("TMATMUL", 2, BINARY))
         .pto(pto("pto.tmatmul", 2)),
     block(names::GEMV, MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]).reads(MATMUL_READS)
         .pto(pto("pto.tgemv", 2)),
     block(names::MATMUL_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
+        .result_space(ResultSpace::Acc)
         .reads(MATMUL_ACC_READS)
         .cce(dst("TMATMUL_ACC", 3, TERNARY))
         .pto(pto("pto.tmatmul.acc", 3)),
@@ -835,6 +945,7 @@ pub static OPS: &[OpDef] = &[
         .reads(Reads::Any)
         .cce(CceEmit::Extract),
     block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
+        .result_buffer(ResultBuffer::ViewOf(0))
         .reads(Reads::Any)
         .cce(dst_arg("TRESHAPE", 0))
         .pto(pto("pto.treshape", 1)),
@@ -847,14 +958,19 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.ttrans", 3)),
     // ---- §4.3 system.* (5)
     system(names::SYNC_SRC, SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
+        .sync(SyncOp::Set)
         .cce(CceEmit::Flag { instr: "set_flag" }),
     system(names::SYNC_DST, SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
+        .sync(SyncOp::Wait)
         .cce(CceEmit::Flag { instr: "wait_flag" }),
     system(names::BAR_V, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+        .sync(SyncOp::Barrier(PipeType::V))
         .cce(CceEmit::Barrier { pipe: "PIPE_V" }),
     system(names::BAR_M, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+        .sync(SyncOp::Barrier(PipeType::M))
         .cce(CceEmit::Barrier { pipe: "PIPE_M" }),
     system(names::BAR_ALL, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+        .sync(SyncOp::BarrierAll)
         .cce(CceEmit::Barrier { pipe: "PIPE_ALL" }),
     // ---- test.op
     op(

@@ -112,6 +112,25 @@ fn tile_of(t: &Type) -> &TileType {
 // ---------------------------------------------------------------------------------------------
 // The table
 
+/// Each typed id is the entry of its name, and the memory and sync columns say what the
+/// passes used to decide by name.
+#[test]
+fn typed_ids_name_their_entries() {
+    assert!(id::ALL.len() > 60);
+    for &(op, n) in id::ALL {
+        assert_eq!(name(op), n);
+        assert_eq!(lookup(n), Some(op));
+    }
+    assert_eq!(def(id::STORE).result_buffer, ResultBuffer::Destination(3));
+    assert_eq!(def(id::RESHAPE).result_buffer, ResultBuffer::ViewOf(0));
+    assert_eq!(def(id::L0C_STORE).result_buffer, ResultBuffer::Own);
+    assert_eq!(def(id::MATMUL_ACC).result_space, ResultSpace::Acc);
+    assert_eq!(def(id::LOAD).result_space, ResultSpace::TargetMemory);
+    let syncs: Vec<&str> = OPS.iter().filter(|d| d.sync.is_some()).map(|d| d.name).collect();
+    assert_eq!(syncs, [names::SYNC_SRC, names::SYNC_DST, names::BAR_V, names::BAR_M, names::BAR_ALL]);
+    assert!(OPS.iter().all(|d| d.sync.is_some() == (d.category == Category::Sync)));
+}
+
 #[test]
 fn table_has_107_unique_ops_in_four_categories() {
     assert_eq!(OPS.len(), 107);

@@ -23,10 +23,7 @@ use super::{basic_memory_reuse, OptLevel, PassEnv};
 use crate::backend::capacity;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_stmts};
-use crate::ir::{
-    Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind, VarTable,
-};
-use crate::ops::names;
+use crate::ir::{DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind, VarTable};
 
 /// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
 const ALIGN: u64 = 32;
@@ -181,7 +178,7 @@ fn rewrite_allocs(s: &mut Stmt, addrs: &BTreeMap<VarId, u64>) {
     match s {
         Stmt::Assign { var, value, .. } => {
             if let (Some(&a), ExprKind::Call(call)) = (addrs.get(var), &mut value.kind) {
-                let is_alloc = matches!(call.callee, Callee::Op(op) if crate::ops::name(op) == names::ALLOC);
+                let is_alloc = call.callee.is_op(crate::ops::id::ALLOC);
                 if is_alloc && call.args.len() == 4 {
                     let span = call.args[1].span;
                     call.args[1] = Expr { span, ..address(a) };

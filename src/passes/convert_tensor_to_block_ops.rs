@@ -21,7 +21,6 @@ use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param, ParamDirection,
     Program, Stmt, Type, VarId, VarKind, VarTable,
 };
-use crate::ops::names;
 use crate::ops::{self, Category};
 
 /// The block op that tensor op `op` becomes in an InCore function, if it has one (§2.7 table).
@@ -83,7 +82,7 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         let Type::Tensor(t) = rw.vars.var_type(p.var).clone() else { continue };
         let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
         let kwargs = vec![("target_memory", KwValue::Space(MemorySpace::Vec))];
-        let load = rw.op_call(names::LOAD, args, kwargs, span)?;
+        let load = rw.typed_call(ops::id::LOAD, args, kwargs, span)?;
         let name = format!("{}_tile", rw.vars.var_name(p.var));
         let tile = rw.define(p.var, name, load, span, &mut body);
         rw.map.insert(p.var, tile);
@@ -115,7 +114,7 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         out_types.push(out_ty);
         let args =
             vec![value, zeros(tile.shape.len(), ret_span), rw.dims(&tile.shape, ret_span), Expr::var(param, ret_span)];
-        let store = rw.op_call(names::STORE, args, Vec::new(), ret_span)?;
+        let store = rw.typed_call(ops::id::STORE, args, Vec::new(), ret_span)?;
         let ty = store.ty.clone();
         let stored = rw.vars.new_var(name, ty.clone(), VarKind::Plain, ret_span);
         body.push(Stmt::Assign { var: stored, value: store, span: ret_span });
@@ -393,26 +392,13 @@ impl<'p, 'g> Rewriter<'p, 'g> {
         };
         let args = vec![self.dims(&t.shape, span)];
         let kwargs = vec![("dtype", KwValue::DType(t.dtype))];
-        self.op_call(names::TENSOR_CREATE, args, kwargs, span)
+        self.typed_call(ops::id::TENSOR_CREATE, args, kwargs, span)
     }
 
     /// A shape as a list expression.
     fn dims(&self, shape: &[Expr], span: Span) -> Expr {
         let ty = Type::Tuple(shape.iter().map(|d| self.vars.type_of(d).clone()).collect());
         Expr::new(ExprKind::MakeTuple(shape.to_vec()), ty, span)
-    }
-
-    fn op_call(
-        &self,
-        name: &str,
-        args: Vec<Expr>,
-        kwargs: Vec<(&'static str, KwValue)>,
-        span: Span,
-    ) -> Result<Expr, Diagnostic> {
-        let op = ops::lookup(name).ok_or_else(|| {
-            Diagnostic::error(codes::UNKNOWN_OP, span, format!("operator '{name}' is not registered"))
-        })?;
-        self.typed_call(op, args, kwargs, span)
     }
 
     /// A call of `op` with its deduced result type.

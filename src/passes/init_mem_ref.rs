@@ -5,7 +5,7 @@
 //! Types live in the variable table, so "re-creating a variable with a MemRef" is re-typing its
 //! table entry: every use sees the new type at once. MemRefs are [`VarKind::MemRef`] variables;
 //! two variables share a buffer exactly when their types name the same MemRef variable. The
-//! MemRefs are planned first ([`plan_memrefs`]) and then created, so that lowering can ask the
+//! MemRefs are planned first ([`crate::analysis::memref_plan`]) and then created, so that lowering can ask the
 //! plan which MemRefs the variables whose types the text does not show were given.
 //!
 //! Reproduced reference behaviour: a tensor re-typed with a MemRef loses its tensor view
@@ -13,39 +13,32 @@
 //! DDR MemRefs (§6 Q6); the allocs go into the first top-level `OpStmts`, even one after a loop
 //! that uses them (§6 Q15).
 
-use std::sync::Arc;
-
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
-use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::visit::{child_stmts, for_each_var, stmt_exprs};
+use crate::analysis::memref_plan::{self, set_memref};
+use crate::diag::Diagnostic;
 use crate::ir::{
-    Call, Callee, DataType, Expr, ExprKind, Function, KwValue, MemRefInfo, MemorySpace, OpId, Program, Stmt, Type,
-    VarId, VarKind, VarTable,
+    Call, Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind, VarTable,
 };
 use crate::ops;
-use crate::ops::names;
 
 /// The pass entry point (registered as `init-mem-ref`): a function pass over every function.
 pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let alloc_op = ops::lookup(names::ALLOC).ok_or_else(|| {
-        vec![Diagnostic::error(codes::UNKNOWN_OP, Span::NONE, "the operator table has no `block.alloc`")]
-    })?;
-    Ok(super::each_function(prog, env, |f| init_function(f, alloc_op)))
+    Ok(super::each_function(prog, env, init_function))
 }
 
 /// Normalises `f` (§2.8 step 1), gives its variables MemRefs (steps 2–3) and inserts the allocs
 /// (step 4).
-fn init_function(mut f: Function, alloc_op: OpId) -> Function {
+fn init_function(mut f: Function) -> Function {
     f.body = normalize_body(std::mem::replace(&mut f.body, Stmt::empty()));
     let mut table = std::mem::take(&mut f.vars);
     let table = &mut table;
     // The walk that plans the MemRefs also records the body's variable occurrences in the
     // order the allocs are listed in, so that listing them needs no second walk.
     let mut occurrences = Vec::new();
-    let plan = plan(table, &f, Some(&mut occurrences));
+    let plan = memref_plan::plan_recording(table, &f, Some(&mut occurrences));
     // One table entry per MemRef: grown once, not copied on every doubling.
     table.reserve(plan.buffers.len());
     let first_new = table.len();
@@ -58,277 +51,10 @@ fn init_function(mut f: Function, alloc_op: OpId) -> Function {
     for (v, id) in plan.memref_of {
         set_memref(&mut table.var_mut(v).ty, memrefs[id]);
     }
-    let allocs = alloc_stmts(table, &f, &occurrences, first_new, alloc_op);
+    let allocs = alloc_stmts(table, &f, &occurrences, first_new);
     insert_allocs(&mut f.body, allocs);
     f.vars = std::mem::take(table);
     f
-}
-
-/// The MemRefs init-mem-ref gives the tensor and tile variables of one function (§2.8 steps
-/// 2–3), before any is created: MemRef `id` is `buffers[id]` (its description and the span of
-/// the variable it was made for), and `memref_of` maps each variable that gets a MemRef to its
-/// id. It depends only on the function's statements — which op writes each variable, and the
-/// order of the reference's visit — not on the MemRefs its types carry already, so lowering can
-/// ask it which MemRef a variable whose type the text does not show had (`lower::memrefs`).
-pub(crate) struct MemRefPlan {
-    pub buffers: Vec<(MemRefInfo, Span)>,
-    pub memref_of: FxHashMap<VarId, usize>,
-}
-
-/// The [`MemRefPlan`] of `f` (whose body need not be normalised: normalising only regroups
-/// statements, it does not reorder them).
-pub(crate) fn plan_memrefs(table: &VarTable, f: &Function) -> MemRefPlan {
-    plan(table, f, None)
-}
-
-/// [`plan_memrefs`], recording in `occurrences` (when given) the variable occurrences of the
-/// body in the order [`alloc_stmts`] lists them: the planner's walk order, with each
-/// assignment's target moved before the variables of its value.
-fn plan(table: &VarTable, f: &Function, mut occurrences: Option<&mut Vec<VarId>>) -> MemRefPlan {
-    let vars = memory_spaces(&f.body);
-    // Nearly every buffer is a block op's result or a parameter: room for them all up front
-    // (the buffers are large entries, and growing copies them).
-    let expected = vars.len() + f.params.len();
-    let mut memref_of = FxHashMap::default();
-    memref_of.reserve(expected);
-    let mut planner = Planner { table, vars, plan: MemRefPlan { buffers: Vec::with_capacity(expected), memref_of } };
-    for p in &f.params {
-        planner.visit_var(p.var);
-    }
-    walk_vars(&f.body, &mut |occ| {
-        if let Some(order) = occurrences.as_deref_mut() {
-            match occ {
-                Occurrence::Var(v) => order.push(v),
-                Occurrence::Assigned { var, uses, .. } => order.insert(order.len() - uses, var),
-            }
-        }
-        planner.visit(occ)
-    });
-    planner.plan
-}
-
-// ---------------------------------------------------------------------------------------------
-// Step 2: memory spaces
-
-/// The memory space each `x = block.*(…)` writes to (§2.8 step 2), in the planner's table
-/// (nothing visited yet). Variables without a space (parameters, non-block assignments, loop
-/// and return vars) live in DDR.
-fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, VarVisit> {
-    let mut spaces = FxHashMap::default();
-    crate::ir::visit::walk_stmts(body, &mut |s| {
-        if let Stmt::Assign { var, value, .. } = s {
-            if let Some((name, call)) = op_call(value) {
-                if matches!(call.callee, Callee::Op(op) if ops::def(op).category == ops::Category::Block) {
-                    spaces.insert(*var, VarVisit { space: Some(space_written_by(name, call)), seen: false });
-                }
-            }
-        }
-    });
-    spaces
-}
-
-/// The space table of §2.8 step 2.
-fn space_written_by(op: &str, call: &Call) -> MemorySpace {
-    match op {
-        names::LOAD | names::MOVE | names::CREATE_TILE => target_memory(call).unwrap_or(MemorySpace::Vec),
-        names::STORE => MemorySpace::Ddr,
-        names::MATMUL | names::MATMUL_ACC => MemorySpace::Acc,
-        _ => MemorySpace::Vec,
-    }
-}
-
-/// The `target_memory` kwarg (stored as a space; hand-built IR may hold its integer code).
-fn target_memory(call: &Call) -> Option<MemorySpace> {
-    call.kwargs.iter().find(|(k, _)| *k == "target_memory").and_then(|(_, v)| match v {
-        KwValue::Space(s) => Some(*s),
-        KwValue::Int(i) => MemorySpace::from_index(*i),
-        _ => None,
-    })
-}
-
-/// The op name and call of an operator call (not a function call).
-fn op_call(e: &Expr) -> Option<(&'static str, &Call)> {
-    let call = e.as_call()?;
-    match call.callee {
-        Callee::Op(op) => Some((ops::name(op), call)),
-        Callee::Function(_) => None,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Variable occurrences in the reference's visit order
-
-/// One variable occurrence met by [`walk_vars`].
-enum Occurrence<'a> {
-    /// Any occurrence other than an assignment's target: a use, a param, a loop/iter/return var.
-    Var(VarId),
-    /// The target of `var = value`, met right after the `uses` occurrences of the variables of
-    /// `value`.
-    Assigned { var: VarId, value: &'a Expr, uses: usize },
-}
-
-/// Calls `f` on every variable occurrence of `s` in the reference mutator's order: an
-/// assignment's value before its target; a `for`'s loop var, `start`/`stop`/`step`, iter args, body, return vars; an `if`'s condition, branches,
-/// return vars; a `while`'s condition, iter args, body, return vars. Iter-arg init values live
-/// in the variable table and are left to the caller.
-fn walk_vars<'a>(s: &'a Stmt, f: &mut impl FnMut(Occurrence<'a>)) {
-    match s {
-        Stmt::Assign { var, value, .. } => {
-            let mut uses = 0;
-            expr_uses(value, &mut |occ| {
-                uses += 1;
-                f(occ)
-            });
-            f(Occurrence::Assigned { var: *var, value, uses });
-        }
-        Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, .. } => {
-            f(Occurrence::Var(*loop_var));
-            for e in [start, stop, step] {
-                expr_uses(e, f);
-            }
-            iter_args.iter().for_each(|v| f(Occurrence::Var(*v)));
-            walk_vars(body, f);
-            return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
-        }
-        Stmt::While { cond, iter_args, body, return_vars, .. } => {
-            expr_uses(cond, f);
-            iter_args.iter().for_each(|v| f(Occurrence::Var(*v)));
-            walk_vars(body, f);
-            return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
-        }
-        Stmt::If { cond, then_body, else_body, return_vars, .. } => {
-            expr_uses(cond, f);
-            walk_vars(then_body, f);
-            if let Some(e) = else_body {
-                walk_vars(e, f);
-            }
-            return_vars.iter().for_each(|v| f(Occurrence::Var(*v)));
-        }
-        _ => {
-            for e in stmt_exprs(s) {
-                expr_uses(e, f);
-            }
-            for c in child_stmts(s) {
-                walk_vars(c, f);
-            }
-        }
-    }
-}
-
-/// Calls `f` on every variable used in `e`, in pre-order.
-fn expr_uses<'a>(e: &'a Expr, f: &mut impl FnMut(Occurrence<'a>)) {
-    for_each_var(e, &mut |v| f(Occurrence::Var(v)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Step 3: MemRef creation
-
-/// Plans a MemRef for each tensor/tile variable of one function at its first occurrence.
-struct Planner<'p> {
-    table: &'p VarTable,
-    /// What the planner knows per variable (one table, so a visit costs one lookup).
-    vars: FxHashMap<VarId, VarVisit>,
-    plan: MemRefPlan,
-}
-
-/// One variable in the [`Planner`]'s table.
-#[derive(Clone, Copy, Default)]
-struct VarVisit {
-    /// The space its producing op writes to (step 2).
-    space: Option<MemorySpace>,
-    /// Already visited in this function.
-    seen: bool,
-}
-
-impl Planner<'_> {
-    fn visit(&mut self, occ: Occurrence<'_>) {
-        match occ {
-            Occurrence::Var(v) => self.visit_var(v),
-            Occurrence::Assigned { var, value, .. } => {
-                if self.vars.get(&var).is_some_and(|e| e.seen) {
-                    return;
-                }
-                match self.shared_memref(value) {
-                    Some(m) if is_buffer(self.table.var_type(var)) => {
-                        self.vars.entry(var).or_default().seen = true;
-                        self.plan.memref_of.insert(var, m);
-                    }
-                    _ => self.visit_var(var),
-                }
-            }
-        }
-    }
-
-    /// The MemRef an assignment's target shares instead of getting its own (§2.8 step 3):
-    /// a store's result is its destination tensor; a reshape's result is its input tile.
-    fn shared_memref(&self, value: &Expr) -> Option<usize> {
-        let (name, call) = op_call(value)?;
-        let source = match name {
-            names::STORE => call.args.get(3)?,
-            names::RESHAPE => call.args.first()?,
-            _ => return None,
-        };
-        self.plan.memref_of.get(&source.as_var()?).copied()
-    }
-
-    /// First occurrence of `v`: an iter arg takes its init variable's MemRef (an init value
-    /// that is not a variable has none); any other tensor/tile variable gets a new one; scalars
-    /// get none.
-    fn visit_var(&mut self, v: VarId) {
-        let entry = self.vars.entry(v).or_default();
-        if entry.seen {
-            return;
-        }
-        entry.seen = true;
-        let space = entry.space.unwrap_or(MemorySpace::Ddr);
-        if !is_buffer(self.table.var_type(v)) {
-            return;
-        }
-        if let VarKind::IterArg { init } = &self.table.var(v).kind {
-            for_each_var(init, &mut |u| self.visit_var(u));
-            if let Some(&m) = init.as_var().and_then(|u| self.plan.memref_of.get(&u)) {
-                self.plan.memref_of.insert(v, m);
-            }
-            return;
-        }
-        let data = self.table.var(v);
-        let id = self.plan.buffers.len();
-        let info = MemRefInfo {
-            space,
-            addr: Expr::int(-1, DataType::Int64, Span::NONE),
-            size: buffer_size(&data.ty),
-            id: id as u64,
-        };
-        self.plan.buffers.push((info, data.span));
-        self.plan.memref_of.insert(v, id);
-    }
-}
-
-/// Gives a type MemRef `m`: a tile keeps its tile view, a tensor loses its tensor view (§6 Q5);
-/// other types have no MemRef.
-pub(crate) fn set_memref(ty: &mut Type, m: VarId) {
-    match ty {
-        Type::Tensor(t) => {
-            let t = Arc::make_mut(t);
-            t.memref = Some(m);
-            t.view = None;
-        }
-        Type::Tile(t) => Arc::make_mut(t).memref = Some(m),
-        _ => {}
-    }
-}
-
-/// Whether a variable of this type lives in a buffer (tensor or tile).
-fn is_buffer(ty: &Type) -> bool {
-    matches!(ty, Type::Tensor(_) | Type::Tile(_))
-}
-
-/// Bytes of a tensor/tile: product of the dims × whole bytes per element, or 0 when a dim is
-/// not an integer constant (or the product does not fit).
-fn buffer_size(ty: &Type) -> u64 {
-    let (Some(shape), Some(dtype)) = (ty.shape(), ty.dtype()) else { return 0 };
-    let elem_bytes = u64::from(dtype.bits().div_ceil(8));
-    shape.iter().try_fold(elem_bytes, |acc, d| acc.checked_mul(u64::try_from(d.as_const_int()?).ok()?)).unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,9 +62,9 @@ fn buffer_size(ty: &Type) -> u64 {
 
 /// One `mem_<s>_<id>: pl.MemRefType = pl.block.alloc(<S>, addr, size, id)` per distinct
 /// on-chip MemRef of a tile variable, in first-appearance order: params, then the body's
-/// variable `occurrences` (targets before values, see [`plan`]). The MemRefs made for `f` are
+/// variable `occurrences` (targets before values, see [`memref_plan::plan_recording`]). The MemRefs made for `f` are
 /// the variables from index `first_new` on.
-fn alloc_stmts(table: &VarTable, f: &Function, occurrences: &[VarId], first_new: usize, alloc_op: OpId) -> Vec<Stmt> {
+fn alloc_stmts(table: &VarTable, f: &Function, occurrences: &[VarId], first_new: usize) -> Vec<Stmt> {
     let mut order = Vec::new();
     // Which MemRefs are listed: the function's own (nearly all) in a table indexed from
     // `first_new`, which is cheaper than hashing each of the many occurrences; any other
@@ -374,7 +100,7 @@ fn alloc_stmts(table: &VarTable, f: &Function, occurrences: &[VarId], first_new:
                 int(i64::try_from(info.size).unwrap_or(i64::MAX)),
                 int(i64::try_from(info.id).unwrap_or(i64::MAX)),
             ];
-            let call = Call { callee: Callee::Op(alloc_op), args, kwargs: Vec::new() };
+            let call = Call { callee: Callee::Op(ops::id::ALLOC), args, kwargs: Vec::new() };
             let value = Expr::new(ExprKind::Call(Box::new(call)), Type::MemRef, span);
             Some(Stmt::Assign { var: m, value, span })
         })
@@ -401,30 +127,5 @@ fn insert_allocs(body: &mut Stmt, allocs: Vec<Stmt>) {
             ops.splice(0..0, allocs);
         }
         None => stmts.insert(0, Stmt::Ops { stmts: allocs, span }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The occurrences the planning walk records are the body's variables with each
-    /// assignment's target before its value's variables, the order the allocs are listed in.
-    #[test]
-    fn recorded_occurrences_put_targets_before_values() {
-        let src = "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, a_0: pl.Tensor[[16], pl.FP32], out_0: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:\n        z_0: pl.Tile[[16], pl.FP32] = pl.block.load(a_0, [0], [16], target_memory=pl.MemorySpace.Vec)\n        for i_0, (acc_1,) in pl.range(0, 4, 1, init_values=(z_0,)):\n            s_0: pl.Tile[[16], pl.FP32] = pl.block.add(acc_1, z_0)\n            acc_2: pl.Tile[[16], pl.FP32] = pl.yield_(s_0)\n        r_0: pl.Tensor[[16], pl.FP32] = pl.block.store(acc_2, [0], [16], out_0)\n        return r_0\n";
-        let table = crate::driver::frontend(src).expect("input lowers");
-        let f = &table.functions[0];
-        let mut recorded = Vec::new();
-        let with = plan(&f.vars, f, Some(&mut recorded));
-        let names: Vec<&str> = recorded.iter().map(|&v| f.var_name(v)).collect();
-        assert_eq!(
-            names,
-            ["z_0", "a_0", "i_0", "acc_1", "s_0", "acc_1", "z_0", "s_0", "acc_2", "r_0", "acc_2", "out_0", "r_0"]
-        );
-        // Recording does not change the plan.
-        let without = plan_memrefs(&f.vars, f);
-        assert_eq!(with.buffers, without.buffers);
-        assert_eq!(with.memref_of, without.memref_of);
     }
 }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use super::PassEnv;
 use crate::diag::Diagnostic;
-use crate::ir::{Callee, KwValue, Program, Stmt};
-use crate::ops::names;
+use crate::ir::{KwValue, Program, Stmt};
+use crate::ops::SyncOp;
 use crate::verify::sync_hazard::{self, SyncModel};
 
 /// The pass's registry name.
@@ -81,10 +81,9 @@ fn for_each_sync(s: &mut Stmt, f: &mut impl FnMut(&mut Vec<(&'static str, KwValu
         Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Scope { body, .. } => for_each_sync(body, f),
         Stmt::Eval { expr, .. } => {
             if let crate::ir::ExprKind::Call(call) = &mut expr.kind {
-                if let Callee::Op(op) = call.callee {
-                    if matches!(crate::ops::name(op), names::SYNC_SRC | names::SYNC_DST) {
-                        f(&mut call.kwargs);
-                    }
+                let sync = call.callee.op().and_then(|op| crate::ops::def(op).sync);
+                if matches!(sync, Some(SyncOp::Set | SyncOp::Wait)) {
+                    f(&mut call.kwargs);
                 }
             }
         }

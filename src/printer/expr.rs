@@ -5,7 +5,6 @@ use super::float::{format_float, small_integral};
 use super::Ctx;
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, UnOp};
 use crate::ops;
-use crate::ops::names;
 use pretty::DocAllocator;
 
 /// Precedence of call-like forms (`min`, `max`, `abs`, `pl.cast`, every call), §3.8.
@@ -150,7 +149,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         };
-        let is_alloc = matches!(c.callee, Callee::Op(op) if ops::name(op) == names::ALLOC);
+        let is_alloc = c.callee.is_op(ops::id::ALLOC);
         let args = c.args.iter().enumerate().map(|(i, arg)| match arg.kind {
             // `block.alloc` keeps its memory space as an int constant; print the member.
             ExprKind::ConstInt(v, _) if is_alloc && i == 0 => {

@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops;
-use crate::ops::names;
 
 /// Root variable of every tensor variable of `f` whose buffer is known: parameters and created
 /// tensors are their own roots; call results, copies, tuple items, loop-carried tensors and `if`
@@ -74,11 +73,8 @@ pub fn written_params(prog: &Program, f: &Function) -> Vec<bool> {
     let mut written = vec![false; f.params.len()];
     crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
         let Some(c) = e.as_call() else { return };
-        let Callee::Op(op) = c.callee else { return };
-        if !matches!(ops::name(op), names::STORE | names::L0C_STORE) {
-            return;
-        }
-        let root = c.args.get(3).and_then(|a| root_of(&roots, a));
+        let Some(dest) = c.callee.op().and_then(|op| ops::def(op).written_arg()) else { return };
+        let root = c.args.get(dest).and_then(|a| root_of(&roots, a));
         if let Some(i) = root.and_then(|r| f.params.iter().position(|p| p.var == r)) {
             written[i] = true;
         }
@@ -136,14 +132,14 @@ fn collect(
                         }
                     }
                 }
-                Callee::Op(op) => match ops::name(*op) {
+                Callee::Op(op) => match ops::def(*op).written_arg() {
                     // A store writes the destination tensor in place (kernels).
-                    names::STORE | names::L0C_STORE => {
-                        if let Some(r) = c.args.get(3).and_then(|a| root_of(roots, a)) {
+                    Some(dest) => {
+                        if let Some(r) = c.args.get(dest).and_then(|a| root_of(roots, a)) {
                             roots.insert(*var, r);
                         }
                     }
-                    _ => {
+                    None => {
                         if matches!(vars.var_type(*var), Type::Tensor(_)) {
                             roots.insert(*var, *var);
                         }

@@ -14,7 +14,7 @@ mod buffers;
 mod control;
 mod expr;
 mod func;
-pub mod isa;
+
 mod namer;
 mod ops;
 mod tensors;

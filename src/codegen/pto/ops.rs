@@ -2,11 +2,11 @@
 
 use super::expr::unsupported;
 use super::func::{FnGen, Res};
-use super::isa::PtoEmit;
 use super::tensors::Root;
 use super::types;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, Type, VarId, VarKind};
+use crate::ops::pto::PtoEmit;
 
 /// Where an op writes: the target's buffer value and type (§7.1).
 pub type Target = Option<(String, String)>;

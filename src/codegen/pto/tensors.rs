@@ -15,8 +15,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::isa::PtoEmit;
 use crate::ir::{Callee, Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
+use crate::ops::pto::PtoEmit;
 
 /// What a tensor variable names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -486,7 +486,7 @@ fn remove_dead_allocs(vars: &VarTable, s: &mut Stmt, live: &FxHashSet<VarId>) {
     let is_dead_alloc = |st: &Stmt| match st {
         Stmt::Assign { var, value, .. } => {
             matches!(vars.var(*var).kind, VarKind::MemRef(_))
-                && matches!(&value.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Op(op) if ops::name(op) == ops::names::ALLOC))
+                && matches!(&value.kind, ExprKind::Call(c) if c.callee.is_op(ops::id::ALLOC))
                 && !live.contains(var)
         }
         _ => false,

@@ -3,7 +3,7 @@
 use crate::backend;
 use crate::ir::visit::walk_expr;
 use crate::ir::{Callee, Expr, ExprKind, PipeType, Stmt, VarId, VarKind, VarTable};
-use crate::ops::names;
+use crate::ops::ResultBuffer;
 use crate::passes::Backend;
 
 /// A MemRef, ordered by its id (creation order) and then its variable: never by address
@@ -84,20 +84,24 @@ pub fn leaf_effects(vars: &VarTable, renamed: &Renamed, backend: Backend, s: &St
         Stmt::Eval { expr, .. } => (expr, None),
         _ => return false,
     };
-    // `block.store` writes its destination through the assigned var; of its operands only
-    // the stored tile is read.
-    let read_root = match value.as_call() {
-        Some(c) if is_op(&c.callee, names::STORE) => c.args.first(),
-        _ => Some(value),
-    };
+    // An op whose result is its destination (`block.store`, spec §2.10) writes it through the
+    // assigned var and does not read it; its other operands are read.
+    let destination = value.as_call().and_then(|c| match crate::ops::def(c.callee.op()?).result_buffer {
+        ResultBuffer::Destination(k) => Some((c, k)),
+        _ => None,
+    });
     let reads = &mut fx.reads;
     reads.clear();
-    if let Some(root) = read_root {
+    let mut read = |root: &Expr| {
         walk_expr(root, &mut |e| {
             if let Some(m) = e.as_var().and_then(|v| var_memref(vars, renamed, v)) {
                 reads.push(m);
             }
-        });
+        })
+    };
+    match destination {
+        Some((c, k)) => c.args.iter().enumerate().filter(|&(i, _)| i != k).for_each(|(_, a)| read(a)),
+        None => read(value),
     }
     reads.sort_unstable();
     reads.dedup();
@@ -130,10 +134,6 @@ fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
         },
         _ => PipeType::S,
     }
-}
-
-fn is_op(callee: &Callee, name: &str) -> bool {
-    matches!(callee, Callee::Op(op) if crate::ops::name(*op) == name)
 }
 
 /// The MemRef a variable use refers to: an iter arg stands for its init value's MemRef.

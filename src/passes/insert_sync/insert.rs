@@ -7,8 +7,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::collect::Analysis;
 use super::position::{split_parent, Elem, Kind, PosId, Positions, SeqKey};
 use crate::diag::Span;
-use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, PipeType, Stmt, Type, VarTable};
-use crate::ops::names;
+use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, OpId, PipeType, Stmt, Type, VarTable};
+use crate::ops;
 
 /// Where an insertion goes in a `SeqStmts`, in the order [`Plan::apply`] walks it: before
 /// child `child`, then (if it is an `OpStmts`) before and after each of its statements, then
@@ -256,16 +256,16 @@ fn flush(pending: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
 /// The statement of a tag; `None` for a barrier on a pipe that has none.
 fn sync_stmt(vars: &VarTable, tag: Tag) -> Option<Stmt> {
     match tag {
-        Tag::Src(src, dst, id) => Some(sync_call(vars, names::SYNC_SRC, src, dst, id)),
-        Tag::Dst(src, dst, id) => Some(sync_call(vars, names::SYNC_DST, src, dst, id)),
-        Tag::Bar(PipeType::V, _) => Some(bar_call(vars, names::BAR_V)),
-        Tag::Bar(PipeType::M, _) => Some(bar_call(vars, names::BAR_M)),
+        Tag::Src(src, dst, id) => Some(sync_call(vars, ops::id::SYNC_SRC, src, dst, id)),
+        Tag::Dst(src, dst, id) => Some(sync_call(vars, ops::id::SYNC_DST, src, dst, id)),
+        Tag::Bar(PipeType::V, _) => Some(bar_call(vars, ops::id::BAR_V)),
+        Tag::Bar(PipeType::M, _) => Some(bar_call(vars, ops::id::BAR_M)),
         Tag::Bar(..) => None,
     }
 }
 
 /// `pl.system.sync_src(set_pipe=…, wait_pipe=…, event_id=…)` (or `sync_dst`) as an eval.
-fn sync_call(vars: &VarTable, op: &str, src: PipeType, dst: PipeType, id: u8) -> Stmt {
+fn sync_call(vars: &VarTable, op: OpId, src: PipeType, dst: PipeType, id: u8) -> Stmt {
     let kwargs = vec![
         ("set_pipe", KwValue::Int(src.index() as i64)),
         ("wait_pipe", KwValue::Int(dst.index() as i64)),
@@ -274,12 +274,11 @@ fn sync_call(vars: &VarTable, op: &str, src: PipeType, dst: PipeType, id: u8) ->
     eval_op(vars, op, kwargs)
 }
 
-fn bar_call(vars: &VarTable, op: &str) -> Stmt {
+fn bar_call(vars: &VarTable, op: OpId) -> Stmt {
     eval_op(vars, op, Vec::new())
 }
 
-fn eval_op(vars: &VarTable, name: &str, kwargs: Vec<(&'static str, KwValue)>) -> Stmt {
-    let op = crate::ops::lookup(name).expect("system sync ops are in the operator table");
+fn eval_op(vars: &VarTable, op: OpId, kwargs: Vec<(&'static str, KwValue)>) -> Stmt {
     let ty = crate::ops::deduce_type(vars, op, &[], &kwargs).unwrap_or(Type::Unknown);
     let call = Call { callee: Callee::Op(op), args: Vec::new(), kwargs };
     Stmt::Eval { expr: Expr::new(ExprKind::Call(Box::new(call)), ty, Span::NONE), span: Span::NONE }

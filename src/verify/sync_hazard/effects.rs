@@ -12,7 +12,7 @@
 use crate::backend;
 use crate::ir::visit::walk_expr;
 use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Stmt, VarId, VarKind, VarTable};
-use crate::ops::names;
+use crate::ops::SyncOp;
 use crate::passes::Backend;
 
 /// A set/wait flag: `set_pipe` signals `wait_pipe` on hardware event `id`.
@@ -119,13 +119,12 @@ pub fn leaf_kind(
     };
     let Some(call) = value.as_call() else { return Kind::Nothing };
     let Callee::Op(op) = call.callee else { return Kind::Nothing };
-    match crate::ops::name(op) {
-        names::SYNC_SRC => return event(call).map_or(Kind::Nothing, Kind::Set),
-        names::SYNC_DST => return event(call).map_or(Kind::Nothing, Kind::Wait),
-        names::BAR_V => return Kind::PipeBarrier(PipeType::V),
-        names::BAR_M => return Kind::PipeBarrier(PipeType::M),
-        names::BAR_ALL => return Kind::BarrierAll,
-        _ => {}
+    match crate::ops::def(op).sync {
+        Some(SyncOp::Set) => return event(call).map_or(Kind::Nothing, Kind::Set),
+        Some(SyncOp::Wait) => return event(call).map_or(Kind::Nothing, Kind::Wait),
+        Some(SyncOp::Barrier(pipe)) => return Kind::PipeBarrier(pipe),
+        Some(SyncOp::BarrierAll) => return Kind::BarrierAll,
+        None => {}
     }
     let pipe = match backend::pipe(op, backend) {
         Some(p) if p != PipeType::S => p,

@@ -1,7 +1,8 @@
 //! How an operator becomes pto-isa C++ (spec `passes-and-codegen.md` §4.7): the value of the
 //! operator table's `cce` column ([`crate::ops::table::OpDef::cce`]). Adding an op to the
 //! CCE backend is one table entry; the shapes of emitted code are the variants below, and
-//! `codegen::ops` interprets them.
+//! `codegen::ops` interprets them. The forms live with the table (not in `codegen`) so that
+//! the operator table depends on nothing above it (docs/architecture.md, "Layers").
 
 /// The emitted form of one op. `d` is the C++ name of the assigned variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +159,7 @@ pub fn ops_cpp_markdown() -> String {
     let mut out = String::from(
         "# Operators as pto-isa C++\n\n\
          Generated from the operator table (`src/ops/table.rs`, the `pipe_cce`, `pipe_pto` and `cce`\n\
-         columns; `src/codegen/isa.rs`); do not edit: `PTOC_UPDATE_DOCS=1 cargo test --lib ops_cpp_doc`\n\
+         columns; `src/ops/cce.rs`); do not edit: `PTOC_UPDATE_DOCS=1 cargo test --lib ops_cpp_doc`\n\
          rewrites it, and `cargo test` fails when it is stale.\n\n\
          For each operator: the pipe that runs it on the 910B with the CCE and the PTO backend (the\n\
          column insert-sync and `--verify-sync` read; `S` is the scalar unit), the pto-isa\n\
@@ -168,7 +169,7 @@ pub fn ops_cpp_markdown() -> String {
          tile it uses a view of the same memory (`TASSIGN` to the tile's address) or a scratch tile\n\
          placed after the function's tiles in Vec memory (fenced with `pipe_barrier(PIPE_V)`).\n\
          Every operator that runs an instruction on the device has a pipe for both backends\n\
-         (checked by `codegen::isa::tests::every_device_op_has_a_pipe_for_every_backend`).\n\n\
+         (checked by `ops::cce::tests::every_device_op_has_a_pipe_for_every_backend`).\n\n\
          Layout names: `BLayout` (RowMajor / ColMajor) is the order of the elements or fractal\n\
          boxes, `SLayout` the order inside a fractal box (`NoneBox` for a plain tile); `Nz` is\n\
          ColMajor boxes of RowMajor fractals, `Zn` RowMajor boxes of ColMajor fractals, `Zz`\n\

@@ -1,7 +1,8 @@
 //! How an operator becomes PTO-ISA MLIR (spec `pto-codegen.md` §9–§12): the value of the
 //! operator table's `pto` column ([`crate::ops::table::OpDef::pto`]). Adding an op to the PTO
 //! backend is one table entry; the shapes of the emitted lines are the variants below, and
-//! [`super::ops`] interprets them.
+//! `codegen::pto::ops` interprets them. The forms live with the table (not in `codegen`) so
+//! that the operator table depends on nothing above it (docs/architecture.md, "Layers").
 
 /// The emitted form of one op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +45,7 @@ mod tests {
 
     /// Every op the PTO generator emits has a PTO pipe (which decides aic/aiv and what
     /// insert-sync orders). The converse does not hold: every op that runs on the device has a
-    /// pipe for both backends (`codegen::isa::tests`), also where the PTO generator has no form
+    /// pipe for both backends (`ops::cce::tests`), also where the PTO generator has no form
     /// for it yet and refuses it with a located diagnostic.
     #[test]
     fn every_pto_op_has_an_emitter() {

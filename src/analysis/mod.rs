@@ -1,0 +1,4 @@
+//! Analyses shared by lowering, the passes and the verifiers (docs/architecture.md, "Layers"):
+//! they read the IR and the operator table and return facts, and import nothing above them.
+
+pub mod memref_plan;
