@@ -8,7 +8,7 @@ mod example;
 use ptoc::builder::{BuildError, Builder, Context, Dim, FunctionSig, Value};
 use ptoc::ir::equiv::programs_diff_as_text;
 use ptoc::ir::{BinOp, DataType, FunctionType, ParamDirection, Program, Stmt};
-use ptoc::verify::{verify, Rule};
+use ptoc::verify::{verify, Property};
 
 const FP32: DataType = DataType::Fp32;
 
@@ -25,7 +25,7 @@ fn assert_builds(built: &Program, text: &str) {
     if let Some(d) = programs_diff_as_text(built, &parse(text)) {
         panic!("built program differs from the text: {d}\n--- built:\n{printed}");
     }
-    let diags = verify(built, Rule::DEFAULT);
+    let diags = verify(built, Property::DEFAULT);
     assert!(diags.is_empty(), "verifier: {diags:?}\n{printed}");
     assert!(programs_diff_as_text(built, &parse(&printed)).is_none(), "printed text reads back differently");
 }
@@ -484,7 +484,7 @@ fn adding_to_a_parsed_program_respects_its_functions_variables() {
     b.create_return(&mut ctx, [y.into()]).unwrap();
     ctx.pop_scope().unwrap();
     let built = b.finish(&mut ctx).unwrap();
-    assert!(verify(&built, Rule::DEFAULT).is_empty());
+    assert!(verify(&built, Property::DEFAULT).is_empty());
     let printed = ptoc::printer::print_program(&built);
     assert!(printed.contains("y: pl.Tensor[[64], pl.FP32] = self.fixed(x)"), "{printed}");
     assert!(printed.contains("def sized(self, x: pl.Tensor[[n], pl.FP32], n: pl.Scalar[pl.INT64])"), "{printed}");

@@ -22,7 +22,7 @@ use common::pending::{self, Outcome, DEVIATIONS_FILE, PENDING_FILE};
 use common::{first_difference, guard, same_text};
 use libtest_mimic::{Arguments, Failed, Trial};
 use ptoc::driver::{self, Output};
-use ptoc::verify::{self, Rule};
+use ptoc::verify::{self, Property};
 
 fn main() {
     let args = Arguments::from_args();
@@ -261,10 +261,11 @@ fn pass_case(dir: &Path, pass: &str) -> Result<(), String> {
             .and_then(Json::as_array)
             .map(|a| a.iter().filter_map(Json::as_str).collect())
             .unwrap_or_default();
-        if let Some(unknown) = disabled.iter().find(|n| Rule::from_name(n).is_none()) {
+        if let Some(unknown) = disabled.iter().find(|n| Property::from_rule_name(n).is_none()) {
             return Err(format!("meta.json disables unknown rule `{unknown}`"));
         }
-        let rules: Vec<Rule> = Rule::DEFAULT.iter().copied().filter(|r| !disabled.contains(&r.name())).collect();
+        let rules: Vec<Property> =
+            Property::DEFAULT.iter().copied().filter(|r| !disabled.contains(&r.rule_name())).collect();
         compare_diagnostics(dir, &rules)?;
     }
     Ok(())
@@ -276,19 +277,19 @@ fn ir_verifier_case(dir: &Path) -> Result<(), String> {
     let enabled = meta.get("rules_enabled").and_then(Json::as_object).ok_or("meta.json has no rules_enabled")?;
     let mut on = Vec::new();
     for (name, value) in enabled {
-        let rule = Rule::from_name(name).ok_or_else(|| format!("meta.json names unknown rule `{name}`"))?;
+        let rule = Property::from_rule_name(name).ok_or_else(|| format!("meta.json names unknown rule `{name}`"))?;
         if value.as_bool() == Some(true) {
             on.push(rule);
         }
     }
-    let rules: Vec<Rule> = Rule::DEFAULT.iter().copied().filter(|r| on.contains(r)).collect();
+    let rules: Vec<Property> = Property::DEFAULT.iter().copied().filter(|r| on.contains(r)).collect();
     compare_diagnostics(dir, &rules)
 }
 
 /// ptoc's verifier findings on input.pto, as (rule name, code), must equal the reference's
 /// (expected.diagnostics.json), in order. Messages and spans are not compared (spans refer to
 /// the reference's test sources).
-fn compare_diagnostics(dir: &Path, rules: &[Rule]) -> Result<(), String> {
+fn compare_diagnostics(dir: &Path, rules: &[Property]) -> Result<(), String> {
     let expected_json = read_json(&dir.join("expected.diagnostics.json"))?;
     let items = expected_json.get("diagnostics").and_then(Json::as_array).ok_or("no `diagnostics` array")?;
     let mut expected = Vec::new();
@@ -302,7 +303,7 @@ fn compare_diagnostics(dir: &Path, rules: &[Rule]) -> Result<(), String> {
     let prog = guard(|| driver::frontend(&text))?.map_err(|d| does_not_compile(&d, &input, &text))?;
     let found = guard(|| verify::verify(&prog, rules))?;
     let actual: Vec<(String, i64)> =
-        found.iter().map(|d| (d.rule.name().to_string(), i64::from(d.error_code))).collect();
+        found.iter().map(|d| (d.rule.rule_name().to_string(), i64::from(d.error_code))).collect();
     if actual == expected {
         Ok(())
     } else {

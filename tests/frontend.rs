@@ -2,7 +2,7 @@
 //! identity, interning of MemRefs, and the verifiers on parsed programs.
 
 use ptoc::ir::{ExprKind, Stmt, Type, VarKind};
-use ptoc::verify::{verify, Rule};
+use ptoc::verify::{verify, Property};
 
 fn compile(source: &str) -> ptoc::ir::Program {
     let module = ptoc::parser::parse(source).expect("parses");
@@ -37,7 +37,7 @@ fn reassignment_defines_distinct_variables() {
     let f = p.function("f").expect("f");
     assert_eq!(f.var_name(*v1), f.var_name(*v2));
     assert_eq!(values[0].kind, ExprKind::Var(*v2), "a use sees the most recent definition");
-    assert!(verify(&p, Rule::DEFAULT).is_empty());
+    assert!(verify(&p, Property::DEFAULT).is_empty());
 }
 
 /// One MemRef id within a function is one MemRef variable, shared by every type naming it and
@@ -74,9 +74,9 @@ fn verifier_runs_on_parsed_programs() {
     let src = format!(
         "{HEAD}    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        c: pl.Tensor[[4], pl.INT64] = a\n        if c:\n            r: pl.Scalar[pl.INT64] = pl.yield_(a)\n        else:\n            r: pl.Scalar[pl.INT64] = pl.yield_(a)\n        return r\n"
     );
-    let d = verify(&compile(&src), Rule::DEFAULT);
+    let d = verify(&compile(&src), Property::DEFAULT);
     assert_eq!(d.len(), 1, "{d:?}");
-    assert_eq!((d[0].rule, d[0].error_code), (Rule::TypeCheck, 106));
+    assert_eq!((d[0].rule, d[0].error_code), (Property::TypeChecked, 106));
     assert_eq!(d[0].message, "IfStmt condition must be ScalarType, but got TensorType");
 }
 

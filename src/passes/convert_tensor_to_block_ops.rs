@@ -450,8 +450,11 @@ mod tests {
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
             panic!("{diff}\n{text}");
         }
-        let rules =
-            [crate::verify::Rule::IncoreBlockOps, crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck];
+        let rules = [
+            crate::verify::Property::IncoreBlockOps,
+            crate::verify::Property::SsaForm,
+            crate::verify::Property::TypeChecked,
+        ];
         assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
     }
 }

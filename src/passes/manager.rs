@@ -12,7 +12,7 @@
 use super::{PassEnv, PassInfo, Property};
 use crate::diag::{codes, line_col, Diagnostic, Span};
 use crate::ir::Program;
-use crate::verify::{self, Rule, VerifyDiagnostic};
+use crate::verify::{self, VerifyDiagnostic};
 
 /// How to run a list of passes.
 #[derive(Clone, Copy)]
@@ -215,7 +215,7 @@ pub fn auto_verify(
             format!("Verification failed after '{reference_name}' for properties {{{}}}", names.join(", ")),
         );
         for v in &found {
-            d = d.with_note(format!("{} ({}): {}", v.rule.name(), v.error_code, v.message));
+            d = d.with_note(format!("{} ({}): {}", v.rule.rule_name(), v.error_code, v.message));
         }
         return Err(vec![d]);
     }
@@ -223,9 +223,9 @@ pub fn auto_verify(
     Ok(())
 }
 
-/// The verifier rules that check these properties (properties without a rule are skipped).
-fn rules_for(props: &[Property]) -> Vec<Rule> {
-    Rule::ALL.iter().copied().filter(|r| props.iter().any(|p| p.verifier_rule() == Some(*r))).collect()
+/// These properties in the verifier's order (each is checked by its rule).
+fn rules_for(props: &[Property]) -> Vec<Property> {
+    Property::ALL.iter().copied().filter(|r| props.contains(r)).collect()
 }
 
 fn not_implemented(pass: &PassInfo, run: &[&'static PassInfo]) -> Diagnostic {
@@ -245,12 +245,8 @@ enum Moment {
 /// When a pass rejects its input, says which of the properties it requires the input lacks
 /// (a pass may assume them: spec §1.2, they are only checked with `--verify-each`).
 fn with_missing_preconditions(mut diags: Vec<Diagnostic>, input: &Program, pass: &PassInfo) -> Vec<Diagnostic> {
-    let missing: Vec<&str> = pass
-        .required
-        .iter()
-        .filter(|p| p.verifier_rule().is_some_and(|r| !verify::verify(input, &[r]).is_empty()))
-        .map(|p| p.name())
-        .collect();
+    let missing: Vec<&str> =
+        pass.required.iter().filter(|&&p| !verify::verify(input, &[p]).is_empty()).map(|p| p.name()).collect();
     if let (Some(first), false) = (diags.first_mut(), missing.is_empty()) {
         first.notes.push(format!(
             "the input lacks {} required by `{}` (run with --verify-each to see where)",
@@ -282,7 +278,8 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
         .map(|v| {
             // The reference's wording (§1.5), one diagnostic per finding so each has its span.
             let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
-            let msg = format!("{what} pass '{reference_name}': {} ({}): {}", v.rule.name(), v.error_code, v.message);
+            let msg =
+                format!("{what} pass '{reference_name}': {} ({}): {}", v.rule.rule_name(), v.error_code, v.message);
             Diagnostic::error(codes::VERIFY_FAILED, v.span, msg)
         })
         .collect())

@@ -88,52 +88,8 @@ pub(crate) fn try_each_function(
 /// fail the run (`run-verifier`'s report). Its argument is the rules left out (`--disable-rule`).
 pub type FindingsFn = fn(&Program, &[String]) -> Vec<crate::verify::VerifyDiagnostic>;
 
-/// IR properties (spec `passes-and-codegen.md` §1.1), in bit order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Property {
-    SsaForm,
-    TypeChecked,
-    NoNestedCalls,
-    NormalizedStmtStructure,
-    FlattenedSingleStmt,
-    SplitIncoreOrch,
-    HasMemRefs,
-    IncoreBlockOps,
-    AllocatedMemoryAddr,
-}
-
-impl Property {
-    /// The reference's name (`SSAForm`, `TypeChecked`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Property::SsaForm => "SSAForm",
-            Property::TypeChecked => "TypeChecked",
-            Property::NoNestedCalls => "NoNestedCalls",
-            Property::NormalizedStmtStructure => "NormalizedStmtStructure",
-            Property::FlattenedSingleStmt => "FlattenedSingleStmt",
-            Property::SplitIncoreOrch => "SplitIncoreOrch",
-            Property::HasMemRefs => "HasMemRefs",
-            Property::IncoreBlockOps => "IncoreBlockOps",
-            Property::AllocatedMemoryAddr => "AllocatedMemoryAddr",
-        }
-    }
-
-    /// The verifier rule that checks this property, when [`crate::verify`] has one.
-    pub fn verifier_rule(self) -> Option<crate::verify::Rule> {
-        use crate::verify::Rule;
-        match self {
-            Property::SsaForm => Some(Rule::SsaVerify),
-            Property::TypeChecked => Some(Rule::TypeCheck),
-            Property::NoNestedCalls => Some(Rule::NoNestedCall),
-            Property::NormalizedStmtStructure => Some(Rule::NormalizedStmtStructure),
-            Property::FlattenedSingleStmt => Some(Rule::FlattenedSingleStmt),
-            Property::SplitIncoreOrch => Some(Rule::SplitIncoreOrch),
-            Property::IncoreBlockOps => Some(Rule::IncoreBlockOps),
-            Property::HasMemRefs => Some(Rule::HasMemRefs),
-            Property::AllocatedMemoryAddr => Some(Rule::AllocatedMemoryAddr),
-        }
-    }
-}
+// IR properties and the verifier rules that check them are one type (see its docs).
+pub use crate::verify::Property;
 
 /// Whether the transform sees one function at a time or the whole program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

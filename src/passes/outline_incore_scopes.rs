@@ -473,8 +473,11 @@ mod tests {
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {
             panic!("{diff}\n{text}");
         }
-        let rules =
-            [crate::verify::Rule::SsaVerify, crate::verify::Rule::TypeCheck, crate::verify::Rule::SplitIncoreOrch];
+        let rules = [
+            crate::verify::Property::SsaForm,
+            crate::verify::Property::TypeChecked,
+            crate::verify::Property::SplitIncoreOrch,
+        ];
         assert_eq!(crate::verify::verify(&out, &rules), vec![], "{text}");
     }
 }

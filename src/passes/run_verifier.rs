@@ -11,7 +11,7 @@
 use super::PassEnv;
 use crate::diag::Diagnostic;
 use crate::ir::Program;
-use crate::verify::{self, Rule, VerifyDiagnostic};
+use crate::verify::{self, Property, VerifyDiagnostic};
 
 /// The transform: the program, unchanged.
 pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
@@ -21,7 +21,7 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
 /// What the pass finds: the default rules minus `disabled` (unknown names are ignored, like
 /// the reference's `DisableRule`), in the verifier's order.
 pub fn diagnostics<S: AsRef<str>>(prog: &Program, disabled: &[S]) -> Vec<VerifyDiagnostic> {
-    verify::verify(prog, &Rule::default_without(disabled))
+    verify::verify(prog, &Property::default_without(disabled))
 }
 
 /// [`diagnostics`] as the pass's findings.
@@ -59,7 +59,7 @@ class P:
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
         let found = diagnostics(&prog, &[] as &[&str]);
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].rule, found[0].error_code), (Rule::SsaVerify, 3));
+        assert_eq!((found[0].rule, found[0].error_code), (Property::SsaForm, 3));
         let text = report(&prog, &[] as &[&str], "f.pto", SRC);
         assert!(text.starts_with("IR Verification Report\n"), "{text}");
         assert!(text.contains("  Location: f.pto:8:9\n"), "{text}");

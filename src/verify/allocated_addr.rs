@@ -3,7 +3,7 @@
 //! buffers end within the 910B capacity ([`crate::backend::capacity`]; both backends share
 //! the SoC, so the check needs no backend choice).
 
-use super::{Rule, VerifyDiagnostic};
+use super::{Property, VerifyDiagnostic};
 use crate::backend::capacity;
 use crate::ir::visit::{child_stmts, defined_vars, for_each_var, stmt_exprs};
 use crate::ir::{Function, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
@@ -40,7 +40,7 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
         let (used, limit) = (high_water[space.index()], capacity(space));
         if limit > 0 && used > limit {
             out.push(VerifyDiagnostic {
-                rule: Rule::AllocatedMemoryAddr,
+                rule: Property::AllocatedMemoryAddr,
                 error_code: 1,
                 message: format!(
                     "Function '{}': {} buffer usage ({} bytes) exceeds platform limit ({} bytes)",
@@ -68,7 +68,7 @@ fn report_missing_addrs(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
         seen.push(m);
         if valid_addr(info).is_none() {
             out.push(VerifyDiagnostic {
-                rule: Rule::AllocatedMemoryAddr,
+                rule: Property::AllocatedMemoryAddr,
                 error_code: 0,
                 message: format!(
                     "MemRef for variable '{}' in {} has no valid address allocated (addr=-1)",
@@ -127,11 +127,11 @@ fn for_each_mentioned_var(vars: &VarTable, s: &Stmt, f: &mut impl FnMut(VarId)) 
 
 #[cfg(test)]
 mod tests {
-    use crate::verify::{verify, Rule};
+    use crate::verify::{verify, Property};
 
     fn check(src: &str) -> Vec<(u32, String)> {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        verify(&prog, &[Rule::AllocatedMemoryAddr]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        verify(&prog, &[Property::AllocatedMemoryAddr]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     /// One function `k` whose body defines a tile per `(space, addr, size, id)`.

@@ -2,7 +2,7 @@
 //! assigned tile variable knows its buffer, which the memory passes after it (reuse, sync,
 //! address allocation) and codegen all rely on.
 
-use super::{Rule, VerifyDiagnostic};
+use super::{Property, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Function, Stmt, Type};
 
@@ -16,7 +16,7 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
             if let Type::Tile(t) = vars.var_type(*var) {
                 if t.memref.is_none() {
                     out.push(VerifyDiagnostic {
-                        rule: Rule::HasMemRefs,
+                        rule: Property::HasMemRefs,
                         error_code: 0,
                         message: format!("TileType variable '{}' has no MemRef initialized", vars.var_name(*var)),
                         span: *span,
@@ -29,11 +29,11 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::verify::{verify, Rule};
+    use crate::verify::{verify, Property};
 
     fn check(src: &str) -> Vec<(u32, String)> {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        verify(&prog, &[Rule::HasMemRefs]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        verify(&prog, &[Property::HasMemRefs]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     fn program(body: &str) -> String {
@@ -72,7 +72,7 @@ mod tests {
         let prog = crate::driver::frontend(&src).expect("input lowers");
         let env = crate::passes::PassEnv::new(crate::passes::Backend::Cce);
         let after = crate::passes::init_mem_ref::run(prog.clone(), &env).expect("pass runs");
-        assert_eq!(verify(&prog, &[Rule::HasMemRefs]).len(), 1);
-        assert!(verify(&after, &[Rule::HasMemRefs]).is_empty());
+        assert_eq!(verify(&prog, &[Property::HasMemRefs]).len(), 1);
+        assert!(verify(&after, &[Property::HasMemRefs]).is_empty());
     }
 }

@@ -2,7 +2,7 @@
 //! produces: an InCore function calls no tensor op that has a block form. "Has a block form" is
 //! the pass's own table ([`block_form`]), so the verifier and the pass cannot disagree.
 
-use super::{Rule, VerifyDiagnostic};
+use super::{Property, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Callee, Function, FunctionType, Stmt};
 use crate::passes::convert_tensor_to_block_ops::block_form;
@@ -19,7 +19,7 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
         let Some(Callee::Op(op)) = e.as_call().map(|c| &c.callee) else { return };
         if block_form(*op).is_some() {
             out.push(VerifyDiagnostic {
-                rule: Rule::IncoreBlockOps,
+                rule: Property::IncoreBlockOps,
                 error_code: 0,
                 message: format!(
                     "Tensor op '{}' found in InCore function (should have been converted)",
@@ -33,14 +33,14 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::verify::{verify, Rule};
+    use crate::verify::{verify, Property};
 
     fn check(decorator: &str, body: &str) -> Vec<(u32, String)> {
         let src = format!(
             "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    {decorator}\n    def k(self, x: pl.Tensor[[64], pl.FP32], w: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n{body}        return x\n"
         );
         let prog = crate::driver::frontend(&src).expect("input lowers");
-        verify(&prog, &[Rule::IncoreBlockOps]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        verify(&prog, &[Property::IncoreBlockOps]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     fn msg(op: &str) -> (u32, String) {

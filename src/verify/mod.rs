@@ -23,55 +23,90 @@ pub use report::full_report;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
 
-/// A verifier rule: the three of the default verifier, and the property verifiers of
-/// `passes-and-codegen.md` §1.3 that check what passes produce.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Rule {
-    SsaVerify,
-    TypeCheck,
-    NoNestedCall,
+/// An IR property (spec `passes-and-codegen.md` §1.1) and the verifier rule that checks it
+/// (§1.3): one type for both, so that a pass's required and produced properties, the automatic
+/// verification, `--verify-each`, `run-verifier` and `--disable-rule` name the same entries.
+/// Declared in the reference's bit order (how property sets print); [`Property::ALL`] is the
+/// verifier's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Property {
+    SsaForm,
+    TypeChecked,
+    NoNestedCalls,
     NormalizedStmtStructure,
     FlattenedSingleStmt,
     SplitIncoreOrch,
-    IncoreBlockOps,
     HasMemRefs,
+    IncoreBlockOps,
     AllocatedMemoryAddr,
 }
 
-impl Rule {
-    pub const DEFAULT: &'static [Rule] = &[Rule::SsaVerify, Rule::TypeCheck, Rule::NoNestedCall];
-    pub const ALL: &'static [Rule] = &[
-        Rule::SsaVerify,
-        Rule::TypeCheck,
-        Rule::NoNestedCall,
-        Rule::NormalizedStmtStructure,
-        Rule::FlattenedSingleStmt,
-        Rule::SplitIncoreOrch,
-        Rule::IncoreBlockOps,
-        Rule::HasMemRefs,
-        Rule::AllocatedMemoryAddr,
+impl Property {
+    /// The rules of the default verifier (`run-verifier`).
+    pub const DEFAULT: &'static [Property] = &[Property::SsaForm, Property::TypeChecked, Property::NoNestedCalls];
+    /// Every property, in the order the verifier runs their rules.
+    pub const ALL: &'static [Property] = &[
+        Property::SsaForm,
+        Property::TypeChecked,
+        Property::NoNestedCalls,
+        Property::NormalizedStmtStructure,
+        Property::FlattenedSingleStmt,
+        Property::SplitIncoreOrch,
+        Property::IncoreBlockOps,
+        Property::HasMemRefs,
+        Property::AllocatedMemoryAddr,
     ];
-    /// The reference's rule name (`SSAVerify`, `TypeCheck`, `NoNestedCall`, …).
+
+    /// The reference's property name (`SSAForm`, `TypeChecked`, …).
     pub fn name(self) -> &'static str {
         match self {
-            Rule::SsaVerify => "SSAVerify",
-            Rule::TypeCheck => "TypeCheck",
-            Rule::NoNestedCall => "NoNestedCall",
-            Rule::NormalizedStmtStructure => "NormalizedStmtStructure",
-            Rule::FlattenedSingleStmt => "FlattenedSingleStmt",
-            Rule::SplitIncoreOrch => "SplitIncoreOrch",
-            Rule::IncoreBlockOps => "IncoreBlockOps",
-            Rule::HasMemRefs => "HasMemRefs",
-            Rule::AllocatedMemoryAddr => "AllocatedMemoryAddr",
+            Property::SsaForm => "SSAForm",
+            Property::TypeChecked => "TypeChecked",
+            Property::NoNestedCalls => "NoNestedCalls",
+            Property::NormalizedStmtStructure => "NormalizedStmtStructure",
+            Property::FlattenedSingleStmt => "FlattenedSingleStmt",
+            Property::SplitIncoreOrch => "SplitIncoreOrch",
+            Property::HasMemRefs => "HasMemRefs",
+            Property::IncoreBlockOps => "IncoreBlockOps",
+            Property::AllocatedMemoryAddr => "AllocatedMemoryAddr",
         }
     }
-    pub fn from_name(s: &str) -> Option<Rule> {
-        Rule::ALL.iter().copied().find(|r| r.name() == s)
+
+    /// The reference's name of the rule that checks the property (`SSAVerify`, `TypeCheck`,
+    /// `NoNestedCall`, …), as reports and `--disable-rule` spell it.
+    pub fn rule_name(self) -> &'static str {
+        match self {
+            Property::SsaForm => "SSAVerify",
+            Property::TypeChecked => "TypeCheck",
+            Property::NoNestedCalls => "NoNestedCall",
+            other => other.name(),
+        }
     }
+
+    /// The property whose rule is named `s` (exact spelling).
+    pub fn from_rule_name(s: &str) -> Option<Property> {
+        Property::ALL.iter().copied().find(|r| r.rule_name() == s)
+    }
+
     /// The default rules minus the disabled ones (`run_verifier(disabled_rules=…)`). Unknown
     /// names are ignored, as the reference's `DisableRule` does.
-    pub fn default_without<S: AsRef<str>>(disabled: &[S]) -> Vec<Rule> {
-        Rule::DEFAULT.iter().copied().filter(|r| !disabled.iter().any(|d| d.as_ref() == r.name())).collect()
+    pub fn default_without<S: AsRef<str>>(disabled: &[S]) -> Vec<Property> {
+        Property::DEFAULT.iter().copied().filter(|r| !disabled.iter().any(|d| d.as_ref() == r.rule_name())).collect()
+    }
+
+    /// Runs the property's rule over one function, appending its findings.
+    pub fn check(self, f: &Function, out: &mut Vec<VerifyDiagnostic>) {
+        match self {
+            Property::SsaForm => ssa::check(f, out),
+            Property::TypeChecked => type_check::check(f, out),
+            Property::NoNestedCalls => nested_call::check(f, out),
+            Property::NormalizedStmtStructure => structure::check_normalized(f, out),
+            Property::FlattenedSingleStmt => structure::check_flattened(f, out),
+            Property::SplitIncoreOrch => split_incore::check(f, out),
+            Property::IncoreBlockOps => incore_block_ops::check(f, out),
+            Property::HasMemRefs => has_memrefs::check(f, out),
+            Property::AllocatedMemoryAddr => allocated_addr::check(f, out),
+        }
     }
 }
 
@@ -102,7 +137,8 @@ pub mod codes {
 /// One finding of a verifier rule (the reference's `Diagnostic`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifyDiagnostic {
-    pub rule: Rule,
+    /// The property whose rule found it.
+    pub rule: Property,
     /// The reference's numeric code (1–3 SSA, 101–107 type check, 201–206 nested calls).
     pub error_code: u32,
     pub message: String,
@@ -115,14 +151,14 @@ pub struct VerifyDiagnostic {
 ///
 /// Order: rule by rule (a rule listed twice runs once, like the reference's `AddRule`), and for
 /// each rule every function in program order.
-pub fn verify(prog: &Program, rules: &[Rule]) -> Vec<VerifyDiagnostic> {
+pub fn verify(prog: &Program, rules: &[Property]) -> Vec<VerifyDiagnostic> {
     verify_with_jobs(prog, rules, 1)
 }
 
 /// [`verify`], the functions checked on `jobs` threads; the findings in the same order (rule by
 /// rule, functions in program order).
-pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<VerifyDiagnostic> {
-    let mut distinct: Vec<Rule> = Vec::new();
+pub fn verify_with_jobs(prog: &Program, rules: &[Property], jobs: usize) -> Vec<VerifyDiagnostic> {
+    let mut distinct: Vec<Property> = Vec::new();
     for &rule in rules {
         if !distinct.contains(&rule) {
             distinct.push(rule);
@@ -133,7 +169,7 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<Veri
             .iter()
             .map(|&rule| {
                 let mut found = Vec::new();
-                check_function(f, rule, &mut found);
+                rule.check(f, &mut found);
                 found
             })
             .collect::<Vec<_>>()
@@ -145,21 +181,6 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Rule], jobs: usize) -> Vec<Veri
         }
     }
     out
-}
-
-/// Runs one rule over one function, appending its findings.
-pub fn check_function(f: &Function, rule: Rule, out: &mut Vec<VerifyDiagnostic>) {
-    match rule {
-        Rule::SsaVerify => ssa::check(f, out),
-        Rule::TypeCheck => type_check::check(f, out),
-        Rule::NoNestedCall => nested_call::check(f, out),
-        Rule::NormalizedStmtStructure => structure::check_normalized(f, out),
-        Rule::FlattenedSingleStmt => structure::check_flattened(f, out),
-        Rule::SplitIncoreOrch => split_incore::check(f, out),
-        Rule::IncoreBlockOps => incore_block_ops::check(f, out),
-        Rule::HasMemRefs => has_memrefs::check(f, out),
-        Rule::AllocatedMemoryAddr => allocated_addr::check(f, out),
-    }
 }
 
 /// The reference's report text ("IR Verification Report" …); empty for no diagnostics.

@@ -8,7 +8,7 @@
 //! call inside an iter arg's init value is reported at the iter-arg list and again at each use
 //! of the iter arg, exactly as the reference does.
 
-use super::{codes, Rule, VerifyDiagnostic};
+use super::{codes, Property, VerifyDiagnostic};
 use crate::ir::visit::child_exprs;
 use crate::ir::{Expr, ExprKind, Function, Span, Stmt, Type, VarId, VarKind, VarTable};
 
@@ -167,6 +167,11 @@ impl NestedCallVerifier<'_> {
     }
 
     fn error(&mut self, error_code: u32, message: &str, span: Span) {
-        self.out.push(VerifyDiagnostic { rule: Rule::NoNestedCall, error_code, message: message.to_string(), span });
+        self.out.push(VerifyDiagnostic {
+            rule: Property::NoNestedCalls,
+            error_code,
+            message: message.to_string(),
+            span,
+        });
     }
 }

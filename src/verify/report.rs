@@ -22,7 +22,7 @@ pub fn full_report(diags: &[VerifyDiagnostic], location: &dyn Fn(Span) -> String
             s,
             "[{}] ERROR - {}\n  Message: {}\n  Location: {}\n  Error Code: {}\n\n",
             i + 1,
-            d.rule.name(),
+            d.rule.rule_name(),
             d.message,
             location(d.span),
             d.error_code

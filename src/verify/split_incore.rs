@@ -1,7 +1,7 @@
 //! SplitIncoreOrch (spec `passes-and-codegen.md` §1.3), the property OutlineIncoreScopes
 //! produces: an Opaque function holds no InCore scope (they have all been outlined).
 
-use super::{Rule, VerifyDiagnostic};
+use super::{Property, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Function, FunctionType, ScopeKind, Stmt};
 
@@ -14,7 +14,7 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
     walk_stmts(&f.body, &mut |s| {
         if let Stmt::Scope { kind: ScopeKind::InCore, span, .. } = s {
             out.push(VerifyDiagnostic {
-                rule: Rule::SplitIncoreOrch,
+                rule: Property::SplitIncoreOrch,
                 error_code: 0,
                 message: "InCore ScopeStmt found in Opaque function (should have been outlined)".to_string(),
                 span: *span,
@@ -25,11 +25,11 @@ pub(super) fn check(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::verify::{verify, Rule};
+    use crate::verify::{verify, Property};
 
     fn check(src: &str) -> Vec<(u32, String)> {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        verify(&prog, &[Rule::SplitIncoreOrch]).into_iter().map(|d| (d.error_code, d.message)).collect()
+        verify(&prog, &[Property::SplitIncoreOrch]).into_iter().map(|d| (d.error_code, d.message)).collect()
     }
 
     const MSG: &str = "InCore ScopeStmt found in Opaque function (should have been outlined)";

@@ -6,7 +6,7 @@
 //! var is counted before the statement's children are visited, and the yield checks run after
 //! them, as in the reference.
 
-use super::{codes, Rule, VerifyDiagnostic};
+use super::{codes, Property, VerifyDiagnostic};
 use crate::ir::visit::{child_stmts, last_stmt};
 use crate::ir::{Function, Span, Stmt, VarId, VarTable};
 use rustc_hash::FxHashMap as HashMap;
@@ -105,6 +105,6 @@ impl SsaVerifier<'_> {
     }
 
     fn error(&mut self, error_code: u32, message: String, span: Span) {
-        self.out.push(VerifyDiagnostic { rule: Rule::SsaVerify, error_code, message, span });
+        self.out.push(VerifyDiagnostic { rule: Property::SsaForm, error_code, message, span });
     }
 }

@@ -4,7 +4,7 @@
 //! `OpStmts`/`SeqStmts` boundaries are invisible in the printed text, so these rules are the
 //! only check that the passes build the structure the later passes rely on.
 
-use super::{Rule, VerifyDiagnostic};
+use super::{Property, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Function, Span, Stmt};
 
@@ -29,13 +29,13 @@ pub(super) fn check_normalized(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
 /// One body of context `ctx` (`owner` = span of the function/if/for holding it).
 fn check_body(body: &Stmt, ctx: &str, owner: Span, out: &mut Vec<VerifyDiagnostic>) {
     let Stmt::Seq { stmts, .. } = body else {
-        out.push(error(Rule::NormalizedStmtStructure, format!("{ctx} body is not a SeqStmts"), owner));
+        out.push(error(Property::NormalizedStmtStructure, format!("{ctx} body is not a SeqStmts"), owner));
         return;
     };
     for s in stmts {
         if matches!(s, Stmt::Assign { .. } | Stmt::Eval { .. }) {
             let msg = format!("{ctx} SeqStmts contains unwrapped AssignStmt/EvalStmt");
-            out.push(error(Rule::NormalizedStmtStructure, msg, s.span()));
+            out.push(error(Property::NormalizedStmtStructure, msg, s.span()));
         }
     }
 }
@@ -50,11 +50,11 @@ pub(super) fn check_flattened(f: &Function, out: &mut Vec<VerifyDiagnostic>) {
             _ => return,
         };
         let msg = format!("{what} with single element should be flattened");
-        out.push(error(Rule::FlattenedSingleStmt, msg, s.span()));
+        out.push(error(Property::FlattenedSingleStmt, msg, s.span()));
     });
 }
 
-fn error(rule: Rule, message: String, span: Span) -> VerifyDiagnostic {
+fn error(rule: Property, message: String, span: Span) -> VerifyDiagnostic {
     VerifyDiagnostic { rule, error_code: 0, message, span }
 }
 
@@ -122,7 +122,7 @@ mod tests {
             span: S,
         }
     }
-    fn messages(body: Stmt, rule: Rule) -> Vec<String> {
+    fn messages(body: Stmt, rule: Property) -> Vec<String> {
         let (p, _) = vars(body);
         verify(&p, &[rule])
             .into_iter()
@@ -136,29 +136,29 @@ mod tests {
     #[test]
     fn normalized_accepts_wrapped_runs_and_empty_bodies() {
         let body = seq(vec![ops(vec![assign(), eval()]), for_(seq(vec![ops(vec![assign()])])), ret()]);
-        assert!(messages(body, Rule::NormalizedStmtStructure).is_empty());
-        assert!(messages(seq(vec![]), Rule::NormalizedStmtStructure).is_empty());
+        assert!(messages(body, Property::NormalizedStmtStructure).is_empty());
+        assert!(messages(seq(vec![]), Property::NormalizedStmtStructure).is_empty());
     }
 
     #[test]
     fn normalized_reports_bodies_that_are_not_seqs() {
         let body = seq(vec![if_(ops(vec![assign()]), Some(ret())), for_(assign())]);
         assert_eq!(
-            messages(body, Rule::NormalizedStmtStructure),
+            messages(body, Property::NormalizedStmtStructure),
             [
                 "IfStmt then body is not a SeqStmts",
                 "IfStmt else body is not a SeqStmts",
                 "ForStmt body is not a SeqStmts"
             ]
         );
-        assert_eq!(messages(ret(), Rule::NormalizedStmtStructure), ["Function 'f' body is not a SeqStmts"]);
+        assert_eq!(messages(ret(), Property::NormalizedStmtStructure), ["Function 'f' body is not a SeqStmts"]);
     }
 
     #[test]
     fn normalized_reports_each_unwrapped_op_statement() {
         let body = seq(vec![assign(), eval(), if_(seq(vec![ret(), assign()]), None)]);
         assert_eq!(
-            messages(body, Rule::NormalizedStmtStructure),
+            messages(body, Property::NormalizedStmtStructure),
             [
                 "Function 'f' SeqStmts contains unwrapped AssignStmt/EvalStmt",
                 "Function 'f' SeqStmts contains unwrapped AssignStmt/EvalStmt",
@@ -177,14 +177,14 @@ mod tests {
             span: S,
         };
         let body = seq(vec![w, seq(vec![assign(), ret()])]);
-        assert!(messages(body, Rule::NormalizedStmtStructure).is_empty());
+        assert!(messages(body, Property::NormalizedStmtStructure).is_empty());
     }
 
     #[test]
     fn flattened_reports_single_element_containers_outer_first() {
         let body = seq(vec![seq(vec![ops(vec![assign()])]), ops(vec![assign(), eval()]), for_(ops(vec![eval()]))]);
         assert_eq!(
-            messages(body, Rule::FlattenedSingleStmt),
+            messages(body, Property::FlattenedSingleStmt),
             [
                 "SeqStmts with single element should be flattened",
                 "OpStmts with single element should be flattened",
@@ -196,6 +196,6 @@ mod tests {
     #[test]
     fn flattened_accepts_empty_and_multi_element_containers() {
         let body = seq(vec![seq(vec![]), ops(vec![assign(), eval()]), ret()]);
-        assert!(messages(body, Rule::FlattenedSingleStmt).is_empty());
+        assert!(messages(body, Property::FlattenedSingleStmt).is_empty());
     }
 }

@@ -34,7 +34,7 @@ impl B {
         self.p.add_function(f).expect("unique function name");
     }
     fn run(&self) -> Vec<VerifyDiagnostic> {
-        verify(&self.p, Rule::DEFAULT)
+        verify(&self.p, Property::DEFAULT)
     }
 }
 
@@ -143,7 +143,7 @@ fn code_1_same_var_assigned_twice_and_thrice() {
             (1, "Variable 'x' is assigned more than once (3 times), violating SSA form"),
         ]
     );
-    assert!(d.iter().all(|d| d.rule == Rule::SsaVerify));
+    assert!(d.iter().all(|d| d.rule == Property::SsaForm));
 }
 
 #[test]
@@ -493,7 +493,7 @@ fn codes_201_to_206() {
             (206, "While loop condition cannot be a call expression"),
         ]
     );
-    assert!(d.iter().all(|d| d.rule == Rule::NoNestedCall));
+    assert!(d.iter().all(|d| d.rule == Property::NoNestedCalls));
 }
 
 #[test]
@@ -552,7 +552,7 @@ fn rules_run_in_order_each_over_all_functions() {
         vec![1, 106, 201],
         "SSAVerify over all functions first, then TypeCheck, then NoNestedCall"
     );
-    let only = verify(&b.p, &Rule::default_without(&["SSAVerify"]));
+    let only = verify(&b.p, &Property::default_without(&["SSAVerify"]));
     assert_eq!(only.iter().map(|d| d.error_code).collect::<Vec<_>>(), vec![106, 201]);
     // Functions in program (name) order within one rule.
     let mut c = B::new();
@@ -567,7 +567,7 @@ fn rules_run_in_order_each_over_all_functions() {
 #[test]
 fn report_uses_the_location_renderer() {
     let d = vec![VerifyDiagnostic {
-        rule: Rule::NoNestedCall,
+        rule: Property::NoNestedCalls,
         error_code: 202,
         message: "If condition cannot be a call expression".into(),
         span: Span::new(3, 9),
@@ -583,10 +583,10 @@ fn report_uses_the_location_renderer() {
 
 #[test]
 fn rule_names_round_trip() {
-    for &r in Rule::DEFAULT {
-        assert_eq!(Rule::from_name(r.name()), Some(r));
+    for &r in Property::DEFAULT {
+        assert_eq!(Property::from_rule_name(r.rule_name()), Some(r));
     }
-    assert_eq!(Rule::from_name("ssaverify"), None);
+    assert_eq!(Property::from_rule_name("ssaverify"), None);
 }
 
 #[test]
@@ -598,12 +598,12 @@ fn findings_do_not_depend_on_the_number_of_threads() {
         let y = b.var("y", i64t());
         b.func(name, vec![assign(x, int(1)), assign(x, int(2)), assign(y, call(vec![call(vec![])]))]);
     }
-    let rules = [Rule::SsaVerify, Rule::NoNestedCall];
+    let rules = [Property::SsaForm, Property::NoNestedCalls];
     let one = verify_with_jobs(&b.p, &rules, 1);
-    let rules_in_order: Vec<Rule> = one.iter().map(|d| d.rule).collect();
+    let rules_in_order: Vec<Property> = one.iter().map(|d| d.rule).collect();
     assert_eq!(rules_in_order.len(), 6, "{one:?}");
-    assert!(rules_in_order.windows(2).all(|w| w[0] == w[1] || w == [Rule::SsaVerify, Rule::NoNestedCall]));
-    let ssa: Vec<&str> = one.iter().filter(|d| d.rule == Rule::SsaVerify).map(|d| d.message.as_str()).collect();
+    assert!(rules_in_order.windows(2).all(|w| w[0] == w[1] || w == [Property::SsaForm, Property::NoNestedCalls]));
+    let ssa: Vec<&str> = one.iter().filter(|d| d.rule == Property::SsaForm).map(|d| d.message.as_str()).collect();
     assert!(ssa[0].contains("'x_f'") && ssa[1].contains("'x_g'") && ssa[2].contains("'x_h'"), "{ssa:?}");
     for jobs in [2, 3, 8] {
         assert_eq!(verify_with_jobs(&b.p, &rules, jobs), one, "{jobs} threads");

@@ -5,7 +5,7 @@
 //! dtype, rank and constant dims. Symbolic dims, memrefs and views are never compared. Checks
 //! run on a statement before its children (pre-order), as in the reference.
 
-use super::{codes, Rule, VerifyDiagnostic};
+use super::{codes, Property, VerifyDiagnostic};
 use crate::ir::visit::{child_stmts, last_stmt};
 use crate::ir::{Expr, Function, Span, Stmt, Type, VarId, VarKind, VarTable};
 
@@ -166,6 +166,6 @@ impl TypeChecker<'_> {
     }
 
     fn error(&mut self, error_code: u32, message: String, span: Span) {
-        self.out.push(VerifyDiagnostic { rule: Rule::TypeCheck, error_code, message, span });
+        self.out.push(VerifyDiagnostic { rule: Property::TypeChecked, error_code, message, span });
     }
 }

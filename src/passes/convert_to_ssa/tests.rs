@@ -4,7 +4,7 @@
 use crate::ir::Program;
 use crate::passes::{Backend, PassEnv};
 use crate::printer::print_program;
-use crate::verify::{verify, Rule};
+use crate::verify::{verify, Property};
 
 const HEADER: &str = "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function\n";
 
@@ -17,7 +17,7 @@ fn parse(body: &str) -> Program {
 fn convert(body: &str) -> Vec<String> {
     let prog = parse(body);
     let out = super::run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass");
-    let diags = verify(&out, &[Rule::SsaVerify, Rule::TypeCheck]);
+    let diags = verify(&out, &[Property::SsaForm, Property::TypeChecked]);
     assert!(
         diags.is_empty(),
         "verifier: {:?}\n{}",
