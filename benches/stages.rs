@@ -23,7 +23,7 @@ mod common {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use common::gen::{generate, Shape};
-use ptoc::passes::manager::{self, Manager};
+use ptoc::passes::manager::Manager;
 use ptoc::passes::{Backend, OptLevel, PassEnv, Pipeline};
 use std::time::{Duration, Instant};
 
@@ -118,15 +118,17 @@ fn bench_size(name: &str, shape: Shape) -> Table {
         let module = timed(&mut table, "parse (incl. lex)", || ptoc::parser::parse(&source).expect("parses"));
         // Lowering consumes the syntax tree (and drops it function by function).
         let mut prog = timed(&mut table, "lower", || ptoc::lower::lower(module).expect("lowers"));
-        let mut verified = Vec::new();
         for pass in &passes {
             // One pass at a time through the pass manager (its findings included).
             let one = [*pass];
             prog = timed(&mut table, pass.name, || Manager::new(&one, env).run(prog).expect("pass succeeds"));
-            // The driver's automatic verification (§1.6) at verification level `basic`.
-            let checked =
-                timed(&mut table, "auto-verify", || manager::auto_verify(&prog, pass, &mut verified, env.jobs));
-            assert!(checked.is_ok(), "benchmark program fails verification after {}", pass.name);
+        }
+        // The whole pipeline with the driver's checks (the automatic verification and the sync
+        // postcondition of verification level `basic`), pass by pass and as chains.
+        for (stage, fuse) in [("pipeline with checks, pass by pass", false), ("pipeline with checks, chains", true)] {
+            let lowered = ptoc::driver::frontend(&source).expect("lowers");
+            let m = Manager { auto_verify: true, sync_postcondition: true, fuse, ..Manager::new(&passes, env) };
+            timed(&mut table, stage, || m.run(lowered).expect("pipeline succeeds"));
         }
         timed(&mut table, "print (final IR)", || ptoc::printer::print_program(&prog).len());
         timed(&mut table, "codegen (C++)", || ptoc::codegen::generate(&prog).expect("codegen").len());

@@ -129,6 +129,9 @@ fn compile_timed(
         auto_verify: req.auto_verify,
         verify_each: req.verify_each,
         sync_postcondition: req.sync_postcondition,
+        // The observer below reads only findings unless dumps, statistics or timings are asked
+        // for: then the function passes may run as chains, one function at a time.
+        fuse: req.dumps.is_empty() && req.stats.is_none() && !req.time_passes,
     };
     // With --stats: the sync ops of each function before remove-redundant-sync (the counts
     // after the pass before it), to count what it removed.

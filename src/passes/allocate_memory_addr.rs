@@ -23,28 +23,26 @@ use super::{basic_memory_reuse, OptLevel, PassEnv};
 use crate::backend::capacity;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_stmts};
-use crate::ir::{DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind, VarTable};
+use crate::ir::{DataType, Expr, ExprKind, Function, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
 
 /// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
 const ALIGN: u64 = 32;
 
-/// `allocate-memory-addr`: lays out the on-chip MemRefs of every function.
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    super::try_each_function(prog, env, |mut f| {
-        let placed = layout(&f);
-        let errors = capacity_errors(&f, &placed, env);
-        if !errors.is_empty() {
-            return Err(errors);
+/// `allocate-memory-addr` on one function: lays out its on-chip MemRefs.
+pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    let placed = layout(&f);
+    let errors = capacity_errors(&f, &placed, env);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for p in &placed {
+        if let VarKind::MemRef(info) = &mut f.vars.var_mut(p.memref).kind {
+            info.addr = address(p.addr);
         }
-        for p in &placed {
-            if let VarKind::MemRef(info) = &mut f.vars.var_mut(p.memref).kind {
-                info.addr = address(p.addr);
-            }
-        }
-        let addrs: BTreeMap<VarId, u64> = placed.iter().map(|p| (p.memref, p.addr)).collect();
-        rewrite_allocs(&mut f.body, &addrs);
-        Ok(f)
-    })
+    }
+    let addrs: BTreeMap<VarId, u64> = placed.iter().map(|p| (p.memref, p.addr)).collect();
+    rewrite_allocs(&mut f.body, &addrs);
+    Ok(f)
 }
 
 /// One MemRef with the address it gets.
@@ -342,7 +340,9 @@ mod tests {
 
     fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
         let prog = crate::driver::frontend(src).expect("input lowers");
-        run(prog.clone(), &PassEnv::new(Backend::Cce)).map(|p| crate::printer::print_program(&p))
+        crate::passes::Transform::Function(function)
+            .apply(prog.clone(), &PassEnv::new(Backend::Cce))
+            .map(|p| crate::printer::print_program(&p))
     }
 
     /// A function with one Vec tile per entry of `sizes` (as `[n]` FP32 → 4n bytes), allocated
@@ -398,7 +398,8 @@ mod tests {
     fn empty_functions_and_ddr_only_functions_are_unchanged() {
         let src = program(&[]);
         let prog = crate::driver::frontend(&src).unwrap();
-        let out = run(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap();
+        let out =
+            crate::passes::Transform::Function(function).apply(prog.clone(), &PassEnv::new(Backend::Cce)).unwrap();
         assert_eq!(crate::printer::print_program(&out), crate::printer::print_program(&prog));
     }
 }

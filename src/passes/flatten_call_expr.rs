@@ -15,17 +15,15 @@
 use super::stmt_structure::{flatten_single, normalize_body};
 use super::PassEnv;
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprKind, Program, Stmt, VarKind, VarTable};
+use crate::ir::{Expr, ExprKind, Function, Stmt, VarKind, VarTable};
 
-/// The pass: every function, each with its own temporary counter.
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(super::each_function(prog, env, |mut f| {
-        let body = std::mem::replace(&mut f.body, Stmt::empty());
-        let mut flattener = Flattener { vars: &mut f.vars, next_temp: 0, pending: Vec::new() };
-        let flat = flattener.stmt(normalize_body(body));
-        f.body = flatten_single(flat);
-        f
-    }))
+/// The pass on one function, with its own temporary counter.
+pub fn function(mut f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    let body = std::mem::replace(&mut f.body, Stmt::empty());
+    let mut flattener = Flattener { vars: &mut f.vars, next_temp: 0, pending: Vec::new() };
+    let flat = flattener.stmt(normalize_body(body));
+    f.body = flatten_single(flat);
+    Ok(f)
 }
 
 struct Flattener<'a> {

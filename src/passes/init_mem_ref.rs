@@ -19,14 +19,12 @@ use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::analysis::memref_plan::{self, set_memref};
 use crate::diag::Diagnostic;
-use crate::ir::{
-    Call, Callee, DataType, Expr, ExprKind, Function, MemorySpace, Program, Stmt, Type, VarId, VarKind, VarTable,
-};
+use crate::ir::{Call, Callee, DataType, Expr, ExprKind, Function, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops;
 
-/// The pass entry point (registered as `init-mem-ref`): a function pass over every function.
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(super::each_function(prog, env, init_function))
+/// The pass on one function (registered as `init-mem-ref`).
+pub fn function(f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    Ok(init_function(f))
 }
 
 /// Normalises `f` (§2.8 step 1), gives its variables MemRefs (steps 2–3) and inserts the allocs

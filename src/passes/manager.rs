@@ -9,9 +9,11 @@
 //! report), which do not fail the run. What happens with each step (dumps, printing findings)
 //! is the caller's business, through the `observe` callback.
 
-use super::{PassEnv, PassInfo, Property};
+use std::ops::Range;
+
+use super::{PassEnv, PassInfo, Property, Transform};
 use crate::diag::{codes, line_col, Diagnostic, Span};
-use crate::ir::Program;
+use crate::ir::{Function, Program};
 use crate::verify::{self, VerifyDiagnostic};
 
 /// How to run a list of passes.
@@ -29,6 +31,13 @@ pub struct Manager<'a> {
     pub verify_each: bool,
     /// Check the output of the sync passes for hazards ([`sync_postcondition`]).
     pub sync_postcondition: bool,
+    /// Run each stretch of consecutive function passes (without findings) as one chain per
+    /// function: every function goes through the whole stretch, with the checks after each
+    /// pass, on `--jobs` threads, instead of every pass going over every function in turn. The
+    /// output and the diagnostics are the same; the observer is not called for the passes of a
+    /// chain, so only callers whose observer looks at nothing but findings set it (the driver
+    /// without dumps, statistics or `--time-passes`). Ignored with `verify_each`.
+    pub fuse: bool,
 }
 
 /// One pass done, as the `observe` callback of [`Manager::run_observed`] sees it.
@@ -52,7 +61,15 @@ const AUTO_VERIFIED: &[Property] = &[Property::SsaForm, Property::TypeChecked, P
 impl<'a> Manager<'a> {
     /// Runs `passes` with no checks between them and no rules disabled.
     pub fn new(passes: &'a [&'static PassInfo], env: PassEnv) -> Manager<'a> {
-        Manager { passes, env, disabled_rules: &[], auto_verify: false, verify_each: false, sync_postcondition: false }
+        Manager {
+            passes,
+            env,
+            disabled_rules: &[],
+            auto_verify: false,
+            verify_each: false,
+            sync_postcondition: false,
+            fuse: false,
+        }
     }
 
     /// Runs the passes in order on `prog`; the first pass that is not implemented or fails
@@ -61,63 +78,250 @@ impl<'a> Manager<'a> {
         self.run_observed(prog, None, &mut |_| {})
     }
 
-    /// [`Manager::run`], calling `observe` after each pass. When a pass fails and `start` is
-    /// given, the pass's input is rebuilt from it (passes consume their input and are
-    /// deterministic) to say which required property it lacks.
+    /// [`Manager::run`], calling `observe` after each pass (each pass outside a chain, see
+    /// [`Manager::fuse`]). When a pass fails and `start` is given, the pass's input is rebuilt
+    /// from it (passes consume their input and are deterministic) to say which required
+    /// property it lacks.
     pub fn run_observed(
         &self,
         mut prog: Program,
         start: Option<Start<'_>>,
         observe: &mut dyn FnMut(Step<'_>),
     ) -> Result<Program, Vec<Diagnostic>> {
-        // Properties verified so far by the automatic verification (§1.6).
-        let mut verified: Vec<Property> = Vec::new();
+        let checks = self.checks();
         // The functions holding sync ops written in the text, as the first sync pass finds
         // them (a later one may delete those syncs): the sync postcondition leaves them alone.
         let mut written_syncs: Option<Vec<String>> = None;
-        // The postcondition runs once, after the last sync pass of the list: later sync passes
-        // only remove syncs, so a hazard left by an earlier one is still there to be found.
-        let last_sync_pass = self.passes.iter().rposition(|p| is_sync_pass(p)).filter(|_| self.sync_postcondition);
-        for (k, &pass) in self.passes.iter().enumerate() {
+        let mut k = 0;
+        while k < self.passes.len() {
+            let end = self.chain_end(k);
+            if end > k + 1 {
+                let (out, written) = self.run_chain(prog, k..end, &checks, written_syncs.as_deref(), start)?;
+                prog = out;
+                if checks.first_sync.is_some_and(|s| (k..end).contains(&s)) {
+                    written_syncs = Some(written);
+                }
+                k = end;
+                continue;
+            }
+            let pass = self.passes[k];
             let Some(run) = pass.run else {
                 return Err(vec![not_implemented(pass, self.passes)]);
             };
             if self.verify_each {
                 check_properties(&prog, pass, Moment::Before)?;
             }
-            if last_sync_pass.is_some() && is_sync_pass(pass) && written_syncs.is_none() {
+            if checks.first_sync == Some(k) {
                 written_syncs = Some(functions_with_written_syncs(&prog));
             }
-            prog = match run(prog, &self.env) {
+            prog = match run.apply(prog, &self.env) {
                 Ok(out) => out,
-                Err(diags) => {
-                    let input = start.and_then(|start| self.replay(start, k));
-                    return Err(match input {
-                        Some(input) => with_missing_preconditions(diags, &input, pass),
-                        None => diags,
-                    });
-                }
+                Err(diags) => return Err(self.failed_run(diags, start, k)),
             };
             let findings = pass.findings.map_or_else(Vec::new, |f| f(&prog, self.disabled_rules));
             observe(Step { position: k + 1, pass, program: &prog, findings: &findings });
             if self.verify_each {
                 check_properties(&prog, pass, Moment::After)?;
             }
-            if self.auto_verify {
-                auto_verify(&prog, pass, &mut verified, self.env.jobs)?;
+            let todo = &checks.auto_verify[k];
+            if !todo.is_empty() {
+                let found = verify::verify_with_jobs(&prog, todo, self.env.jobs);
+                if !found.is_empty() {
+                    return Err(vec![auto_verify_error(pass, todo, &found)]);
+                }
             }
-            if last_sync_pass == Some(k) {
-                let ran: Vec<&str> = self.passes[..=k].iter().filter(|p| is_sync_pass(p)).map(|p| p.name).collect();
-                sync_postcondition(&prog, &ran, written_syncs.as_deref().unwrap_or_default(), &self.env)?;
+            if checks.last_sync == Some(k) {
+                let written = written_syncs.as_deref().unwrap_or_default();
+                sync_postcondition(&prog, &checks.sync_passes, written, &self.env)?;
             }
+            k += 1;
         }
         Ok(prog)
     }
 
+    /// What is checked after each pass of the list, decided before any runs.
+    fn checks(&self) -> Checks {
+        // §1.6 step 2, pass by pass: forget what the pass invalidated, then verify what it
+        // produced that is not verified yet. Like the reference, this checks SSAForm and
+        // TypeChecked after convert-to-ssa and nothing more until a pass produces them again.
+        let mut verified: Vec<Property> = Vec::new();
+        let mut auto_verify = Vec::new();
+        for pass in self.passes {
+            let mut todo = Vec::new();
+            if self.auto_verify {
+                verified.retain(|p| !pass.invalidated.contains(p));
+                todo = Property::ALL
+                    .iter()
+                    .copied()
+                    .filter(|p| pass.produced.contains(p) && AUTO_VERIFIED.contains(p) && !verified.contains(p))
+                    .collect();
+                verified.extend(todo.iter().copied());
+            }
+            auto_verify.push(todo);
+        }
+        // The postcondition runs once, after the last sync pass of the list: later sync passes
+        // only remove syncs, so a hazard left by an earlier one is still there to be found.
+        let syncs = || self.passes.iter().enumerate().filter(|(_, p)| is_sync_pass(p)).map(|(k, _)| k);
+        let last_sync = syncs().last().filter(|_| self.sync_postcondition);
+        Checks {
+            auto_verify,
+            first_sync: syncs().next().filter(|_| last_sync.is_some()),
+            last_sync,
+            sync_passes: match last_sync {
+                Some(last) => self.passes[..=last].iter().filter(|p| is_sync_pass(p)).map(|p| p.name).collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// The end of the chain of function passes starting at pass `k` (`k + 1` when there is
+    /// none to make).
+    fn chain_end(&self, k: usize) -> usize {
+        if !self.fuse || self.verify_each {
+            return k + 1;
+        }
+        let chainable = |p: &PassInfo| matches!(p.run, Some(Transform::Function(_))) && p.findings.is_none();
+        let mut end = k;
+        while end < self.passes.len() && chainable(self.passes[end]) {
+            end += 1;
+        }
+        end.max(k + 1)
+    }
+
+    /// Runs the passes `range` (all function passes) as one chain per function, with the
+    /// checks after each pass; the first failure in pass order is reported as the pass-by-pass
+    /// run reports it (every function that fails at that pass and check, in function order).
+    fn run_chain(
+        &self,
+        mut prog: Program,
+        range: Range<usize>,
+        checks: &Checks,
+        written_syncs: Option<&[String]>,
+        start: Option<Start<'_>>,
+    ) -> Result<(Program, Vec<String>), Vec<Diagnostic>> {
+        let functions = std::mem::take(&mut prog.functions);
+        let results = crate::par::map_into(functions, self.env.jobs, |f| {
+            self.chain_function(f, range.clone(), checks, written_syncs)
+        });
+        let mut failures = Vec::new();
+        let mut written = Vec::new();
+        for r in results {
+            match r {
+                Ok((f, has_written_syncs)) => {
+                    if has_written_syncs {
+                        written.push(f.name.clone());
+                    }
+                    prog.functions.push(f);
+                }
+                Err(failure) => failures.push(failure),
+            }
+        }
+        let Some(first) = failures.iter().map(|f| (f.pass, f.check)).min() else { return Ok((prog, written)) };
+        let failures = failures.into_iter().filter(|f| (f.pass, f.check) == first);
+        let (k, pass) = (first.0, self.passes[first.0]);
+        Err(match first.1 {
+            Check::Run => self.failed_run(failures.flat_map(|f| f.diags).collect(), start, k),
+            Check::AutoVerify => {
+                // In the automatic verification's order: property by property, functions in order.
+                let mut per_function: Vec<Vec<Vec<VerifyDiagnostic>>> = failures.map(|f| f.found).collect();
+                let todo = &checks.auto_verify[k];
+                let mut found = Vec::new();
+                for r in 0..todo.len() {
+                    for f in &mut per_function {
+                        found.append(&mut f[r]);
+                    }
+                }
+                vec![auto_verify_error(pass, todo, &found)]
+            }
+            Check::SyncPostcondition => failures.flat_map(|f| f.diags).collect(),
+        })
+    }
+
+    /// One function through the chain `range`, with the checks after each pass; with whether
+    /// it holds sync ops written in the text (see [`Manager::run_observed`]).
+    fn chain_function(
+        &self,
+        mut f: Function,
+        range: Range<usize>,
+        checks: &Checks,
+        written_syncs: Option<&[String]>,
+    ) -> Result<(Function, bool), ChainFailure> {
+        let fail = |pass, check, diags, found| ChainFailure { pass, check, diags, found };
+        let mut written = written_syncs.is_some_and(|w| w.contains(&f.name));
+        for k in range {
+            let Some(Transform::Function(run)) = self.passes[k].run else {
+                unreachable!("a chain has only function passes")
+            };
+            if checks.first_sync == Some(k) {
+                written = crate::verify::sync_hazard::has_written_syncs(&f);
+            }
+            f = run(f, &self.env).map_err(|d| fail(k, Check::Run, d, Vec::new()))?;
+            let todo = &checks.auto_verify[k];
+            if !todo.is_empty() {
+                let found: Vec<Vec<VerifyDiagnostic>> = todo
+                    .iter()
+                    .map(|p| {
+                        let mut out = Vec::new();
+                        p.check(&f, &mut out);
+                        out
+                    })
+                    .collect();
+                if found.iter().any(|v| !v.is_empty()) {
+                    return Err(fail(k, Check::AutoVerify, Vec::new(), found));
+                }
+            }
+            if checks.last_sync == Some(k) && !written {
+                let hazards = function_sync_hazards(&f, &checks.sync_passes, &self.env);
+                if !hazards.is_empty() {
+                    return Err(fail(k, Check::SyncPostcondition, hazards, Vec::new()));
+                }
+            }
+        }
+        Ok((f, written))
+    }
+
+    /// The error of pass `k`'s run: its diagnostics, with what its input lacks when `start`
+    /// can rebuild that input.
+    fn failed_run(&self, diags: Vec<Diagnostic>, start: Option<Start<'_>>, k: usize) -> Vec<Diagnostic> {
+        match start.and_then(|start| self.replay(start, k)) {
+            Some(input) => with_missing_preconditions(diags, &input, self.passes[k]),
+            None => diags,
+        }
+    }
+
     /// The input of pass number `k`: the start program through the passes before it again.
     fn replay(&self, start: Start<'_>, k: usize) -> Option<Program> {
-        self.passes[..k].iter().try_fold(start().ok()?, |prog, pass| (pass.run?)(prog, &self.env).ok())
+        self.passes[..k].iter().try_fold(start().ok()?, |prog, pass| pass.run?.apply(prog, &self.env).ok())
     }
+}
+
+/// What the manager checks after each pass (see [`Manager::checks`]).
+struct Checks {
+    /// For each pass, the properties the automatic verification checks after it (in the
+    /// verifier's order).
+    auto_verify: Vec<Vec<Property>>,
+    /// The first and the last sync pass, when the sync postcondition is on.
+    first_sync: Option<usize>,
+    last_sync: Option<usize>,
+    /// The names of the sync passes up to the last one.
+    sync_passes: Vec<&'static str>,
+}
+
+/// The steps of a pass, in the order they run (a failing run stops before its checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Check {
+    Run,
+    AutoVerify,
+    SyncPostcondition,
+}
+
+/// How one function failed in a chain: at which pass and step, with the pass's diagnostics or
+/// the sync hazards (`diags`), or the automatic verification's findings by property (`found`).
+struct ChainFailure {
+    pass: usize,
+    check: Check,
+    diags: Vec<Diagnostic>,
+    found: Vec<Vec<VerifyDiagnostic>>,
 }
 
 /// The functions of `prog` holding sync ops written in the text.
@@ -139,35 +343,39 @@ fn is_sync_pass(p: &PassInfo) -> bool {
 /// they have a source position, the passes' own have none) is left to `--verify-sync`: its
 /// hazards may be the author's, even once remove-redundant-sync has deleted those ops.
 fn sync_postcondition(prog: &Program, ran: &[&str], written: &[String], env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
-    let (backend, jobs) = (env.backend, env.jobs);
-    use crate::verify::sync_hazard;
-    let passes = ran.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ");
-    let model = sync_hazard::SyncModel::default();
     // Each function is checked on its own, on `jobs` threads; the findings in program order.
-    let hazards = crate::par::map(&prog.functions, jobs, |f| {
+    let hazards = crate::par::map(&prog.functions, env.jobs, |f| {
         if written.contains(&f.name) {
             Vec::new()
         } else {
-            sync_hazard::check_function(f, backend, &model)
+            function_sync_hazards(f, ran, env)
         }
     });
-    let mut found = Vec::new();
-    for (f, hazards) in prog.functions.iter().zip(hazards) {
-        for h in hazards {
+    let found: Vec<Diagnostic> = hazards.into_iter().flatten().collect();
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found)
+    }
+}
+
+/// The sync hazards of one function, as internal errors (see [`sync_postcondition`]).
+fn function_sync_hazards(f: &Function, ran: &[&str], env: &PassEnv) -> Vec<Diagnostic> {
+    use crate::verify::sync_hazard;
+    let passes = ran.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ");
+    let model = sync_hazard::SyncModel::default();
+    sync_hazard::check_function(f, env.backend, &model)
+        .into_iter()
+        .map(|h| {
             let mut d = h.to_diagnostic();
             d.message = format!("{INTERNAL_ERROR_PREFIX}{passes} left a sync hazard in `{}`: {}", f.name, d.message);
             d.notes.push(
                 "this is a bug in ptoc; please report it with the input file (`--verify-level none` skips this check)"
                     .into(),
             );
-            found.push(d);
-        }
-    }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(found)
-    }
+            d
+        })
+        .collect()
 }
 
 /// How the message of an internal-error diagnostic starts (the driver exits with status 101).
@@ -188,39 +396,22 @@ pub fn findings_report(found: &[VerifyDiagnostic], file: &str, source: &str) -> 
     verify::report(found, &location)
 }
 
-/// §1.6 step 2: forget what the pass invalidated, then verify what it produced that is not
-/// verified yet. Like the reference, this checks SSAForm and TypeChecked after convert-to-ssa
-/// and nothing more until a pass produces them again.
-pub fn auto_verify(
-    prog: &Program,
-    pass: &PassInfo,
-    verified: &mut Vec<Property>,
-    jobs: usize,
-) -> Result<(), Vec<Diagnostic>> {
-    verified.retain(|p| !pass.invalidated.contains(p));
-    let mut todo: Vec<Property> =
-        pass.produced.iter().copied().filter(|p| AUTO_VERIFIED.contains(p) && !verified.contains(p)).collect();
-    todo.sort(); // printed in bit order, like the reference's property sets
-
-    if todo.is_empty() {
-        return Ok(());
+/// The automatic verification's error after `pass` (§1.6): `found` are the findings of the
+/// properties `todo`, which the pass produced and which were not verified yet.
+fn auto_verify_error(pass: &PassInfo, todo: &[Property], found: &[VerifyDiagnostic]) -> Diagnostic {
+    let mut names: Vec<Property> = todo.to_vec();
+    names.sort(); // printed in bit order, like the reference's property sets
+    let names: Vec<&str> = names.iter().map(|p| p.name()).collect();
+    let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
+    let mut d = Diagnostic::error(
+        codes::VERIFY_FAILED,
+        found[0].span,
+        format!("Verification failed after '{reference_name}' for properties {{{}}}", names.join(", ")),
+    );
+    for v in found {
+        d = d.with_note(format!("{} ({}): {}", v.rule.rule_name(), v.error_code, v.message));
     }
-    let found = verify::verify_with_jobs(prog, &rules_for(&todo), jobs);
-    if !found.is_empty() {
-        let names: Vec<&str> = todo.iter().map(|p| p.name()).collect();
-        let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
-        let mut d = Diagnostic::error(
-            codes::VERIFY_FAILED,
-            found[0].span,
-            format!("Verification failed after '{reference_name}' for properties {{{}}}", names.join(", ")),
-        );
-        for v in &found {
-            d = d.with_note(format!("{} ({}): {}", v.rule.rule_name(), v.error_code, v.message));
-        }
-        return Err(vec![d]);
-    }
-    verified.extend(todo);
-    Ok(())
+    d
 }
 
 /// These properties in the verifier's order (each is checked by its rule).
@@ -288,7 +479,7 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::{Backend, PassKind};
+    use crate::passes::{Backend, Transform};
 
     /// A pass that appends `+` to the program name (so the order of runs is visible).
     static MARK: PassInfo = fake(
@@ -302,11 +493,14 @@ mod tests {
     static TODO: PassInfo = fake("todo", None);
 
     const fn fake(name: &'static str, run: Option<crate::passes::PassFn>) -> PassInfo {
+        let run = match run {
+            Some(p) => Some(Transform::Program(p)),
+            None => None,
+        };
         PassInfo {
             name,
             aliases: &[],
             description: "",
-            kind: PassKind::Program,
             required: &[],
             produced: &[],
             invalidated: &[],
@@ -368,10 +562,18 @@ mod tests {
     };
     const ILL_TYPED: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        for i, (s,) in pl.range(0, 10, 1, init_values=(a,)):\n            r: pl.Scalar[pl.INT64] = pl.yield_(1.0)\n        return r\n";
 
+    /// Like [`BREAKS_TYPES`], but the program it returns is well typed.
+    static KEEPS_TYPES: PassInfo = PassInfo {
+        produced: &[Property::SsaForm, Property::TypeChecked],
+        ..fake("keeps-types", Some(|_, _| Ok(frontend(WELL_TYPED))))
+    };
+    const WELL_TYPED: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        return a\n";
+
     #[test]
     fn automatic_verification_checks_what_a_pass_produces_once() {
-        let mut verified = Vec::new();
-        let e = auto_verify(&frontend(ILL_TYPED), &BREAKS_TYPES, &mut verified, 1).unwrap_err();
+        let list: &[&'static PassInfo] = &[&BREAKS_TYPES];
+        let checked = Manager { auto_verify: true, ..Manager::new(list, ENV) };
+        let e = checked.run(Program::new("p")).unwrap_err();
         assert_eq!(e[0].code, codes::VERIFY_FAILED);
         assert_eq!(e[0].message, "Verification failed after 'breaks-types' for properties {SSAForm, TypeChecked}");
         assert!(
@@ -379,13 +581,9 @@ mod tests {
             "{:?}",
             e[0].notes
         );
-        // Already verified properties are not checked again.
-        let mut verified = vec![Property::SsaForm, Property::TypeChecked];
-        assert!(auto_verify(&frontend(ILL_TYPED), &BREAKS_TYPES, &mut verified, 1).is_ok());
-        // Through the manager.
-        let list: &[&'static PassInfo] = &[&BREAKS_TYPES];
-        let m = Manager { auto_verify: true, ..Manager::new(list, ENV) };
-        assert_eq!(m.run(Program::new("p")).unwrap_err()[0].code, codes::VERIFY_FAILED);
+        // Properties verified after an earlier pass are not checked again.
+        let list: &[&'static PassInfo] = &[&KEEPS_TYPES, &BREAKS_TYPES];
+        assert!(Manager { auto_verify: true, ..Manager::new(list, ENV) }.run(Program::new("p")).is_ok());
     }
 
     /// Requires SSAForm and always fails, as a pass whose precondition does not hold might.
@@ -436,5 +634,84 @@ mod tests {
         let mut found = Vec::new();
         assert!(m.run_observed(frontend(NOT_SSA), None, &mut |s| found.extend_from_slice(s.findings)).is_ok());
         assert!(found.is_empty());
+    }
+
+    /// A function pass for the chain tests: `run` on every function.
+    const fn function_pass(name: &'static str, run: crate::passes::FunctionFn) -> PassInfo {
+        PassInfo { run: Some(Transform::Function(run)), ..fake(name, None) }
+    }
+    static MARK_F: PassInfo = function_pass("mark-f", |mut f, _| {
+        f.name.push('+');
+        Ok(f)
+    });
+    /// Fails on the functions whose name starts with `b`.
+    static FAIL_B: PassInfo = function_pass("fail-b", |f, _| {
+        if f.name.starts_with('b') {
+            return Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, format!("b fails: {}", f.name))]);
+        }
+        Ok(f)
+    });
+    /// Fails on the functions whose name starts with `a`.
+    static FAIL_A: PassInfo = function_pass("fail-a", |f, _| {
+        if f.name.starts_with('a') {
+            return Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, format!("a fails: {}", f.name))]);
+        }
+        Ok(f)
+    });
+    /// Replaces every function by the ill-typed one, keeping its name, and claims it well typed.
+    static ILL_F: PassInfo = PassInfo {
+        produced: &[Property::SsaForm, Property::TypeChecked],
+        ..function_pass("ill-f", |f, _| {
+            let ill = frontend(ILL_TYPED).functions.remove(0);
+            Ok(Function { name: f.name, ..ill })
+        })
+    };
+
+    /// Functions `a` and `b` of a program (bodies from [`WELL_TYPED`]).
+    fn two_functions() -> Program {
+        let mut prog = frontend(WELL_TYPED);
+        let f = prog.functions.remove(0);
+        prog.functions = vec![Function { name: "a".into(), ..f.clone() }, Function { name: "b".into(), ..f }];
+        prog
+    }
+
+    /// Runs `passes` on [`two_functions`] as chains and pass by pass: the same outcome either
+    /// way, returned with what the observer saw of the chained run.
+    fn both_ways(passes: &[&'static PassInfo]) -> (Result<Program, Vec<Diagnostic>>, Vec<usize>) {
+        let m = Manager { auto_verify: true, ..Manager::new(passes, ENV) };
+        let mut seen = Vec::new();
+        let chained = Manager { fuse: true, ..m }.run_observed(two_functions(), None, &mut |s| seen.push(s.position));
+        let by_pass = m.run(two_functions());
+        let text = |r: &Result<Program, Vec<Diagnostic>>| match r {
+            Ok(p) => crate::printer::print_program(p),
+            Err(ds) => ds.iter().map(|d| format!("{} {:?}\n", d.message, d.notes)).collect(),
+        };
+        assert_eq!(text(&chained), text(&by_pass));
+        (chained, seen)
+    }
+
+    #[test]
+    fn chains_give_the_output_of_pass_by_pass_runs() {
+        let (out, seen) = both_ways(&[&MARK_F, &MARK_F, &MARK, &MARK_F]);
+        let names: Vec<String> = out.unwrap().functions.iter().map(|f| f.name.clone()).collect();
+        assert_eq!(names, ["a+++", "b+++"]);
+        // The chained passes are not observed; the program pass after them is, and so is a lone
+        // function pass (a chain of one is an ordinary run).
+        assert_eq!(seen, [3, 4]);
+    }
+
+    #[test]
+    fn a_chain_reports_the_first_failing_pass_as_a_pass_by_pass_run() {
+        // `b` fails at the second pass, `a` only at the third: the run stops at the second.
+        let (out, _) = both_ways(&[&MARK_F, &FAIL_B, &FAIL_A]);
+        let e = out.unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].message, "b fails: b+");
+        // Every function failing at that pass, in function order.
+        let (out, _) = both_ways(&[&MARK_F, &ILL_F, &FAIL_A]);
+        let e = out.unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].message, "Verification failed after 'ill-f' for properties {SSAForm, TypeChecked}");
+        assert_eq!(e[0].notes.len(), 4, "{:?}", e[0].notes);
     }
 }

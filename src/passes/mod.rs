@@ -44,26 +44,40 @@ impl PassEnv {
     }
 }
 
-/// A pass transform. It consumes its input and returns the transformed program, so that no pass
-/// copies the whole program; errors are diagnostics (never panics). A caller that needs the input
-/// afterwards clones it first.
+/// A program pass's transform. It consumes its input and returns the transformed program, so
+/// that no pass copies the whole program; errors are diagnostics (never panics). A caller that
+/// needs the input afterwards clones it first.
 pub type PassFn = fn(Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
+
+/// A function pass's transform: one function in, the rewritten function out, knowing nothing of
+/// the other functions (a function owns its variables).
+pub type FunctionFn = fn(Function, &PassEnv) -> Result<Function, Vec<Diagnostic>>;
+
+/// What a pass rewrites.
+#[derive(Clone, Copy, Debug)]
+pub enum Transform {
+    /// One function at a time: the pass manager runs it on every function on `--jobs`
+    /// threads, and may run a chain of such passes on each function in turn.
+    Function(FunctionFn),
+    /// The whole program (outline-incore-scopes, convert-tensor-to-block-ops, run-verifier).
+    Program(PassFn),
+}
+
+impl Transform {
+    /// Runs the transform on `prog`: a function pass on every function on `env.jobs` threads,
+    /// with the diagnostics of every function that failed, in function order.
+    pub fn apply(self, prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
+        match self {
+            Transform::Function(f) => try_each_function(prog, env, |func| f(func, env)),
+            Transform::Program(p) => p(prog, env),
+        }
+    }
+}
 
 /// Rewrites every function of `prog` with `rewrite`, on `env.jobs` threads: a function owns
 /// its variables, so function passes need nothing shared to write. The functions keep their
-/// order, so the output does not depend on the thread count.
-pub(crate) fn each_function(
-    mut prog: Program,
-    env: &PassEnv,
-    rewrite: impl Fn(Function) -> Function + Sync,
-) -> Program {
-    let functions = std::mem::take(&mut prog.functions);
-    prog.functions = crate::par::map_into(functions, env.jobs, rewrite);
-    prog
-}
-
-/// [`each_function`] for a rewrite that can fail: the diagnostics of every function that
-/// failed, in function order.
+/// order, so the output does not depend on the thread count; on failure, the diagnostics of
+/// every function that failed, in function order.
 pub(crate) fn try_each_function(
     mut prog: Program,
     env: &PassEnv,
@@ -91,13 +105,6 @@ pub type FindingsFn = fn(&Program, &[String]) -> Vec<crate::verify::VerifyDiagno
 // IR properties and the verifier rules that check them are one type (see its docs).
 pub use crate::verify::Property;
 
-/// Whether the transform sees one function at a time or the whole program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PassKind {
-    Function,
-    Program,
-}
-
 /// One registered pass.
 #[derive(Debug)]
 pub struct PassInfo {
@@ -107,12 +114,12 @@ pub struct PassInfo {
     pub aliases: &'static [&'static str],
     /// One line for `--list-passes`.
     pub description: &'static str,
-    pub kind: PassKind,
     pub required: &'static [Property],
     pub produced: &'static [Property],
     pub invalidated: &'static [Property],
-    /// The transform; `None` while the pass is not implemented.
-    pub run: Option<PassFn>,
+    /// The transform (whether it is a function or a program pass); `None` while the pass is
+    /// not implemented.
+    pub run: Option<Transform>,
     /// What the pass reports about the program it returns (see [`FindingsFn`]); the pass
     /// manager asks after each run.
     pub findings: Option<FindingsFn>,
@@ -136,132 +143,120 @@ pub static PASSES: &[PassInfo] = &[
         name: "convert-to-ssa",
         aliases: &["ConvertToSSA"],
         description: "rename variables so each is assigned once; loops and ifs carry values through iter_args/return_vars and yields",
-        kind: PassKind::Function,
         required: &[TypeChecked],
         produced: &[TypeChecked, SsaForm],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: Some(convert_to_ssa::run),
+        run: Some(Transform::Function(convert_to_ssa::function)),
         findings: None,
     },
     PassInfo {
         name: "outline-incore-scopes",
         aliases: &["OutlineIncoreScopes"],
         description: "move each `with pl.incore():` scope into its own InCore function and call it",
-        kind: PassKind::Program,
         required: &[TypeChecked, SsaForm],
         produced: &[SplitIncoreOrch],
         invalidated: &[],
-        run: Some(outline_incore_scopes::run),
+        run: Some(Transform::Program(outline_incore_scopes::run)),
         findings: None,
     },
     PassInfo {
         name: "flatten-call-expr",
         aliases: &["FlattenCallExpr"],
         description: "hoist calls nested in arguments, conditions and operators into temporaries",
-        kind: PassKind::Function,
         required: &[TypeChecked],
         produced: &[TypeChecked, NoNestedCalls],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: Some(flatten_call_expr::run),
+        run: Some(Transform::Function(flatten_call_expr::function)),
         findings: None,
     },
     PassInfo {
         name: "normalize-stmt-structure",
         aliases: &["NormalizeStmtStructure"],
         description: "make every body a SeqStmts and wrap runs of assignments/evals in OpStmts",
-        kind: PassKind::Function,
         required: &[TypeChecked],
         produced: &[TypeChecked, NormalizedStmtStructure],
         invalidated: &[FlattenedSingleStmt],
-        run: Some(stmt_structure::run_normalize),
+        run: Some(Transform::Function(stmt_structure::normalize_function)),
         findings: None,
     },
     PassInfo {
         name: "flatten-single-stmt",
         aliases: &["FlattenSingleStmt"],
         description: "replace one-element SeqStmts/OpStmts by their element",
-        kind: PassKind::Function,
         required: &[TypeChecked],
         produced: &[TypeChecked, FlattenedSingleStmt],
         invalidated: &[NormalizedStmtStructure],
-        run: Some(stmt_structure::run_flatten_single),
+        run: Some(Transform::Function(stmt_structure::flatten_single_function)),
         findings: None,
     },
     PassInfo {
         name: "run-verifier",
         aliases: &["RunVerifier", "IRVerifier"],
         description: "run the default IR verifier (SSAVerify, TypeCheck, NoNestedCall) and report; the program is unchanged",
-        kind: PassKind::Program,
         required: &[],
         produced: &[],
         invalidated: &[],
-        run: Some(run_verifier::run),
+        run: Some(Transform::Program(run_verifier::run)),
         findings: Some(run_verifier::findings),
     },
     PassInfo {
         name: "init-mem-ref",
         aliases: &["InitMemRef"],
         description: "give every tile variable a MemRef in its memory space",
-        kind: PassKind::Function,
         required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
         produced: &[HasMemRefs, NormalizedStmtStructure],
         invalidated: &[SsaForm],
-        run: Some(init_mem_ref::run),
+        run: Some(Transform::Function(init_mem_ref::function)),
         findings: None,
     },
     PassInfo {
         name: "basic-memory-reuse",
         aliases: &["BasicMemoryReuse", "MemoryReuse"],
         description: "let tiles whose lifetimes do not overlap share a MemRef (-O1 in the named pipelines: ptoc's lifetime plan, with in-place element-wise results)",
-        kind: PassKind::Function,
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(basic_memory_reuse::run),
+        run: Some(Transform::Function(basic_memory_reuse::function)),
         findings: None,
     },
     PassInfo {
         name: "insert-sync",
         aliases: &["InsertSync"],
         description: "insert set_flag/wait_flag and pipe barriers between dependent pipes",
-        kind: PassKind::Function,
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(insert_sync::run),
+        run: Some(Transform::Function(insert_sync::function)),
         findings: None,
     },
     PassInfo {
         name: remove_redundant_sync::NAME,
         aliases: &["RemoveRedundantSync"],
         description: "delete every sync op whose deletion the sync hazard checker finds harmless (ptoc's own, -O1), then renumber event ids",
-        kind: PassKind::Function,
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(remove_redundant_sync::run),
+        run: Some(Transform::Function(remove_redundant_sync::function)),
         findings: None,
     },
     PassInfo {
         name: "allocate-memory-addr",
         aliases: &["AllocateMemoryAddr"],
         description: "assign on-chip addresses to MemRefs, per memory space",
-        kind: PassKind::Function,
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[AllocatedMemoryAddr],
         invalidated: &[],
-        run: Some(allocate_memory_addr::run),
+        run: Some(Transform::Function(allocate_memory_addr::function)),
         findings: None,
     },
     PassInfo {
         name: "convert-tensor-to-block-ops",
         aliases: &["ConvertTensorToBlockOps"],
         description: "rewrite tensor ops in InCore functions into block loads, block ops and stores",
-        kind: PassKind::Program,
         required: &[SplitIncoreOrch],
         produced: &[IncoreBlockOps],
         invalidated: &[],
-        run: Some(convert_tensor_to_block_ops::run),
+        run: Some(Transform::Program(convert_tensor_to_block_ops::run)),
         findings: None,
     },
 ];

@@ -11,25 +11,22 @@ use std::collections::BTreeMap;
 
 use super::PassEnv;
 use crate::diag::Diagnostic;
-use crate::ir::{KwValue, Program, Stmt};
+use crate::ir::{Function, KwValue, Stmt};
 use crate::ops::SyncOp;
 use crate::verify::sync_hazard::{self, SyncModel};
 
 /// The pass's registry name.
 pub const NAME: &str = "remove-redundant-sync";
 
-/// The pass: every function on its own, on `env.jobs` threads.
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let model = SyncModel::default();
-    Ok(super::each_function(prog, env, |mut f| {
-        let drop = sync_hazard::removable_syncs(&f.vars, &f.body, env.backend, &model).drop;
-        if !drop.is_empty() {
-            let body = std::mem::replace(&mut f.body, Stmt::empty());
-            f.body = sync_hazard::delete_leaves(body, &drop);
-            renumber_events(&mut f.body);
-        }
-        f
-    }))
+/// The pass on one function.
+pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    let drop = sync_hazard::removable_syncs(&f.vars, &f.body, env.backend, &SyncModel::default()).drop;
+    if !drop.is_empty() {
+        let body = std::mem::replace(&mut f.body, Stmt::empty());
+        f.body = sync_hazard::delete_leaves(body, &drop);
+        renumber_events(&mut f.body);
+    }
+    Ok(f)
 }
 
 /// Renumbers the event ids of each (set pipe, wait pipe) pair to 0, 1, … in the order of the

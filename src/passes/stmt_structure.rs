@@ -10,25 +10,23 @@
 use super::PassEnv;
 use crate::diag::Diagnostic;
 use crate::ir::visit::{map_bodies, BodyKind};
-use crate::ir::{Function, Program, Stmt};
+use crate::ir::{Function, Stmt};
 
-/// `normalize-stmt-structure`: [`normalize_function`] on every function.
-pub fn run_normalize(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(map_function_bodies(prog, normalize_body))
+/// `normalize-stmt-structure` on one function: [`normalize_body`] on its body.
+pub fn normalize_function(f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    Ok(map_body(f, normalize_body))
 }
 
-/// `flatten-single-stmt`: [`flatten_single`] on every function body.
-pub fn run_flatten_single(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(map_function_bodies(prog, flatten_single))
+/// `flatten-single-stmt` on one function: [`flatten_single`] on its body.
+pub fn flatten_single_function(f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    Ok(map_body(f, flatten_single))
 }
 
-/// `prog` with `f` applied to each function body.
-fn map_function_bodies(mut prog: Program, f: fn(Stmt) -> Stmt) -> Program {
-    for func in &mut prog.functions {
-        let body = std::mem::replace(&mut func.body, Stmt::empty());
-        func.body = f(body);
-    }
-    prog
+/// `func` with `f` applied to its body.
+fn map_body(mut func: Function, f: fn(Stmt) -> Stmt) -> Function {
+    let body = std::mem::replace(&mut func.body, Stmt::empty());
+    func.body = f(body);
+    func
 }
 
 /// Normalises a body (§2.3): normalises inside it, then makes it a `SeqStmts` — an
@@ -84,11 +82,6 @@ fn flush_run(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>) {
 /// An assignment or an eval: what an `OpStmts` holds.
 pub fn is_op(s: &Stmt) -> bool {
     matches!(s, Stmt::Assign { .. } | Stmt::Eval { .. })
-}
-
-/// A flattened copy of `f` (§2.4): its body flattened with [`flatten_single`].
-pub fn flatten_single_function(f: &Function) -> Function {
-    Function { body: flatten_single(f.body.clone()), ..f.clone() }
 }
 
 /// Replaces, bottom-up, every `SeqStmts`/`OpStmts` with exactly one child by that child (so

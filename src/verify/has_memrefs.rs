@@ -71,7 +71,9 @@ mod tests {
         );
         let prog = crate::driver::frontend(&src).expect("input lowers");
         let env = crate::passes::PassEnv::new(crate::passes::Backend::Cce);
-        let after = crate::passes::init_mem_ref::run(prog.clone(), &env).expect("pass runs");
+        let after = crate::passes::Transform::Function(crate::passes::init_mem_ref::function)
+            .apply(prog.clone(), &env)
+            .expect("pass runs");
         assert_eq!(verify(&prog, &[Property::HasMemRefs]).len(), 1);
         assert!(verify(&after, &[Property::HasMemRefs]).is_empty());
     }

@@ -19,30 +19,25 @@ use super::allocate_memory_addr::align_up;
 use super::{OptLevel, PassEnv};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
-use crate::ir::{
-    Callee, ExprKind, Function, MemorySpace, Program, Stmt, TileType, TileView, Type, VarId, VarKind, VarTable,
-};
+use crate::ir::{Callee, ExprKind, Function, MemorySpace, Stmt, TileType, TileView, Type, VarId, VarKind, VarTable};
 use crate::ops;
 use first_fit::FirstFit;
 use lifetime::Interval;
 
-/// The pass entry point (registered as `basic-memory-reuse`): every function is rewritten
-/// independently, as the reference does at `-O0`, by the lifetime plan at `-O1`
-/// ([`choose_plan`]).
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    Ok(super::each_function(prog, env, |mut f| {
-        // The helpers read the body and rewrite the variables: taken out for the rewrite.
-        let mut vars = std::mem::take(&mut f.vars);
-        match env.opt {
-            OptLevel::O0 => reuse_in_function(&mut vars, &mut f),
-            OptLevel::O1 => {
-                let (intervals, decisions) = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
-                apply_plan(&mut vars, &mut f, &intervals, &decisions);
-            }
+/// The pass on one function (registered as `basic-memory-reuse`): as the reference does at
+/// `-O0`, by the lifetime plan at `-O1` ([`choose_plan`]).
+pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    // The helpers read the body and rewrite the variables: taken out for the rewrite.
+    let mut vars = std::mem::take(&mut f.vars);
+    match env.opt {
+        OptLevel::O0 => reuse_in_function(&mut vars, &mut f),
+        OptLevel::O1 => {
+            let (intervals, decisions) = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
+            apply_plan(&mut vars, &mut f, &intervals, &decisions);
         }
-        f.vars = vars;
-        f
-    }))
+    }
+    f.vars = vars;
+    Ok(f)
 }
 
 /// Steps 1–5 on one function; its variables `vars` are updated in place, which re-types

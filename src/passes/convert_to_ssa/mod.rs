@@ -20,23 +20,18 @@ mod loops;
 mod names;
 
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprKind, Function, Param, Program, Span, Stmt, Type, VarId, VarKind, VarTable};
+use crate::ir::{Expr, ExprKind, Function, Param, Span, Stmt, Type, VarId, VarKind, VarTable};
 use crate::passes::PassEnv;
 use names::{Name, Names, Versions};
 
-/// The pass entry point: converts every function, on `env.jobs` threads.
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    let mut out = prog;
-    let functions = std::mem::take(&mut out.functions);
-    out.functions = crate::par::map_into(functions, env.jobs, |mut f| {
-        let mut names = Names::new(f.vars.len());
-        // Every definition gets a new version, so the table about doubles: grow it once.
-        let mut vars = std::mem::take(&mut f.vars);
-        vars.reserve(vars.len());
-        let f = Converter::new(&mut vars, &mut names).function(f);
-        Function { vars, ..f }
-    });
-    Ok(out)
+/// The pass on one function.
+pub fn function(mut f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    let mut names = Names::new(f.vars.len());
+    // Every definition gets a new version, so the table about doubles: grow it once.
+    let mut vars = std::mem::take(&mut f.vars);
+    vars.reserve(vars.len());
+    let f = Converter::new(&mut vars, &mut names).function(f);
+    Ok(Function { vars, ..f })
 }
 
 /// Per-function conversion state.

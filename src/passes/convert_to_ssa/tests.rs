@@ -16,7 +16,9 @@ fn parse(body: &str) -> Program {
 /// (from `def`, indentation stripped).
 fn convert(body: &str) -> Vec<String> {
     let prog = parse(body);
-    let out = super::run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass");
+    let out = crate::passes::Transform::Function(super::function)
+        .apply(prog.clone(), &PassEnv::new(Backend::Cce))
+        .expect("pass");
     let diags = verify(&out, &[Property::SsaForm, Property::TypeChecked]);
     assert!(
         diags.is_empty(),
@@ -38,7 +40,9 @@ fn input_program_is_not_mutated() {
     );
     let before = print_program(&prog);
     let vars = prog.functions[0].vars.len();
-    let out = super::run(prog.clone(), &PassEnv::new(Backend::Cce)).expect("pass");
+    let out = crate::passes::Transform::Function(super::function)
+        .apply(prog.clone(), &PassEnv::new(Backend::Cce))
+        .expect("pass");
     assert_eq!(print_program(&prog), before);
     assert_eq!(prog.functions[0].vars.len(), vars);
     assert_ne!(print_program(&out), before);

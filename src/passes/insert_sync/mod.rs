@@ -41,17 +41,15 @@ pub use effects::Renamed;
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{Program, Stmt, VarTable};
+use crate::ir::{Function, Stmt, VarTable};
 
-/// The pass: every function, on `env.jobs` threads. The body is consumed (phase 4 moves
-/// untouched statements instead of cloning); a function's result depends only on its body and
-/// its variables, which this pass does not change.
-pub fn run(prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
-    super::try_each_function(prog, env, |mut f| {
-        let body = std::mem::replace(&mut f.body, Stmt::empty());
-        f.body = sync_function(&f.vars, env, body)?;
-        Ok(f)
-    })
+/// The pass on one function. The body is consumed (phase 4 moves untouched statements instead
+/// of cloning); the result depends only on the body and the variables, which this pass does
+/// not change.
+pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    let body = std::mem::replace(&mut f.body, Stmt::empty());
+    f.body = sync_function(&f.vars, env, body)?;
+    Ok(f)
 }
 
 /// The synchronised body of one function.
@@ -150,6 +148,7 @@ fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Program;
     use crate::passes::{Backend, Pipeline};
 
     /// A kernel loading and adding in a loop, through basic-memory-reuse.
@@ -168,7 +167,7 @@ mod tests {
     #[test]
     fn a_sequence_nested_in_a_sequence_is_analysed_as_its_statements() {
         let env = PassEnv::new(Backend::Cce);
-        let flat = run(planned(), &env).expect("insert-sync");
+        let flat = crate::passes::Transform::Function(function).apply(planned(), &env).expect("insert-sync");
         assert!(syncs(&flat) > 0);
         // The same body with its statements after the allocs in a sequence of their own.
         let mut nested = planned();
@@ -178,7 +177,7 @@ mod tests {
         let mut outer = allocs.to_vec();
         outer.push(Stmt::Seq { stmts: rest.to_vec(), span });
         f.body = Stmt::Seq { stmts: outer, span };
-        let nested = run(nested, &env).expect("insert-sync");
+        let nested = crate::passes::Transform::Function(function).apply(nested, &env).expect("insert-sync");
         assert_eq!(syncs(&nested), syncs(&flat));
     }
 }
