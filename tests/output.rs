@@ -4,6 +4,8 @@
 //! temporary files behind. The same holds for a program whose last function fails after four
 //! good ones, for any number of threads.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -263,5 +265,35 @@ fn the_files_do_not_depend_on_the_number_of_threads() {
         }
     }
     let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--emit cpp` drops each kernel's IR once its C++ is made (orchestration codegen then reads
+/// a summary of it); `--time-passes`, which observes every pass, keeps the whole program to the
+/// end. Both give the same files, on the examples and the lit tests' programs (those that
+/// compile), with orchestration functions among them.
+#[test]
+fn the_files_do_not_depend_on_whether_the_ir_is_kept() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs = common::files_under(&root.join("examples"), ".pto");
+    inputs.extend(common::files_under(&root.join("lit-tests"), ".pto"));
+    let dir = scratch("kept");
+    let (mut compared, mut orchestrated) = (0, 0);
+    for (i, input) in inputs.iter().enumerate() {
+        let input = input.to_str().unwrap();
+        let dropped = dir.join(format!("{i}-dropped"));
+        let r = ptoc(&["--emit", "cpp", "-o", dropped.to_str().unwrap(), input]);
+        let kept = dir.join(format!("{i}-kept"));
+        let k = ptoc(&["--emit", "cpp", "--time-passes", "-o", kept.to_str().unwrap(), input]);
+        assert_eq!(r.code, k.code, "{input}: {}\n{}", r.stderr, k.stderr);
+        if r.code != Some(0) {
+            continue;
+        }
+        let files = snapshot(&dropped);
+        assert!(files == snapshot(&kept), "{input}: the files differ when the IR is kept");
+        compared += 1;
+        orchestrated += usize::from(files.keys().any(|f| f.starts_with("orchestration/")));
+    }
+    assert!(compared > 100 && orchestrated > 10, "compared {compared}, {orchestrated} with orchestration");
     let _ = std::fs::remove_dir_all(&dir);
 }

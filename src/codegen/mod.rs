@@ -110,6 +110,8 @@ pub fn core_type_on(f: &Function, target: Backend) -> Result<CoreType, Diagnosti
 #[derive(Default)]
 pub struct CoreTypes<'p> {
     known: RefCell<FxHashMap<&'p str, Result<CoreType, Diagnostic>>>,
+    /// What orchestration codegen needs of the kernels whose IR is gone (see [`kernel`]).
+    pub(crate) summaries: orchestration::alias::Summaries,
 }
 
 impl<'p> CoreTypes<'p> {
@@ -141,26 +143,66 @@ pub fn generate(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>
 /// [`generate`] with the kernels (each file depends only on its function) generated on `jobs`
 /// threads; the files and errors do not depend on the number.
 pub fn generate_with_jobs(prog: &Program, jobs: usize) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    let kernels: Vec<&Function> = prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration).collect();
+    let outs = crate::par::map(&kernels, jobs, |f| kernel(f, false).1);
+    assemble(prog, outs)
+}
+
+/// What kernel codegen made of one kernel function (see [`kernel`]).
+pub struct KernelOut {
+    name: String,
+    core: Result<CoreType, Diagnostic>,
+    file: Result<(CoreType, String), Diagnostic>,
+    /// What orchestration codegen needs of the kernel, when its IR was dropped.
+    summary: Option<orchestration::alias::Summary>,
+}
+
+/// The kernel file of `f` (a function that is not an Orchestration function), and `f` itself:
+/// with `drop_ir`, a stand-in with its signature only when nothing else needs its body
+/// (orchestration codegen then reads the kernel's summary instead), which is how a compilation
+/// frees each kernel's IR as soon as its C++ is written (`driver::compile`).
+pub fn kernel(f: &Function, drop_ir: bool) -> (Option<Function>, KernelOut) {
+    // Operands out of their unit's reach first: a vector op reading a matmul's Acc result is
+    // the cause of the function also mixing the M and V pipes, and names the real fault.
+    let core = spaces::check(f).and_then(|()| core_type(f));
+    let file = core.clone().and_then(|core| Ok((core, kernel::emit(f)?)));
+    let summary = if drop_ir { orchestration::alias::summary(f) } else { None };
+    let stand_in = summary.as_ref().map(|_| stand_in(f));
+    (stand_in, KernelOut { name: f.name.clone(), core, file, summary })
+}
+
+/// `f` with an empty body and only the variables its signature names.
+fn stand_in(f: &Function) -> Function {
+    let mut params = f.params.clone();
+    let mut body = crate::ir::Stmt::empty();
+    let mut return_types = f.return_types.clone();
+    let vars = f.vars.extract(&mut params, &mut body, &mut return_types);
+    Function { name: f.name.clone(), kind: f.kind, params, return_types, body, span: f.span, vars }
+}
+
+/// The files of `prog` from its kernels' files `kernels` (one per function that is not an
+/// Orchestration function, in program order, which `prog` may hold as stand-ins; see
+/// [`kernel`]), with the orchestration files and
+/// `kernel_config.py`, sorted by path; or every error.
+pub fn assemble(prog: &Program, kernels: Vec<KernelOut>) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let orchs: Vec<&Function> = prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).collect();
-    let cores = CoreTypes::default();
-    let kernels: Vec<&Function> = prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration).collect();
-    let emitted = crate::par::map(&kernels, jobs, |f| {
-        // Operands out of their unit's reach first: a vector op reading a matmul's Acc result
-        // is the cause of the function also mixing the M and V pipes, and names the real fault.
-        let core = spaces::check(f).and_then(|()| core_type(f));
-        let file = core.clone().and_then(|core| Ok((core, kernel::emit(f)?)));
-        (core, file)
-    });
-    for (f, (core, file)) in kernels.into_iter().zip(emitted) {
-        // The orchestration file and `kernel_config.py` ask for the kernels' core types again.
-        cores.known.borrow_mut().insert(f.name.as_str(), core);
-        match file {
-            Ok((core, text)) => files.push((format!("kernels/{}/{}.cpp", core.dir(), f.name), text)),
-            Err(d) => errors.push(d.with_note(format!("while generating the kernel of function {}", f.name))),
+    let mut cores = CoreTypes::default();
+    for k in &kernels {
+        if let Some(s) = &k.summary {
+            cores.summaries.insert(k.name.clone(), s.clone());
         }
     }
+    let kernel_functions = prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration);
+    for (f, k) in kernel_functions.zip(kernels) {
+        // The orchestration file and `kernel_config.py` ask for the kernels' core types again.
+        cores.known.borrow_mut().insert(f.name.as_str(), k.core);
+        match k.file {
+            Ok((core, text)) => files.push((format!("kernels/{}/{}.cpp", core.dir(), k.name), text)),
+            Err(d) => errors.push(d.with_note(format!("while generating the kernel of function {}", k.name))),
+        }
+    }
+    let orchs: Vec<&Function> = prog.functions.iter().filter(|f| f.kind == FunctionType::Orchestration).collect();
     // Several orchestration functions (the reference refuses them) each get their file; see
     // `kernel_config::emit_with` for the shared configuration.
     for orch in &orchs {

@@ -39,7 +39,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
 /// [`emit`] with the core types known so far.
 pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> Result<String, Vec<Diagnostic>> {
     check_callees(prog, f)?;
-    let sig = Signature::of(prog, f)?;
+    let sig = Signature::of(prog, &cores.summaries, f)?;
     let funcs = func_ids(prog);
     let mut e = Emitter {
         prog,
@@ -196,7 +196,7 @@ pub(crate) struct Signature {
 }
 
 impl Signature {
-    fn of(prog: &Program, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
+    fn of(prog: &Program, known: &alias::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
         let mut errors = Vec::new();
         let mut externals = Vec::new();
         let mut ext_names = BTreeSet::new();
@@ -256,7 +256,7 @@ impl Signature {
                 )),
             }
         }
-        let roots = alias::roots(prog, f);
+        let roots = alias::roots(prog, known, f);
         let mut slot_of_root = BTreeMap::new();
         for (_, v, span) in return_slots_with(f, &roots) {
             let name = base_name(f.vars.var_name(v)).to_string();
@@ -278,7 +278,7 @@ impl Signature {
 /// parameter. One slot per buffer (the first value returned with it names it), and names are
 /// base names as in the reference, which skips a name that is a parameter's or taken.
 pub fn return_slots(prog: &Program, f: &Function) -> Vec<(usize, VarId)> {
-    let roots = alias::roots(prog, f);
+    let roots = alias::roots(prog, &alias::Summaries::default(), f);
     return_slots_with(f, &roots).into_iter().map(|(i, v, _)| (i, v)).collect()
 }
 
@@ -885,7 +885,7 @@ impl Emitter<'_, '_> {
                     let written = self
                         .written
                         .entry(func.name.clone())
-                        .or_insert_with(|| alias::written_params(self.prog, func))
+                        .or_insert_with(|| alias::written_params(self.prog, &self.cores.summaries, func))
                         .get(i)
                         .copied()
                         .unwrap_or(false);

@@ -2,8 +2,8 @@
 //! text or C++ files.
 
 use crate::diag::Diagnostic;
-use crate::ir::Program;
-use crate::passes::manager::{findings_report, Manager};
+use crate::ir::{Function, FunctionType, Program};
+use crate::passes::manager::{findings_report, Finish, Manager};
 use crate::passes::{remove_redundant_sync, PassEnv, PassInfo};
 use crate::verify::sync_hazard;
 use crate::{lower, parser, printer};
@@ -75,7 +75,21 @@ pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diag
 /// appended to `dumps` as they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
     let mut timings = super::dumps::Timings::default();
-    let prog = compile_timed(source, req, dumps, &mut timings)?;
+    if req.emit_cpp && chains(req) && !req.report_redundant_sync && !req.verify_sync {
+        // Nothing looks at the final program but codegen: each kernel's C++ is made as soon as
+        // its passes are done, and its IR is dropped then (only a stand-in with its signature
+        // stays for the orchestration file), which keeps the memory of a compilation low.
+        let finish = |f: Function| {
+            if f.kind == FunctionType::Orchestration {
+                return (f, None);
+            }
+            let (stand_in, out) = crate::codegen::kernel(&f, true);
+            (stand_in.unwrap_or(f), Some(out))
+        };
+        let (prog, kernels) = compile_timed(source, req, dumps, &mut timings, &finish)?;
+        return crate::codegen::assemble(&prog, kernels.into_iter().flatten().collect()).map(Emitted::Files);
+    }
+    let (prog, _) = compile_timed(source, req, dumps, &mut timings, &|f| (f, ()))?;
     timings.start();
     let emitted = if req.emit_cpp {
         crate::codegen::generate_with_jobs(&prog, req.jobs).map(Emitted::Files)
@@ -107,20 +121,28 @@ fn emit_pto(prog: &Program, form: PtoOutput) -> Result<Emitted, Vec<Diagnostic>>
 /// `ptoc run` interprets).
 pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
     let mut timings = super::dumps::Timings::default();
-    let prog = compile_timed(source, req, dumps, &mut timings)?;
+    let (prog, _) = compile_timed(source, req, dumps, &mut timings, &|f| (f, ()))?;
     if req.time_passes {
         dumps.push_str(&timings.render());
     }
     Ok(prog)
 }
 
-/// [`compile_program`], timing parse+lower and each pass into `timings`.
-fn compile_timed(
+/// Whether the function passes may run as chains (see [`Manager::fuse`]): nothing observes the
+/// program between them.
+fn chains(req: &Request) -> bool {
+    req.dumps.is_empty() && req.stats.is_none() && !req.time_passes
+}
+
+/// [`compile_program`], timing parse+lower and each pass into `timings`, with `finish` as the
+/// last step for each function (see [`Manager::run_finishing`]).
+fn compile_timed<T: Send>(
     source: &str,
     req: &Request,
     dumps: &mut String,
     timings: &mut super::dumps::Timings,
-) -> Result<Program, Vec<Diagnostic>> {
+    finish: &Finish<'_, T>,
+) -> Result<(Program, Vec<T>), Vec<Diagnostic>> {
     let start = || frontend_with_jobs(source, req.jobs);
     let manager = Manager {
         passes: req.passes,
@@ -131,7 +153,7 @@ fn compile_timed(
         sync_postcondition: req.sync_postcondition,
         // The observer below reads only findings unless dumps, statistics or timings are asked
         // for: then the function passes may run as chains, one function at a time.
-        fuse: req.dumps.is_empty() && req.stats.is_none() && !req.time_passes,
+        fuse: chains(req),
     };
     // With --stats: the sync ops of each function before remove-redundant-sync (the counts
     // after the pass before it), to count what it removed.
@@ -141,30 +163,35 @@ fn compile_timed(
     timings.stop("parse+lower");
     let mut dumper = super::dumps::Dumper::new(req.dumps, &first, req.passes, dumps);
     let mut last_counts = if req.stats.is_some() { super::stats::sync_counts(&first) } else { Vec::new() };
-    let prog = manager.run_observed(first, Some(&start), &mut |step| {
-        // The pass's own time: dumps and statistics below are not counted.
-        timings.stop(step.pass.name);
-        if req.stats.is_some() {
-            if step.pass.name == remove_redundant_sync::NAME {
-                super::stats::add_removed(&mut removed, &last_counts, step.program);
+    let (prog, finished) = manager.run_finishing(
+        first,
+        Some(&start),
+        &mut |step| {
+            // The pass's own time: dumps and statistics below are not counted.
+            timings.stop(step.pass.name);
+            if req.stats.is_some() {
+                if step.pass.name == remove_redundant_sync::NAME {
+                    super::stats::add_removed(&mut removed, &last_counts, step.program);
+                }
+                last_counts = super::stats::sync_counts(step.program);
             }
-            last_counts = super::stats::sync_counts(step.program);
-        }
-        // Findings (run-verifier's) are printed in the reference's report format, in run order
-        // with the dumps; they do not fail the run.
-        if !step.findings.is_empty() {
-            dumps.push_str(&findings_report(step.findings, req.source_name, source));
-        }
-        if !req.dumps.is_empty() {
-            dumper.after(step.position, req.passes, step.program, dumps);
-        }
-        timings.start();
-    })?;
+            // Findings (run-verifier's) are printed in the reference's report format, in run order
+            // with the dumps; they do not fail the run.
+            if !step.findings.is_empty() {
+                dumps.push_str(&findings_report(step.findings, req.source_name, source));
+            }
+            if !req.dumps.is_empty() {
+                dumper.after(step.position, req.passes, step.program, dumps);
+            }
+            timings.start();
+        },
+        finish,
+    )?;
     check_sync(&prog, source, req, dumps)?;
     if let Some(format) = req.stats {
         dumps.push_str(&super::stats::render(&prog, req.env.backend, &removed, format));
     }
-    Ok(prog)
+    Ok((prog, finished))
 }
 
 /// `--report-redundant-sync` (one short line per finding, appended to stderr) and

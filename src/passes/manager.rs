@@ -84,10 +84,25 @@ impl<'a> Manager<'a> {
     /// property it lacks.
     pub fn run_observed(
         &self,
-        mut prog: Program,
+        prog: Program,
         start: Option<Start<'_>>,
         observe: &mut dyn FnMut(Step<'_>),
     ) -> Result<Program, Vec<Diagnostic>> {
+        self.run_finishing(prog, start, observe, &|f| (f, ())).map(|(prog, _)| prog)
+    }
+
+    /// [`Manager::run_observed`], then `finish` on every function, on `--jobs` threads, with
+    /// what it returns in function order. When the list ends with a chain, `finish` is the
+    /// chain's last step: each function is finished as soon as its own passes are done (the
+    /// driver writes a kernel's C++ there and keeps only a stand-in of its IR), and none is
+    /// kept when any fails.
+    pub fn run_finishing<T: Send>(
+        &self,
+        mut prog: Program,
+        start: Option<Start<'_>>,
+        observe: &mut dyn FnMut(Step<'_>),
+        finish: &Finish<'_, T>,
+    ) -> Result<(Program, Vec<T>), Vec<Diagnostic>> {
         let checks = self.checks();
         // The functions holding sync ops written in the text, as the first sync pass finds
         // them (a later one may delete those syncs): the sync postcondition leaves them alone.
@@ -96,7 +111,12 @@ impl<'a> Manager<'a> {
         while k < self.passes.len() {
             let end = self.chain_end(k);
             if end > k + 1 {
-                let (out, written) = self.run_chain(prog, k..end, &checks, written_syncs.as_deref(), start)?;
+                let last = (end == self.passes.len()).then_some(finish);
+                let (out, written, finished) =
+                    self.run_chain(prog, k..end, &checks, written_syncs.as_deref(), start, last)?;
+                if last.is_some() {
+                    return Ok((out, finished));
+                }
                 prog = out;
                 if checks.first_sync.is_some_and(|s| (k..end).contains(&s)) {
                     written_syncs = Some(written);
@@ -136,7 +156,10 @@ impl<'a> Manager<'a> {
             }
             k += 1;
         }
-        Ok(prog)
+        let functions = std::mem::take(&mut prog.functions);
+        let (functions, finished) = crate::par::map_into(functions, self.env.jobs, finish).into_iter().unzip();
+        prog.functions = functions;
+        Ok((prog, finished))
     }
 
     /// What is checked after each pass of the list, decided before any runs.
@@ -162,7 +185,7 @@ impl<'a> Manager<'a> {
         // The postcondition runs once, after the last sync pass of the list: later sync passes
         // only remove syncs, so a hazard left by an earlier one is still there to be found.
         let syncs = || self.passes.iter().enumerate().filter(|(_, p)| is_sync_pass(p)).map(|(k, _)| k);
-        let last_sync = syncs().last().filter(|_| self.sync_postcondition);
+        let last_sync = syncs().next_back().filter(|_| self.sync_postcondition);
         Checks {
             auto_verify,
             first_sync: syncs().next().filter(|_| last_sync.is_some()),
@@ -191,32 +214,48 @@ impl<'a> Manager<'a> {
     /// Runs the passes `range` (all function passes) as one chain per function, with the
     /// checks after each pass; the first failure in pass order is reported as the pass-by-pass
     /// run reports it (every function that fails at that pass and check, in function order).
-    fn run_chain(
+    /// With `finish`, each function that passes them is finished after them; the names of the
+    /// functions with sync ops written in the text (see [`Manager::run_finishing`]) come back
+    /// with the program.
+    #[allow(clippy::type_complexity)] // the program, the written-sync functions, the finished
+    fn run_chain<T: Send>(
         &self,
         mut prog: Program,
         range: Range<usize>,
         checks: &Checks,
         written_syncs: Option<&[String]>,
         start: Option<Start<'_>>,
-    ) -> Result<(Program, Vec<String>), Vec<Diagnostic>> {
+        finish: Option<&Finish<'_, T>>,
+    ) -> Result<(Program, Vec<String>, Vec<T>), Vec<Diagnostic>> {
         let functions = std::mem::take(&mut prog.functions);
-        let results = crate::par::map_into(functions, self.env.jobs, |f| {
-            self.chain_function(f, range.clone(), checks, written_syncs)
+        let results = crate::par::map_into(functions, self.env.jobs, |f| -> Result<_, ChainFailure> {
+            let (f, written) = self.chain_function(f, range.clone(), checks, written_syncs)?;
+            Ok(match finish {
+                Some(finish) => {
+                    let (f, t) = finish(f);
+                    (f, written, Some(t))
+                }
+                None => (f, written, None),
+            })
         });
         let mut failures = Vec::new();
         let mut written = Vec::new();
+        let mut finished = Vec::new();
         for r in results {
             match r {
-                Ok((f, has_written_syncs)) => {
+                Ok((f, has_written_syncs, t)) => {
                     if has_written_syncs {
                         written.push(f.name.clone());
                     }
                     prog.functions.push(f);
+                    finished.extend(t);
                 }
                 Err(failure) => failures.push(failure),
             }
         }
-        let Some(first) = failures.iter().map(|f| (f.pass, f.check)).min() else { return Ok((prog, written)) };
+        let Some(first) = failures.iter().map(|f| (f.pass, f.check)).min() else {
+            return Ok((prog, written, finished));
+        };
         let failures = failures.into_iter().filter(|f| (f.pass, f.check) == first);
         let (k, pass) = (first.0, self.passes[first.0]);
         Err(match first.1 {
@@ -294,6 +333,10 @@ impl<'a> Manager<'a> {
         self.passes[..k].iter().try_fold(start().ok()?, |prog, pass| pass.run?.apply(prog, &self.env).ok())
     }
 }
+
+/// The last step of a run for each function (see [`Manager::run_finishing`]): the function
+/// (or what is left of it) and what the step made of it.
+pub type Finish<'f, T> = dyn Fn(Function) -> (Function, T) + Sync + 'f;
 
 /// What the manager checks after each pass (see [`Manager::checks`]).
 struct Checks {

@@ -10,14 +10,46 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Callee, Expr, ExprKind, Function, Program, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops;
 
+/// What orchestration codegen needs of a kernel whose IR was dropped once its C++ was written
+/// (`codegen::kernel`): the [`written_params`] and, for each returned value, the
+/// [`returned_param`]. Only kernels that call no function are summarised, so the summary does
+/// not depend on the depth a call is followed at.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub written: Vec<bool>,
+    pub returned: Vec<Option<usize>>,
+}
+
+/// Summaries of kernels by name.
+pub type Summaries = FxHashMap<String, Summary>;
+
+/// The [`Summary`] of kernel `f`, `None` when its body calls a function (then the analysis
+/// follows the call into the callee's body, which must stay).
+pub fn summary(f: &Function) -> Option<Summary> {
+    let mut calls = false;
+    crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
+        calls |= matches!(e.as_call(), Some(c) if matches!(c.callee, Callee::Function(_)));
+    });
+    if calls {
+        return None;
+    }
+    let (prog, known) = (Program::new(""), Summaries::default());
+    Some(Summary {
+        written: written_params(&prog, &known, f),
+        returned: (0..f.return_types.len()).map(|k| returned_param(&prog, &known, f, k, 0)).collect(),
+    })
+}
+
 /// Root variable of every tensor variable of `f` whose buffer is known: parameters and created
 /// tensors are their own roots; call results, copies, tuple items, loop-carried tensors and `if`
 /// results take the root of the value they stand for, when it is one buffer on every path.
-pub fn roots(prog: &Program, f: &Function) -> BTreeMap<VarId, VarId> {
+pub fn roots(prog: &Program, known: &Summaries, f: &Function) -> BTreeMap<VarId, VarId> {
     let mut roots = BTreeMap::new();
     for p in &f.params {
         if matches!(f.var_type(p.var), Type::Tensor(_)) {
@@ -25,22 +57,25 @@ pub fn roots(prog: &Program, f: &Function) -> BTreeMap<VarId, VarId> {
         }
     }
     let mut tuples: BTreeMap<VarId, Vec<Option<VarId>>> = BTreeMap::new();
-    collect(prog, &f.vars, &f.body, &mut roots, &mut tuples, 0);
+    collect(prog, known, &f.vars, &f.body, &mut roots, &mut tuples, 0);
     roots
 }
 
 /// The index of the parameter that `f` returns as its `k`-th value, when it returns a
 /// parameter's buffer (written in place).
-pub fn returned_param(prog: &Program, f: &Function, k: usize, depth: usize) -> Option<usize> {
+pub fn returned_param(prog: &Program, known: &Summaries, f: &Function, k: usize, depth: usize) -> Option<usize> {
     if depth > 8 {
         return None;
+    }
+    if let Some(s) = known.get(&f.name) {
+        return s.returned.get(k).copied().flatten();
     }
     let mut roots = BTreeMap::new();
     for p in &f.params {
         roots.insert(p.var, p.var);
     }
     let mut tuples = BTreeMap::new();
-    collect(prog, &f.vars, &f.body, &mut roots, &mut tuples, depth + 1);
+    collect(prog, known, &f.vars, &f.body, &mut roots, &mut tuples, depth + 1);
     let mut found: Option<Option<usize>> = None;
     walk_stmts(&f.body, &mut |s| {
         if let Stmt::Return { values, .. } = s {
@@ -63,13 +98,16 @@ pub fn returned_param(prog: &Program, f: &Function, k: usize, depth: usize) -> O
 /// `block.l0c_store` into it, directly or through the values that stand for it). An outlined
 /// function's parameters are all `In` (§2.6), yet it may store into one: the task must still
 /// declare the write, or the runtime orders it like a read.
-pub fn written_params(prog: &Program, f: &Function) -> Vec<bool> {
+pub fn written_params(prog: &Program, known: &Summaries, f: &Function) -> Vec<bool> {
+    if let Some(s) = known.get(&f.name) {
+        return s.written.clone();
+    }
     let mut roots = BTreeMap::new();
     for p in &f.params {
         roots.insert(p.var, p.var);
     }
     let mut tuples = BTreeMap::new();
-    collect(prog, &f.vars, &f.body, &mut roots, &mut tuples, 1);
+    collect(prog, known, &f.vars, &f.body, &mut roots, &mut tuples, 1);
     let mut written = vec![false; f.params.len()];
     crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
         let Some(c) = e.as_call() else { return };
@@ -88,6 +126,7 @@ fn root_of(roots: &BTreeMap<VarId, VarId>, e: &Expr) -> Option<VarId> {
 
 fn collect(
     prog: &Program,
+    known: &Summaries,
     vars: &VarTable,
     s: &Stmt,
     roots: &mut BTreeMap<VarId, VarId>,
@@ -97,10 +136,10 @@ fn collect(
     match s {
         Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
             for c in stmts {
-                collect(prog, vars, c, roots, tuples, depth);
+                collect(prog, known, vars, c, roots, tuples, depth);
             }
         }
-        Stmt::Scope { body, .. } => collect(prog, vars, body, roots, tuples, depth),
+        Stmt::Scope { body, .. } => collect(prog, known, vars, body, roots, tuples, depth),
         Stmt::Assign { var, value, .. } => match &value.kind {
             ExprKind::Var(_) => {
                 if let Some(r) = root_of(roots, value) {
@@ -116,7 +155,7 @@ fn collect(
                 Callee::Function(name) => {
                     let Some(callee) = prog.function(name) else { return };
                     let result = |k: usize| {
-                        returned_param(prog, callee, k, depth)
+                        returned_param(prog, known, callee, k, depth)
                             .and_then(|i| c.args.get(i))
                             .and_then(|a| root_of(roots, a))
                     };
@@ -168,7 +207,7 @@ fn collect(
                         roots.insert(*a, *r);
                     }
                 }
-                collect(prog, vars, body, roots, tuples, depth);
+                collect(prog, known, vars, body, roots, tuples, depth);
                 let yields = body.final_yield();
                 let mut changed = false;
                 for (k, r) in inits.iter_mut().enumerate() {
@@ -190,9 +229,9 @@ fn collect(
             }
         }
         Stmt::If { then_body, else_body, return_vars, .. } => {
-            collect(prog, vars, then_body, roots, tuples, depth);
+            collect(prog, known, vars, then_body, roots, tuples, depth);
             if let Some(e) = else_body {
-                collect(prog, vars, e, roots, tuples, depth);
+                collect(prog, known, vars, e, roots, tuples, depth);
             }
             let branches: Vec<&Stmt> = std::iter::once(&**then_body).chain(else_body.as_deref()).collect();
             for (k, rv) in return_vars.iter().enumerate() {
