@@ -269,9 +269,10 @@ fn the_files_do_not_depend_on_the_number_of_threads() {
 }
 
 /// `--emit cpp` drops each kernel's IR once its C++ is made (orchestration codegen then reads
-/// a summary of it); `--time-passes`, which observes every pass, keeps the whole program to the
-/// end. Both give the same files, on the examples and the lit tests' programs (those that
-/// compile), with orchestration functions among them.
+/// a summary of it), `--emit ir` each function's once it is printed; `--time-passes`, which
+/// observes every pass, keeps the whole program to the end. Both give the same output, on the
+/// examples and the lit tests' programs (those that compile), with orchestration functions
+/// among them.
 #[test]
 fn the_files_do_not_depend_on_whether_the_ir_is_kept() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -291,6 +292,11 @@ fn the_files_do_not_depend_on_whether_the_ir_is_kept() {
         }
         let files = snapshot(&dropped);
         assert!(files == snapshot(&kept), "{input}: the files differ when the IR is kept");
+        // The printed IR too: each function is printed as soon as its passes are done.
+        for width in [&[][..], &["--print-width", "60"][..]] {
+            let ir = |extra: &[&str]| ptoc(&[&["--emit", "ir"], width, extra, &[input]].concat()).stdout;
+            assert!(ir(&[]) == ir(&["--time-passes"]), "{input} {width:?}: the IR differs when it is kept");
+        }
         compared += 1;
         orchestrated += usize::from(files.keys().any(|f| f.starts_with("orchestration/")));
     }

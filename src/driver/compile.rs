@@ -2,7 +2,7 @@
 //! text or C++ files.
 
 use crate::diag::Diagnostic;
-use crate::ir::{Function, FunctionType, Program};
+use crate::ir::{Function, FunctionType, Program, Stmt, VarTable};
 use crate::passes::manager::{findings_report, Finish, Manager};
 use crate::passes::{remove_redundant_sync, PassEnv, PassInfo};
 use crate::verify::sync_hazard;
@@ -75,7 +75,26 @@ pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diag
 /// appended to `dumps` as they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
     let mut timings = super::dumps::Timings::default();
-    if req.emit_cpp && chains(req) && !req.report_redundant_sync && !req.verify_sync {
+    let last_step_drops_ir = chains(req) && !req.report_redundant_sync && !req.verify_sync;
+    if last_step_drops_ir && !req.emit_cpp && req.emit_pto.is_none() {
+        // As below for C++: each function is printed as soon as its passes are done, and only
+        // its name stays (the printed order depends on the calls, which its text says).
+        let width = req.print_width;
+        let finish = |f: Function| {
+            let member = printer::member(&f, width);
+            let emptied = Function {
+                params: Vec::new(),
+                return_types: Vec::new(),
+                body: Stmt::empty(),
+                vars: VarTable::new(),
+                ..f
+            };
+            (emptied, member)
+        };
+        let (prog, members) = compile_timed(source, req, dumps, &mut timings, &finish)?;
+        return Ok(Emitted::Ir(printer::print_members(&prog, members)));
+    }
+    if last_step_drops_ir && req.emit_cpp {
         // Nothing looks at the final program but codegen: each kernel's C++ is made as soon as
         // its passes are done, and its IR is dropped then (only a stand-in with its signature
         // stays for the orchestration file), which keeps the memory of a compilation low.

@@ -65,13 +65,37 @@ pub fn print_program_width(p: &Program, width: usize) -> String {
 /// [`print_program_width`], the functions printed on `jobs` threads (each into its own string,
 /// joined in the §3.9 order: the text does not depend on `jobs`).
 pub fn print_program_with_jobs(p: &Program, width: usize, jobs: usize) -> String {
+    let members = crate::par::map(&p.functions, jobs, |f| member(f, width));
+    print_members(p, members)
+}
+
+/// One function printed in its program's class, with the names of the functions it calls (its
+/// place in the text depends on them, §3.9): the last step of a compilation that prints each
+/// function as soon as its passes are done (`driver::compile`).
+pub struct Member {
+    name: String,
+    calls: std::collections::BTreeSet<String>,
+    text: String,
+}
+
+/// Function `f` as a [`Member`] of its program's class, at line width `width`.
+pub fn member(f: &Function, width: usize) -> Member {
+    let text = Writer::class_member(Ctx { vars: &f.vars, in_program: true, width }, f);
+    let calls = order::called_names(f).into_iter().map(str::to_string).collect();
+    Member { name: f.name.clone(), calls, text }
+}
+
+/// The text of program `p` (its name is what is read of it) whose functions are `members`.
+pub fn print_members(p: &Program, members: Vec<Member>) -> String {
     let empty = VarTable::new();
-    let ctx = Ctx { vars: &empty, in_program: true, width };
-    let mut head = Writer::new(ctx);
+    let mut head = Writer::new(Ctx { vars: &empty, in_program: true, width: NO_WRAP });
     head.program_head(p);
     let mut out = head.finish();
-    let functions = order::function_order(p);
-    let texts = crate::par::map(&functions, jobs, |f| Writer::class_member(Ctx { vars: &f.vars, ..ctx }, f));
+    let calls: Vec<(&str, &std::collections::BTreeSet<String>)> =
+        members.iter().map(|m| (m.name.as_str(), &m.calls)).collect();
+    let order = order::order(&calls);
+    let mut members: Vec<Option<Member>> = members.into_iter().map(Some).collect();
+    let texts: Vec<String> = order.into_iter().filter_map(|i| members[i].take().map(|m| m.text)).collect();
     if texts.is_empty() {
         // An empty class body is one empty line, as any empty block.
         out.push('\n');

@@ -9,17 +9,26 @@ use std::collections::BTreeSet;
 
 /// The functions of `p` in printing order.
 pub fn function_order(p: &Program) -> Vec<&Function> {
-    let mut by_name: Vec<&Function> = p.functions.iter().collect();
-    by_name.sort_by(|a, b| a.name.cmp(&b.name));
+    let sets: Vec<BTreeSet<&str>> = p.functions.iter().map(called_names).collect();
+    let calls: Vec<(&str, &BTreeSet<&str>)> = p.functions.iter().map(|f| f.name.as_str()).zip(&sets).collect();
+    order(&calls).into_iter().map(|i| &p.functions[i]).collect()
+}
 
-    // Callees of each function as indices into `by_name`, in name order (a BTreeSet of
-    // indices is name-ordered because `by_name` is sorted).
+/// The printing order of functions given as (name, names of the functions it calls): their
+/// indices in `calls`.
+pub fn order<S: AsRef<str>>(calls: &[(&str, &BTreeSet<S>)]) -> Vec<usize> {
+    let mut by_name: Vec<usize> = (0..calls.len()).collect();
+    by_name.sort_by(|&a, &b| calls[a].0.cmp(calls[b].0));
+
+    // Callees of each function as positions in `by_name`, in name order (a BTreeSet of
+    // positions is name-ordered because `by_name` is sorted).
     let callees: Vec<Vec<usize>> = by_name
         .iter()
-        .map(|f| {
-            called_names(f)
+        .map(|&f| {
+            calls[f]
+                .1
                 .iter()
-                .filter_map(|n| by_name.binary_search_by(|g| g.name.as_str().cmp(n)).ok())
+                .filter_map(|n| by_name.binary_search_by(|&g| calls[g].0.cmp(n.as_ref())).ok())
                 .collect::<BTreeSet<usize>>()
                 .into_iter()
                 .collect()
@@ -76,7 +85,7 @@ fn post_order(callees: &[Vec<usize>]) -> Option<Vec<usize>> {
 
 /// Names of the functions called (GlobalVar calls) anywhere in `f`'s body, including loop
 /// bounds, conditions and iter-arg initial values.
-fn called_names<'p>(f: &'p Function) -> BTreeSet<&'p str> {
+pub fn called_names<'p>(f: &'p Function) -> BTreeSet<&'p str> {
     let mut names = BTreeSet::new();
     let mut exprs: Vec<&'p Expr> = Vec::new();
     let mut stmts: Vec<&'p Stmt> = vec![&f.body];
