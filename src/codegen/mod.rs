@@ -4,7 +4,6 @@
 
 mod ctype;
 mod expr;
-
 pub mod kernel;
 pub mod kernel_config;
 pub mod namer;
@@ -125,8 +124,7 @@ impl<'p> CoreTypes<'p> {
         core
     }
 
-    /// Records `f`'s core type, computed elsewhere (by function-at-a-time compilation, which
-    /// keeps only a stand-in of each kernel for the orchestration file).
+    /// Records `f`'s core type, computed elsewhere (the PTO generator asks for another target's).
     pub fn record(&self, f: &'p Function, core: CoreType) {
         self.known.borrow_mut().insert(f.name.as_str(), Ok(core));
     }
@@ -157,10 +155,10 @@ pub struct KernelOut {
     summary: Option<orchestration::alias::Summary>,
 }
 
-/// The kernel file of `f` (a function that is not an Orchestration function), and `f` itself:
-/// with `drop_ir`, a stand-in with its signature only when nothing else needs its body
-/// (orchestration codegen then reads the kernel's summary instead), which is how a compilation
-/// frees each kernel's IR as soon as its C++ is written (`driver::compile`).
+/// The kernel file of `f` (a function that is not an Orchestration function). With `drop_ir`,
+/// also a stand-in for `f` with its signature only, when nothing else needs its body
+/// (orchestration codegen then reads the kernel's summary instead): how a compilation frees
+/// each kernel's IR as soon as its C++ is made (`driver::compile`).
 pub fn kernel(f: &Function, drop_ir: bool) -> (Option<Function>, KernelOut) {
     // Operands out of their unit's reach first: a vector op reading a matmul's Acc result is
     // the cause of the function also mixing the M and V pipes, and names the real fault.
@@ -182,15 +180,15 @@ fn stand_in(f: &Function) -> Function {
 
 /// The files of `prog` from its kernels' files `kernels` (one per function that is not an
 /// Orchestration function, in program order, which `prog` may hold as stand-ins; see
-/// [`kernel`]), with the orchestration files and
-/// `kernel_config.py`, sorted by path; or every error.
-pub fn assemble(prog: &Program, kernels: Vec<KernelOut>) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+/// [`kernel`]), with the orchestration files and `kernel_config.py`, sorted by path; or every
+/// error.
+pub fn assemble(prog: &Program, mut kernels: Vec<KernelOut>) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let mut cores = CoreTypes::default();
-    for k in &kernels {
-        if let Some(s) = &k.summary {
-            cores.summaries.insert(k.name.clone(), s.clone());
+    for k in &mut kernels {
+        if let Some(s) = k.summary.take() {
+            cores.summaries.insert(k.name.clone(), s);
         }
     }
     let kernel_functions = prog.functions.iter().filter(|f| f.kind != FunctionType::Orchestration);

@@ -91,7 +91,7 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
             };
             (emptied, member)
         };
-        let (prog, members) = compile_timed(source, req, dumps, &mut timings, &finish)?;
+        let (prog, members) = compile_timed(source, req, dumps, &mut timings, Some(&finish))?;
         return Ok(Emitted::Ir(printer::print_members(&prog, members)));
     }
     if last_step_drops_ir && req.emit_cpp {
@@ -105,10 +105,10 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
             let (stand_in, out) = crate::codegen::kernel(&f, true);
             (stand_in.unwrap_or(f), Some(out))
         };
-        let (prog, kernels) = compile_timed(source, req, dumps, &mut timings, &finish)?;
+        let (prog, kernels) = compile_timed(source, req, dumps, &mut timings, Some(&finish))?;
         return crate::codegen::assemble(&prog, kernels.into_iter().flatten().collect()).map(Emitted::Files);
     }
-    let (prog, _) = compile_timed(source, req, dumps, &mut timings, &|f| (f, ()))?;
+    let (prog, _) = compile_timed::<()>(source, req, dumps, &mut timings, None)?;
     timings.start();
     let emitted = if req.emit_cpp {
         crate::codegen::generate_with_jobs(&prog, req.jobs).map(Emitted::Files)
@@ -140,7 +140,7 @@ fn emit_pto(prog: &Program, form: PtoOutput) -> Result<Emitted, Vec<Diagnostic>>
 /// `ptoc run` interprets).
 pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -> Result<Program, Vec<Diagnostic>> {
     let mut timings = super::dumps::Timings::default();
-    let (prog, _) = compile_timed(source, req, dumps, &mut timings, &|f| (f, ()))?;
+    let (prog, _) = compile_timed::<()>(source, req, dumps, &mut timings, None)?;
     if req.time_passes {
         dumps.push_str(&timings.render());
     }
@@ -153,14 +153,14 @@ fn chains(req: &Request) -> bool {
     req.dumps.is_empty() && req.stats.is_none() && !req.time_passes
 }
 
-/// [`compile_program`], timing parse+lower and each pass into `timings`, with `finish` as the
-/// last step for each function (see [`Manager::run_finishing`]).
+/// [`compile_program`], timing parse+lower and each pass into `timings`, with `finish` (when
+/// given) as the last step for each function (see [`Manager::run_finishing`]).
 fn compile_timed<T: Send>(
     source: &str,
     req: &Request,
     dumps: &mut String,
     timings: &mut super::dumps::Timings,
-    finish: &Finish<'_, T>,
+    finish: Option<&Finish<'_, T>>,
 ) -> Result<(Program, Vec<T>), Vec<Diagnostic>> {
     let start = || frontend_with_jobs(source, req.jobs);
     let manager = Manager {

@@ -88,20 +88,20 @@ impl<'a> Manager<'a> {
         start: Option<Start<'_>>,
         observe: &mut dyn FnMut(Step<'_>),
     ) -> Result<Program, Vec<Diagnostic>> {
-        self.run_finishing(prog, start, observe, &|f| (f, ())).map(|(prog, _)| prog)
+        self.run_finishing::<()>(prog, start, observe, None).map(|(prog, _)| prog)
     }
 
-    /// [`Manager::run_observed`], then `finish` on every function, on `--jobs` threads, with
-    /// what it returns in function order. When the list ends with a chain, `finish` is the
-    /// chain's last step: each function is finished as soon as its own passes are done (the
-    /// driver writes a kernel's C++ there and keeps only a stand-in of its IR), and none is
-    /// kept when any fails.
+    /// [`Manager::run_observed`], then `finish` (when given) on every function, on `--jobs`
+    /// threads, with what it returns in function order. When the list ends with a chain,
+    /// `finish` is the chain's last step: each function is finished as soon as its own passes
+    /// are done (the driver makes a kernel's C++ there and keeps only a stand-in of its IR),
+    /// and none is kept when any fails.
     pub fn run_finishing<T: Send>(
         &self,
         mut prog: Program,
         start: Option<Start<'_>>,
         observe: &mut dyn FnMut(Step<'_>),
-        finish: &Finish<'_, T>,
+        finish: Option<&Finish<'_, T>>,
     ) -> Result<(Program, Vec<T>), Vec<Diagnostic>> {
         let checks = self.checks();
         // The functions holding sync ops written in the text, as the first sync pass finds
@@ -111,7 +111,7 @@ impl<'a> Manager<'a> {
         while k < self.passes.len() {
             let end = self.chain_end(k);
             if end > k + 1 {
-                let last = (end == self.passes.len()).then_some(finish);
+                let last = finish.filter(|_| end == self.passes.len());
                 let (out, written, finished) =
                     self.run_chain(prog, k..end, &checks, written_syncs.as_deref(), start, last)?;
                 if last.is_some() {
@@ -156,6 +156,7 @@ impl<'a> Manager<'a> {
             }
             k += 1;
         }
+        let Some(finish) = finish else { return Ok((prog, Vec::new())) };
         let functions = std::mem::take(&mut prog.functions);
         let (functions, finished) = crate::par::map_into(functions, self.env.jobs, finish).into_iter().unzip();
         prog.functions = functions;

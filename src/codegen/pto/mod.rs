@@ -6,7 +6,7 @@
 //!
 //! Files: `func` (one function's layout), `buffers` (tile buffers), `namer` (SSA names and
 //! constants), `types` (type spellings), `expr` (scalar expressions, operands), `ops` (block
-//! ops, from the operator table's `pto` column, whose variants are in `isa`), `control`
+//! ops, from the operator table's `pto` column, whose variants are in `ops::pto`), `control`
 //! (statements, `scf.for`, `scf.if`), `tensors` (which tensor parameter a store result or
 //! loop-carried tensor aliases).
 
@@ -14,7 +14,6 @@ mod buffers;
 mod control;
 mod expr;
 mod func;
-
 mod namer;
 mod ops;
 mod tensors;
