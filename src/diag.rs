@@ -179,6 +179,9 @@ pub mod codes {
     pub const REDUNDANT_SYNC: &str = "E0605";
     /// insert-sync: loops nested deeper than it analyses (its analysis is exponential in depth).
     pub const LOOP_NEST_TOO_DEEP: &str = "E0606";
+    /// `-O1`: an accumulating matmul whose accumulator is used after it, so its result cannot
+    /// take the accumulator's buffer, which the NPU's instruction writes into.
+    pub const ACCUMULATOR_STILL_USED: &str = "E0607";
     // Running a program: the interpreter and `ptoc run` (E07xx).
     /// An operator or construct the interpreter cannot execute (names it).
     pub const RUN_UNSUPPORTED: &str = "E0701";
@@ -360,6 +363,7 @@ fn default_label(code: &str) -> &'static str {
         codes::UNMATCHED_WAIT => "this wait",
         codes::REDUNDANT_SYNC => "removable",
         codes::LOOP_NEST_TOO_DEEP => "nested too deeply",
+        codes::ACCUMULATOR_STILL_USED => "accumulates into a buffer of its own",
         codes::RUN_OUT_OF_BOUNDS => "out of bounds",
         codes::VERIFY_FAILED => "the verifier rejects this",
         _ => "here",

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use super::allocate_memory_addr::align_up;
 use super::{OptLevel, PassEnv};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
 use crate::ir::{Callee, ExprKind, Function, MemorySpace, Stmt, TileType, TileView, Type, VarId, VarKind, VarTable};
 use crate::ops;
@@ -34,10 +34,61 @@ pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnost
         OptLevel::O1 => {
             let (intervals, decisions) = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
             apply_plan(&mut vars, &mut f, &intervals, &decisions);
+            f.vars = vars;
+            return accumulators_in_place(&f).map(|()| f);
         }
     }
     f.vars = vars;
     Ok(f)
+}
+
+/// At `-O1`, every accumulating matmul writes its result over its accumulator's buffer
+/// ([`ops::accumulates_in_place`]): the NPU's `TMATMUL_ACC` adds into its destination and never
+/// reads the accumulator operand, and no instruction copies a tile into Acc memory. The plan
+/// shares that buffer whenever the accumulator is not used after the call; when it is, the C++
+/// would compute another value on the device than on the simulator, so the call is refused.
+/// Accumulators carried through a loop (an iter arg accumulated into, a result yielded) are
+/// left to the code generators, which carry Acc tiles their own way or refuse them (E0801).
+/// (`-O0` keeps the reference's plan, which gives every such result a buffer of its own:
+/// docs/kernel-codegen.md.)
+fn accumulators_in_place(f: &Function) -> Result<(), Vec<Diagnostic>> {
+    let mut yielded = rustc_hash::FxHashSet::default();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        if let Stmt::Yield { values, .. } = s {
+            yielded.extend(values.iter().filter_map(|v| v.as_var()));
+        }
+    });
+    let mut errors = Vec::new();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        let Stmt::Assign { var, value, .. } = s else { return };
+        let Some(call) = value.as_call() else { return };
+        let Some(op) = call.callee.op().filter(|&op| ops::accumulates_in_place(op)) else { return };
+        let Some(acc) = call.args.first().and_then(|a| a.as_var()) else { return };
+        if matches!(f.vars.var(acc).kind, VarKind::IterArg { .. }) || yielded.contains(var) {
+            return;
+        }
+        let (result_buffer, acc_buffer) = (f.var_type(*var).memref(), f.var_type(acc).memref());
+        if result_buffer.is_some() && result_buffer != acc_buffer {
+            let acc_name = f.var_name(acc);
+            errors.push(
+                Diagnostic::error(
+                    codes::ACCUMULATOR_STILL_USED,
+                    value.span,
+                    format!(
+                        "the accumulator `{acc_name}` of `{}` is still used after it, so the result cannot be accumulated in its buffer",
+                        ops::name(op)
+                    ),
+                )
+                .with_note("on the NPU the instruction adds into its result's buffer and never reads the accumulator operand, and no instruction copies a tile into Acc memory: a result in a buffer of its own would hold that buffer's old contents plus the product")
+                .with_note(format!("use or store `{acc_name}` before this call, or compute the sum into a new accumulator")),
+            );
+        }
+    });
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Steps 1–5 on one function; its variables `vars` are updated in place, which re-types
