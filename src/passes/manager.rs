@@ -174,11 +174,12 @@ impl<'a> Manager<'a> {
             let mut todo = Vec::new();
             if self.auto_verify {
                 verified.retain(|p| !pass.invalidated.contains(p));
-                todo = Property::ALL
+                let new: Vec<Property> = AUTO_VERIFIED
                     .iter()
                     .copied()
-                    .filter(|p| pass.produced.contains(p) && AUTO_VERIFIED.contains(p) && !verified.contains(p))
+                    .filter(|p| pass.produced.contains(p) && !verified.contains(p))
                     .collect();
+                todo = rules_for(&new);
                 verified.extend(todo.iter().copied());
             }
             auto_verify.push(todo);
@@ -263,15 +264,8 @@ impl<'a> Manager<'a> {
             Check::Run => self.failed_run(failures.flat_map(|f| f.diags).collect(), start, k),
             Check::AutoVerify => {
                 // In the automatic verification's order: property by property, functions in order.
-                let mut per_function: Vec<Vec<Vec<VerifyDiagnostic>>> = failures.map(|f| f.found).collect();
-                let todo = &checks.auto_verify[k];
-                let mut found = Vec::new();
-                for r in 0..todo.len() {
-                    for f in &mut per_function {
-                        found.append(&mut f[r]);
-                    }
-                }
-                vec![auto_verify_error(pass, todo, &found)]
+                let found = verify::in_rule_order(failures.map(|f| f.found).collect());
+                vec![auto_verify_error(pass, &checks.auto_verify[k], &found)]
             }
             Check::SyncPostcondition => failures.flat_map(|f| f.diags).collect(),
         })
@@ -298,14 +292,7 @@ impl<'a> Manager<'a> {
             f = run(f, &self.env).map_err(|d| fail(k, Check::Run, d, Vec::new()))?;
             let todo = &checks.auto_verify[k];
             if !todo.is_empty() {
-                let found: Vec<Vec<VerifyDiagnostic>> = todo
-                    .iter()
-                    .map(|p| {
-                        let mut out = Vec::new();
-                        p.check(&f, &mut out);
-                        out
-                    })
-                    .collect();
+                let found = verify::check_rules(&f, todo);
                 if found.iter().any(|v| !v.is_empty()) {
                     return Err(fail(k, Check::AutoVerify, Vec::new(), found));
                 }

@@ -94,8 +94,8 @@ pub fn print_members(p: &Program, members: Vec<Member>) -> String {
     let calls: Vec<(&str, &std::collections::BTreeSet<String>)> =
         members.iter().map(|m| (m.name.as_str(), &m.calls)).collect();
     let order = order::order(&calls);
-    let mut members: Vec<Option<Member>> = members.into_iter().map(Some).collect();
-    let texts: Vec<String> = order.into_iter().filter_map(|i| members[i].take().map(|m| m.text)).collect();
+    let mut texts: Vec<String> = members.into_iter().map(|m| m.text).collect();
+    let texts: Vec<String> = order.into_iter().map(|i| std::mem::take(&mut texts[i])).collect();
     if texts.is_empty() {
         // An empty class body is one empty line, as any empty block.
         out.push('\n');

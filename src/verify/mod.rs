@@ -164,18 +164,28 @@ pub fn verify_with_jobs(prog: &Program, rules: &[Property], jobs: usize) -> Vec<
             distinct.push(rule);
         }
     }
-    let mut per_function = crate::par::map(&prog.functions, jobs, |f| {
-        distinct
-            .iter()
-            .map(|&rule| {
-                let mut found = Vec::new();
-                rule.check(f, &mut found);
-                found
-            })
-            .collect::<Vec<_>>()
-    });
+    let per_function = crate::par::map(&prog.functions, jobs, |f| check_rules(f, &distinct));
+    in_rule_order(per_function)
+}
+
+/// The findings of each of `rules` (distinct) in function `f`, rule by rule.
+pub fn check_rules(f: &Function, rules: &[Property]) -> Vec<Vec<VerifyDiagnostic>> {
+    rules
+        .iter()
+        .map(|&rule| {
+            let mut found = Vec::new();
+            rule.check(f, &mut found);
+            found
+        })
+        .collect()
+}
+
+/// The findings of several functions ([`check_rules`] of each, in program order) in the
+/// verifier's order: rule by rule, and for each rule the functions in order.
+pub fn in_rule_order(mut per_function: Vec<Vec<Vec<VerifyDiagnostic>>>) -> Vec<VerifyDiagnostic> {
+    let rules = per_function.first().map_or(0, Vec::len);
     let mut out = Vec::new();
-    for k in 0..distinct.len() {
+    for k in 0..rules {
         for found in &mut per_function {
             out.append(&mut found[k]);
         }
