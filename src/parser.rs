@@ -11,7 +11,7 @@ mod build;
 mod messages;
 mod split;
 #[cfg(test)]
-mod split_tests;
+pub(crate) mod split_tests;
 #[cfg(test)]
 mod tests;
 
@@ -22,6 +22,7 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::lexer::{Layout, LexOutcome};
 
 pub use crate::lexer::{tokens, Spanned, Tok};
+pub use split::{parse_in_parts, Listener, Parts};
 
 /// Deepest expression tree accepted (a name or literal is 1; `-x` and `x + y` are 2; a sum of
 /// n terms is n). Deeper expressions are rejected with `NESTING_TOO_DEEP`, because every stage

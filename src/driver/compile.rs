@@ -65,10 +65,10 @@ pub fn frontend(source: &str) -> Result<Program, Vec<Diagnostic>> {
     frontend_with_jobs(source, parser::default_jobs())
 }
 
-/// [`frontend`] with the parser and lowering on `jobs` threads.
+/// [`frontend`] with the parser and lowering on `jobs` threads (each method lowered as soon as
+/// it is parsed, see [`lower::lower_source`]).
 pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diagnostic>> {
-    let module = parser::parse_with_jobs(source, jobs)?;
-    lower::lower_with_jobs(module, jobs)
+    lower::lower_source(source, jobs)
 }
 
 /// Runs the request on `source`. IR dumps of `--print-after-all` and the passes' findings are

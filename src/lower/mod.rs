@@ -17,6 +17,9 @@ mod expr;
 mod memrefs;
 mod scope;
 mod stmt;
+mod stream;
+#[cfg(test)]
+mod stream_tests;
 mod types;
 
 use crate::ast;
@@ -37,11 +40,22 @@ pub fn lower(module: ast::Module) -> Result<Program, Vec<Diagnostic>> {
 pub fn lower_with_jobs(module: ast::Module, jobs: usize) -> Result<Program, Vec<Diagnostic>> {
     let mut l = Lowerer::new(&module);
     l.lower_module(module, jobs);
-    if l.diags.is_empty() {
-        Ok(l.prog)
-    } else {
-        Err(l.diags)
+    l.finish()
+}
+
+/// Parses and lowers `source` on `jobs` threads: with more than one, each method is lowered as
+/// soon as it is parsed ([`stream`]), so the whole file's syntax tree never exists. The
+/// program and the diagnostics do not depend on `jobs`.
+pub fn lower_source(source: &str, jobs: usize) -> Result<Program, Vec<Diagnostic>> {
+    if jobs > 1 {
+        if let Some(result) = stream::lower(source, jobs) {
+            return result;
+        }
     }
+    // One thread, text with a syntax problem (whose diagnostics only a parse of the whole
+    // file gives), or a file the stream declined.
+    let module = crate::parser::parse_with_jobs(source, 1)?;
+    lower_with_jobs(module, jobs)
 }
 
 /// The type of a call of a function returning `types`: a tuple for several, Unknown for none.
@@ -93,7 +107,7 @@ pub(crate) struct Lowerer {
     /// True while lowering methods of a `@pl.program` class (calls are `self.f(...)`).
     in_class: bool,
     /// Every function's signature, shared with the workers that lower the bodies.
-    sigs: Arc<HashMap<String, Signature>>,
+    sigs: Arc<HashMap<String, Arc<Signature>>>,
     // Per-function state.
     scopes: Scopes,
     /// MemRef variables of the current function by MemRef id (ids are per function, §7 Q20).
@@ -186,64 +200,51 @@ impl Lowerer {
         }
     }
 
+    /// The program, or every diagnostic when there is any.
+    fn finish(self) -> Result<Program, Vec<Diagnostic>> {
+        if self.diags.is_empty() {
+            Ok(self.prog)
+        } else {
+            Err(self.diags)
+        }
+    }
+
     fn error(&mut self, d: Diagnostic) {
         self.diags.push(d);
     }
 
     fn lower_module(&mut self, module: ast::Module, jobs: usize) {
         self.check_file_structure(&module);
-        // The functions, owned: those of the first program class and those outside it.
-        let mut funcs: Vec<ast::FuncDef> = Vec::new();
-        let mut seen_class = false;
-        for item in module.items {
-            match item {
-                ast::Item::Class(c) if !seen_class => {
-                    seen_class = true;
-                    for s in c.body {
-                        if let ast::ClassStmt::Function(f) = s {
-                            funcs.push(f);
-                        }
-                    }
-                }
-                ast::Item::Class(_) => {}
-                ast::Item::Function(f) => funcs.push(f),
-            }
-        }
-        self.authorship.hand_written =
-            !funcs.iter().any(|f| self.has_memrefs(f)) && funcs.iter().any(|f| self.is_hand_written(f));
+        let funcs = program_functions(module.items);
+        let hand_written = !funcs.iter().any(|f| self.has_memrefs(f)) && funcs.iter().any(|f| self.is_hand_written(f));
+        self.authorship.hand_written = hand_written;
         // Signatures first, so that calls may refer to functions defined later.
-        let mut lowered_sigs = Vec::new();
-        for f in funcs {
-            if self.sigs.contains_key(f.name.name.as_str()) {
-                self.error(Diagnostic::error(
-                    codes::DUPLICATE_FUNCTION,
-                    f.name.span,
-                    format!("duplicate function name \"{}\"", f.name.name),
-                ));
-                continue;
-            }
-            self.begin_function();
-            let sig = self.lower_signature(&f);
-            // Parameters are bound in the function's outermost scope; keep it for the body.
-            let state = self.end_function();
-            Arc::make_mut(&mut self.sigs).insert(f.name.name.to_string(), sig);
-            lowered_sigs.push((f, state));
-        }
+        let registered: Vec<_> = funcs.into_iter().filter_map(|f| self.register(&f).map(|state| (f, state))).collect();
         // The bodies: a function owns its variables and the signatures are only read, so each
         // is lowered by a worker of its own, on `jobs` threads; functions and diagnostics are
         // taken in function order.
-        let work: Vec<_> = lowered_sigs.into_iter().map(|(f, state)| (self.worker(), f, state)).collect();
-        let lowered = crate::par::map_into(work, jobs, |(mut w, f, state)| {
-            let func = w.lower_function(&f, state);
-            (func, w.diags, w.authorship.mismatches)
-        });
-        for (func, diags, mismatches) in lowered {
-            self.diags.extend(diags);
-            self.authorship.mismatches.extend(mismatches);
-            // Duplicates were rejected above, so this cannot fail.
-            let _ = self.prog.add_function(func);
+        let work: Vec<_> = registered.into_iter().map(|(f, state)| (self.worker(), f, state)).collect();
+        let bodies = crate::par::map_into(work, jobs, |(w, f, state)| w.lower_body(&f, state));
+        self.add_bodies(bodies, hand_written);
+    }
+
+    /// Lowers `f`'s signature and makes it known to calls: the function's state for lowering
+    /// its body, or `None` (reported) when its name is taken.
+    fn register(&mut self, f: &ast::FuncDef) -> Option<FunctionState> {
+        if self.sigs.contains_key(f.name.name.as_str()) {
+            self.error(Diagnostic::error(
+                codes::DUPLICATE_FUNCTION,
+                f.name.span,
+                format!("duplicate function name \"{}\"", f.name.name),
+            ));
+            return None;
         }
-        self.settle_authorship();
+        self.begin_function();
+        let sig = self.lower_signature(f);
+        // Parameters are bound in the function's outermost scope; keep it for the body.
+        let state = self.end_function();
+        Arc::make_mut(&mut self.sigs).insert(f.name.name.to_string(), Arc::new(sig));
+        Some(state)
     }
 
     /// A lowerer for one function body: the file's settings and the signatures, nothing else.
@@ -255,16 +256,40 @@ impl Lowerer {
         w
     }
 
-    /// The body of `f`, whose signature was lowered into `state`.
+    /// The body of `f`, whose signature was lowered into `state`, by this worker.
+    fn lower_body(mut self, f: &ast::FuncDef, state: FunctionState) -> Body {
+        let func = self.lower_function(f, state);
+        Body { func, diags: self.diags, mismatches: self.authorship.mismatches, loop_outs: self.authorship.loop_outs }
+    }
+
+    /// Adds the functions of `bodies` to the program in order, with their diagnostics; in a
+    /// hand-written file (see [`Authorship`]) their loop return variables take the reference
+    /// parser's names and contradicting annotations are reported, after all the rest.
+    fn add_bodies(&mut self, bodies: impl IntoIterator<Item = Body>, hand_written: bool) {
+        let mut mismatches = Vec::new();
+        for mut body in bodies {
+            self.diags.append(&mut body.diags);
+            if hand_written {
+                mismatches.append(&mut body.mismatches);
+                for (v, name) in body.loop_outs {
+                    body.func.vars.var_mut(v).name = name;
+                }
+            }
+            // Duplicates were rejected when registering, so this cannot fail.
+            let _ = self.prog.add_function(body.func);
+        }
+        self.diags.append(&mut mismatches);
+    }
+
+    /// The body of `f`, whose signature was lowered into `state`; its loop return variables and
+    /// the names the reference's parser gives them stay in [`Authorship::loop_outs`].
     fn lower_function(&mut self, f: &ast::FuncDef, state: FunctionState) -> Function {
         self.restore_function(state);
-        let body = self.lower_body(&f.body, f.span);
-        let sig = &self.sigs[f.name.name.as_str()];
+        let body = self.lower_body_stmts(&f.body, f.span);
+        let sig = Arc::clone(&self.sigs[f.name.name.as_str()]);
         if sig.returns_known {
-            let return_types = sig.return_types.clone();
-            self.check_returns(f, &return_types, &body);
+            self.check_returns(f, &sig.return_types, &body);
         }
-        let sig = &self.sigs[f.name.name.as_str()];
         let func = Function {
             name: f.name.name.to_string(),
             kind: sig.kind,
@@ -275,7 +300,6 @@ impl Lowerer {
             vars: VarTable::new(),
         };
         self.restore_hidden_memrefs(&func);
-        self.settle_loop_outs();
         Function { vars: self.end_function().vars, ..func }
     }
 
@@ -571,32 +595,9 @@ impl Lowerer {
         }
     }
 
-    fn lower_body(&mut self, stmts: &[ast::Stmt], span: Span) -> Stmt {
+    fn lower_body_stmts(&mut self, stmts: &[ast::Stmt], span: Span) -> Stmt {
         let out = self.lower_stmts(stmts);
         Stmt::block(out, span)
-    }
-
-    /// Applies what [`Authorship`] decided for the text just read: in hand-written text, loop
-    /// return variables take the reference parser's names and contradicting annotations are
-    /// errors. Returns whether the text was hand-written.
-    fn settle_authorship(&mut self) -> bool {
-        let a = std::mem::take(&mut self.authorship);
-        if !a.hand_written {
-            return false;
-        }
-        self.diags.extend(a.mismatches);
-        true
-    }
-
-    /// Gives the loop return variables of the function just lowered the reference parser's
-    /// names, if the text is hand-written (decided before any body was lowered).
-    fn settle_loop_outs(&mut self) {
-        let outs = std::mem::take(&mut self.authorship.loop_outs);
-        if self.authorship.hand_written {
-            for (v, name) in outs {
-                self.vars.var_mut(v).name = name;
-            }
-        }
     }
 
     /// The type of a variable annotated `ann` (the annotation at `ann_span`) whose value has
@@ -623,6 +624,36 @@ impl Lowerer {
             }
         }
     }
+}
+
+/// The functions of a file's program, owned, in order: those of the first class and those
+/// outside any class (which are errors, reported by the file-structure check).
+fn program_functions(items: Vec<ast::Item>) -> Vec<ast::FuncDef> {
+    let mut funcs = Vec::new();
+    let mut seen_class = false;
+    for item in items {
+        match item {
+            ast::Item::Class(c) if !seen_class => {
+                seen_class = true;
+                funcs.extend(c.body.into_iter().filter_map(|s| match s {
+                    ast::ClassStmt::Function(f) => Some(f),
+                    ast::ClassStmt::Other(_) => None,
+                }));
+            }
+            ast::Item::Class(_) => {}
+            ast::Item::Function(f) => funcs.push(f),
+        }
+    }
+    funcs
+}
+
+/// A lowered function body with what the file's authorship decides about it (see
+/// [`Lowerer::add_bodies`]).
+struct Body {
+    func: Function,
+    diags: Vec<Diagnostic>,
+    mismatches: Vec<Diagnostic>,
+    loop_outs: Vec<(VarId, String)>,
 }
 
 struct FunctionState {

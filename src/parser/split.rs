@@ -14,7 +14,7 @@
 //! the messages and which ones are consequences of others depend on the whole token stream).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Mutex, PoisonError};
 
 use super::build::Problem;
@@ -27,23 +27,84 @@ use crate::lexer::{Layout, Spanned, Tok};
 /// deep expressions (as deep as the compilation thread allows, see `driver::run_with`).
 const STACK: usize = 1 << 30;
 
-/// A part of the class body: its position among the parts and its tokens.
-type Job<'s> = (usize, Vec<Spanned<'s>>);
+/// Parts waiting for a worker, per worker: the lexer stops when the workers fall that far
+/// behind, so the tokens in flight stay a few parts' worth (a token takes 40 bytes, the whole
+/// 50,000-line benchmark's 57 MB).
+const QUEUED_PER_WORKER: usize = 2;
+
+/// What the lexing thread tells the reader of a file read in parts ([`parse_in_parts`]), in
+/// file order, while the workers parse the parts.
+pub trait Listener {
+    /// What the lexing thread hands a part's worker along with its tokens.
+    type Ticket: Send;
+    /// The text before the program class's body, parsed (its body stands empty): before any part.
+    fn head(&mut self, head: &Module);
+    /// Part `k`'s first lines, parsed: its decorators and `def` line (a function with an empty
+    /// body), or the whole part when it has no indented block.
+    fn header(&mut self, k: usize, lines: Vec<ClassStmt>) -> Self::Ticket;
+    /// The whole file without the class body's lines, once the lexer is done (parts may still
+    /// be in the workers' hands).
+    fn tail(&mut self, module: &Module);
+}
+
+/// A part of the class body: its position among the parts, its tokens and its ticket.
+type Job<'s, U> = (usize, Vec<Spanned<'s>>, U);
 
 /// The syntax tree of `source`, parsed on `jobs` threads besides the lexing one; `None` when
 /// the text has any lexical or syntax problem (the caller parses it whole to report them).
 pub(super) fn parse(source: &str, jobs: usize) -> Option<Module> {
-    let (tx, rx) = channel::<Job<'_>>();
+    /// Only the parts' lines are wanted.
+    struct Lines;
+    impl Listener for Lines {
+        type Ticket = ();
+        fn head(&mut self, _: &Module) {}
+        fn header(&mut self, _: usize, _: Vec<ClassStmt>) {}
+        fn tail(&mut self, _: &Module) {}
+    }
+    let (mut module, parts) = parse_in_parts(source, jobs, &mut Lines, &|_, lines, ()| lines)?;
+    if let Some(name_lo) = parts.class_name {
+        fill_class_body(&mut module, name_lo, parts.outputs)?;
+    }
+    Some(module)
+}
+
+/// The parts of a file read by [`parse_in_parts`].
+pub struct Parts<T> {
+    /// The name offset of the class whose body was read in parts (the first class with an
+    /// indented body), if any.
+    pub class_name: Option<usize>,
+    /// What `on_part` made of each part, in part order.
+    pub outputs: Vec<T>,
+}
+
+/// Reads `source` in parts: each part of the body of the first class with an indented body is
+/// parsed on one of `jobs` worker threads and handed to `on_part` there, with the ticket
+/// `listener` gave for its header; the lexing thread tells `listener` what it has read (see
+/// [`Listener`]). Returns the file without the class body's lines (the body left empty) and
+/// the parts; `None` when the text has any lexical or syntax problem.
+pub fn parse_in_parts<'s, L, T, F>(
+    source: &'s str,
+    jobs: usize,
+    listener: &mut L,
+    on_part: &F,
+) -> Option<(Module, Parts<T>)>
+where
+    L: Listener,
+    T: Send,
+    F: Fn(usize, Vec<ClassStmt>, L::Ticket) -> T + Sync,
+{
+    let workers_n = jobs.max(1);
+    let (tx, rx) = sync_channel::<Job<'s, L::Ticket>>(workers_n * QUEUED_PER_WORKER);
     let rx = Mutex::new(rx);
     let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs.max(1))
+        let workers: Vec<_> = (0..workers_n)
             .filter_map(|k| {
                 let builder = std::thread::Builder::new().name(format!("ptoc-parse-{k}")).stack_size(STACK);
-                builder.spawn_scoped(scope, || parse_parts(&rx, &failed)).ok()
+                builder.spawn_scoped(scope, || parse_parts(&rx, &failed, on_part)).ok()
             })
             .collect();
-        let mut cut = Cut::new(tx);
+        let mut cut = Cut::new(tx, listener, &failed);
         let mut layout = Layout::new(source);
         let mut fatal = false;
         for t in layout.by_ref() {
@@ -55,15 +116,20 @@ pub(super) fn parse(source: &str, jobs: usize) -> Option<Module> {
                 }
             }
         }
-        let (head, class_name, sent) = cut.finish();
+        let (head, class_name, sent, listener) = cut.finish();
         let lexed = layout.finish();
         if fatal || !lexed.diags.is_empty() {
             failed.store(true, Ordering::Relaxed);
         }
         // The head is parsed here while the workers finish the parts.
-        let module = (!failed.load(Ordering::Relaxed)).then(|| parse_head(head)).flatten();
-        if module.is_none() {
-            failed.store(true, Ordering::Relaxed);
+        let mut module = (!failed.load(Ordering::Relaxed)).then(|| parse_tokens(head)).flatten();
+        match &mut module {
+            Some(m) => {
+                m.header = lexed.header;
+                m.span = Span::new(0, source.len());
+                listener.tail(m);
+            }
+            None => failed.store(true, Ordering::Relaxed),
         }
         let mut parts = Vec::with_capacity(sent);
         for w in workers {
@@ -72,40 +138,49 @@ pub(super) fn parse(source: &str, jobs: usize) -> Option<Module> {
                 Err(_) => failed.store(true, Ordering::Relaxed),
             }
         }
-        if failed.load(Ordering::Relaxed) || parts.len() != sent {
+        if failed.load(Ordering::Relaxed) || parts.len() != sent || (sent > 0 && class_name.is_none()) {
             return None;
         }
-        let mut module = module?;
-        module.header = lexed.header;
-        module.span = Span::new(0, source.len());
-        if let Some(name_lo) = class_name {
-            parts.sort_unstable_by_key(|(i, _)| *i);
-            fill_class_body(&mut module, name_lo, parts)?;
-        }
-        Some(module)
+        parts.sort_unstable_by_key(|(i, _)| *i);
+        let outputs = parts.into_iter().map(|(_, out)| out).collect();
+        Some((module?, Parts { class_name, outputs }))
     })
 }
 
-/// A worker: parses parts until the channel is closed; the results with their positions.
-fn parse_parts<'s>(rx: &Mutex<Receiver<Job<'s>>>, failed: &AtomicBool) -> Vec<(usize, Vec<ClassStmt>)> {
+/// A worker: parses parts until the channel is closed and hands each to `on_part`; the results
+/// with their positions.
+fn parse_parts<'s, U, T>(
+    rx: &Mutex<Receiver<Job<'s, U>>>,
+    failed: &AtomicBool,
+    on_part: &(impl Fn(usize, Vec<ClassStmt>, U) -> T + Sync),
+) -> Vec<(usize, T)> {
     let mut done = Vec::new();
     loop {
         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok((i, toks)) = job else { break };
+        let Ok((i, toks, ticket)) = job else { break };
         if failed.load(Ordering::Relaxed) {
             continue;
         }
-        let mut problems = Vec::new();
-        match grammar::ClassPartParser::new().parse(&mut problems, toks.into_iter().map(Ok)) {
-            Ok(lines) if problems.is_empty() => done.push((i, lines)),
-            _ => failed.store(true, Ordering::Relaxed),
+        match parse_lines(toks) {
+            Some(lines) => done.push((i, on_part(i, lines, ticket))),
+            None => failed.store(true, Ordering::Relaxed),
         }
     }
     done
 }
 
-/// The file without its class body's lines.
-fn parse_head(head: Vec<Spanned<'_>>) -> Option<Module> {
+/// Lines of a class body, when they parse without any problem.
+fn parse_lines(toks: Vec<Spanned<'_>>) -> Option<Vec<ClassStmt>> {
+    let mut problems = Vec::new();
+    match grammar::ClassPartParser::new().parse(&mut problems, toks.into_iter().map(Ok)) {
+        Ok(lines) if problems.is_empty() => Some(lines),
+        _ => None,
+    }
+}
+
+/// A file's tokens (some class body's lines replaced by [`Tok::Parts`]), when they parse
+/// without any problem.
+fn parse_tokens(head: Vec<Spanned<'_>>) -> Option<Module> {
     let mut problems: Vec<Problem<'_>> = Vec::new();
     let module = grammar::ModuleParser::new().parse(&mut problems, head.into_iter().map(Ok)).ok()?;
     problems.is_empty().then_some(module)
@@ -113,12 +188,12 @@ fn parse_head(head: Vec<Spanned<'_>>) -> Option<Module> {
 
 /// Puts the parts' lines into the body of the class whose name starts at `name_lo` (the one
 /// whose body was cut out), and widens its span to them as the grammar's `class_def` does.
-fn fill_class_body(module: &mut Module, name_lo: usize, parts: Vec<(usize, Vec<ClassStmt>)>) -> Option<()> {
+fn fill_class_body(module: &mut Module, name_lo: usize, parts: Vec<Vec<ClassStmt>>) -> Option<()> {
     let class = module.items.iter_mut().find_map(|item| match item {
         Item::Class(c) if c.name.span.lo as usize == name_lo => Some(c),
         _ => None,
     })?;
-    class.body = parts.into_iter().flat_map(|(_, lines)| lines).collect();
+    class.body = parts.into_iter().flatten().collect();
     let end = match class.body.last() {
         Some(ClassStmt::Function(f)) => f.span,
         Some(ClassStmt::Other(s)) => s.span,
@@ -137,9 +212,12 @@ enum Place {
 }
 
 /// Cuts the token stream into the head and the parts of the first class body (see the module
-/// comment), sending each part to the workers as soon as it is complete.
-pub(super) struct Cut<'s> {
-    tx: Sender<Job<'s>>,
+/// comment), sending each part to the workers as soon as it is complete, with the ticket the
+/// listener gives for its header.
+pub(super) struct Cut<'s, 'l, L: Listener> {
+    tx: SyncSender<Job<'s, L::Ticket>>,
+    listener: &'l mut L,
+    failed: &'l AtomicBool,
     head: Vec<Spanned<'s>>,
     part: Vec<Spanned<'s>>,
     sent: usize,
@@ -159,10 +237,12 @@ pub(super) struct Cut<'s> {
     cut_class: Option<usize>,
 }
 
-impl<'s> Cut<'s> {
-    pub(super) fn new(tx: Sender<Job<'s>>) -> Cut<'s> {
+impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
+    pub(super) fn new(tx: SyncSender<Job<'s, L::Ticket>>, listener: &'l mut L, failed: &'l AtomicBool) -> Self {
         Cut {
             tx,
+            listener,
+            failed,
             head: Vec::new(),
             part: Vec::new(),
             sent: 0,
@@ -192,6 +272,7 @@ impl<'s> Cut<'s> {
                 self.head.push(t);
                 if opens_class {
                     self.head.push((lo, Tok::Parts, lo));
+                    self.tell_head(lo);
                     self.place = Place::Body;
                     self.cut_class = self.class_line;
                     self.depth = 1;
@@ -246,7 +327,19 @@ impl<'s> Cut<'s> {
         self.part.push(t);
     }
 
-    /// Hands the part collected so far to the workers.
+    /// Tells the listener the text before the class body: the head so far, the body closed.
+    fn tell_head(&mut self, lo: usize) {
+        let mut toks = Vec::with_capacity(self.head.len() + 1);
+        toks.extend_from_slice(&self.head);
+        toks.push((lo, Tok::Dedent, lo));
+        match parse_tokens(toks) {
+            Some(head) => self.listener.head(&head),
+            None => self.failed.store(true, Ordering::Relaxed),
+        }
+    }
+
+    /// Hands the part collected so far to the workers, with the listener's ticket for its
+    /// header (its tokens up to its first INDENT).
     fn send(&mut self) {
         if self.part.is_empty() {
             return;
@@ -254,19 +347,28 @@ impl<'s> Cut<'s> {
         // The next part is likely about as long as this one.
         let capacity = self.part.len();
         let part = std::mem::replace(&mut self.part, Vec::with_capacity(capacity));
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let header_end = part.iter().position(|t| t.1 == Tok::Indent).unwrap_or(part.len());
+        let Some(header) = parse_lines(part[..header_end].to_vec()) else {
+            self.failed.store(true, Ordering::Relaxed);
+            return;
+        };
+        let ticket = self.listener.header(self.sent, header);
         // A closed channel means every worker is gone; the count of results then falls short
         // of `sent` and the file is parsed whole.
-        let _ = self.tx.send((self.sent, part));
+        let _ = self.tx.send((self.sent, part, ticket));
         self.sent += 1;
     }
 
-    /// The head's tokens, the name offset of the class whose body was cut out, and the number
-    /// of parts sent. Closes the channel (the workers stop once it is drained).
-    pub(super) fn finish(mut self) -> (Vec<Spanned<'s>>, Option<usize>, usize) {
+    /// The head's tokens, the name offset of the class whose body was cut out, the number of
+    /// parts sent and the listener. Closes the channel (the workers stop once it is drained).
+    pub(super) fn finish(mut self) -> (Vec<Spanned<'s>>, Option<usize>, usize, &'l mut L) {
         if self.place == Place::Body {
             // The body never ended (only with a lexical problem, which fails the parse anyway).
             self.send();
         }
-        (self.head, self.cut_class, self.sent)
+        (self.head, self.cut_class, self.sent, self.listener)
     }
 }

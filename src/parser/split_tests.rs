@@ -7,7 +7,7 @@
 use super::*;
 
 /// Every `.pto` file of the conformance corpus, the examples and the lit tests, as (name, text).
-fn corpus() -> Vec<(String, String)> {
+pub(crate) fn corpus() -> Vec<(String, String)> {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let conformance = std::env::var_os("PTOC_CONFORMANCE_DIR")
         .filter(|d| !d.is_empty())
@@ -70,13 +70,50 @@ fn parts_agree_with_the_whole_parse_on_the_corpora() {
 fn a_program_is_cut_at_its_methods() {
     let src = "# pypto.program: P\nimport pypto.language as pl\n\n@pl.program\nclass P:\n    \"doc\"\n    @pl.function\n    @pl.function\n    def f(self):\n        if x:\n            pass\n        else:\n            pass\n    def g(self): pass\n    @pl.function\n    def h(self):\n        return 1\nclass Q:\n    def k(self):\n        pass\n";
     assert_eq!(agree(src), Ok(true));
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut cut = split::Cut::new(tx);
+    /// What the lexing thread reports: the head's items, then each header's lines.
+    #[derive(Default)]
+    struct Record(Vec<String>);
+    impl split::Listener for Record {
+        type Ticket = usize;
+        fn head(&mut self, head: &Module) {
+            self.0.push(format!("head: {} items", head.items.len()));
+        }
+        fn header(&mut self, k: usize, lines: Vec<crate::ast::ClassStmt>) -> usize {
+            let shown: Vec<String> = lines
+                .iter()
+                .map(|l| match l {
+                    crate::ast::ClassStmt::Function(f) => format!("def {} ({} lines)", f.name.name, f.body.len()),
+                    crate::ast::ClassStmt::Other(_) => "other".to_string(),
+                })
+                .collect();
+            self.0.push(format!("{k}: {}", shown.join(", ")));
+            k
+        }
+        fn tail(&mut self, _: &Module) {}
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(16);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let mut record = Record::default();
+    let mut cut = split::Cut::new(tx, &mut record, &failed);
     Layout::new(src).map_while(Result::ok).for_each(|t| cut.push(t));
-    let (_, class, sent) = cut.finish();
+    let (_, class, sent, _) = cut.finish();
     assert_eq!(class, src.find("P:\n"));
-    // The docstring, then `f` with its two decorators, `g`, and `h` with its decorator.
-    let parts: Vec<Vec<Tok>> = rx.iter().map(|(_, toks)| toks.into_iter().map(|t| t.1).take(2).collect()).collect();
+    assert!(!failed.load(std::sync::atomic::Ordering::Relaxed));
+    // The headers: a function's decorators and `def` line, with an empty body; a part without
+    // an indented block whole.
+    assert_eq!(
+        record.0,
+        ["head: 1 items", "0: other", "1: def f (0 lines)", "2: def g (1 lines)", "3: def h (0 lines)"]
+    );
+    // The docstring, then `f` with its two decorators, `g`, and `h` with its decorator; each
+    // with the ticket of its header.
+    let parts: Vec<Vec<Tok>> = rx
+        .iter()
+        .map(|(k, toks, ticket)| {
+            assert_eq!(k, ticket);
+            toks.into_iter().map(|t| t.1).take(2).collect()
+        })
+        .collect();
     assert_eq!(sent, 4);
     assert_eq!(
         parts,
