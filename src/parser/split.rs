@@ -1,6 +1,11 @@
 //! Parallel parsing on token ranges: the file is lexed once, and the lines of its program
 //! class's body are cut into parts at method boundaries, which the grammar's `ClassPart` start
-//! symbol parses on worker threads while the lexer goes on. The rest of the file (imports, the
+//! symbol parses on worker threads while the lexer goes on. [`parse_in_parts`] hands each parsed
+//! part to its reader on the worker, and tells a [`Listener`] on the lexing thread what it has
+//! read before: the text before the class body, and each part's header (its lines up to its
+//! first INDENT: a method's decorators and `def` line, which the same start symbol parses as a
+//! method with an empty body) — lowering uses this to lower methods as they are parsed
+//! (`lower::stream`). The rest of the file (imports, the
 //! class header, anything after the class) is parsed by the `Module` start symbol, with one
 //! [`Tok::Parts`] token standing for the class body; the parts are put in its place afterwards.
 //!
