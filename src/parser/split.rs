@@ -19,7 +19,7 @@
 //! the messages and which ones are consequences of others depend on the whole token stream).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Mutex, PoisonError};
 
 use super::build::Problem;
@@ -101,15 +101,20 @@ where
     let workers_n = jobs.max(1);
     let (tx, rx) = sync_channel::<Job<'s, L::Ticket>>(workers_n * QUEUED_PER_WORKER);
     let rx = Mutex::new(rx);
+    // The workers give the parts' emptied token buffers back for the next parts: fresh ones
+    // cost the lexing thread a page fault every 100 tokens.
+    let (spare_tx, spare_rx) = channel::<Vec<Spanned<'s>>>();
     let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..workers_n)
             .filter_map(|k| {
                 let builder = std::thread::Builder::new().name(format!("ptoc-parse-{k}")).stack_size(STACK);
-                builder.spawn_scoped(scope, || parse_parts(&rx, &failed, on_part)).ok()
+                let (rx, failed, spare) = (&rx, &failed, spare_tx.clone());
+                builder.spawn_scoped(scope, move || parse_parts(rx, &spare, failed, on_part)).ok()
             })
             .collect();
-        let mut cut = Cut::new(tx, listener, &failed);
+        drop(spare_tx);
+        let mut cut = Cut::new(tx, spare_rx, listener, &failed);
         let mut layout = Layout::new(source);
         let mut fatal = false;
         for t in layout.by_ref() {
@@ -156,17 +161,21 @@ where
 /// with their positions.
 fn parse_parts<'s, U, T>(
     rx: &Mutex<Receiver<Job<'s, U>>>,
+    spare: &Sender<Vec<Spanned<'s>>>,
     failed: &AtomicBool,
     on_part: &(impl Fn(usize, Vec<ClassStmt>, U) -> T + Sync),
 ) -> Vec<(usize, T)> {
     let mut done = Vec::new();
     loop {
         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok((i, toks, ticket)) = job else { break };
+        let Ok((i, mut toks, ticket)) = job else { break };
         if failed.load(Ordering::Relaxed) {
             continue;
         }
-        match parse_lines(toks) {
+        let lines = parse_lines(&mut toks);
+        // The lexing thread may be gone (then the buffer is simply dropped).
+        let _ = spare.send(toks);
+        match lines {
             Some(lines) => done.push((i, on_part(i, lines, ticket))),
             None => failed.store(true, Ordering::Relaxed),
         }
@@ -174,10 +183,10 @@ fn parse_parts<'s, U, T>(
     done
 }
 
-/// Lines of a class body, when they parse without any problem.
-fn parse_lines(toks: Vec<Spanned<'_>>) -> Option<Vec<ClassStmt>> {
+/// Lines of a class body, when they parse without any problem; `toks` is left empty.
+fn parse_lines<'s>(toks: &mut Vec<Spanned<'s>>) -> Option<Vec<ClassStmt>> {
     let mut problems = Vec::new();
-    match grammar::ClassPartParser::new().parse(&mut problems, toks.into_iter().map(Ok)) {
+    match grammar::ClassPartParser::new().parse(&mut problems, toks.drain(..).map(Ok)) {
         Ok(lines) if problems.is_empty() => Some(lines),
         _ => None,
     }
@@ -221,6 +230,8 @@ enum Place {
 /// listener gives for its header.
 pub(super) struct Cut<'s, 'l, L: Listener> {
     tx: SyncSender<Job<'s, L::Ticket>>,
+    /// Token buffers the workers are done with.
+    spare: Receiver<Vec<Spanned<'s>>>,
     listener: &'l mut L,
     failed: &'l AtomicBool,
     head: Vec<Spanned<'s>>,
@@ -243,9 +254,15 @@ pub(super) struct Cut<'s, 'l, L: Listener> {
 }
 
 impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
-    pub(super) fn new(tx: SyncSender<Job<'s, L::Ticket>>, listener: &'l mut L, failed: &'l AtomicBool) -> Self {
+    pub(super) fn new(
+        tx: SyncSender<Job<'s, L::Ticket>>,
+        spare: Receiver<Vec<Spanned<'s>>>,
+        listener: &'l mut L,
+        failed: &'l AtomicBool,
+    ) -> Self {
         Cut {
             tx,
+            spare,
             listener,
             failed,
             head: Vec::new(),
@@ -351,12 +368,13 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
         }
         // The next part is likely about as long as this one.
         let capacity = self.part.len();
-        let part = std::mem::replace(&mut self.part, Vec::with_capacity(capacity));
+        let next = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(capacity));
+        let part = std::mem::replace(&mut self.part, next);
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
         let header_end = part.iter().position(|t| t.1 == Tok::Indent).unwrap_or(part.len());
-        let Some(header) = parse_lines(part[..header_end].to_vec()) else {
+        let Some(header) = parse_lines(&mut part[..header_end].to_vec()) else {
             self.failed.store(true, Ordering::Relaxed);
             return;
         };

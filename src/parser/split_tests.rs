@@ -94,7 +94,8 @@ fn a_program_is_cut_at_its_methods() {
     let (tx, rx) = std::sync::mpsc::sync_channel(16);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let mut record = Record::default();
-    let mut cut = split::Cut::new(tx, &mut record, &failed);
+    let (_, spare) = std::sync::mpsc::channel();
+    let mut cut = split::Cut::new(tx, spare, &mut record, &failed);
     Layout::new(src).map_while(Result::ok).for_each(|t| cut.push(t));
     let (_, class, sent, _) = cut.finish();
     assert_eq!(class, src.find("P:\n"));
