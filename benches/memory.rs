@@ -1,7 +1,8 @@
 //! Where the memory of a compilation goes: a counting allocator (around mimalloc, the binary's
 //! allocator) reports the bytes live after each stage and the peak during it, for the stages
-//! the driver runs with `--emit=cpp` (parse, lower, each pass of the default pipeline through
-//! the pass manager, codegen), and for the in-process driver end to end.
+//! the driver runs with `--emit=cpp` (parse and lower as the driver does them, each method
+//! lowered as soon as it is parsed; then parse and lower apart, each pass of the default
+//! pipeline through the pass manager, codegen), and for the in-process driver end to end.
 //!
 //! `cargo bench --bench memory` runs the 50k-line program (`genpto.py --funcs 100 --ops 500`);
 //! arguments after `--` choose sizes (`1k 10k 50k 100k long`). Heap bytes only: the peak RSS of
@@ -103,6 +104,10 @@ fn measure(name: &str, shape: Shape) {
     let passes = Pipeline::Default.passes_at(OptLevel::default());
     let base = LIVE.load(Ordering::Relaxed);
     println!("{:>24} | {:>9.1} | {:>9}", "input text", mb(base), "");
+    // What the driver does: each method lowered as soon as it is parsed (no whole syntax tree).
+    let streamed = stage("parse+lower, streamed", || ptoc::lower::lower_source(&source, env.jobs).expect("lowers"));
+    drop(streamed);
+    // The two steps apart, the whole syntax tree in between (the peak before session 28).
     let module = stage("parse", || ptoc::parser::parse(&source).expect("parses"));
     let mut prog = stage("lower", || ptoc::lower::lower(module).expect("lowers"));
     for pass in &passes {
