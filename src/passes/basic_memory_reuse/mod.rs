@@ -30,27 +30,79 @@ pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnost
     // The helpers read the body and rewrite the variables: taken out for the rewrite.
     let mut vars = std::mem::take(&mut f.vars);
     match env.opt {
-        OptLevel::O0 => reuse_in_function(&mut vars, &mut f),
+        OptLevel::O0 => {
+            let shared = share_accumulators(&mut vars, &f);
+            reuse_in_function(&mut vars, &mut f, shared);
+        }
         OptLevel::O1 => {
             let (intervals, decisions) = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
             apply_plan(&mut vars, &mut f, &intervals, &decisions);
-            f.vars = vars;
-            return accumulators_in_place(&f).map(|()| f);
         }
     }
     f.vars = vars;
-    Ok(f)
+    accumulators_in_place(&f).map(|()| f)
 }
 
-/// At `-O1`, every accumulating matmul writes its result over its accumulator's buffer
+/// At `-O0`, before the reference's plan: the result of every accumulating matmul whose
+/// accumulator is not used after it takes the accumulator's buffer (its tiles are re-pointed at
+/// the accumulator's MemRef, chains of accumulations all end in the first one's). The reference
+/// gives the result a buffer of its own, and its C++ then computes another value on the NPU
+/// than the program says (see [`accumulators_in_place`]); this is the one place `-O0` departs
+/// from the reference's plan (tests/conformance-deviations.md). The lifetimes are the `-O1`
+/// plan's ([`lifetime::plan_intervals`]), which count yields and next-iteration reads as uses.
+/// Whether any result was re-pointed.
+fn share_accumulators(vars: &mut VarTable, f: &Function) -> bool {
+    let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+    let intervals = lifetime::plan_intervals(vars, &f.body, &stmts, &loops);
+    let group: rustc_hash::FxHashMap<VarId, usize> =
+        intervals.iter().enumerate().map(|(i, iv)| (iv.memref, i)).collect();
+    let mut yielded = FxHashSet::default();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        if let Stmt::Yield { values, .. } = s {
+            yielded.extend(values.iter().filter_map(|v| v.as_var()));
+        }
+    });
+    // (the result's group, the MemRef it moves to), in statement order; `moved` follows chains.
+    let mut moves: Vec<(usize, VarId)> = Vec::new();
+    let mut moved: rustc_hash::FxHashMap<VarId, VarId> = Default::default();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        let Stmt::Assign { var, value, .. } = s else { return };
+        let Some(call) = value.as_call() else { return };
+        if !call.callee.op().is_some_and(ops::accumulates_in_place) {
+            return;
+        }
+        let Some(acc) = call.args.first().and_then(|a| a.as_var()) else { return };
+        if matches!(vars.var(acc).kind, VarKind::IterArg { .. }) || yielded.contains(var) {
+            return;
+        }
+        let (Some(acc_ref), Some(own_ref)) = (vars.var(acc).ty.memref(), vars.var(*var).ty.memref()) else { return };
+        let (Some(&a), Some(&r)) = (group.get(&acc_ref), group.get(&own_ref)) else { return };
+        let (acc_iv, own_iv) = (&intervals[a], &intervals[r]);
+        let dies_here = acc_iv.last == own_iv.def && !acc_iv.extended && acc_iv.carried_from.is_none();
+        if a != r && dies_here && acc_iv.space == own_iv.space && acc_iv.size == own_iv.size {
+            let to = moved.get(&acc_ref).copied().unwrap_or(acc_ref);
+            moved.insert(own_ref, to);
+            moves.push((r, to));
+        }
+    });
+    for &(r, to) in &moves {
+        for v in intervals[r].members() {
+            if let Type::Tile(t) = &mut vars.var_mut(v).ty {
+                Arc::make_mut(t).memref = Some(to);
+            }
+        }
+    }
+    !moves.is_empty()
+}
+
+/// Every accumulating matmul writes its result over its accumulator's buffer
 /// ([`ops::accumulates_in_place`]): the NPU's `TMATMUL_ACC` adds into its destination and never
-/// reads the accumulator operand, and no instruction copies a tile into Acc memory. The plan
-/// shares that buffer whenever the accumulator is not used after the call; when it is, the C++
-/// would compute another value on the device than on the simulator, so the call is refused.
-/// Accumulators carried through a loop (an iter arg accumulated into, a result yielded) are
-/// left to the code generators, which carry Acc tiles their own way or refuse them (E0801).
-/// (`-O0` keeps the reference's plan, which gives every such result a buffer of its own:
-/// docs/kernel-codegen.md.)
+/// reads the accumulator operand, and no instruction copies a tile into Acc memory. Both plans
+/// share that buffer whenever the accumulator is not used after the call (`-O1`'s in place,
+/// `-O0`'s [`share_accumulators`]); when it is, the C++ would compute another value on the
+/// device than on the simulator, so the call is refused. Accumulators carried through a loop
+/// (an iter arg accumulated into, a result yielded) are left to the code generators, which
+/// carry Acc tiles their own way or refuse them (E0801).
 fn accumulators_in_place(f: &Function) -> Result<(), Vec<Diagnostic>> {
     let mut yielded = rustc_hash::FxHashSet::default();
     crate::ir::visit::walk_stmts(&f.body, &mut |s| {
@@ -92,14 +144,15 @@ fn accumulators_in_place(f: &Function) -> Result<(), Vec<Diagnostic>> {
 }
 
 /// Steps 1–5 on one function; its variables `vars` are updated in place, which re-types
-/// every use of a re-pointed tile at once.
-fn reuse_in_function(vars: &mut VarTable, f: &mut Function) {
+/// every use of a re-pointed tile at once. `repointed`: tiles were re-pointed before (their
+/// old MemRefs' allocs may be dead).
+fn reuse_in_function(vars: &mut VarTable, f: &mut Function, repointed: bool) {
     let intervals = {
         let stmts = blocks::linear_statements(&f.body);
         lifetime::intervals(vars, &f.body, &stmts)
     };
     let decisions = decide(&intervals);
-    if decisions.is_empty() {
+    if decisions.is_empty() && !repointed {
         return;
     }
     for (c, p) in decisions {
