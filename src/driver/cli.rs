@@ -29,7 +29,8 @@ Commands:
        its results as .npy (`ptoc run --help`, docs/execution.md)
 
 Passes run in the order of --passes if given, else of --pipeline at the -O level:
-  -O0  the pipelines exactly as the reference runs them
+  -O0  the pipelines as the reference runs them (but the result of a matmul_acc
+       takes its accumulator's buffer, as the device needs)
   -O1  (default) also remove-redundant-sync right after insert-sync, and
        basic-memory-reuse plans buffers by lifetime, taking per function the plan
        that needs the fewest syncs (ptoc's own plan)
@@ -79,7 +80,8 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "NAME", help_heading = "Passes")]
     pub pipeline: Option<PipelineArg>,
 
-    /// Optimisation level of the named pipelines: `0` runs them exactly as the reference does;
+    /// Optimisation level of the named pipelines: `0` runs them as the reference does (but the
+    /// result of a matmul_acc takes its accumulator's buffer, as the device needs);
     /// `1` (default) also runs remove-redundant-sync after insert-sync, and basic-memory-reuse plans
     /// buffers by lifetime. `--passes` ignores it.
     #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = parse_opt_level, help_heading = "Passes")]

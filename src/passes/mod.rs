@@ -267,7 +267,8 @@ pub fn lookup(name: &str) -> Option<&'static PassInfo> {
 }
 
 /// Optimisation levels (`-O0`, `-O1`), in the LLVM convention: `-O0` runs the named pipelines
-/// exactly as the reference does; `-O1` (the default) adds ptoc's own optimisations.
+/// as the reference does (except that a `matmul_acc` result takes its accumulator's buffer, see
+/// `basic_memory_reuse`); `-O1` (the default) adds ptoc's own optimisations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OptLevel {
     O0,
