@@ -42,6 +42,7 @@ use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{Function, Stmt, VarTable};
+use std::borrow::Cow;
 
 /// The pass on one function. The body is consumed (phase 4 moves untouched statements instead
 /// of cloning); the result depends only on the body and the variables, which this pass does
@@ -78,10 +79,30 @@ fn analyse(
 }
 
 /// `body` as insert-sync analyses it (normalised), for [`sync_count`]; `None` when insert-sync
-/// would refuse it (a loop nest too deep).
-pub fn prepared_body(body: &Stmt) -> Option<Stmt> {
+/// would refuse it (a loop nest too deep). Borrowed when it is in that form already, as the
+/// bodies of the memory passes are (a copy of a function's body was a tenth of -O1's
+/// basic-memory-reuse).
+pub fn prepared_body(body: &Stmt) -> Option<Cow<'_, Stmt>> {
     depth::check(body).ok()?;
-    Some(normalize_scopes(normalize_body(body.clone())))
+    Some(if is_prepared(body) {
+        Cow::Borrowed(body)
+    } else {
+        Cow::Owned(normalize_scopes(normalize_body(body.clone())))
+    })
+}
+
+/// Whether `body` is what [`normalize_body`] and [`normalize_scopes`] make of it: a sequence
+/// whose statements are `OpStmts` of assignments and evals or other statements, none a bare
+/// assignment, eval or sequence, every branch, loop and scope body such a sequence too.
+fn is_prepared(body: &Stmt) -> bool {
+    let Stmt::Seq { stmts, .. } = body else { return false };
+    stmts.iter().all(|s| match s {
+        Stmt::Assign { .. } | Stmt::Eval { .. } | Stmt::Seq { .. } => false,
+        Stmt::Ops { stmts, .. } => stmts.iter().all(super::stmt_structure::is_op),
+        Stmt::If { then_body, else_body, .. } => is_prepared(then_body) && else_body.as_deref().is_none_or(is_prepared),
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Scope { body, .. } => is_prepared(body),
+        _ => true,
+    })
 }
 
 /// The number of sync ops (sets, waits, barriers) insert-sync would give a function body
@@ -157,6 +178,36 @@ mod tests {
         let prog = crate::driver::frontend(src).expect("lowers");
         let passes: Vec<_> = Pipeline::Default.passes().into_iter().take_while(|p| p.name != "insert-sync").collect();
         crate::passes::manager::Manager::new(&passes, PassEnv::new(Backend::Cce)).run(prog).expect("passes")
+    }
+
+    /// [`is_prepared`] holds only of bodies normalising leaves unchanged: on every corpus
+    /// program, as lowered and at each stage up to insert-sync.
+    #[test]
+    fn a_body_taken_as_prepared_is_its_own_normal_form() {
+        let (mut taken, mut bodies) = (0, 0);
+        for (name, text) in crate::parser::split_tests::corpus() {
+            let Ok(mut prog) = crate::driver::frontend_with_jobs(&text, 1) else { continue };
+            let passes: Vec<_> =
+                Pipeline::Default.passes().into_iter().take_while(|p| p.name != "insert-sync").collect();
+            for pass in std::iter::once(None).chain(passes.iter().map(Some)) {
+                if let Some(pass) = pass {
+                    let one = [*pass];
+                    match crate::passes::manager::Manager::new(&one, PassEnv::new(Backend::Cce)).run(prog) {
+                        Ok(p) => prog = p,
+                        Err(_) => break,
+                    }
+                }
+                for f in &prog.functions {
+                    bodies += 1;
+                    if is_prepared(&f.body) {
+                        taken += 1;
+                        let normal = normalize_scopes(normalize_body(f.body.clone()));
+                        assert_eq!(format!("{normal:?}"), format!("{:?}", f.body), "{name}: {}", f.name);
+                    }
+                }
+            }
+        }
+        assert!(taken > 100 && taken < bodies, "{taken} of {bodies} bodies taken as prepared");
     }
 
     fn syncs(prog: &Program) -> usize {
