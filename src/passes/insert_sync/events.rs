@@ -14,7 +14,7 @@ use crate::ir::PipeType;
 /// Hardware event ids per (set pipe, wait pipe).
 pub const MAX_EVENT_IDS: u8 = 8;
 
-/// Phase 2 over all pairs, in order; then de-duplicates them (flags ignored, first wins).
+/// Phase 2 over all pairs, in order; then de-duplicates them (first wins).
 pub fn adjust_scopes(a: &mut Analysis) {
     let Analysis { pairs, positions, op_counts, .. } = a;
     for p in pairs.iter_mut() {

@@ -25,9 +25,13 @@ impl Pair {
     pub fn same_pipe(&self) -> bool {
         self.src == self.dst
     }
-    /// Identity for de-duplication (the flags are not part of it).
-    pub fn key(&self) -> (PosId, PosId, PipeType, PipeType) {
-        (self.set, self.wait, self.src, self.dst)
+    /// Identity for de-duplication: the program points of the set and the wait, and the pipes.
+    /// The flags are part of it: phase 2 can give a pair moved out of a nested producer a set
+    /// *before* a statement and a pair of that statement's own result the same position with
+    /// the set *after* it; taken for one, the first dropped the second, and the statement's
+    /// consumers then ran unsynchronised (fuzz finding F6, docs/fuzzing.md).
+    pub fn key(&self) -> (PosId, bool, PosId, bool, PipeType, PipeType) {
+        (self.set, self.set_before, self.wait, self.wait_after, self.src, self.dst)
     }
 }
 
