@@ -142,11 +142,20 @@ where
             None => failed.store(true, Ordering::Relaxed),
         }
         let mut parts = Vec::with_capacity(sent);
+        let mut panicked = None;
         for w in workers {
             match w.join() {
-                Ok(done) => parts.extend(done),
+                Ok((done, panic)) => {
+                    parts.extend(done);
+                    panicked = panicked.or(panic);
+                }
                 Err(_) => failed.store(true, Ordering::Relaxed),
             }
+        }
+        // A panic of the reader (an internal error) is the caller's, as if it had read the
+        // parts itself.
+        if let Some(payload) = panicked {
+            std::panic::resume_unwind(payload);
         }
         if failed.load(Ordering::Relaxed) || parts.len() != sent || (sent > 0 && class_name.is_none()) {
             return None;
@@ -157,15 +166,21 @@ where
     })
 }
 
+/// What a worker panicked with.
+type Panic = Box<dyn std::any::Any + Send>;
+
 /// A worker: parses parts until the channel is closed and hands each to `on_part`; the results
-/// with their positions.
+/// with their positions, and the payload of a panic of `on_part`. After a panic the worker
+/// goes on taking parts (and skipping them) until the channel closes, so that the lexing
+/// thread never waits on a full queue that no one drains.
 fn parse_parts<'s, U, T>(
     rx: &Mutex<Receiver<Job<'s, U>>>,
     spare: &Sender<Vec<Spanned<'s>>>,
     failed: &AtomicBool,
     on_part: &(impl Fn(usize, Vec<ClassStmt>, U) -> T + Sync),
-) -> Vec<(usize, T)> {
+) -> (Vec<(usize, T)>, Option<Panic>) {
     let mut done = Vec::new();
+    let mut panicked = None;
     loop {
         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok((i, mut toks, ticket)) = job else { break };
@@ -175,12 +190,19 @@ fn parse_parts<'s, U, T>(
         let lines = parse_lines(&mut toks);
         // The lexing thread may be gone (then the buffer is simply dropped).
         let _ = spare.send(toks);
-        match lines {
-            Some(lines) => done.push((i, on_part(i, lines, ticket))),
-            None => failed.store(true, Ordering::Relaxed),
+        let Some(lines) = lines else {
+            failed.store(true, Ordering::Relaxed);
+            continue;
+        };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_part(i, lines, ticket))) {
+            Ok(out) => done.push((i, out)),
+            Err(payload) => {
+                failed.store(true, Ordering::Relaxed);
+                panicked = panicked.or(Some(payload));
+            }
         }
     }
-    done
+    (done, panicked)
 }
 
 /// Lines of a class body, when they parse without any problem; `toks` is left empty.

@@ -290,3 +290,24 @@ fn spans_around_optional_parts_are_the_same_in_parts() {
         }
     }
 }
+
+/// A reader that panics (an internal error) makes the whole read panic, with its payload, once
+/// the lexer is done: the workers go on draining the queue, so the lexing thread, which waits
+/// on a full queue, is never left waiting (20 parts, one worker, a queue of two).
+#[test]
+fn a_panicking_reader_panics_the_read_without_a_hang() {
+    struct Nothing;
+    impl split::Listener for Nothing {
+        type Ticket = ();
+        fn head(&mut self, _: &Module) {}
+        fn header(&mut self, _: usize, _: Vec<crate::ast::ClassStmt>) {}
+        fn tail(&mut self, _: &Module) {}
+    }
+    let methods: String = (0..20).map(|k| format!("    def f{k}(self):\n        pass\n")).collect();
+    let src = format!("class P:\n{methods}");
+    let read = std::panic::catch_unwind(|| {
+        split::parse_in_parts(&src, 1, &mut Nothing, &|k, _, ()| -> usize { panic!("reader failed at part {k}") })
+    });
+    let payload = read.err().expect("the read panics");
+    assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("reader failed at part 0"));
+}

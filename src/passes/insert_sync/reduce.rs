@@ -308,9 +308,11 @@ mod tests {
         list.push(pair(V, V, at[0], at[1])); // other pipes: another identity
         list.push(pair(Mte2, V, at[0], at[1]));
         list.push(pair(Mte2, V, at[1], at[2]));
-        let mut second = pair(Mte2, V, at[1], at[2]);
-        second.wait_after = true;
-        list.push(second);
+        list.push(pair(Mte2, V, at[1], at[2]));
+        // A wait after the statement instead of before it: another program point, kept.
+        let mut after = pair(Mte2, V, at[1], at[2]);
+        after.wait_after = true;
+        list.push(after);
         remove_duplicates(&mut list, 1, &mut Indexes::default());
         let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait, p.wait_after)).collect();
         assert_eq!(
@@ -319,7 +321,8 @@ mod tests {
                 (Mte2, at[0], at[1], false),
                 (Mte2, at[0], at[1], false),
                 (V, at[0], at[1], false),
-                (Mte2, at[1], at[2], false)
+                (Mte2, at[1], at[2], false),
+                (Mte2, at[1], at[2], true)
             ]
         );
         assert!(list.links(at[0], at[1]) && list.links(at[1], at[2]));
