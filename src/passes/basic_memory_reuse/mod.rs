@@ -19,7 +19,9 @@ use super::allocate_memory_addr::align_up;
 use super::{OptLevel, PassEnv};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
-use crate::ir::{Callee, ExprKind, Function, MemorySpace, Stmt, TileType, TileView, Type, VarId, VarKind, VarTable};
+use crate::ir::{
+    Callee, ExprKind, Function, MemorySpace, OpId, Stmt, TileType, TileView, Type, VarId, VarKind, VarTable,
+};
 use crate::ops;
 use first_fit::FirstFit;
 use lifetime::Interval;
@@ -56,27 +58,14 @@ fn share_accumulators(vars: &mut VarTable, f: &Function) -> bool {
     let intervals = lifetime::plan_intervals(vars, &f.body, &stmts, &loops);
     let group: rustc_hash::FxHashMap<VarId, usize> =
         intervals.iter().enumerate().map(|(i, iv)| (iv.memref, i)).collect();
-    let mut yielded = FxHashSet::default();
-    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
-        if let Stmt::Yield { values, .. } = s {
-            yielded.extend(values.iter().filter_map(|v| v.as_var()));
-        }
-    });
     // (the result's group, the MemRef it moves to), in statement order; `moved` follows chains.
     let mut moves: Vec<(usize, VarId)> = Vec::new();
     let mut moved: rustc_hash::FxHashMap<VarId, VarId> = Default::default();
-    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
-        let Stmt::Assign { var, value, .. } = s else { return };
-        let Some(call) = value.as_call() else { return };
-        if !call.callee.op().is_some_and(ops::accumulates_in_place) {
-            return;
-        }
-        let Some(acc) = call.args.first().and_then(|a| a.as_var()) else { return };
-        if matches!(vars.var(acc).kind, VarKind::IterArg { .. }) || yielded.contains(var) {
-            return;
-        }
-        let (Some(acc_ref), Some(own_ref)) = (vars.var(acc).ty.memref(), vars.var(*var).ty.memref()) else { return };
-        let (Some(&a), Some(&r)) = (group.get(&acc_ref), group.get(&own_ref)) else { return };
+    for Accumulation { result, acc, .. } in accumulations(vars, &f.body) {
+        let (Some(acc_ref), Some(own_ref)) = (vars.var(acc).ty.memref(), vars.var(result).ty.memref()) else {
+            continue;
+        };
+        let (Some(&a), Some(&r)) = (group.get(&acc_ref), group.get(&own_ref)) else { continue };
         let (acc_iv, own_iv) = (&intervals[a], &intervals[r]);
         let dies_here = acc_iv.last == own_iv.def && !acc_iv.extended && acc_iv.carried_from.is_none();
         if a != r && dies_here && acc_iv.space == own_iv.space && acc_iv.size == own_iv.size {
@@ -84,7 +73,7 @@ fn share_accumulators(vars: &mut VarTable, f: &Function) -> bool {
             moved.insert(own_ref, to);
             moves.push((r, to));
         }
-    });
+    }
     for &(r, to) in &moves {
         for v in intervals[r].members() {
             if let Type::Tile(t) = &mut vars.var_mut(v).ty {
@@ -104,28 +93,15 @@ fn share_accumulators(vars: &mut VarTable, f: &Function) -> bool {
 /// (an iter arg accumulated into, a result yielded) are left to the code generators, which
 /// carry Acc tiles their own way or refuse them (E0801).
 fn accumulators_in_place(f: &Function) -> Result<(), Vec<Diagnostic>> {
-    let mut yielded = rustc_hash::FxHashSet::default();
-    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
-        if let Stmt::Yield { values, .. } = s {
-            yielded.extend(values.iter().filter_map(|v| v.as_var()));
-        }
-    });
     let mut errors = Vec::new();
-    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
-        let Stmt::Assign { var, value, .. } = s else { return };
-        let Some(call) = value.as_call() else { return };
-        let Some(op) = call.callee.op().filter(|&op| ops::accumulates_in_place(op)) else { return };
-        let Some(acc) = call.args.first().and_then(|a| a.as_var()) else { return };
-        if matches!(f.vars.var(acc).kind, VarKind::IterArg { .. }) || yielded.contains(var) {
-            return;
-        }
-        let (result_buffer, acc_buffer) = (f.var_type(*var).memref(), f.var_type(acc).memref());
+    for Accumulation { result, acc, op, span } in accumulations(&f.vars, &f.body) {
+        let (result_buffer, acc_buffer) = (f.var_type(result).memref(), f.var_type(acc).memref());
         if result_buffer.is_some() && result_buffer != acc_buffer {
             let acc_name = f.var_name(acc);
             errors.push(
                 Diagnostic::error(
                     codes::ACCUMULATOR_STILL_USED,
-                    value.span,
+                    span,
                     format!(
                         "the accumulator `{acc_name}` of `{}` is still used after it, so the result cannot be accumulated in its buffer",
                         ops::name(op)
@@ -135,12 +111,44 @@ fn accumulators_in_place(f: &Function) -> Result<(), Vec<Diagnostic>> {
                 .with_note(format!("use or store `{acc_name}` before this call, or compute the sum into a new accumulator")),
             );
         }
-    });
+    }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
     }
+}
+
+/// An accumulating matmul ([`ops::accumulates_in_place`]) that no loop carries: `result =
+/// op(acc, …)` at `span`.
+struct Accumulation {
+    result: VarId,
+    acc: VarId,
+    op: OpId,
+    span: Span,
+}
+
+/// The accumulating matmuls of `body` in statement order, but those whose accumulator is an
+/// iter arg or whose result is yielded (loop-carried accumulators are the code generators' to
+/// carry or refuse, see [`accumulators_in_place`]).
+fn accumulations(vars: &VarTable, body: &Stmt) -> Vec<Accumulation> {
+    let mut yielded = FxHashSet::default();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        if let Stmt::Yield { values, .. } = s {
+            yielded.extend(values.iter().filter_map(|v| v.as_var()));
+        }
+    });
+    let mut found = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        let Stmt::Assign { var, value, .. } = s else { return };
+        let Some(call) = value.as_call() else { return };
+        let Some(op) = call.callee.op().filter(|&op| ops::accumulates_in_place(op)) else { return };
+        let Some(acc) = call.args.first().and_then(|a| a.as_var()) else { return };
+        if !matches!(vars.var(acc).kind, VarKind::IterArg { .. }) && !yielded.contains(var) {
+            found.push(Accumulation { result: *var, acc, op, span: value.span });
+        }
+    });
+    found
 }
 
 /// Steps 1–5 on one function; its variables `vars` are updated in place, which re-types
