@@ -77,11 +77,11 @@ pub(super) fn lower(source: &str, jobs: usize) -> Option<Result<Program, Vec<Dia
         Lowered::Nothing | Lowered::Declined => None,
     }));
     work.extend(after.into_iter().filter_map(head));
-    let work: Vec<_> = work.into_iter().map(|w| (w, main.worker())).collect();
-    let bodies = crate::par::map_into(work, jobs, |(w, lowerer)| match w {
+    let settings = &main;
+    let bodies = crate::par::map_into(work, jobs, |w| match w {
         Work::Todo(todo) => {
             let (f, s) = *todo;
-            lowerer.lower_body(&f, s)
+            settings.worker().lower_body(&f, s)
         }
         Work::Done(b) => *b,
     });
