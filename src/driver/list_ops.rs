@@ -129,17 +129,7 @@ mod tests {
     /// `docs/ops.md` is what [`ops_markdown`] generates; `PTOC_UPDATE_DOCS=1` rewrites it.
     #[test]
     fn ops_doc_is_up_to_date() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ops.md");
-        let want = ops_markdown();
-        if std::env::var_os("PTOC_UPDATE_DOCS").is_some_and(|v| v == "1") {
-            std::fs::write(&path, &want).expect("cannot write docs/ops.md");
-            return;
-        }
-        let got = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            got == want,
-            "docs/ops.md is stale (the operator table changed): regenerate it with PTOC_UPDATE_DOCS=1 cargo test --lib ops_doc"
-        );
+        crate::ops::check_generated_doc("ops.md", &ops_markdown(), "ops_doc");
     }
 
     #[test]

@@ -225,17 +225,7 @@ mod tests {
     /// rewrites it.
     #[test]
     fn ops_cpp_doc_is_up_to_date() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ops-cpp.md");
-        let want = super::ops_cpp_markdown();
-        if std::env::var_os("PTOC_UPDATE_DOCS").is_some_and(|v| v == "1") {
-            std::fs::write(&path, &want).expect("cannot write docs/ops-cpp.md");
-            return;
-        }
-        let got = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            got == want,
-            "docs/ops-cpp.md is stale (the operator table changed): regenerate it with PTOC_UPDATE_DOCS=1 cargo test --lib ops_cpp_doc"
-        );
+        crate::ops::check_generated_doc("ops-cpp.md", &super::ops_cpp_markdown(), "ops_cpp_doc");
     }
 
     /// Every op the CCE backend executes on a pipe has an emitter, and vice versa (the sync

@@ -302,3 +302,19 @@ pub fn deduce_type(
     let def = OPS.get(op.0 as usize).ok_or_else(|| format!("unknown operator id {}", op.0))?;
     deduce::deduce(vars, def, args, kwargs).map_err(|e| e.message)
 }
+
+/// Checks that `docs/<doc>` is `want`, the text the operator table generates, or rewrites it
+/// when `PTOC_UPDATE_DOCS=1`; `test` is the test's name, for the message.
+#[cfg(test)]
+pub(crate) fn check_generated_doc(doc: &str, want: &str, test: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(doc);
+    if std::env::var_os("PTOC_UPDATE_DOCS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, want).unwrap_or_else(|e| panic!("cannot write docs/{doc}: {e}"));
+        return;
+    }
+    let got = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        got == want,
+        "docs/{doc} is stale (the operator table changed): regenerate it with PTOC_UPDATE_DOCS=1 cargo test --lib {test}"
+    );
+}
