@@ -34,8 +34,9 @@ impl Disagreement {
 /// The type of a variable annotated `ann` whose value has type `value`, or the disagreement.
 /// An annotation that writes a MemRef or a view is the whole type (printed IR: after the memory
 /// passes only the annotation carries the MemRef, and the reference's tests build IR whose
-/// variables lack the view their values would have); one that writes neither takes the value's
-/// view. An unknown type on either side gives the other. The annotation's variables (its
+/// variables lack the view their values would have); one that writes neither is the value's type
+/// (without its MemRef): its symbolic dims, never compared, must not replace the value's shape
+/// (docs/fuzzing.md, F7). An unknown type on either side gives the other. The annotation's variables (its
 /// MemRef) are those of `ann_vars`, the value's those of `value_vars`: a call's parameter types
 /// belong to the callee.
 pub(super) fn merge(
@@ -56,7 +57,7 @@ pub(super) fn merge(
         }
         (Type::Tensor(a), Type::Tensor(v)) => {
             check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
-            if a.memref.is_some() || a.view.is_some() || v.view.is_none() {
+            if a.memref.is_some() || a.view.is_some() {
                 return Ok(ann.clone());
             }
             let mut t = (**v).clone();
@@ -65,7 +66,7 @@ pub(super) fn merge(
         }
         (Type::Tile(a), Type::Tile(v)) => {
             check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
-            if a.memref.is_some() || a.view.is_some() || v.view.is_none() {
+            if a.memref.is_some() || a.view.is_some() {
                 return Ok(ann.clone());
             }
             let mut t = (**v).clone();
