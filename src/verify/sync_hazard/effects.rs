@@ -3,8 +3,8 @@
 //!
 //! The access rules are those of InsertSync (spec `passes-and-codegen.md` §2.10 "Leaf
 //! effects"), so that the checker and the pass agree on what a dependency is: the MemRefs of the
-//! tile/tensor variables an op's arguments mention are read (an iter arg also reads its init
-//! value's MemRef), the assigned variable's MemRef is written, and an op's `output_tensor`
+//! tile/tensor variables an op's arguments mention are read (an iter arg reads its init value's
+//! MemRef), the assigned variable's MemRef is written, and an op's `output_tensor`
 //! argument (`block.store`, `block.l0c_store`) is written, not read. Ops without a pipe on the
 //! backend (the scalar pipe S: function calls, unknown ops, plain copies) are not memory
 //! accesses of any hardware pipe and are left out.
@@ -176,17 +176,20 @@ fn event(call: &Call) -> Option<Event> {
     })
 }
 
-/// The MemRefs of every tile/tensor variable mentioned in `e` (an iter arg also contributes
-/// its init value's).
+/// The MemRefs of every tile/tensor variable mentioned in `e`. An iter arg whose init value
+/// has a MemRef stands for that MemRef only, as in insert-sync (spec §2.10 "Leaf effects"): the
+/// C++ carries a loop's tile in its init's buffer. The iter arg's own MemRef differs only when
+/// the reference's `-O0` memory plan moved the init and left the iter arg's type stale (§6 Q14),
+/// which no code is generated for (CCE codegen refuses such a carried tile); reading it too made
+/// the sync postcondition report a hazard on a buffer the loop never touches (fuzz finding F8).
 fn memlocs_of(vars: &VarTable, e: &Expr, out: &mut Vec<MemLoc>) {
     walk_expr(e, &mut |x| {
         if let ExprKind::Var(v) = x.kind {
-            out.extend(var_memloc(vars, v));
-            if let VarKind::IterArg { init } = &vars.var(v).kind {
-                if let Some(iv) = init.as_var() {
-                    out.extend(var_memloc(vars, iv));
-                }
-            }
+            let init = match &vars.var(v).kind {
+                VarKind::IterArg { init } => init.as_var().and_then(|iv| var_memloc(vars, iv)),
+                _ => None,
+            };
+            out.extend(init.or_else(|| var_memloc(vars, v)));
         }
     });
 }
