@@ -332,6 +332,8 @@ fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing
         size: u64,
         /// The interval that uses the buffer last (the latest joined).
         tail: usize,
+        /// `intervals[tail].last`, kept here: the scans below read it for every buffer.
+        last: usize,
     }
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut decisions = Vec::new();
@@ -343,9 +345,9 @@ fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing
         let free_from = cur.carried_from.unwrap_or(cur.def);
         let in_place = buffers.iter().position(|b| {
             let tail = &intervals[b.tail];
-            cur.carried_from.is_none()
+            b.last == cur.def
+                && cur.carried_from.is_none()
                 && fits(b)
-                && tail.last == cur.def
                 && !tail.extended
                 && may_overwrite(vars, stmts[cur.def], cur.first, tail.memref, sharing)
         });
@@ -353,7 +355,7 @@ fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing
             buffers
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| sharing != Sharing::Required && fits(b) && intervals[b.tail].last < free_from)
+                .filter(|(_, b)| sharing != Sharing::Required && b.last < free_from && fits(b))
                 .min_by_key(|(k, b)| (if sharing == Sharing::Compact { b.size } else { 0 }, *k))
                 .map(|(k, _)| k)
         };
@@ -361,8 +363,9 @@ fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing
             Some(k) => {
                 decisions.push((c, buffers[k].owner));
                 buffers[k].tail = c;
+                buffers[k].last = cur.last;
             }
-            None => buffers.push(Buffer { owner: c, space: cur.space, size: cur.size, tail: c }),
+            None => buffers.push(Buffer { owner: c, space: cur.space, size: cur.size, tail: c, last: cur.last }),
         }
     }
     decisions
