@@ -251,7 +251,7 @@ mod tests {
     fn findings_are_reported_with_locations() {
         let source = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        if a > 0:\n            r: pl.Scalar[pl.INT64] = pl.yield_(a)\n        return r\n";
         let prog = frontend(source).expect("lowers");
-        let found = crate::passes::run_verifier::findings(&prog, &[]);
+        let found = crate::passes::run_verifier::findings(&prog, &[], 2);
         let text = findings_report(&found, "f.pto", source);
         assert_eq!(text, crate::passes::run_verifier::report(&prog, &[] as &[&str], "f.pto", source));
         assert!(text.contains("  Location: f.pto:8:9\n"), "{text}");

@@ -138,7 +138,7 @@ impl<'a> Manager<'a> {
                 Ok(out) => out,
                 Err(diags) => return Err(self.failed_run(diags, start, k)),
             };
-            let findings = pass.findings.map_or_else(Vec::new, |f| f(&prog, self.disabled_rules));
+            let findings = pass.findings.map_or_else(Vec::new, |f| f(&prog, self.disabled_rules, self.env.jobs));
             observe(Step { position: k + 1, pass, program: &prog, findings: &findings });
             if self.verify_each {
                 check_properties(&prog, pass, Moment::After)?;

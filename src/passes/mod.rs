@@ -99,8 +99,9 @@ pub(crate) fn try_each_function(
 }
 
 /// What a pass found, besides the program it returns: findings that are reported but do not
-/// fail the run (`run-verifier`'s report). Its argument is the rules left out (`--disable-rule`).
-pub type FindingsFn = fn(&Program, &[String]) -> Vec<crate::verify::VerifyDiagnostic>;
+/// fail the run (`run-verifier`'s report). Its arguments are the rules left out
+/// (`--disable-rule`) and the number of threads to look with (the pass environment's `jobs`).
+pub type FindingsFn = fn(&Program, &[String], usize) -> Vec<crate::verify::VerifyDiagnostic>;
 
 // IR properties and the verifier rules that check them are one type (see its docs).
 pub use crate::verify::Property;
