@@ -74,6 +74,8 @@ pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diag
 /// Runs the request on `source`. IR dumps of `--print-after-all` and the passes' findings are
 /// appended to `dumps` as they happen, so they survive a later error.
 pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
+    // The passes' threads start while the front end runs (see `par::prepare`).
+    crate::par::prepare(req.jobs);
     let mut timings = super::dumps::Timings::default();
     let last_step_drops_ir = chains(req) && !req.report_redundant_sync && !req.verify_sync;
     if last_step_drops_ir && !req.emit_cpp && req.emit_pto.is_none() {
