@@ -126,33 +126,12 @@ impl Batch {
     }
 
     /// [`Batch::place`] for every file, the results in the order of `files`. Large outputs (a
-    /// kernel file per function) are spread over the CPUs: writing 12 MB into the page cache is
-    /// several milliseconds of kernel time.
+    /// kernel file per function) are spread over the CPUs (`par::map`'s pool): writing 12 MB
+    /// into the page cache is several milliseconds of kernel time.
     fn place_all(&self, files: &[(PathBuf, Vec<u8>)]) -> Vec<io::Result<()>> {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let threads = cpus.min(files.len() / FILES_PER_THREAD).max(1);
-        if threads == 1 {
-            return files.iter().map(|(path, bytes)| self.place(path, bytes)).collect();
-        }
-        // Thread t takes files t, t + threads, ...: neighbours in path order are alike in size.
-        let mut results: Vec<Option<io::Result<()>>> = files.iter().map(|_| None).collect();
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    scope.spawn(move || {
-                        let mine = files.iter().enumerate().skip(t).step_by(threads);
-                        mine.map(|(i, (path, bytes))| (i, self.place(path, bytes))).collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for worker in workers {
-                let done = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                for (i, result) in done {
-                    results[i] = Some(result);
-                }
-            }
-        });
-        results.into_iter().map(|r| r.unwrap_or_else(|| Err(io::Error::other("file not written")))).collect()
+        crate::par::map(files, threads, |(path, bytes)| self.place(path, bytes))
     }
 }
 
@@ -162,8 +141,8 @@ impl Drop for Batch {
     }
 }
 
-/// Files per thread below which [`Batch::place_all`] does not start another: a thread costs
-/// tens of microseconds, a file written about as much.
+/// Files per thread below which [`Batch::place_all`] does not use another: handing work to a
+/// thread costs tens of microseconds, a file written about as much.
 const FILES_PER_THREAD: usize = 16;
 
 /// Whether `path` is a regular file (not a link to one) holding exactly `bytes`; if so, its
