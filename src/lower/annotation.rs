@@ -60,6 +60,9 @@ pub(super) fn merge(
             if a.memref.is_some() || a.view.is_some() {
                 return Ok(ann.clone());
             }
+            if v.memref.is_none() {
+                return Ok(value.clone());
+            }
             let mut t = (**v).clone();
             t.memref = None;
             Ok(Type::Tensor(Arc::new(t)))
@@ -68,6 +71,9 @@ pub(super) fn merge(
             check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
             if a.memref.is_some() || a.view.is_some() {
                 return Ok(ann.clone());
+            }
+            if v.memref.is_none() {
+                return Ok(value.clone());
             }
             let mut t = (**v).clone();
             t.memref = None;
