@@ -19,7 +19,7 @@
 //! the messages and which ones are consequences of others depend on the whole token stream).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
 use std::sync::{Mutex, PoisonError};
 
 use super::build::Problem;
@@ -32,9 +32,9 @@ use crate::lexer::{Layout, Spanned, Tok};
 /// deep expressions (as deep as the compilation thread allows, see `driver::run_with`).
 const STACK: usize = 1 << 30;
 
-/// Parts waiting for a worker, per worker: the lexer stops when the workers fall that far
-/// behind, so the tokens in flight stay a few parts' worth (a token takes 40 bytes, the whole
-/// 50,000-line benchmark's 57 MB).
+/// Parts waiting for a worker, per worker: when the workers fall that far behind, the lexing
+/// thread parses the part in hand itself, so the tokens in flight stay a few parts' worth (a
+/// token takes 40 bytes, the whole 50,000-line benchmark's 57 MB).
 const QUEUED_PER_WORKER: usize = 2;
 
 /// What the lexing thread tells the reader of a file read in parts ([`parse_in_parts`]), in
@@ -98,11 +98,15 @@ where
     T: Send,
     F: Fn(usize, Vec<ClassStmt>, L::Ticket) -> T + Sync,
 {
-    let workers_n = jobs.max(1);
+    // The lexing thread is one of the `jobs` threads: it parses a part itself whenever the
+    // queue is full. With a worker per CPU besides it, the kernel kept the lexing thread and a
+    // worker on one core, each waiting up to a scheduler tick for the other, while the second
+    // core went idle.
+    let workers_n = jobs.saturating_sub(1).max(1);
     let (tx, rx) = sync_channel::<Job<'s, L::Ticket>>(workers_n * QUEUED_PER_WORKER);
     let rx = Mutex::new(rx);
-    // The workers give the parts' emptied token buffers back for the next parts: fresh ones
-    // cost the lexing thread a page fault every 100 tokens.
+    // The parts' emptied token buffers come back for the next parts: fresh ones cost the
+    // lexing thread a page fault every 100 tokens.
     let (spare_tx, spare_rx) = channel::<Vec<Spanned<'s>>>();
     let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -113,8 +117,14 @@ where
                 builder.spawn_scoped(scope, move || parse_parts(rx, &spare, failed, on_part)).ok()
             })
             .collect();
-        drop(spare_tx);
-        let mut cut = Cut::new(tx, spare_rx, listener, &failed);
+        let mut own = Vec::new();
+        let mut own_panic = None;
+        let mut help = |job: Job<'s, L::Ticket>| match read_part(job, &spare_tx, &failed, on_part) {
+            Some(Ok(done)) => own.push(done),
+            Some(Err(panic)) => own_panic = first_panic(own_panic.take(), panic),
+            None => {}
+        };
+        let mut cut = Cut::new(tx, spare_rx, listener, &failed, &mut help);
         let mut layout = Layout::new(source);
         let mut fatal = false;
         for t in layout.by_ref() {
@@ -141,20 +151,24 @@ where
             }
             None => failed.store(true, Ordering::Relaxed),
         }
+        drop(help);
         let mut parts = Vec::with_capacity(sent);
-        let mut panicked = None;
+        parts.append(&mut own);
+        let mut panicked = own_panic;
         for w in workers {
             match w.join() {
                 Ok((done, panic)) => {
                     parts.extend(done);
-                    panicked = panicked.or(panic);
+                    if let Some(panic) = panic {
+                        panicked = first_panic(panicked, panic);
+                    }
                 }
                 Err(_) => failed.store(true, Ordering::Relaxed),
             }
         }
         // A panic of the reader (an internal error) is the caller's, as if it had read the
-        // parts itself.
-        if let Some(payload) = panicked {
+        // parts itself: that of the first part that panicked, whichever thread read it.
+        if let Some((_, payload)) = panicked {
             std::panic::resume_unwind(payload);
         }
         if failed.load(Ordering::Relaxed) || parts.len() != sent || (sent > 0 && class_name.is_none()) {
@@ -166,8 +180,16 @@ where
     })
 }
 
-/// What a worker panicked with.
-type Panic = Box<dyn std::any::Any + Send>;
+/// What the reader panicked with, and at which part.
+type Panic = (usize, Box<dyn std::any::Any + Send>);
+
+/// Of two panics, the one at the earlier part.
+fn first_panic(seen: Option<Panic>, new: Panic) -> Option<Panic> {
+    Some(match seen {
+        Some(seen) if seen.0 <= new.0 => seen,
+        _ => new,
+    })
+}
 
 /// A worker: parses parts until the channel is closed and hands each to `on_part`; the results
 /// with their positions, and the payload of a panic of `on_part`. After a panic the worker
@@ -183,26 +205,42 @@ fn parse_parts<'s, U, T>(
     let mut panicked = None;
     loop {
         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok((i, mut toks, ticket)) = job else { break };
-        if failed.load(Ordering::Relaxed) {
-            continue;
-        }
-        let lines = parse_lines(&mut toks);
-        // The lexing thread may be gone (then the buffer is simply dropped).
-        let _ = spare.send(toks);
-        let Some(lines) = lines else {
-            failed.store(true, Ordering::Relaxed);
-            continue;
-        };
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_part(i, lines, ticket))) {
-            Ok(out) => done.push((i, out)),
-            Err(payload) => {
-                failed.store(true, Ordering::Relaxed);
-                panicked = panicked.or(Some(payload));
-            }
+        let Ok(job) = job else { break };
+        match read_part(job, spare, failed, on_part) {
+            Some(Ok(out)) => done.push(out),
+            Some(Err(panic)) => panicked = first_panic(panicked, panic),
+            None => {}
         }
     }
     (done, panicked)
+}
+
+/// Parses one part and hands it to `on_part` (see [`parse_parts`]): its result with its
+/// position, or the payload of a panic of `on_part`; `None` once anything failed (then `failed`
+/// is set, and later parts are skipped).
+fn read_part<'s, U, T>(
+    (i, mut toks, ticket): Job<'s, U>,
+    spare: &Sender<Vec<Spanned<'s>>>,
+    failed: &AtomicBool,
+    on_part: &(impl Fn(usize, Vec<ClassStmt>, U) -> T + Sync),
+) -> Option<Result<(usize, T), Panic>> {
+    if failed.load(Ordering::Relaxed) {
+        return None;
+    }
+    let lines = parse_lines(&mut toks);
+    // The lexing thread may be gone (then the buffer is simply dropped).
+    let _ = spare.send(toks);
+    let Some(lines) = lines else {
+        failed.store(true, Ordering::Relaxed);
+        return None;
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_part(i, lines, ticket))) {
+        Ok(out) => Some(Ok((i, out))),
+        Err(payload) => {
+            failed.store(true, Ordering::Relaxed);
+            Some(Err((i, payload)))
+        }
+    }
 }
 
 /// Lines of a class body, when they parse without any problem; `toks` is left empty.
@@ -252,6 +290,8 @@ enum Place {
 /// listener gives for its header.
 pub(super) struct Cut<'s, 'l, L: Listener> {
     tx: SyncSender<Job<'s, L::Ticket>>,
+    /// Reads a part on the lexing thread, when the queue is full.
+    help: &'l mut dyn FnMut(Job<'s, L::Ticket>),
     /// Token buffers the workers are done with.
     spare: Receiver<Vec<Spanned<'s>>>,
     listener: &'l mut L,
@@ -281,9 +321,11 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
         spare: Receiver<Vec<Spanned<'s>>>,
         listener: &'l mut L,
         failed: &'l AtomicBool,
+        help: &'l mut dyn FnMut(Job<'s, L::Ticket>),
     ) -> Self {
         Cut {
             tx,
+            help,
             spare,
             listener,
             failed,
@@ -401,9 +443,12 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
             return;
         };
         let ticket = self.listener.header(self.sent, header);
-        // A closed channel means every worker is gone; the count of results then falls short
-        // of `sent` and the file is parsed whole.
-        let _ = self.tx.send((self.sent, part, ticket));
+        // A full queue: the workers are behind, this thread reads the part. A closed channel
+        // means every worker is gone; the count of results then falls short of `sent` and the
+        // file is parsed whole.
+        if let Err(TrySendError::Full(job)) = self.tx.try_send((self.sent, part, ticket)) {
+            (self.help)(job);
+        }
         self.sent += 1;
     }
 

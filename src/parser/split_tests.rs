@@ -95,7 +95,8 @@ fn a_program_is_cut_at_its_methods() {
     let failed = std::sync::atomic::AtomicBool::new(false);
     let mut record = Record::default();
     let (_, spare) = std::sync::mpsc::channel();
-    let mut cut = split::Cut::new(tx, spare, &mut record, &failed);
+    let mut help = |_| panic!("the queue holds every part");
+    let mut cut = split::Cut::new(tx, spare, &mut record, &failed, &mut help);
     Layout::new(src).map_while(Result::ok).for_each(|t| cut.push(t));
     let (_, class, sent, _) = cut.finish();
     assert_eq!(class, src.find("P:\n"));
@@ -309,5 +310,8 @@ fn a_panicking_reader_panics_the_read_without_a_hang() {
         split::parse_in_parts(&src, 1, &mut Nothing, &|k, _, ()| -> usize { panic!("reader failed at part {k}") })
     });
     let payload = read.err().expect("the read panics");
-    assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("reader failed at part 0"));
+    // Which part's panic depends on which thread read what first (the lexing thread reads a
+    // part itself when the queue is full); it is the first part that panicked.
+    let message = payload.downcast_ref::<String>().map(String::as_str).unwrap_or_default();
+    assert!(message.starts_with("reader failed at part "), "{message}");
 }
