@@ -41,12 +41,7 @@ pub fn map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Syn
         let done = work();
         helped.lock().unwrap_or_else(PoisonError::into_inner).extend(done);
     };
-    let mut results = {
-        let call = Call::start(&help, workers - 1);
-        let mine = work();
-        call.finish();
-        mine
-    };
+    let mut results = with_helpers(&help, workers - 1, work);
     results.append(&mut helped.into_inner().unwrap_or_else(PoisonError::into_inner));
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     for (i, r) in results {
@@ -93,12 +88,27 @@ impl Control {
     }
 }
 
+/// Runs `own` on this thread while `helpers` pool threads run `job`; returns once no helper
+/// runs `job` any more (see [`Call`]), resuming a helper's panic.
+fn with_helpers<R>(job: &(dyn Fn() + Sync), helpers: usize, own: impl FnOnce() -> R) -> R {
+    // SAFETY: `call` is finished below, or dropped if `own` unwinds, before `job` (borrowed for
+    // this whole function) can go away.
+    let call = unsafe { Call::start(job, helpers) };
+    let out = own();
+    call.finish();
+    out
+}
+
 impl Call {
     /// Hands `job` to `helpers` pool threads.
-    fn start(job: &(dyn Fn() + Sync), helpers: usize) -> Call {
-        // SAFETY: the job is run only by a helper that registered as running while the call
-        // was open, and `Call` (whose drop closes the call and waits until no helper runs)
-        // lives on the stack frame that owns everything `job` borrows, below it.
+    ///
+    /// # Safety
+    /// The returned `Call` must be finished or dropped (never forgotten) while everything `job`
+    /// borrows is alive: a helper runs `job` only while the call is open, and closing it waits
+    /// until no helper runs it.
+    unsafe fn start(job: &(dyn Fn() + Sync), helpers: usize) -> Call {
+        // SAFETY: see the function's contract; the lifetime is erased only for the pool's
+        // queue, which needs `'static` tasks.
         let job: &'static (dyn Fn() + Sync) = unsafe { std::mem::transmute(job) };
         let control = Arc::new(Control::default());
         for _ in 0..helpers {
