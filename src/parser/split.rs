@@ -151,7 +151,6 @@ where
             }
             None => failed.store(true, Ordering::Relaxed),
         }
-        drop(help);
         let mut parts = Vec::with_capacity(sent);
         parts.append(&mut own);
         let mut panicked = own_panic;
