@@ -133,8 +133,6 @@ pub fn stmt(kind: StmtKind, span: Span) -> Box<Stmt> {
     Box::new(Stmt { kind, span })
 }
 
-// The unboxed forms below are for `parser::fast`, which keeps no parser stack.
-
 /// A `def` spans from `def` (or its first decorator) to the end of its body.
 pub fn func_def(
     name: Ident,

@@ -144,8 +144,8 @@ struct Collector<'a> {
     /// Scratch tables of the reductions.
     indexes: Indexes,
     /// The dense index of each MemRef the leaves walked so far touch, in order of first sight:
-    /// the index of its entry in a [`State`]. Sized by what the function uses (in whole-program
-    /// mode too), and looked up once per operand of a leaf, not in the second copy of a body.
+    /// the index of its entry in a [`State`]. Sized by what the function uses, and looked up
+    /// once per operand of a leaf, not in the second copy of a body.
     memrefs: FxHashMap<MemKey, usize>,
     /// The effects of the current leaf by [`MemKey`], then `effects` by dense index (both kept
     /// to reuse their lists).
