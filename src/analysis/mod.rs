@@ -1,4 +1,5 @@
 //! Analyses shared by lowering, the passes and the verifiers (docs/architecture.md, "Layers"):
 //! they read the IR and the operator table and return facts, and import nothing above them.
 
+pub mod buffers;
 pub mod memref_plan;

@@ -136,14 +136,10 @@ fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
     }
 }
 
-/// The MemRef a variable use refers to: an iter arg stands for its init value's MemRef.
+/// The MemRef a variable use refers to (an iter arg's is its init value's, see
+/// [`crate::analysis::buffers::holder`]).
 fn var_memref(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
-    if let VarKind::IterArg { init } = &vars.var(v).kind {
-        if let Some(m) = init.as_var().and_then(|i| memref_of(vars, renamed, i)) {
-            return Some(m);
-        }
-    }
-    memref_of(vars, renamed, v)
+    memref_of(vars, renamed, crate::analysis::buffers::holder(vars, v))
 }
 
 /// MemRefs to read as others (`from` → `to`): a memory plan under trial, before it re-points

@@ -176,20 +176,12 @@ fn event(call: &Call) -> Option<Event> {
     })
 }
 
-/// The MemRefs of every tile/tensor variable mentioned in `e`. An iter arg whose init value
-/// has a MemRef stands for that MemRef only, as in insert-sync (spec §2.10 "Leaf effects"): the
-/// C++ carries a loop's tile in its init's buffer. The iter arg's own MemRef differs only when
-/// the reference's `-O0` memory plan moved the init and left the iter arg's type stale (§6 Q14),
-/// which no code is generated for (CCE codegen refuses such a carried tile); reading it too made
-/// the sync postcondition report a hazard on a buffer the loop never touches (fuzz finding F8).
+/// The MemRefs of every tile/tensor variable mentioned in `e`, an iter arg's being its init
+/// value's as in insert-sync ([`crate::analysis::buffers::holder`]).
 fn memlocs_of(vars: &VarTable, e: &Expr, out: &mut Vec<MemLoc>) {
     walk_expr(e, &mut |x| {
         if let ExprKind::Var(v) = x.kind {
-            let init = match &vars.var(v).kind {
-                VarKind::IterArg { init } => init.as_var().and_then(|iv| var_memloc(vars, iv)),
-                _ => None,
-            };
-            out.extend(init.or_else(|| var_memloc(vars, v)));
+            out.extend(var_memloc(vars, crate::analysis::buffers::holder(vars, v)));
         }
     });
 }
