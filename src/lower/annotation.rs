@@ -36,9 +36,9 @@ impl Disagreement {
 /// passes only the annotation carries the MemRef, and the reference's tests build IR whose
 /// variables lack the view their values would have); one that writes neither is the value's type
 /// (without its MemRef): its symbolic dims, never compared, must not replace the value's shape
-/// (docs/fuzzing.md, F7). An unknown type on either side gives the other. The annotation's variables (its
-/// MemRef) are those of `ann_vars`, the value's those of `value_vars`: a call's parameter types
-/// belong to the callee.
+/// (docs/fuzzing.md, F7). An unknown type on either side gives the other. The annotation's
+/// variables (its MemRef) are those of `ann_vars`, the value's those of `value_vars`: a call's
+/// parameter types belong to the callee.
 pub(super) fn merge(
     ann_vars: &VarTable,
     value_vars: &VarTable,
@@ -57,27 +57,11 @@ pub(super) fn merge(
         }
         (Type::Tensor(a), Type::Tensor(v)) => {
             check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
-            if a.memref.is_some() || a.view.is_some() {
-                return Ok(ann.clone());
-            }
-            if v.memref.is_none() {
-                return Ok(value.clone());
-            }
-            let mut t = (**v).clone();
-            t.memref = None;
-            Ok(Type::Tensor(Arc::new(t)))
+            Ok(written_or_value(ann, value, a.memref.is_some() || a.view.is_some()))
         }
         (Type::Tile(a), Type::Tile(v)) => {
             check((ann_vars, value_vars), a.dtype == v.dtype, &a.shape, &v.shape, a.memref, v.memref)?;
-            if a.memref.is_some() || a.view.is_some() {
-                return Ok(ann.clone());
-            }
-            if v.memref.is_none() {
-                return Ok(value.clone());
-            }
-            let mut t = (**v).clone();
-            t.memref = None;
-            Ok(Type::Tile(Arc::new(t)))
+            Ok(written_or_value(ann, value, a.memref.is_some() || a.view.is_some()))
         }
         (Type::Tuple(a), Type::Tuple(v)) => {
             if a.len() != v.len() {
@@ -92,6 +76,21 @@ pub(super) fn merge(
         (Type::MemRef, Type::MemRef) => Ok(ann.clone()),
         _ => Err(Disagreement::Kind),
     }
+}
+
+/// The annotation `ann` when it writes a MemRef or a view (`writes`), else the value's type
+/// without its MemRef (shared with the value, not copied, when it has none).
+fn written_or_value(ann: &Type, value: &Type, writes: bool) -> Type {
+    if writes {
+        return ann.clone();
+    }
+    let mut t = value.clone();
+    match &mut t {
+        Type::Tensor(v) if v.memref.is_some() => Arc::make_mut(v).memref = None,
+        Type::Tile(v) if v.memref.is_some() => Arc::make_mut(v).memref = None,
+        _ => {}
+    }
+    t
 }
 
 fn check(
