@@ -336,6 +336,10 @@ fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing
         last: usize,
     }
     let mut buffers: Vec<Buffer> = Vec::new();
+    // The buffers by the statement their last interval ends at (entries go stale when a buffer
+    // takes a new interval, and are checked against `Buffer::last`): the candidates for step 1
+    // without a scan of every buffer, which made a plan quadratic in the tiles of a function.
+    let mut ending: rustc_hash::FxHashMap<usize, Vec<usize>> = Default::default();
     let mut decisions = Vec::new();
     for (c, cur) in intervals.iter().enumerate() {
         let fits = |b: &Buffer| b.space == cur.space && b.size >= cur.size;
@@ -343,30 +347,41 @@ fn decide_plan(vars: &VarTable, stmts: &[&Stmt], intervals: &[Interval], sharing
         // emitter passes the buffer itself to the next iteration): only a buffer free before
         // the body starts, and never in place.
         let free_from = cur.carried_from.unwrap_or(cur.def);
-        let in_place = buffers.iter().position(|b| {
+        let candidates = if cur.carried_from.is_none() { ending.get(&cur.def) } else { None };
+        // The first buffer (in creation order) that may be overwritten in place.
+        let in_place = candidates.into_iter().flatten().copied().filter(|&k| {
+            let b = &buffers[k];
             let tail = &intervals[b.tail];
             b.last == cur.def
-                && cur.carried_from.is_none()
                 && fits(b)
                 && !tail.extended
                 && may_overwrite(vars, stmts[cur.def], cur.first, tail.memref, sharing)
         });
+        let in_place = in_place.min();
         let free = || {
+            if sharing == Sharing::Required {
+                return None;
+            }
             buffers
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| sharing != Sharing::Required && b.last < free_from && fits(b))
+                .filter(|(_, b)| b.last < free_from && fits(b))
                 .min_by_key(|(k, b)| (if sharing == Sharing::Compact { b.size } else { 0 }, *k))
                 .map(|(k, _)| k)
         };
-        match in_place.or_else(free) {
+        let k = match in_place.or_else(free) {
             Some(k) => {
                 decisions.push((c, buffers[k].owner));
                 buffers[k].tail = c;
                 buffers[k].last = cur.last;
+                k
             }
-            None => buffers.push(Buffer { owner: c, space: cur.space, size: cur.size, tail: c, last: cur.last }),
-        }
+            None => {
+                buffers.push(Buffer { owner: c, space: cur.space, size: cur.size, tail: c, last: cur.last });
+                buffers.len() - 1
+            }
+        };
+        ending.entry(cur.last).or_default().push(k);
     }
     decisions
 }

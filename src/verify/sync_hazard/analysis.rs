@@ -12,7 +12,8 @@
 //!
 //! State: for each pipe Q, the accesses that may not have finished when the next op of Q
 //! starts (`pending[Q]`); for each event, whether a set is surely/possibly outstanding and what
-//! may still be unfinished for its waiter; per MemRef, the last writers and the readers since.
+//! may still be unfinished for its waiter; per MemRef location, the last writers and the readers
+//! since.
 //! Joins take unions ("may"), so the result holds on every path.
 //!
 //! Cost: the checker runs after every sync pass and remove-redundant-sync runs it per deletion
@@ -348,7 +349,7 @@ pub fn analyse_with(prep: &Prepared, body: &Stmt, model: &SyncModel, opts: Optio
         loops: Vec::new(),
         scratch: Vec::new(),
     };
-    a.stmt(body, &mut Some(State::new(prep.words)));
+    a.stmt(body, &mut Some(State::new(prep.words, prep.locs.len())));
     Analysis { findings: a.found.into_iter().collect(), matches: a.matches, aborted: a.aborted, reached: a.reached }
 }
 
@@ -411,23 +412,23 @@ struct State {
     pending: Vec<u64>,
     /// Sorted by event.
     slots: Vec<(Event, Slot)>,
-    /// (location, leaf), sorted: the last writers of each location …
-    writers: Vec<(u32, u32)>,
-    /// … and the readers since.
-    readers: Vec<(u32, u32)>,
+    /// Per location (indexed as [`Prepared::locs`]), sorted: its last writers …
+    writers: Vec<Vec<u32>>,
+    /// … and its readers since. (Lists per location rather than one table sorted by location:
+    /// an access then finds its location's entries by index, not by binary searches, which
+    /// were most of the walk's time.)
+    readers: Vec<Vec<u32>>,
 }
 
 impl State {
-    fn new(words: usize) -> State {
-        State { pending: vec![0; PIPES * words], slots: Vec::new(), writers: Vec::new(), readers: Vec::new() }
+    fn new(words: usize, locs: usize) -> State {
+        State {
+            pending: vec![0; PIPES * words],
+            slots: Vec::new(),
+            writers: vec![Vec::new(); locs],
+            readers: vec![Vec::new(); locs],
+        }
     }
-}
-
-/// The entries of location `m` in a sorted (location, leaf) table.
-fn range_of(t: &[(u32, u32)], m: u32) -> std::ops::Range<usize> {
-    let lo = t.partition_point(|&(x, _)| x < m);
-    let hi = lo + t[lo..].partition_point(|&(x, _)| x == m);
-    lo..hi
 }
 
 /// Sorted union of two sorted, duplicate-free lists.
@@ -485,11 +486,10 @@ fn join(a: Option<State>, b: Option<State>) -> Option<State> {
         slots.extend(ys.map(|(e, y)| (e, only_one_side(y))));
         a.slots = slots;
     }
-    if a.writers != b.writers {
-        a.writers = merge(&a.writers, &b.writers);
-    }
-    if a.readers != b.readers {
-        a.readers = merge(&a.readers, &b.readers);
+    for (x, y) in a.writers.iter_mut().zip(&b.writers).chain(a.readers.iter_mut().zip(&b.readers)) {
+        if x != y {
+            *x = merge(x, y);
+        }
     }
     Some(a)
 }
@@ -682,9 +682,9 @@ impl Analyzer<'_> {
         let writes = &prep.mems[w.0 as usize..w.1 as usize];
         let pending = &st.pending[pipe * words..(pipe + 1) * words];
         let mut found = std::mem::take(&mut self.scratch);
-        let mut check = |table: &[(u32, u32)], m: u32, kind: DepKind| {
+        let mut check = |table: &[Vec<u32>], m: u32, kind: DepKind| {
             for &x in prep.aliases(m) {
-                for &(_, a) in &table[range_of(table, x)] {
+                for &a in &table[x as usize] {
                     if bit(pending, a as usize) {
                         found.push(Finding::Dependency {
                             first: a as usize,
@@ -707,25 +707,24 @@ impl Analyzer<'_> {
             self.report(f);
         }
         self.scratch = found;
+        let id32 = id as u32;
         for &m in writes {
-            let rw = range_of(&st.writers, m);
-            if rw.len() == 1 {
-                st.writers[rw.start].1 = id as u32;
-            } else {
-                st.writers.drain(rw.start + 1.min(rw.len())..rw.end);
-                match rw.is_empty() {
-                    true => st.writers.insert(rw.start, (m, id as u32)),
-                    false => st.writers[rw.start].1 = id as u32,
-                }
-            }
-            let rr = range_of(&st.readers, m);
-            if !rr.is_empty() {
-                st.readers.drain(rr);
-            }
+            let w = &mut st.writers[m as usize];
+            w.clear();
+            w.push(id32);
+            st.readers[m as usize].clear();
         }
         for &m in reads {
-            if let Err(k) = st.readers.binary_search(&(m, id as u32)) {
-                st.readers.insert(k, (m, id as u32));
+            // Ids grow along a walk, so the new reader mostly goes last; a loop's later
+            // rounds restart the ids below those its state holds.
+            let r = &mut st.readers[m as usize];
+            match r.last() {
+                Some(&last) if last >= id32 => {
+                    if let Err(k) = r.binary_search(&id32) {
+                        r.insert(k, id32);
+                    }
+                }
+                _ => r.push(id32),
             }
         }
         let (w, bit) = (id / 64, 1u64 << (id % 64));
