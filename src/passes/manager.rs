@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use super::{PassEnv, PassInfo, Property, Transform};
+use super::{Carried, PassEnv, PassInfo, Property, Transform};
 use crate::diag::{codes, line_col, Diagnostic, Span};
 use crate::ir::{Function, Program};
 use crate::verify::{self, VerifyDiagnostic};
@@ -205,7 +205,9 @@ impl<'a> Manager<'a> {
         if !self.fuse || self.verify_each {
             return k + 1;
         }
-        let chainable = |p: &PassInfo| matches!(p.run, Some(Transform::Function(_))) && p.findings.is_none();
+        let chainable = |p: &PassInfo| {
+            matches!(p.run, Some(Transform::Function(_) | Transform::Carrying(_))) && p.findings.is_none()
+        };
         let mut end = k;
         while end < self.passes.len() && chainable(self.passes[end]) {
             end += 1;
@@ -282,14 +284,15 @@ impl<'a> Manager<'a> {
     ) -> Result<(Function, bool), ChainFailure> {
         let fail = |pass, check, diags, found| ChainFailure { pass, check, diags, found };
         let mut written = written_syncs.is_some_and(|w| w.contains(&f.name));
+        // What the last pass handed over: for the next pass only.
+        let mut carried = Carried::Nothing;
         for k in range {
-            let Some(Transform::Function(run)) = self.passes[k].run else {
-                unreachable!("a chain has only function passes")
-            };
             if checks.first_sync == Some(k) {
                 written = crate::verify::sync_hazard::has_written_syncs(&f);
             }
-            f = run(f, &self.env).map_err(|d| fail(k, Check::Run, d, Vec::new()))?;
+            let ran = self.passes[k].run.and_then(|run| run.run_function(f, carried, &self.env));
+            (f, carried) =
+                ran.expect("a chain has only function passes").map_err(|d| fail(k, Check::Run, d, Vec::new()))?;
             let todo = &checks.auto_verify[k];
             if !todo.is_empty() {
                 let found = verify::check_rules(&f, todo);

@@ -53,12 +53,32 @@ pub type PassFn = fn(Program, &PassEnv) -> Result<Program, Vec<Diagnostic>>;
 /// the other functions (a function owns its variables).
 pub type FunctionFn = fn(Function, &PassEnv) -> Result<Function, Vec<Diagnostic>>;
 
+/// A function pass that may take over work the pass before it did on the same function, or
+/// hand work over to the pass after it ([`Carried`]).
+pub type CarryingFn = fn(Function, Carried, &PassEnv) -> Result<(Function, Carried), Vec<Diagnostic>>;
+
+/// What a function pass hands to the next pass of a chain of function passes on one function
+/// (only to the very next one: the pass manager gives any other pass, and any pass run on its
+/// own, [`Carried::Nothing`]). Only ever a by-product of work the pass did anyway, for the
+/// function exactly as the pass returns it, so that taking it over gives the same result as
+/// doing the work again.
+#[derive(Debug, Default)]
+pub enum Carried {
+    #[default]
+    Nothing,
+    /// Insert-sync's analysis of the function: basic-memory-reuse at `-O1` computes it when it
+    /// weighs its plans by their syncs, and insert-sync applies it.
+    SyncAnalysis(Box<insert_sync::Analysed>),
+}
+
 /// What a pass rewrites.
 #[derive(Clone, Copy, Debug)]
 pub enum Transform {
     /// One function at a time: the pass manager runs it on every function on `--jobs`
     /// threads, and may run a chain of such passes on each function in turn.
     Function(FunctionFn),
+    /// A function pass that takes and hands over [`Carried`] work in a chain.
+    Carrying(CarryingFn),
     /// The whole program (outline-incore-scopes, convert-tensor-to-block-ops, run-verifier).
     Program(PassFn),
 }
@@ -69,7 +89,23 @@ impl Transform {
     pub fn apply(self, prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
         match self {
             Transform::Function(f) => try_each_function(prog, env, |func| f(func, env)),
+            Transform::Carrying(f) => try_each_function(prog, env, |func| f(func, Carried::Nothing, env).map(|r| r.0)),
             Transform::Program(p) => p(prog, env),
+        }
+    }
+
+    /// Runs a function pass on one function in a chain, with what the pass before handed
+    /// over; `None` for a program pass.
+    pub fn run_function(
+        self,
+        f: Function,
+        carried: Carried,
+        env: &PassEnv,
+    ) -> Option<Result<(Function, Carried), Vec<Diagnostic>>> {
+        match self {
+            Transform::Function(run) => Some(run(f, env).map(|f| (f, Carried::Nothing))),
+            Transform::Carrying(run) => Some(run(f, carried, env)),
+            Transform::Program(_) => None,
         }
     }
 }
@@ -217,7 +253,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(Transform::Function(basic_memory_reuse::function)),
+        run: Some(Transform::Carrying(basic_memory_reuse::carrying)),
         findings: None,
     },
     PassInfo {
@@ -227,7 +263,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(Transform::Function(insert_sync::function)),
+        run: Some(Transform::Carrying(insert_sync::carrying)),
         findings: None,
     },
     PassInfo {

@@ -13,10 +13,11 @@ mod first_fit;
 mod lifetime;
 
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::allocate_memory_addr::align_up;
-use super::{OptLevel, PassEnv};
+use super::{Carried, OptLevel, PassEnv};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
 use crate::ir::{
@@ -26,23 +27,34 @@ use crate::ops;
 use first_fit::FirstFit;
 use lifetime::Interval;
 
-/// The pass on one function (registered as `basic-memory-reuse`): as the reference does at
-/// `-O0`, by the lifetime plan at `-O1` ([`choose_plan`]).
-pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+/// The pass on one function: as the reference does at `-O0`, by the lifetime plan at `-O1`
+/// ([`choose_plan`]).
+pub fn function(f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    carrying(f, Carried::Nothing, env).map(|(f, _)| f)
+}
+
+/// The pass as the pass manager runs it (registered as `basic-memory-reuse`): [`function`],
+/// handing on insert-sync's analysis of the result when `-O1` computed it to weigh its plans
+/// (insert-sync then applies it instead of computing it again, see [`Carried`]).
+pub fn carrying(mut f: Function, _: Carried, env: &PassEnv) -> Result<(Function, Carried), Vec<Diagnostic>> {
     // The helpers read the body and rewrite the variables: taken out for the rewrite.
     let mut vars = std::mem::take(&mut f.vars);
+    let mut carried = Carried::Nothing;
     match env.opt {
         OptLevel::O0 => {
             let shared = share_accumulators(&mut vars, &f);
             reuse_in_function(&mut vars, &mut f, shared);
         }
         OptLevel::O1 => {
-            let (intervals, decisions) = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
-            apply_plan(&mut vars, &mut f, &intervals, &decisions);
+            let chosen = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
+            apply_plan(&mut vars, &mut f, &chosen.intervals, &chosen.decisions);
+            if let Some(analysed) = chosen.analysed {
+                carried = Carried::SyncAnalysis(Box::new(analysed));
+            }
         }
     }
     f.vars = vars;
-    accumulators_in_place(&f).map(|()| f)
+    accumulators_in_place(&f).map(|()| (f, carried))
 }
 
 /// At `-O0`, before the reference's plan: the result of every accumulating matmul whose
@@ -189,12 +201,12 @@ fn reuse_in_function(vars: &mut VarTable, f: &mut Function, repointed: bool) {
 /// counts as fitting, its failures are allocate-memory-addr's to report) and the plan with the
 /// fewest sync ops is taken, ties going to the more compact. Every tile variable and iter arg
 /// holding a re-pointed MemRef follows it, so none is left stale (unlike §6 Q14).
-fn choose_plan(
-    vars: &VarTable,
-    f: &Function,
-    env: &PassEnv,
-    weighed: &[Sharing],
-) -> (Vec<Interval>, Vec<(usize, usize)>) {
+///
+/// Each plan's syncs are counted on the body as the plan leaves it (its dead allocs left out,
+/// [`planned_top`]), so that the count of the plan taken is insert-sync's analysis of this
+/// pass's result: when the body is in insert-sync's form already and the backend is the one
+/// counted for, that analysis is handed on ([`Chosen::analysed`]).
+fn choose_plan(vars: &VarTable, f: &Function, env: &PassEnv, weighed: &[Sharing]) -> Chosen {
     let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
     let intervals = lifetime::plan_intervals(vars, &f.body, &stmts, &loops);
     let mut plans: Vec<Vec<(usize, usize)>> = Vec::new();
@@ -205,23 +217,89 @@ fn choose_plan(
         }
     }
     let mut best = 0;
+    let mut analysed = None;
     let prepared = if plans.len() > 1 { super::insert_sync::prepared_body(&f.body) } else { None };
     if let Some(prepared) = prepared {
         // Counted as the CCE backend synchronises (for the PTO backend ptoas places the syncs,
         // but the dependences are the same): the plan, and so the printed IR, does not depend
         // on the backend.
         let count_env = PassEnv { backend: super::Backend::Cce, ..*env };
+        let handed_on = matches!(prepared, Cow::Borrowed(_)) && env.backend == super::Backend::Cce;
+        let holders = memref_holders(vars, f);
         let mut fewest = usize::MAX;
         for (k, plan) in plans.iter().enumerate() {
             let renamed = moved_memrefs(&intervals, plan);
-            let n = super::insert_sync::sync_count(vars, &renamed, &count_env, &prepared).unwrap_or(usize::MAX);
+            let top = planned_top(vars, &prepared, plan, &holders, &renamed);
+            let weighed = super::insert_sync::weigh(vars, &renamed, &count_env, &top);
+            let n = weighed.as_ref().map_or(usize::MAX, |w| w.0);
             if n < fewest {
                 (best, fewest) = (k, n);
+                analysed = weighed.filter(|_| handed_on).map(|w| w.1);
             }
         }
     }
     let decisions = plans.swap_remove(best);
-    (intervals, decisions)
+    Chosen { intervals, decisions, analysed }
+}
+
+/// The plan [`choose_plan`] takes.
+struct Chosen {
+    intervals: Vec<Interval>,
+    decisions: Vec<(usize, usize)>,
+    /// Insert-sync's analysis of the function as [`apply_plan`] leaves it, when the weighing
+    /// computed exactly that.
+    analysed: Option<super::insert_sync::Analysed>,
+}
+
+/// The MemRef of every variable [`referenced_memrefs`] looks at, and whether [`repoint`] would
+/// re-point it (a tile).
+fn memref_holders(vars: &VarTable, f: &Function) -> Vec<(VarId, bool)> {
+    let mut held = Vec::new();
+    let mut note = |v: VarId| {
+        let data = vars.var(v);
+        if let (true, Some(m)) = (holds_live_memref(vars, v), data.ty.memref()) {
+            held.push((m, matches!(data.ty, Type::Tile(_))));
+        }
+    };
+    f.params.iter().for_each(|p| note(p.var));
+    walk_defined_vars(&f.body, &mut note);
+    held
+}
+
+/// The top-level statements of the prepared body `body` (a sequence) as [`apply_plan`] leaves
+/// them under the plan `decisions` (`renamed`: its moved MemRefs): without the allocs
+/// [`remove_dead_allocs`] drops and the `OpStmts` it then drops as empty; all of them when the
+/// plan decides nothing (`apply_plan` then changes nothing). Unchanged statements are borrowed.
+fn planned_top<'b>(
+    vars: &VarTable,
+    body: &'b Stmt,
+    decisions: &[(usize, usize)],
+    holders: &[(VarId, bool)],
+    renamed: &rustc_hash::FxHashMap<VarId, VarId>,
+) -> Vec<Cow<'b, Stmt>> {
+    let top = super::insert_sync::top_level(body);
+    if decisions.is_empty() {
+        return top.iter().map(Cow::Borrowed).collect();
+    }
+    let live: FxHashSet<VarId> =
+        holders.iter().map(|&(m, tile)| if tile { renamed.get(&m).copied().unwrap_or(m) } else { m }).collect();
+    let mut out = Vec::with_capacity(top.len());
+    for s in top {
+        match s {
+            _ if is_dead_alloc(vars, s, &live) => {}
+            Stmt::Ops { stmts, span } if stmts.iter().any(|c| is_dead_alloc(vars, c, &live)) => {
+                let kept: Vec<Stmt> = stmts.iter().filter(|c| !is_dead_alloc(vars, c, &live)).cloned().collect();
+                if !kept.is_empty() {
+                    out.push(Cow::Owned(Stmt::Ops { stmts: kept, span: *span }));
+                }
+            }
+            Stmt::Ops { stmts, .. } if stmts.is_empty() => {}
+            // (A prepared body has no sequence directly in a sequence, which the removal would
+            // enter.)
+            other => out.push(Cow::Borrowed(other)),
+        }
+    }
+    out
 }
 
 /// Applies the plan `decisions` over `intervals` to `f` (see [`repoint`]) and removes the
@@ -594,9 +672,8 @@ fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: us
 fn referenced_memrefs(vars: &VarTable, f: &Function) -> FxHashSet<VarId> {
     let mut live = FxHashSet::default();
     let mut note = |v: VarId| {
-        let data = vars.var(v);
-        if matches!(data.ty, Type::Tile(_)) || matches!(data.kind, VarKind::IterArg { .. }) {
-            live.extend(data.ty.memref());
+        if holds_live_memref(vars, v) {
+            live.extend(vars.var_type(v).memref());
         }
     };
     f.params.iter().for_each(|p| note(p.var));
@@ -604,18 +681,29 @@ fn referenced_memrefs(vars: &VarTable, f: &Function) -> FxHashSet<VarId> {
     live
 }
 
-/// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
-/// the function's top level (through `SeqStmts`/`OpStmts`, not into control flow or scopes),
-/// and `OpStmts` left empty.
-fn remove_dead_allocs(vars: &VarTable, s: &mut Stmt, live: &FxHashSet<VarId>) {
-    let is_dead_alloc = |st: &Stmt| match st {
+/// Whether the MemRef in `v`'s type keeps its alloc alive (a tile's or an iter arg's).
+fn holds_live_memref(vars: &VarTable, v: VarId) -> bool {
+    let data = vars.var(v);
+    matches!(data.ty, Type::Tile(_)) || matches!(data.kind, VarKind::IterArg { .. })
+}
+
+/// Whether `st` is `m = block.alloc(...)` of a MemRef not in `live`.
+fn is_dead_alloc(vars: &VarTable, st: &Stmt, live: &FxHashSet<VarId>) -> bool {
+    match st {
         Stmt::Assign { var, value, .. } => {
             matches!(vars.var(*var).kind, VarKind::MemRef(_))
                 && matches!(&value.kind, ExprKind::Call(c) if c.callee.is_op(ops::id::ALLOC))
                 && !live.contains(var)
         }
         _ => false,
-    };
+    }
+}
+
+/// Step 5: drops `m = block.alloc(...)` statements of MemRefs not in `live`, looking only at
+/// the function's top level (through `SeqStmts`/`OpStmts`, not into control flow or scopes),
+/// and `OpStmts` left empty.
+fn remove_dead_allocs(vars: &VarTable, s: &mut Stmt, live: &FxHashSet<VarId>) {
+    let is_dead_alloc = |st: &Stmt| is_dead_alloc(vars, st, live);
     if let Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } = s {
         stmts.retain(|c| !is_dead_alloc(c));
         for c in stmts.iter_mut() {
@@ -630,6 +718,38 @@ fn remove_dead_allocs(vars: &VarTable, s: &mut Stmt, live: &FxHashSet<VarId>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The analysis `-O1` hands on to insert-sync is the one insert-sync computes itself: on
+    /// every corpus program, insert-sync after the pass gives the same IR with it as without.
+    #[test]
+    fn the_analysis_handed_on_is_insert_syncs_own() {
+        use crate::passes::{insert_sync, Backend, Pipeline};
+        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(Backend::Cce) };
+        let before: Vec<_> =
+            Pipeline::Default.passes().into_iter().take_while(|p| p.name != "basic-memory-reuse").collect();
+        let (mut handed_on, mut functions) = (0, 0);
+        for (name, text) in crate::parser::split_tests::corpus() {
+            let Ok(prog) = crate::driver::frontend_with_jobs(&text, 1) else { continue };
+            let Ok(prog) = crate::passes::manager::Manager::new(&before, env).run(prog) else { continue };
+            for f in prog.functions {
+                functions += 1;
+                let Ok((planned, carried)) = carrying(f, Carried::Nothing, &env) else { continue };
+                let handed = matches!(carried, Carried::SyncAnalysis(_));
+                let fresh = insert_sync::function(planned.clone(), &env);
+                let taken = insert_sync::carrying(planned, carried, &env).map(|(f, _)| f);
+                match (fresh, taken) {
+                    (Ok(a), Ok(b)) => {
+                        let print = crate::printer::print_function;
+                        assert_eq!(print(&a), print(&b), "{name}: {}", a.name);
+                    }
+                    (Err(_), Err(_)) => assert!(!handed, "{name}: an analysis was handed on for a failing function"),
+                    (a, b) => panic!("{name}: insert-sync {} alone, {} with the analysis", a.is_ok(), b.is_ok()),
+                }
+                handed_on += usize::from(handed);
+            }
+        }
+        assert!(handed_on > 50 && handed_on < functions, "{handed_on} of {functions} functions handed on");
+    }
 
     fn iv(space: MemorySpace, size: u64, def: usize, last: usize) -> Interval {
         Interval {
@@ -728,8 +848,8 @@ mod tests {
         // The compact plan alone (-O1 would take a roomier one with fewer syncs here).
         for f in &mut prog.functions {
             let mut vars = std::mem::take(&mut f.vars);
-            let (intervals, decisions) = choose_plan(&vars, f, &env, &[Sharing::Compact]);
-            apply_plan(&mut vars, f, &intervals, &decisions);
+            let chosen = choose_plan(&vars, f, &env, &[Sharing::Compact]);
+            apply_plan(&mut vars, f, &chosen.intervals, &chosen.decisions);
             f.vars = vars;
         }
         crate::printer::print_program(&prog)

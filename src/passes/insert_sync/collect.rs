@@ -6,6 +6,8 @@
 //! second copy sees the first copy's accesses (cross-iteration dependences), after which
 //! positions of the copy are mapped back onto the original statements.
 
+use std::borrow::Borrow;
+
 use rustc_hash::FxHashMap;
 
 use super::effects::{leaf_effects, Effects, MemKey, Recorded, Renamed};
@@ -69,6 +71,24 @@ impl State {
 
 /// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
 pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt) -> Analysis {
+    run(vars, renamed, backend, positions_hint(body), |c, state| c.stmt(body, state))
+}
+
+/// [`collect`] of the body `Seq(top)`, its statements given one by one (so that a caller can
+/// leave some out or stand others in for them without copying the rest of the body).
+pub fn collect_seq<S: Borrow<Stmt>>(vars: &VarTable, renamed: &Renamed, backend: Backend, top: &[S]) -> Analysis {
+    let hint = top.iter().map(|s| positions_hint(s.borrow())).fold(1, usize::saturating_add);
+    run(vars, renamed, backend, hint, |c, state| c.seq(top, 1, state))
+}
+
+/// A collector over `vars` that `walk` drives; `hint`: about how many positions it interns.
+fn run(
+    vars: &VarTable,
+    renamed: &Renamed,
+    backend: Backend,
+    hint: usize,
+    walk: impl FnOnce(&mut Collector, &mut State),
+) -> Analysis {
     let mut c = Collector {
         vars,
         renamed,
@@ -86,9 +106,9 @@ pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt
         recorded: Recorded::default(),
         out: Analysis::default(),
     };
-    c.out.positions.reserve(positions_hint(body).min(MAX_POSITIONS_HINT));
+    c.out.positions.reserve(hint.min(MAX_POSITIONS_HINT));
     let mut state = State::default();
-    c.stmt(body, &mut state);
+    walk(&mut c, &mut state);
     c.out.pairs = c.pairs.into_vec();
     c.out
 }
@@ -192,7 +212,7 @@ impl Collector<'_> {
     ///
     /// The leaves directly in the statements have the same effects in every repetition: they
     /// are computed in the first and replayed from [`Recorded`] in the others.
-    fn seq(&mut self, stmts: &[Stmt], reps: usize, state: &mut State) {
+    fn seq<S: Borrow<Stmt>>(&mut self, stmts: &[S], reps: usize, state: &mut State) {
         let start = self.pairs.len();
         let mark = self.recorded.mark();
         let mut next = mark.0;
@@ -209,7 +229,7 @@ impl Collector<'_> {
                 }
             };
             self.enter(Elem::seq(i));
-            match s {
+            match s.borrow() {
                 Stmt::Ops { stmts: ops, .. } => {
                     let run = self.here();
                     self.out.op_counts.insert(run, ops.len());

@@ -143,7 +143,7 @@ fn var_memref(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
 }
 
 /// MemRefs to read as others (`from` → `to`): a memory plan under trial, before it re-points
-/// any type (see [`super::sync_count`]). Empty for the pass itself.
+/// any type (see [`super::weigh`]). Empty for the pass itself.
 pub type Renamed = rustc_hash::FxHashMap<VarId, VarId>;
 
 /// The MemRef in a tensor or tile variable's type (renamed by `renamed`).

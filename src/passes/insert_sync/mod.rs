@@ -39,10 +39,10 @@ mod stamps;
 pub use effects::Renamed;
 
 use super::stmt_structure::normalize_body;
-use super::PassEnv;
+use super::{Carried, PassEnv};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{Function, Stmt, VarTable};
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
 /// The pass on one function. The body is consumed (phase 4 moves untouched statements instead
 /// of cloning); the result depends only on the body and the variables, which this pass does
@@ -53,24 +53,40 @@ pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnost
     Ok(f)
 }
 
+/// The pass as the pass manager runs it (registered as `insert-sync`): [`function`], unless
+/// the pass before handed over this pass's analysis of this very function
+/// ([`Carried::SyncAnalysis`], from basic-memory-reuse's weighing at `-O1`), which is then
+/// applied instead of being computed a second time.
+pub fn carrying(mut f: Function, carried: Carried, env: &PassEnv) -> Result<(Function, Carried), Vec<Diagnostic>> {
+    match carried {
+        Carried::SyncAnalysis(analysed) => {
+            let body = std::mem::replace(&mut f.body, Stmt::empty());
+            f.body = insert::Plan::build(&f.vars, &analysed.0).apply(body);
+            Ok((f, Carried::Nothing))
+        }
+        Carried::Nothing => function(f, env).map(|f| (f, Carried::Nothing)),
+    }
+}
+
+/// Phases 1–3 of the pass on one body, done ([`weigh`]) and not applied yet: what
+/// [`carrying`] applies.
+#[derive(Debug)]
+pub struct Analysed(collect::Analysis);
+
 /// The synchronised body of one function.
 fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
-    let analysis =
-        analyse(vars, &Renamed::default(), env, &body).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
+    let analysis = collect::collect(vars, &Renamed::default(), env.backend, &body);
+    let analysis = place_events(analysis).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
     Ok(insert::Plan::build(vars, &analysis).apply(body))
 }
 
-/// The sync points of a prepared body, with scopes adjusted and event ids assigned; on running
-/// out of event ids, the analysis so far and the error.
-fn analyse(
-    vars: &VarTable,
-    renamed: &Renamed,
-    env: &PassEnv,
-    body: &Stmt,
+/// The sync points of phase 1 with scopes adjusted and event ids assigned; on running out of
+/// event ids, the analysis so far and the error.
+fn place_events(
+    mut analysis: collect::Analysis,
 ) -> Result<collect::Analysis, (collect::Analysis, events::OutOfEventIds)> {
-    let mut analysis = collect::collect(vars, renamed, env.backend, body);
     events::adjust_scopes(&mut analysis);
     match events::assign_event_ids(&mut analysis) {
         Ok(()) => Ok(analysis),
@@ -78,7 +94,7 @@ fn analyse(
     }
 }
 
-/// `body` as insert-sync analyses it (normalised), for [`sync_count`]; `None` when insert-sync
+/// `body` as insert-sync analyses it (normalised), for [`weigh`]; `None` when insert-sync
 /// would refuse it (a loop nest too deep). Borrowed when it is in that form already, as the
 /// bodies of the memory passes are (a copy of a function's body was a tenth of -O1's
 /// basic-memory-reuse).
@@ -89,6 +105,11 @@ pub fn prepared_body(body: &Stmt) -> Option<Cow<'_, Stmt>> {
     } else {
         Cow::Owned(normalize_scopes(normalize_body(body.clone())))
     })
+}
+
+/// The top-level statements of a body in the form of [`prepared_body`] (a sequence).
+pub fn top_level(body: &Stmt) -> &[Stmt] {
+    collect::as_seq(body)
 }
 
 /// Whether `body` is what [`normalize_body`] and [`normalize_scopes`] make of it: a sequence
@@ -105,13 +126,22 @@ fn is_prepared(body: &Stmt) -> bool {
     })
 }
 
-/// The number of sync ops (sets, waits, barriers) insert-sync would give a function body
-/// without syncs ([`prepared_body`]), were the MemRefs in `renamed` the ones they map to; `None`
-/// when it fails (out of event ids). For the memory plan of -O1, which weighs the syncs each
-/// candidate plan costs without re-pointing any type: the insertions are counted, not made.
-pub fn sync_count(vars: &VarTable, renamed: &Renamed, env: &PassEnv, prepared: &Stmt) -> Option<usize> {
-    let analysis = analyse(vars, renamed, env, prepared).ok()?;
-    Some(insert::Plan::build(vars, &analysis).len())
+/// The number of sync ops (sets, waits, barriers) insert-sync would give the function body
+/// `Seq(top)` without syncs (in the form of [`prepared_body`]), were the MemRefs in `renamed`
+/// the ones they map to, with the analysis that counted them; `None` when it fails (out of
+/// event ids). For the memory plan of -O1, which weighs the syncs each candidate plan costs
+/// without re-pointing any type: the insertions are counted, not made. The statements are given
+/// one by one so that the plan's dead allocs can be left out without copying the body: the
+/// analysis is then that of the body the plan makes, which [`carrying`] can apply.
+pub fn weigh<S: Borrow<Stmt>>(
+    vars: &VarTable,
+    renamed: &Renamed,
+    env: &PassEnv,
+    top: &[S],
+) -> Option<(usize, Analysed)> {
+    let analysis = place_events(collect::collect_seq(vars, renamed, env.backend, top)).ok()?;
+    let n = insert::Plan::build(vars, &analysis).len();
+    Some((n, Analysed(analysis)))
 }
 
 /// Makes every scope body a normalised `SeqStmts`, so that its statements have positions in
