@@ -229,35 +229,39 @@ pub const KEYWORDS: &[(&str, Tok<'static>)] = &[
     ("xor", Tok::Xor),
 ];
 
-/// For each length, the first and the second bytes of the keywords of that length (bit `b` for
-/// byte `b`), computed from [`KEYWORDS`]: the lexer asks for every name, and almost every name
-/// (`pl`, `t5`, `block`, `Tile`) is no keyword, which these tell without a search (a binary
-/// search of [`KEYWORDS`] cost ~250 instructions per name, a tenth of the lexer's time).
-const KEYWORD_BYTES: [[u128; 2]; 16] = {
-    let mut bytes = [[0u128; 2]; 16];
+/// Where a name would lie in [`KEYWORD_SLOTS`]: a hash of its length and its first and last
+/// bytes, without collisions among the keywords (checked when [`KEYWORD_SLOTS`] is built).
+const fn keyword_slot(name: &[u8]) -> usize {
+    (name.len() * 4 + name[0] as usize + name[name.len() - 1] as usize) % KEYWORD_SLOT_COUNT
+}
+
+const KEYWORD_SLOT_COUNT: usize = 64;
+
+/// The index in [`KEYWORDS`] of the keyword in each slot of [`keyword_slot`] (`u8::MAX`: none),
+/// computed from [`KEYWORDS`]: the lexer asks for every name, and almost every name (`pl`,
+/// `t5`, `block`, `Tile`) is no keyword, which a slot tells with one comparison (the binary
+/// search of [`KEYWORDS`] that `block` and `Tile` went to was a tenth of the lexer's time).
+const KEYWORD_SLOTS: [u8; KEYWORD_SLOT_COUNT] = {
+    let mut slots = [u8::MAX; KEYWORD_SLOT_COUNT];
     let mut i = 0;
     while i < KEYWORDS.len() {
-        let k = KEYWORDS[i].0.as_bytes();
-        // A keyword shorter than 2 or longer than 15 bytes, or not ASCII, fails here at
-        // compile time.
-        bytes[k.len()][0] |= 1u128 << k[0];
-        bytes[k.len()][1] |= 1u128 << k[1];
+        let slot = keyword_slot(KEYWORDS[i].0.as_bytes());
+        // Two keywords in one slot fail to compile: the hash must change with the list.
+        assert!(slots[slot] == u8::MAX, "two keywords hash to one slot of KEYWORD_SLOTS");
+        slots[slot] = i as u8;
         i += 1;
     }
-    bytes
+    slots
 };
 
 /// The keyword token spelled `name`, if it is one.
 #[inline]
 fn keyword(name: &str) -> Option<Tok<'static>> {
-    let bytes = name.as_bytes();
-    let [first, second] = KEYWORD_BYTES.get(bytes.len()).copied().unwrap_or([0, 0]);
-    let has = |mask: u128, b: Option<&u8>| b.is_some_and(|&b| b < 128 && mask & (1u128 << b) != 0);
-    if has(first, bytes.first()) && has(second, bytes.get(1)) {
-        KEYWORDS.binary_search_by(|(k, _)| (*k).cmp(name)).ok().map(|i| KEYWORDS[i].1)
-    } else {
-        None
+    if name.is_empty() {
+        return None;
     }
+    let (k, tok) = KEYWORDS.get(usize::from(KEYWORD_SLOTS[keyword_slot(name.as_bytes())]))?;
+    (*k == name).then_some(*tok)
 }
 
 /// An error diagnostic at `lo..hi` (labels are added with the `Diagnostic` builders).
@@ -970,6 +974,9 @@ mod tests {
         assert_eq!(kinds("iff nota Nonex an"), [Name("iff"), Name("nota"), Name("Nonex"), Name("an"), Newline]);
         // Same length and first byte as a keyword (`break`, `True`, `and`), or the same first two.
         assert_eq!(kinds("block Tile add brk"), [Name("block"), Name("Tile"), Name("add"), Name("brk"), Newline]);
+        // The length and the first and last bytes of a keyword (`and`, `else`, `True`): the
+        // keyword's slot, which holds another spelling.
+        assert_eq!(kinds("axd exxe Trie"), [Name("axd"), Name("exxe"), Name("Trie"), Newline]);
     }
 
     #[test]
