@@ -18,12 +18,23 @@ pub struct Span {
     pub hi: u32,
 }
 
+/// A byte offset as the lexer hands it to the parser ([`crate::lexer::Spanned`]), clamped as a
+/// span's offsets are ([`Span::new`]): tokens carry 4-byte locations, which keeps a token, and
+/// the token buffers the lexing thread hands to the parsing threads, small.
+pub fn location(offset: usize) -> u32 {
+    offset.min(u32::MAX as usize - 1) as u32
+}
+
 impl Span {
     /// The span of nothing in particular (nodes made by passes or the builder).
     pub const NONE: Span = Span { lo: u32::MAX, hi: u32::MAX };
 
     pub fn new(lo: usize, hi: usize) -> Span {
-        Span { lo: lo.min(u32::MAX as usize - 1) as u32, hi: hi.min(u32::MAX as usize - 1) as u32 }
+        Span { lo: location(lo), hi: location(hi) }
+    }
+    /// The span between two token locations ([`location`]s).
+    pub fn at(lo: u32, hi: u32) -> Span {
+        Span { lo: lo.min(u32::MAX - 1), hi: hi.min(u32::MAX - 1) }
     }
     pub fn is_none(self) -> bool {
         self.lo == u32::MAX

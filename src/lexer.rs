@@ -37,7 +37,12 @@ pub const MAX_INDENT_LEVELS: usize = 100;
 const TAB_WIDTH: usize = 8;
 
 /// A token with its byte span `start..end`, as the lalrpop parser consumes it.
-pub type Spanned<'s> = (usize, Tok<'s>, usize);
+pub type Spanned<'s> = (u32, Tok<'s>, u32);
+
+/// The token `tok` at `lo..hi` (byte offsets) as the parser takes it.
+fn spanned(lo: usize, tok: Tok<'_>, hi: usize) -> Spanned<'_> {
+    (crate::diag::location(lo), tok, crate::diag::location(hi))
+}
 
 /// The error type of the token stream: lexing stopped (the reason is in [`Layout::finish`]'s
 /// diagnostics).
@@ -521,7 +526,7 @@ impl<'s> Layout<'s> {
     fn start_line(&mut self, brk: LineBreak<'s>, tok: Tok<'s>, lo: usize, hi: usize) -> Result<(), LexFatal> {
         if self.line_has_tokens {
             let nl = brk.newline.unwrap_or(lo);
-            self.queue.push_back((nl, Tok::Newline, nl + 1));
+            self.queue.push_back(spanned(nl, Tok::Newline, nl + 1));
         }
         self.line_has_tokens = false;
         self.line_starts.push(LineStart { lo, hi, first: tok });
@@ -541,12 +546,12 @@ impl<'s> Layout<'s> {
                 return Err(LexFatal);
             }
             self.indents.push(Level { width, phantom: false });
-            self.queue.push_back((brk.blanks_start, Tok::Indent, lo));
+            self.queue.push_back(spanned(brk.blanks_start, Tok::Indent, lo));
         } else if width < top {
             while self.indents.len() > 1 && self.indents.last().is_some_and(|l| l.width > width) {
                 if let Some(level) = self.indents.pop() {
                     if !level.phantom {
-                        self.queue.push_back((lo, Tok::Dedent, lo));
+                        self.queue.push_back(spanned(lo, Tok::Dedent, lo));
                     }
                 }
             }
@@ -644,13 +649,13 @@ impl<'s> Layout<'s> {
         }
         if self.line_has_tokens {
             let nl = self.pending_break.and_then(|b| b.newline).unwrap_or(len);
-            self.queue.push_back((nl, Tok::Newline, (nl + 1).min(len)));
+            self.queue.push_back(spanned(nl, Tok::Newline, (nl + 1).min(len)));
             self.line_has_tokens = false;
         }
         while self.indents.len() > 1 {
             if let Some(level) = self.indents.pop() {
                 if !level.phantom {
-                    self.queue.push_back((len, Tok::Dedent, len));
+                    self.queue.push_back(spanned(len, Tok::Dedent, len));
                 }
             }
         }
@@ -678,7 +683,7 @@ impl<'s> Iterator for Layout<'s> {
                     self.bad_char_run = None;
                     self.at_file_start = false;
                     self.line_has_tokens = true;
-                    return Some(Ok((span.start, tok, span.end)));
+                    return Some(Ok(spanned(span.start, tok, span.end)));
                 }
             }
             read = Some(result);
@@ -750,9 +755,9 @@ impl<'s> Layout<'s> {
             };
             self.line_has_tokens = true;
             if self.queue.is_empty() {
-                return Some(Ok((lo, tok, hi)));
+                return Some(Ok(spanned(lo, tok, hi)));
             }
-            self.queue.push_back((lo, tok, hi));
+            self.queue.push_back(spanned(lo, tok, hi));
         }
     }
 }

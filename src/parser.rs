@@ -107,7 +107,7 @@ fn outcome<'s, T>(
     }
 }
 
-type GrammarError<'s> = ParseError<usize, Tok<'s>, crate::lexer::LexFatal>;
+type GrammarError<'s> = ParseError<u32, Tok<'s>, crate::lexer::LexFatal>;
 
 /// Lexical diagnostics, then every syntax problem, minus the consequential ones; in source order.
 fn collect_diagnostics<'s>(

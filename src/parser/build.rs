@@ -15,7 +15,7 @@ use crate::parser::MAX_EXPR_DEPTH;
 /// Something the grammar actions report without stopping the parse.
 pub enum Problem<'s> {
     /// A syntax error the parser recovered from (a skipped line).
-    Recovered(ErrorRecovery<usize, Tok<'s>, LexFatal>),
+    Recovered(ErrorRecovery<u32, Tok<'s>, LexFatal>),
     /// A well-formed but invalid construct (e.g. an assignment to a call).
     Diag(Diagnostic),
 }
@@ -146,13 +146,13 @@ pub fn func_def(
 }
 
 /// Decorators with the offsets of their `@`: the item's span then starts at the first `@`.
-fn decorators_and_start(decorators: Vec<(usize, Expr)>) -> (Vec<Expr>, Span) {
-    let start = decorators.first().map_or(Span::NONE, |&(at, _)| Span::new(at, at));
+fn decorators_and_start(decorators: Vec<(u32, Expr)>) -> (Vec<Expr>, Span) {
+    let start = decorators.first().map_or(Span::NONE, |&(at, _)| Span::at(at, at));
     (decorators.into_iter().map(|(_, e)| e).collect(), start)
 }
 
 #[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
-pub fn decorate_fn(decorators: Vec<(usize, Expr)>, f: Box<FuncDef>) -> FuncDef {
+pub fn decorate_fn(decorators: Vec<(u32, Expr)>, f: Box<FuncDef>) -> FuncDef {
     let mut f = *f;
     let (decorators, start) = decorators_and_start(decorators);
     f.span = start.to(f.span);
@@ -170,7 +170,7 @@ pub fn class_def(name: Ident, bases: Vec<Arg>, body: Vec<ClassStmt>, header: Spa
 }
 
 #[allow(clippy::boxed_local)] // the box comes from the parser stack (see above)
-pub fn decorate_class(decorators: Vec<(usize, Expr)>, c: Box<ClassDef>) -> ClassDef {
+pub fn decorate_class(decorators: Vec<(u32, Expr)>, c: Box<ClassDef>) -> ClassDef {
     let mut c = *c;
     let (decorators, start) = decorators_and_start(decorators);
     c.span = start.to(c.span);
@@ -308,14 +308,14 @@ pub fn binary(problems: &mut Vec<Problem<'_>>, op: BinaryOp, a: Expr, b: Expr) -
 }
 
 /// A prefix operator at offset `lo` applied to `e`.
-pub fn unary(problems: &mut Vec<Problem<'_>>, op: UnaryOp, lo: usize, e: Expr) -> Expr {
-    let span = Span::new(lo, lo).to(e.span);
+pub fn unary(problems: &mut Vec<Problem<'_>>, op: UnaryOp, lo: u32, e: Expr) -> Expr {
+    let span = Span::at(lo, lo).to(e.span);
     bounded(problems, Expr::new(ExprKind::Unary(op, Box::new(e)), span))
 }
 
 /// A call, subscript or attribute of `f`, ending at offset `hi`.
-pub fn postfix(problems: &mut Vec<Problem<'_>>, f: Expr, hi: usize, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
-    let span = f.span.to(Span::new(hi, hi));
+pub fn postfix(problems: &mut Vec<Problem<'_>>, f: Expr, hi: u32, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
+    let span = f.span.to(Span::at(hi, hi));
     bounded(problems, Expr::new(make(Box::new(f)), span))
 }
 

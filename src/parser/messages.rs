@@ -56,9 +56,10 @@ impl Context<'_, '_> {
 
 /// The diagnostic for a parse error, or `None` when it only repeats a lexical error (the
 /// unexpected token is the stand-in for text the lexer already reported) or the lexer stopped.
-pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+pub fn syntax_error(err: &ParseError<u32, Tok<'_>, LexFatal>, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
     match err {
         ParseError::UnrecognizedToken { token: (lo, tok, hi), expected } => {
+            let (lo, hi) = (&(*lo as usize), &(*hi as usize));
             if *tok == Tok::Error {
                 return None;
             }
@@ -82,6 +83,7 @@ pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_
             )
         }
         ParseError::UnrecognizedEof { location, expected } => {
+            let location = &(*location as usize);
             let message = match describe_expected(expected) {
                 Some(exp) => format!("unexpected end of file; expected {exp}"),
                 None => "unexpected end of file".to_string(),
@@ -89,6 +91,7 @@ pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_
             Some(Diagnostic::error(codes::UNEXPECTED_EOF, Span::new(*location, *location), message))
         }
         ParseError::ExtraToken { token: (lo, tok, hi) } => {
+            let (lo, hi) = (&(*lo as usize), &(*hi as usize));
             if *tok == Tok::Error {
                 return None;
             }
@@ -96,6 +99,7 @@ pub fn syntax_error(err: &ParseError<usize, Tok<'_>, LexFatal>, ctx: &Context<'_
             Some(Diagnostic::error(codes::SYNTAX, Span::new(*lo, *hi), format!("unexpected {found}")))
         }
         ParseError::InvalidToken { location } => {
+            let location = &(*location as usize);
             Some(Diagnostic::error(codes::SYNTAX, Span::new(*location, *location), "invalid token"))
         }
         ParseError::User { .. } => None,

@@ -77,7 +77,7 @@ pub(super) fn parse(source: &str, jobs: usize) -> Option<Module> {
 pub struct Parts<T> {
     /// The name offset of the class whose body was read in parts (the first class with an
     /// indented body), if any.
-    pub class_name: Option<usize>,
+    pub class_name: Option<u32>,
     /// What `on_part` made of each part, in part order.
     pub outputs: Vec<T>,
 }
@@ -261,9 +261,9 @@ fn parse_tokens(head: Vec<Spanned<'_>>) -> Option<Module> {
 
 /// Puts the parts' lines into the body of the class whose name starts at `name_lo` (the one
 /// whose body was cut out), and widens its span to them as the grammar's `class_def` does.
-fn fill_class_body(module: &mut Module, name_lo: usize, parts: Vec<Vec<ClassStmt>>) -> Option<()> {
+fn fill_class_body(module: &mut Module, name_lo: u32, parts: Vec<Vec<ClassStmt>>) -> Option<()> {
     let class = module.items.iter_mut().find_map(|item| match item {
-        Item::Class(c) if c.name.span.lo as usize == name_lo => Some(c),
+        Item::Class(c) if c.name.span.lo == name_lo => Some(c),
         _ => None,
     })?;
     class.body = parts.into_iter().flatten().collect();
@@ -305,13 +305,13 @@ pub(super) struct Cut<'s, 'l, L: Listener> {
     at_line_start: bool,
     /// The latest line of the file's outermost level starts with `class`; the offset of the
     /// token after it (the class's name).
-    class_line: Option<usize>,
+    class_line: Option<u32>,
     /// The next token after `class` gives the class name's offset.
     after_class: bool,
     /// The latest class-level line of the body is a decorator (`@…`).
     decorator_line: bool,
     /// The name offset of the class whose body was cut out.
-    cut_class: Option<usize>,
+    cut_class: Option<u32>,
 }
 
 impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
@@ -413,7 +413,7 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
     }
 
     /// Tells the listener the text before the class body: the head so far, the body closed.
-    fn tell_head(&mut self, lo: usize) {
+    fn tell_head(&mut self, lo: u32) {
         let mut toks = Vec::with_capacity(self.head.len() + 1);
         toks.extend_from_slice(&self.head);
         toks.push((lo, Tok::Dedent, lo));
@@ -453,7 +453,7 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
 
     /// The head's tokens, the name offset of the class whose body was cut out, the number of
     /// parts sent and the listener. Closes the channel (the workers stop once it is drained).
-    pub(super) fn finish(mut self) -> (Vec<Spanned<'s>>, Option<usize>, usize, &'l mut L) {
+    pub(super) fn finish(mut self) -> (Vec<Spanned<'s>>, Option<u32>, usize, &'l mut L) {
         if self.place == Place::Body {
             // The body never ended (only with a lexical problem, which fails the parse anyway).
             self.send();

@@ -99,7 +99,7 @@ fn a_program_is_cut_at_its_methods() {
     let mut cut = split::Cut::new(tx, spare, &mut record, &failed, &mut help);
     Layout::new(src).map_while(Result::ok).for_each(|t| cut.push(t));
     let (_, class, sent, _) = cut.finish();
-    assert_eq!(class, src.find("P:\n"));
+    assert_eq!(class, src.find("P:\n").map(crate::diag::location));
     assert!(!failed.load(std::sync::atomic::Ordering::Relaxed));
     // The headers: a function's decorators and `def` line, with an empty body; a part without
     // an indented block whole.
