@@ -68,7 +68,7 @@ pub fn parse_with_jobs(source: &str, jobs: usize) -> Result<Module, Vec<Diagnost
 fn parse_whole(source: &str) -> Result<Module, Vec<Diagnostic>> {
     let mut layout = Layout::new(source);
     let mut problems = Vec::new();
-    let result = grammar::ModuleParser::new().parse(&mut problems, &mut layout);
+    let result = grammar::ModuleParser::new().parse(&mut problems, source, &mut layout);
     let lexed = layout.finish();
     let mut module = outcome(source, &lexed, problems, result)?;
     module.header = lexed.header;
@@ -81,7 +81,7 @@ pub fn parse_expr(source: &str) -> Result<Expr, Vec<Diagnostic>> {
     let mut layout = Layout::new(source);
     let mut problems = Vec::new();
     let toks = layout.by_ref().filter(|t| !matches!(t, Ok((_, Tok::Newline | Tok::Indent | Tok::Dedent, _))));
-    let result = grammar::ExprParser::new().parse(&mut problems, toks);
+    let result = grammar::ExprParser::new().parse(&mut problems, source, toks);
     let lexed = layout.finish();
     outcome(source, &lexed, problems, result)
 }
@@ -89,8 +89,8 @@ pub fn parse_expr(source: &str) -> Result<Expr, Vec<Diagnostic>> {
 /// The parse result, or all diagnostics if there is any.
 fn outcome<'s, T>(
     source: &str,
-    lexed: &LexOutcome<'s>,
-    problems: Vec<Problem<'s>>,
+    lexed: &LexOutcome,
+    problems: Vec<Problem>,
     result: Result<T, GrammarError<'s>>,
 ) -> Result<T, Vec<Diagnostic>> {
     let mut diags = collect_diagnostics(source, lexed, problems, result.as_ref().err());
@@ -107,13 +107,13 @@ fn outcome<'s, T>(
     }
 }
 
-type GrammarError<'s> = ParseError<u32, Tok<'s>, crate::lexer::LexFatal>;
+type GrammarError<'s> = ParseError<u32, Tok, crate::lexer::LexFatal>;
 
 /// Lexical diagnostics, then every syntax problem, minus the consequential ones; in source order.
 fn collect_diagnostics<'s>(
     source: &str,
-    lexed: &LexOutcome<'s>,
-    problems: Vec<Problem<'s>>,
+    lexed: &LexOutcome,
+    problems: Vec<Problem>,
     final_error: Option<&GrammarError<'s>>,
 ) -> Vec<Diagnostic> {
     let ctx = messages::Context { source, line_starts: &lexed.line_starts };

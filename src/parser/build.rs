@@ -13,9 +13,9 @@ use crate::lexer::{LexFatal, Tok};
 use crate::parser::MAX_EXPR_DEPTH;
 
 /// Something the grammar actions report without stopping the parse.
-pub enum Problem<'s> {
+pub enum Problem {
     /// A syntax error the parser recovered from (a skipped line).
-    Recovered(ErrorRecovery<u32, Tok<'s>, LexFatal>),
+    Recovered(ErrorRecovery<u32, Tok, LexFatal>),
     /// A well-formed but invalid construct (e.g. an assignment to a call).
     Diag(Diagnostic),
 }
@@ -200,7 +200,7 @@ pub fn expr_stmt(e: ExprList, span: Span) -> Box<Stmt> {
 
 /// Assignment targets: a name (`x = …`), or names in a bare or parenthesized tuple
 /// (`a, b = …`, `(a, b) = …`, `a, = …`). Reports anything else.
-fn targets(problems: &mut Vec<Problem<'_>>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
+fn targets(problems: &mut Vec<Problem>, t: ExprList) -> Option<(Vec<Ident>, bool)> {
     let items = match t {
         ExprList::One(Expr { kind: ExprKind::Tuple(items), .. }) => items,
         ExprList::One(Expr { kind: ExprKind::Name(name), span, .. }) => {
@@ -237,7 +237,7 @@ fn placeholder(span: Span) -> Stmt {
 }
 
 pub fn assign(
-    problems: &mut Vec<Problem<'_>>,
+    problems: &mut Vec<Problem>,
     target: ExprList,
     annotation: Option<Expr>,
     value: ExprList,
@@ -247,7 +247,7 @@ pub fn assign(
 }
 
 pub fn assign_unboxed(
-    problems: &mut Vec<Problem<'_>>,
+    problems: &mut Vec<Problem>,
     target: ExprList,
     annotation: Option<Expr>,
     value: ExprList,
@@ -263,7 +263,7 @@ pub fn assign_unboxed(
 
 /// `x: T = e` and `x: T`: only a single name may be annotated.
 pub fn annotated(
-    problems: &mut Vec<Problem<'_>>,
+    problems: &mut Vec<Problem>,
     target: ExprList,
     annotation: Expr,
     value: Option<ExprList>,
@@ -273,7 +273,7 @@ pub fn annotated(
 }
 
 pub fn annotated_unboxed(
-    problems: &mut Vec<Problem<'_>>,
+    problems: &mut Vec<Problem>,
     target: ExprList,
     annotation: Expr,
     value: Option<ExprList>,
@@ -302,19 +302,25 @@ pub fn annotated_unboxed(
     Stmt { kind, span }
 }
 
-pub fn binary(problems: &mut Vec<Problem<'_>>, op: BinaryOp, a: Expr, b: Expr) -> Expr {
+pub fn binary(problems: &mut Vec<Problem>, op: BinaryOp, a: Expr, b: Expr) -> Expr {
     let span = a.span.to(b.span);
     bounded(problems, Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), span))
 }
 
 /// A prefix operator at offset `lo` applied to `e`.
-pub fn unary(problems: &mut Vec<Problem<'_>>, op: UnaryOp, lo: u32, e: Expr) -> Expr {
+pub fn unary(problems: &mut Vec<Problem>, op: UnaryOp, lo: u32, e: Expr) -> Expr {
     let span = Span::at(lo, lo).to(e.span);
     bounded(problems, Expr::new(ExprKind::Unary(op, Box::new(e)), span))
 }
 
+/// The text of the token at `lo..hi` of `source` (a name or a string literal: the tokens carry
+/// no text, see [`crate::lexer::Spanned`]).
+pub fn text(source: &str, lo: u32, hi: u32) -> &str {
+    source.get(lo as usize..hi as usize).unwrap_or("")
+}
+
 /// A call, subscript or attribute of `f`, ending at offset `hi`.
-pub fn postfix(problems: &mut Vec<Problem<'_>>, f: Expr, hi: u32, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
+pub fn postfix(problems: &mut Vec<Problem>, f: Expr, hi: u32, make: impl FnOnce(Box<Expr>) -> ExprKind) -> Expr {
     let span = f.span.to(Span::at(hi, hi));
     bounded(problems, Expr::new(make(Box::new(f)), span))
 }
@@ -325,7 +331,7 @@ pub fn postfix(problems: &mut Vec<Problem<'_>>, f: Expr, hi: u32, make: impl FnO
 /// dropping the tree) stay within the stack. One error per too-deep expression: a later,
 /// enclosing replacement of the same chain is not reported again.
 #[inline]
-pub fn bounded(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
+pub fn bounded(problems: &mut Vec<Problem>, e: Expr) -> Expr {
     if e.depth() <= MAX_EXPR_DEPTH {
         return e;
     }
@@ -336,7 +342,7 @@ pub fn bounded(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
 /// `bounded`, hardly any gets here).
 #[cold]
 #[inline(never)]
-fn too_deep(problems: &mut Vec<Problem<'_>>, e: Expr) -> Expr {
+fn too_deep(problems: &mut Vec<Problem>, e: Expr) -> Expr {
     let span = e.span;
     let reported = problems.iter().rev().any(|p| {
         matches!(p, Problem::Diag(d) if d.code == codes::NESTING_TOO_DEEP && span.lo <= d.span.lo && d.span.hi <= span.hi)
@@ -370,7 +376,7 @@ fn precedence(op: BinaryOp) -> u8 {
 /// `first op1 e1 op2 e2 …` as a tree by precedence (operator-precedence parsing with explicit
 /// stacks, so that long chains need no recursion). Gives the tree one grammar level per
 /// precedence would give, with the same spans.
-pub fn operators(problems: &mut Vec<Problem<'_>>, first: Expr, rest: Vec<(BinaryOp, Expr)>) -> Expr {
+pub fn operators(problems: &mut Vec<Problem>, first: Expr, rest: Vec<(BinaryOp, Expr)>) -> Expr {
     let mut operands = Vec::with_capacity(rest.len() + 1);
     let mut ops: Vec<BinaryOp> = Vec::with_capacity(rest.len());
     operands.push(first);
@@ -388,7 +394,7 @@ pub fn operators(problems: &mut Vec<Problem<'_>>, first: Expr, rest: Vec<(Binary
 }
 
 /// Replaces the top two operands by the top operator applied to them.
-fn reduce_top(problems: &mut Vec<Problem<'_>>, operands: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) {
+fn reduce_top(problems: &mut Vec<Problem>, operands: &mut Vec<Expr>, ops: &mut Vec<BinaryOp>) {
     let (Some(op), Some(b), Some(a)) = (ops.pop(), operands.pop(), operands.pop()) else {
         return;
     };

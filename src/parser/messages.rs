@@ -36,15 +36,15 @@ const EXPR_CONTINUE: &[&str] = &[
 const MAX_LISTED: usize = 5;
 
 /// What the message builder needs to know about the source.
-pub struct Context<'a, 's> {
+pub struct Context<'a> {
     pub source: &'a str,
     /// First token of each logical line, by offset (from the lexer).
-    pub line_starts: &'a [LineStart<'s>],
+    pub line_starts: &'a [LineStart],
 }
 
-impl Context<'_, '_> {
+impl Context<'_> {
     /// The first token of the logical line containing `offset`.
-    fn line_start(&self, offset: usize) -> Option<LineStart<'_>> {
+    fn line_start(&self, offset: usize) -> Option<LineStart> {
         let i = self.line_starts.partition_point(|l| l.lo <= offset);
         i.checked_sub(1).map(|i| self.line_starts[i])
     }
@@ -56,7 +56,7 @@ impl Context<'_, '_> {
 
 /// The diagnostic for a parse error, or `None` when it only repeats a lexical error (the
 /// unexpected token is the stand-in for text the lexer already reported) or the lexer stopped.
-pub fn syntax_error(err: &ParseError<u32, Tok<'_>, LexFatal>, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+pub fn syntax_error(err: &ParseError<u32, Tok, LexFatal>, ctx: &Context<'_>) -> Option<Diagnostic> {
     match err {
         ParseError::UnrecognizedToken { token: (lo, tok, hi), expected } => {
             let (lo, hi) = (&(*lo as usize), &(*hi as usize));
@@ -108,7 +108,7 @@ pub fn syntax_error(err: &ParseError<u32, Tok<'_>, LexFatal>, ctx: &Context<'_, 
 
 /// `x += e` (and `-=`, `*=`, `//=`, …): Python's augmented assignment, which the language does
 /// not have; the lexer sees the operator and then a stray `=`.
-fn augmented_assignment(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+fn augmented_assignment(lo: usize, hi: usize, ctx: &Context<'_>) -> Option<Diagnostic> {
     if ctx.text(lo, hi) != "=" {
         return None;
     }
@@ -137,7 +137,7 @@ fn augmented_assignment(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<D
 /// An INDENT where the grammar does not allow one (`lo..hi` are the blanks). Points at the
 /// first token of the line. Nothing is reported when the indentation has a tab: the lexer
 /// reported the tab, and the width it guessed for it is the likely cause.
-fn unexpected_indent(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<Diagnostic> {
+fn unexpected_indent(lo: usize, hi: usize, ctx: &Context<'_>) -> Option<Diagnostic> {
     if ctx.text(lo, hi).contains('\t') {
         return None;
     }
@@ -154,7 +154,7 @@ fn unexpected_indent(lo: usize, hi: usize, ctx: &Context<'_, '_>) -> Option<Diag
 
 /// " after the function signature" etc. when a header's `:` is among the expected tokens (and
 /// we are not inside brackets, where a `:` would belong to something else).
-fn header_context(expected: &[String], line_start: Option<Tok<'_>>) -> &'static str {
+fn header_context(expected: &[String], line_start: Option<Tok>) -> &'static str {
     let has = |t: &str| expected.iter().any(|e| e == t);
     if !has("\":\"") || has("\")\"") || has("\"]\"") || has("\",\"") {
         return "";
@@ -235,11 +235,11 @@ fn terminal_name(terminal: &str) -> String {
 }
 
 /// The unexpected token in human terms.
-fn describe_found(tok: Tok<'_>, text: &str) -> String {
+fn describe_found(tok: Tok, text: &str) -> String {
     match tok {
-        Tok::Name(n) => format!("name `{n}`"),
+        Tok::Name => format!("name `{text}`"),
         Tok::Int(_) | Tok::Float(_) => format!("number `{text}`"),
-        Tok::Str(_) => "a string".to_string(),
+        Tok::Str => "a string".to_string(),
         Tok::Newline => "end of line".to_string(),
         Tok::Indent => "an indented line".to_string(),
         Tok::Dedent => "end of block".to_string(),

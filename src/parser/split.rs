@@ -53,7 +53,7 @@ pub trait Listener {
 }
 
 /// A part of the class body: its position among the parts, its tokens and its ticket.
-type Job<'s, U> = (usize, Vec<Spanned<'s>>, U);
+type Job<U> = (usize, Vec<Spanned>, U);
 
 /// The syntax tree of `source`, parsed on `jobs` threads besides the lexing one; `None` when
 /// the text has any lexical or syntax problem (the caller parses it whole to report them).
@@ -103,28 +103,28 @@ where
     // worker on one core, each waiting up to a scheduler tick for the other, while the second
     // core went idle.
     let workers_n = jobs.saturating_sub(1).max(1);
-    let (tx, rx) = sync_channel::<Job<'s, L::Ticket>>(workers_n * QUEUED_PER_WORKER);
+    let (tx, rx) = sync_channel::<Job<L::Ticket>>(workers_n * QUEUED_PER_WORKER);
     let rx = Mutex::new(rx);
     // The parts' emptied token buffers come back for the next parts: fresh ones cost the
     // lexing thread a page fault every 100 tokens.
-    let (spare_tx, spare_rx) = channel::<Vec<Spanned<'s>>>();
+    let (spare_tx, spare_rx) = channel::<Vec<Spanned>>();
     let failed = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..workers_n)
             .filter_map(|k| {
                 let builder = std::thread::Builder::new().name(format!("ptoc-parse-{k}")).stack_size(STACK);
                 let (rx, failed, spare) = (&rx, &failed, spare_tx.clone());
-                builder.spawn_scoped(scope, move || parse_parts(rx, &spare, failed, on_part)).ok()
+                builder.spawn_scoped(scope, move || parse_parts(source, rx, &spare, failed, on_part)).ok()
             })
             .collect();
         let mut own = Vec::new();
         let mut own_panic = None;
-        let mut help = |job: Job<'s, L::Ticket>| match read_part(job, &spare_tx, &failed, on_part) {
+        let mut help = |job: Job<L::Ticket>| match read_part(source, job, &spare_tx, &failed, on_part) {
             Some(Ok(done)) => own.push(done),
             Some(Err(panic)) => own_panic = first_panic(own_panic.take(), panic),
             None => {}
         };
-        let mut cut = Cut::new(tx, spare_rx, listener, &failed, &mut help);
+        let mut cut = Cut::new(source, tx, spare_rx, listener, &failed, &mut help);
         let mut layout = Layout::new(source);
         let mut fatal = false;
         for t in layout.by_ref() {
@@ -142,7 +142,7 @@ where
             failed.store(true, Ordering::Relaxed);
         }
         // The head is parsed here while the workers finish the parts.
-        let mut module = (!failed.load(Ordering::Relaxed)).then(|| parse_tokens(head)).flatten();
+        let mut module = (!failed.load(Ordering::Relaxed)).then(|| parse_tokens(source, head)).flatten();
         match &mut module {
             Some(m) => {
                 m.header = lexed.header;
@@ -194,9 +194,10 @@ fn first_panic(seen: Option<Panic>, new: Panic) -> Option<Panic> {
 /// with their positions, and the payload of a panic of `on_part`. After a panic the worker
 /// goes on taking parts (and skipping them) until the channel closes, so that the lexing
 /// thread never waits on a full queue that no one drains.
-fn parse_parts<'s, U, T>(
-    rx: &Mutex<Receiver<Job<'s, U>>>,
-    spare: &Sender<Vec<Spanned<'s>>>,
+fn parse_parts<U, T>(
+    source: &str,
+    rx: &Mutex<Receiver<Job<U>>>,
+    spare: &Sender<Vec<Spanned>>,
     failed: &AtomicBool,
     on_part: &(impl Fn(usize, Vec<ClassStmt>, U) -> T + Sync),
 ) -> (Vec<(usize, T)>, Option<Panic>) {
@@ -205,7 +206,7 @@ fn parse_parts<'s, U, T>(
     loop {
         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok(job) = job else { break };
-        match read_part(job, spare, failed, on_part) {
+        match read_part(source, job, spare, failed, on_part) {
             Some(Ok(out)) => done.push(out),
             Some(Err(panic)) => panicked = first_panic(panicked, panic),
             None => {}
@@ -217,16 +218,17 @@ fn parse_parts<'s, U, T>(
 /// Parses one part and hands it to `on_part` (see [`parse_parts`]): its result with its
 /// position, or the payload of a panic of `on_part`; `None` once anything failed (then `failed`
 /// is set, and later parts are skipped).
-fn read_part<'s, U, T>(
-    (i, mut toks, ticket): Job<'s, U>,
-    spare: &Sender<Vec<Spanned<'s>>>,
+fn read_part<U, T>(
+    source: &str,
+    (i, mut toks, ticket): Job<U>,
+    spare: &Sender<Vec<Spanned>>,
     failed: &AtomicBool,
     on_part: &(impl Fn(usize, Vec<ClassStmt>, U) -> T + Sync),
 ) -> Option<Result<(usize, T), Panic>> {
     if failed.load(Ordering::Relaxed) {
         return None;
     }
-    let lines = parse_lines(&mut toks);
+    let lines = parse_lines(source, &mut toks);
     // The lexing thread may be gone (then the buffer is simply dropped).
     let _ = spare.send(toks);
     let Some(lines) = lines else {
@@ -243,9 +245,9 @@ fn read_part<'s, U, T>(
 }
 
 /// Lines of a class body, when they parse without any problem; `toks` is left empty.
-fn parse_lines<'s>(toks: &mut Vec<Spanned<'s>>) -> Option<Vec<ClassStmt>> {
+fn parse_lines(source: &str, toks: &mut Vec<Spanned>) -> Option<Vec<ClassStmt>> {
     let mut problems = Vec::new();
-    match grammar::ClassPartParser::new().parse(&mut problems, toks.drain(..).map(Ok)) {
+    match grammar::ClassPartParser::new().parse(&mut problems, source, toks.drain(..).map(Ok)) {
         Ok(lines) if problems.is_empty() => Some(lines),
         _ => None,
     }
@@ -253,9 +255,9 @@ fn parse_lines<'s>(toks: &mut Vec<Spanned<'s>>) -> Option<Vec<ClassStmt>> {
 
 /// A file's tokens (some class body's lines replaced by [`Tok::Parts`]), when they parse
 /// without any problem.
-fn parse_tokens(head: Vec<Spanned<'_>>) -> Option<Module> {
-    let mut problems: Vec<Problem<'_>> = Vec::new();
-    let module = grammar::ModuleParser::new().parse(&mut problems, head.into_iter().map(Ok)).ok()?;
+fn parse_tokens(source: &str, head: Vec<Spanned>) -> Option<Module> {
+    let mut problems: Vec<Problem> = Vec::new();
+    let module = grammar::ModuleParser::new().parse(&mut problems, source, head.into_iter().map(Ok)).ok()?;
     problems.is_empty().then_some(module)
 }
 
@@ -288,15 +290,17 @@ enum Place {
 /// comment), sending each part to the workers as soon as it is complete, with the ticket the
 /// listener gives for its header.
 pub(super) struct Cut<'s, 'l, L: Listener> {
-    tx: SyncSender<Job<'s, L::Ticket>>,
+    /// The text the tokens are read from (their names' and strings' text).
+    source: &'s str,
+    tx: SyncSender<Job<L::Ticket>>,
     /// Reads a part on the lexing thread, when the queue is full.
-    help: &'l mut dyn FnMut(Job<'s, L::Ticket>),
+    help: &'l mut dyn FnMut(Job<L::Ticket>),
     /// Token buffers the workers are done with.
-    spare: Receiver<Vec<Spanned<'s>>>,
+    spare: Receiver<Vec<Spanned>>,
     listener: &'l mut L,
     failed: &'l AtomicBool,
-    head: Vec<Spanned<'s>>,
-    part: Vec<Spanned<'s>>,
+    head: Vec<Spanned>,
+    part: Vec<Spanned>,
     sent: usize,
     place: Place,
     /// INDENTs minus DEDENTs so far (in the head), or inside the class body (1 = class level).
@@ -316,13 +320,15 @@ pub(super) struct Cut<'s, 'l, L: Listener> {
 
 impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
     pub(super) fn new(
-        tx: SyncSender<Job<'s, L::Ticket>>,
-        spare: Receiver<Vec<Spanned<'s>>>,
+        source: &'s str,
+        tx: SyncSender<Job<L::Ticket>>,
+        spare: Receiver<Vec<Spanned>>,
         listener: &'l mut L,
         failed: &'l AtomicBool,
-        help: &'l mut dyn FnMut(Job<'s, L::Ticket>),
+        help: &'l mut dyn FnMut(Job<L::Ticket>),
     ) -> Self {
         Cut {
+            source,
             tx,
             help,
             spare,
@@ -341,14 +347,14 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
         }
     }
 
-    pub(super) fn push(&mut self, t: Spanned<'s>) {
+    pub(super) fn push(&mut self, t: Spanned) {
         match self.place {
             Place::Body => self.push_body(t),
             Place::Head | Place::After => self.push_head(t),
         }
     }
 
-    fn push_head(&mut self, t: Spanned<'s>) {
+    fn push_head(&mut self, t: Spanned) {
         let (lo, tok, _) = t;
         match tok {
             Tok::Indent => {
@@ -383,7 +389,7 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
         self.head.push(t);
     }
 
-    fn push_body(&mut self, t: Spanned<'s>) {
+    fn push_body(&mut self, t: Spanned) {
         let (_, tok, _) = t;
         match tok {
             Tok::Indent => self.depth += 1,
@@ -417,7 +423,7 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
         let mut toks = Vec::with_capacity(self.head.len() + 1);
         toks.extend_from_slice(&self.head);
         toks.push((lo, Tok::Dedent, lo));
-        match parse_tokens(toks) {
+        match parse_tokens(self.source, toks) {
             Some(head) => self.listener.head(&head),
             None => self.failed.store(true, Ordering::Relaxed),
         }
@@ -437,7 +443,7 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
             return;
         }
         let header_end = part.iter().position(|t| t.1 == Tok::Indent).unwrap_or(part.len());
-        let Some(header) = parse_lines(&mut part[..header_end].to_vec()) else {
+        let Some(header) = parse_lines(self.source, &mut part[..header_end].to_vec()) else {
             self.failed.store(true, Ordering::Relaxed);
             return;
         };
@@ -453,7 +459,7 @@ impl<'s, 'l, L: Listener> Cut<'s, 'l, L> {
 
     /// The head's tokens, the name offset of the class whose body was cut out, the number of
     /// parts sent and the listener. Closes the channel (the workers stop once it is drained).
-    pub(super) fn finish(mut self) -> (Vec<Spanned<'s>>, Option<u32>, usize, &'l mut L) {
+    pub(super) fn finish(mut self) -> (Vec<Spanned>, Option<u32>, usize, &'l mut L) {
         if self.place == Place::Body {
             // The body never ended (only with a lexical problem, which fails the parse anyway).
             self.send();

@@ -96,7 +96,7 @@ fn a_program_is_cut_at_its_methods() {
     let mut record = Record::default();
     let (_, spare) = std::sync::mpsc::channel();
     let mut help = |_| panic!("the queue holds every part");
-    let mut cut = split::Cut::new(tx, spare, &mut record, &failed, &mut help);
+    let mut cut = split::Cut::new(src, tx, spare, &mut record, &failed, &mut help);
     Layout::new(src).map_while(Result::ok).for_each(|t| cut.push(t));
     let (_, class, sent, _) = cut.finish();
     assert_eq!(class, src.find("P:\n").map(crate::diag::location));
@@ -109,21 +109,22 @@ fn a_program_is_cut_at_its_methods() {
     );
     // The docstring, then `f` with its two decorators, `g`, and `h` with its decorator; each
     // with the ticket of its header.
-    let parts: Vec<Vec<Tok>> = rx
+    // Each part's first two tokens, with their text.
+    let parts: Vec<Vec<(Tok, &str)>> = rx
         .iter()
         .map(|(k, toks, ticket)| {
             assert_eq!(k, ticket);
-            toks.into_iter().map(|t| t.1).take(2).collect()
+            toks.into_iter().map(|(lo, tok, hi)| (tok, &src[lo as usize..hi as usize])).take(2).collect()
         })
         .collect();
     assert_eq!(sent, 4);
     assert_eq!(
         parts,
         [
-            vec![Tok::Str("doc"), Tok::Newline],
-            vec![Tok::At, Tok::Name("pl")],
-            vec![Tok::Def, Tok::Name("g")],
-            vec![Tok::At, Tok::Name("pl")]
+            vec![(Tok::Str, "\"doc\""), (Tok::Newline, "\n")],
+            vec![(Tok::At, "@"), (Tok::Name, "pl")],
+            vec![(Tok::Def, "def"), (Tok::Name, "g")],
+            vec![(Tok::At, "@"), (Tok::Name, "pl")]
         ]
     );
 }
