@@ -87,12 +87,7 @@ pub struct Parts<T> {
 /// `listener` gave for its header; the lexing thread tells `listener` what it has read (see
 /// [`Listener`]). Returns the file without the class body's lines (the body left empty) and
 /// the parts; `None` when the text has any lexical or syntax problem.
-pub fn parse_in_parts<L, T, F>(
-    source: &str,
-    jobs: usize,
-    listener: &mut L,
-    on_part: &F,
-) -> Option<(Module, Parts<T>)>
+pub fn parse_in_parts<L, T, F>(source: &str, jobs: usize, listener: &mut L, on_part: &F) -> Option<(Module, Parts<T>)>
 where
     L: Listener,
     T: Send,
