@@ -202,8 +202,9 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), help_heading = "Input and resources")]
     pub jobs: Option<u16>,
 
-    /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed).
-    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size, help_heading = "Input and resources")]
+    /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed; at most
+    /// 4 GiB less 2 bytes, as source offsets are 32-bit).
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_input_limit, help_heading = "Input and resources")]
     pub max_file_size: u64,
 }
 
@@ -324,6 +325,16 @@ pub enum ErrorFormat {
 }
 
 /// Parses a byte count: digits, optionally followed by K/KiB, M/MiB or G/GiB (powers of 1024).
+/// [`parse_size`] of an input limit: at most [`super::input::MAX_INPUT_BYTES`].
+pub fn parse_input_limit(s: &str) -> Result<u64, String> {
+    let n = parse_size(s)?;
+    let max = super::input::MAX_INPUT_BYTES;
+    if n > max {
+        return Err(format!("ptoc reads inputs of at most {max} bytes (source offsets are 32-bit)"));
+    }
+    Ok(n)
+}
+
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -360,6 +371,8 @@ mod tests {
         assert!(parse_size("12X").is_err());
         assert!(parse_size("MiB").is_err());
         assert!(parse_size("99999999999999999999G").is_err());
+        assert_eq!(parse_input_limit("3G"), Ok(3 << 30));
+        assert!(parse_input_limit("4G").is_err(), "4 GiB has offsets a token cannot hold");
         assert!(parse_size("9999999999999G").is_err());
     }
 

@@ -28,8 +28,15 @@ pub fn display_name(arg: &str) -> String {
     }
 }
 
-/// Reads `arg` (a path, or `-` for `stdin`), refusing more than `limit` bytes, and decodes it.
+/// The largest input ptoc reads, whatever `--max-file-size` says: byte offsets into the source
+/// are 32-bit (a token's location, a span's ends; `u32::MAX` stands for no span), and a name's
+/// text is read back from its offsets.
+pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64 - 1;
+
+/// Reads `arg` (a path, or `-` for `stdin`), refusing more than `limit` bytes (and more than
+/// [`MAX_INPUT_BYTES`]), and decodes it.
 pub fn read(arg: &str, stdin: &mut dyn Read, limit: u64) -> Result<SourceFile, InputError> {
+    let limit = limit.min(MAX_INPUT_BYTES);
     let name = display_name(arg);
     let bytes = if arg == "-" { read_limited(stdin, limit, 0) } else { read_file(arg, limit) };
     match bytes {
@@ -139,6 +146,13 @@ mod tests {
         let err = read("-", &mut data, 5).unwrap_err();
         assert_eq!(err.diag.code, codes::FILE_TOO_LARGE);
         assert_eq!(err.file.name, "<stdin>");
+    }
+
+    #[test]
+    fn every_offset_of_the_largest_input_is_exact() {
+        let last = MAX_INPUT_BYTES as usize;
+        assert_eq!(crate::diag::location(last) as usize, last);
+        assert_eq!(crate::diag::Span::new(0, last).range(), 0..last);
     }
 
     #[test]

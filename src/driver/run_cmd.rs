@@ -89,8 +89,9 @@ pub struct RunCli {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human)]
     pub error_format: ErrorFormat,
 
-    /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed).
-    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = super::cli::parse_size)]
+    /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed; at most
+    /// 4 GiB less 2 bytes, as source offsets are 32-bit).
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = super::cli::parse_input_limit)]
     pub max_file_size: u64,
 }
 
