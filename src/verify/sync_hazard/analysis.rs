@@ -26,9 +26,9 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::effects::{leaf_kind, Event, Kind, MemLoc};
+use super::effects::{leaf_access, memloc, Event, Kind, MemLoc};
 use crate::diag::Span;
-use crate::ir::{MemorySpace, PipeType, Stmt, VarTable};
+use crate::ir::{MemorySpace, PipeType, Stmt, VarId, VarTable};
 use crate::passes::Backend;
 
 /// Which same-pipe dependencies need a barrier.
@@ -150,6 +150,7 @@ impl Prepared {
             reads: Vec::new(),
             writes: Vec::new(),
             seen: Default::default(),
+            by_memref: vec![UNSEEN; vars.len()],
             locs: Vec::new(),
             mems: Vec::new(),
             fx: Vec::new(),
@@ -172,6 +173,13 @@ impl Prepared {
             rank[i as usize] = r as u32;
         }
         mems.iter_mut().for_each(|m| *m = rank[*m as usize]);
+        // Each access's lists in location order again, as the renumbering may have changed it.
+        for f in &fx {
+            if let Fx::Access { r, w, .. } = *f {
+                mems[r.0 as usize..r.1 as usize].sort_unstable();
+                mems[w.0 as usize..w.1 as usize].sort_unstable();
+            }
+        }
         locs = order.iter().map(|&i| locs[i as usize]).collect();
         let (alias_at, alias) = alias_table(&locs);
         Prepared { leaves, fx, mems, locs, alias_at, alias, words, on_pipe }
@@ -223,15 +231,23 @@ struct Collect<'a> {
     arms: Rc<[(usize, bool)]>,
     next_if: usize,
     depth: usize,
-    /// Scratch lists for one leaf's MemRefs.
-    reads: Vec<MemLoc>,
-    writes: Vec<MemLoc>,
+    /// Scratch lists for one leaf's location indices.
+    reads: Vec<u32>,
+    writes: Vec<u32>,
     /// The dense index of each location met so far.
     seen: rustc_hash::FxHashMap<MemLoc, u32>,
+    /// The location index of each MemRef variable met so far, indexed by `VarId` ([`UNSEEN`]
+    /// before it is met, [`NO_LOC`] for one that is no location): a leaf's MemRefs are found by
+    /// an index, not by building and hashing their locations each time.
+    by_memref: Vec<u32>,
     locs: Vec<MemLoc>,
     mems: Vec<u32>,
     fx: Vec<Fx>,
 }
+
+/// [`Collect::by_memref`] of a MemRef variable not met yet, and of one that is no location.
+const UNSEEN: u32 = u32::MAX;
+const NO_LOC: u32 = u32::MAX - 1;
 
 impl Collect<'_> {
     fn index(&mut self, m: MemLoc) -> u32 {
@@ -240,6 +256,21 @@ impl Collect<'_> {
             locs.push(m);
             locs.len() as u32 - 1
         })
+    }
+
+    /// The location index of the MemRef of variable `v`, if it has one.
+    fn location_of(&mut self, v: VarId) -> Option<u32> {
+        let m = self.vars.var_type(v).memref()?;
+        let slot = self.by_memref.get(m.0 as usize).copied().unwrap_or(NO_LOC);
+        let k = match slot {
+            UNSEEN => {
+                let k = memloc(self.vars, v).map_or(NO_LOC, |loc| self.index(loc));
+                self.by_memref[m.0 as usize] = k;
+                k
+            }
+            k => k,
+        };
+        (k != NO_LOC).then_some(k)
     }
 
     fn stmt(&mut self, s: &Stmt) {
@@ -251,21 +282,26 @@ impl Collect<'_> {
                     Some(crate::ir::Callee::Function(f)) => Cow::Owned(f.clone()),
                     None => Cow::Borrowed(s.node_name()),
                 };
-                self.reads.clear();
-                self.writes.clear();
-                let kind = leaf_kind(self.vars, s, self.backend, &mut self.reads, &mut self.writes);
+                let (mut reads, mut writes) = (std::mem::take(&mut self.reads), std::mem::take(&mut self.writes));
+                reads.clear();
+                writes.clear();
+                let kind = leaf_access(self.vars, s, self.backend, &mut |write, v| {
+                    if let Some(k) = self.location_of(v) {
+                        if write { &mut writes } else { &mut reads }.push(k);
+                    }
+                });
                 let fx = match kind {
                     Kind::Access(pipe) => {
+                        // Each list sorted and without repeats (by location: the indices are
+                        // renumbered in location order at the end, and each list sorted again).
                         let r0 = self.mems.len() as u32;
-                        for i in 0..self.reads.len() {
-                            let m = self.index(self.reads[i]);
-                            self.mems.push(m);
-                        }
+                        reads.sort_unstable();
+                        reads.dedup();
+                        self.mems.extend_from_slice(&reads);
                         let w0 = self.mems.len() as u32;
-                        for i in 0..self.writes.len() {
-                            let m = self.index(self.writes[i]);
-                            self.mems.push(m);
-                        }
+                        writes.sort_unstable();
+                        writes.dedup();
+                        self.mems.extend_from_slice(&writes);
                         Fx::Access { pipe: pipe.index() as u8, r: (r0, w0), w: (w0, self.mems.len() as u32) }
                     }
                     Kind::Set(e) => Fx::Set(e),
@@ -274,6 +310,7 @@ impl Collect<'_> {
                     Kind::BarrierAll => Fx::All,
                     Kind::Nothing => Fx::Nothing,
                 };
+                (self.reads, self.writes) = (reads, writes);
                 self.fx.push(fx);
                 self.leaves.push(Leaf { span: s.span(), op, kind, arms: self.arms.clone(), loops: self.depth });
             }

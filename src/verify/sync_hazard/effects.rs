@@ -11,7 +11,7 @@
 
 use crate::backend;
 use crate::ir::visit::walk_expr;
-use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, MemorySpace, PipeType, Stmt, VarId, VarKind, VarTable};
+use crate::ir::{Call, Callee, ExprKind, KwValue, MemorySpace, PipeType, Stmt, VarId, VarKind, VarTable};
 use crate::ops::SyncOp;
 use crate::passes::Backend;
 
@@ -112,6 +112,27 @@ pub fn leaf_kind(
     reads: &mut Vec<MemLoc>,
     writes: &mut Vec<MemLoc>,
 ) -> Kind {
+    let (r0, w0) = (reads.len(), writes.len());
+    let kind = leaf_access(vars, s, backend, &mut |write, v| {
+        if let Some(loc) = memloc(vars, v) {
+            if write { &mut *writes } else { &mut *reads }.push(loc);
+        }
+    });
+    for (list, from) in [(reads, r0), (writes, w0)] {
+        let mine = &mut list[from..];
+        mine.sort_unstable();
+        let kept = dedup_sorted(mine);
+        list.truncate(from + kept);
+    }
+    kind
+}
+
+/// What a leaf does, with each variable whose MemRef an access reads or writes given to `mem`
+/// (`true`: a write; an iter arg stands for its init value, as in insert-sync), in operand
+/// order, repeats and variables without a MemRef included ([`memloc`] tells): the one reading
+/// of a leaf that [`leaf_kind`] and the checker's preparation (which numbers the MemRefs it
+/// meets by their variables) share.
+pub fn leaf_access(vars: &VarTable, s: &Stmt, backend: Backend, mem: &mut impl FnMut(bool, VarId)) -> Kind {
     let (lhs, value) = match s {
         Stmt::Assign { var, value, .. } => (Some(*var), value),
         Stmt::Eval { expr, .. } => (None, expr),
@@ -131,19 +152,18 @@ pub fn leaf_kind(
         _ => return Kind::Nothing,
     };
     // Arguments named `output_tensor` are destinations of the op.
-    let (r0, w0) = (reads.len(), writes.len());
     let def = crate::ops::def(op);
     for (k, arg) in call.args.iter().enumerate() {
-        memlocs_of(vars, arg, if def.writes_arg(k) { &mut *writes } else { &mut *reads });
+        let write = def.writes_arg(k);
+        walk_expr(arg, &mut |x| {
+            if let ExprKind::Var(v) = x.kind {
+                // An iter arg's is its init value's, as in insert-sync.
+                mem(write, crate::analysis::buffers::holder(vars, v));
+            }
+        });
     }
     if let Some(v) = lhs {
-        writes.extend(var_memloc(vars, v));
-    }
-    for (list, from) in [(reads, r0), (writes, w0)] {
-        let mine = &mut list[from..];
-        mine.sort_unstable();
-        let kept = dedup_sorted(mine);
-        list.truncate(from + kept);
+        mem(true, v);
     }
     Kind::Access(pipe)
 }
@@ -176,18 +196,8 @@ fn event(call: &Call) -> Option<Event> {
     })
 }
 
-/// The MemRefs of every tile/tensor variable mentioned in `e`, an iter arg's being its init
-/// value's as in insert-sync ([`crate::analysis::buffers::holder`]).
-fn memlocs_of(vars: &VarTable, e: &Expr, out: &mut Vec<MemLoc>) {
-    walk_expr(e, &mut |x| {
-        if let ExprKind::Var(v) = x.kind {
-            out.extend(var_memloc(vars, crate::analysis::buffers::holder(vars, v)));
-        }
-    });
-}
-
 /// The location of a tile/tensor variable's MemRef, if it has one.
-fn var_memloc(vars: &VarTable, v: VarId) -> Option<MemLoc> {
+pub fn memloc(vars: &VarTable, v: VarId) -> Option<MemLoc> {
     let m = vars.var_type(v).memref()?;
     let VarKind::MemRef(info) = &vars.get(m)?.kind else { return None };
     let addr = info.addr.as_const_int().and_then(|a| u64::try_from(a).ok());
