@@ -10,13 +10,13 @@ use std::borrow::Borrow;
 
 use rustc_hash::FxHashMap;
 
-use super::effects::{leaf_effects, Effects, MemKey, Recorded, Renamed};
+use super::effects::{leaf_accesses, memref_of, pipe_of, Effects, MemKey, Recorded, Renamed};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
 use super::stamps::{Marks, Memo};
 use crate::diag::Span;
-use crate::ir::{Expr, PipeType, Stmt, VarTable};
+use crate::ir::{Expr, PipeType, Stmt, VarId, VarTable};
 use crate::passes::Backend;
 
 /// What phase 1 hands to the later phases.
@@ -69,6 +69,10 @@ impl State {
     }
 }
 
+/// [`Collector::by_memref`] of a MemRef variable not met yet, and of one that is no MemRef.
+const UNSEEN: u32 = u32::MAX;
+const NO_MEMREF: u32 = u32::MAX - 1;
+
 /// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
 pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt) -> Analysis {
     run(vars, renamed, backend, positions_hint(body), |c, state| c.stmt(body, state))
@@ -101,7 +105,8 @@ fn run(
         folded: Memo::default(),
         indexes: Indexes::default(),
         memrefs: FxHashMap::default(),
-        keys: Effects::default(),
+        keys: Vec::new(),
+        by_memref: vec![UNSEEN; vars.len()],
         effects: Effects::default(),
         recorded: Recorded::default(),
         out: Analysis::default(),
@@ -167,9 +172,13 @@ struct Collector<'a> {
     /// the index of its entry in a [`State`]. Sized by what the function uses, and looked up
     /// once per operand of a leaf, not in the second copy of a body.
     memrefs: FxHashMap<MemKey, usize>,
-    /// The effects of the current leaf by [`MemKey`], then `effects` by dense index (both kept
-    /// to reuse their lists).
-    keys: Effects,
+    /// The MemRef of each dense index.
+    keys: Vec<MemKey>,
+    /// The dense index of the MemRef of each MemRef variable met so far, indexed by `VarId`
+    /// (`UNSEEN` before it is met, `NO_MEMREF` for one that is no MemRef): an operand's index
+    /// is one lookup, not a rename, a key and a hash each time.
+    by_memref: Vec<u32>,
+    /// The effects of the current leaf (kept to reuse its lists).
     effects: Effects<usize>,
     /// The effects of the leaves of the first copy of the unrolled bodies being walked.
     recorded: Recorded<usize>,
@@ -337,23 +346,52 @@ impl Collector<'_> {
         self.effects = fx;
     }
 
-    /// [`leaf_effects`] of `s`, its MemRefs given by their dense indexes (new ones numbered
-    /// in order of first sight), in the same order.
+    /// Fills `fx` with the effects of leaf `s` ([`leaf_accesses`]), its MemRefs given by
+    /// their dense indexes: the reads in MemRef order ([`MemKey`]) without repeats, the writes
+    /// in operand order; false when it touches no MemRef.
     fn effects_of(&mut self, s: &Stmt, fx: &mut Effects<usize>) -> bool {
-        if !leaf_effects(self.vars, self.renamed, self.backend, s, &mut self.keys) {
+        fx.reads.clear();
+        fx.writes.clear();
+        let Some(value) = leaf_accesses(self.vars, s, &mut |write, v| {
+            if let Some(k) = self.dense_memref(v) {
+                if write { &mut fx.writes } else { &mut fx.reads }.push(k);
+            }
+        }) else {
+            return false;
+        };
+        if fx.reads.is_empty() && fx.writes.is_empty() {
             return false;
         }
-        let memrefs = &mut self.memrefs;
-        let mut index = |m: &MemKey| {
-            let next = memrefs.len();
-            *memrefs.entry(*m).or_insert(next)
-        };
-        fx.pipe = self.keys.pipe;
-        fx.reads.clear();
-        fx.reads.extend(self.keys.reads.iter().map(&mut index));
-        fx.writes.clear();
-        fx.writes.extend(self.keys.writes.iter().map(&mut index));
+        let keys = &self.keys;
+        fx.reads.sort_unstable_by_key(|&k| keys[k]);
+        fx.reads.dedup();
+        fx.pipe = pipe_of(value, self.backend);
         true
+    }
+
+    /// The dense index of the MemRef of variable `v` ([`memref_of`]; new ones numbered in
+    /// order of first sight), found through its MemRef variable's entry in `by_memref` once
+    /// that MemRef was met.
+    fn dense_memref(&mut self, v: VarId) -> Option<usize> {
+        let m = self.vars.var_type(v).memref()?;
+        let slot = m.0 as usize;
+        match self.by_memref.get(slot).copied() {
+            Some(NO_MEMREF) => return None,
+            Some(k) if k != UNSEEN => return Some(k as usize),
+            _ => {}
+        }
+        let dense = memref_of(self.vars, self.renamed, v).map(|key| {
+            let next = self.memrefs.len();
+            let keys = &mut self.keys;
+            *self.memrefs.entry(key).or_insert_with(|| {
+                keys.push(key);
+                next
+            })
+        });
+        if let Some(entry) = self.by_memref.get_mut(slot) {
+            *entry = dense.map_or(NO_MEMREF, |k| k as u32);
+        }
+        dense
     }
 
     /// Pairs the leaf at `here` (on `pipe`, with these MemRef indexes) with its producers in

@@ -75,38 +75,33 @@ impl<K: Copy> Recorded<K> {
     }
 }
 
-/// Fills `fx` with the effects of an assignment or eval and returns true; false (`fx` then
-/// meaningless) for other statements and for leaves touching no MemRef (e.g. `block.alloc`,
-/// whose target is the MemRef itself, or scalar code).
-pub fn leaf_effects(vars: &VarTable, renamed: &Renamed, backend: Backend, s: &Stmt, fx: &mut Effects) -> bool {
+/// The memory a leaf reads and writes: each variable whose MemRef an assignment or eval reads
+/// (`mem(false, v)`) or writes (`mem(true, v)`), in operand order, reads first, repeats and
+/// variables without a MemRef included (an iter arg stands for its init value, see
+/// [`crate::analysis::buffers::holder`]); the leaf's value (whose call gives its pipe,
+/// [`pipe_of`]), or `None` for other statements. A leaf whose variables have no MemRef touches
+/// no memory (e.g. `block.alloc`, whose target is the MemRef itself, or scalar code).
+pub fn leaf_accesses<'s>(vars: &VarTable, s: &'s Stmt, mem: &mut impl FnMut(bool, VarId)) -> Option<&'s Expr> {
     let (value, target) = match s {
         Stmt::Assign { var, value, .. } => (value, Some(*var)),
         Stmt::Eval { expr, .. } => (expr, None),
-        _ => return false,
+        _ => return None,
     };
+    let holder = |v| crate::analysis::buffers::holder(vars, v);
     // An op whose result is its destination (`block.store`, spec §2.10) writes it through the
     // assigned var and does not read it; its other operands are read.
     let destination = value.as_call().and_then(|c| match crate::ops::def(c.callee.op()?).result_buffer {
         ResultBuffer::Destination(k) => Some((c, k)),
         _ => None,
     });
-    let reads = &mut fx.reads;
-    reads.clear();
-    let mut read = |root: &Expr| {
-        walk_expr(root, &mut |e| {
-            if let Some(m) = e.as_var().and_then(|v| var_memref(vars, renamed, v)) {
-                reads.push(m);
-            }
-        })
-    };
+    let mut read = |root: &Expr| walk_expr(root, &mut |e| e.as_var().into_iter().for_each(|v| mem(false, holder(v))));
     match destination {
         Some((c, k)) => c.args.iter().enumerate().filter(|&(i, _)| i != k).for_each(|(_, a)| read(a)),
         None => read(value),
     }
-    reads.sort_unstable();
-    reads.dedup();
-    fx.writes.clear();
-    fx.writes.extend(target.and_then(|v| memref_of(vars, renamed, v)));
+    if let Some(v) = target {
+        mem(true, v);
+    }
     // A store whose result is not assigned (`pl.block.store(t, …, out)` as a statement) writes
     // its destination tensor all the same (the hazard checker's rule too). The reference
     // records no write there, and its syncs then miss a load of that tensor before the store.
@@ -114,19 +109,15 @@ pub fn leaf_effects(vars: &VarTable, renamed: &Renamed, backend: Backend, s: &St
         if let Callee::Op(op) = c.callee {
             let def = crate::ops::def(op);
             for (_, arg) in c.args.iter().enumerate().filter(|(k, _)| def.writes_arg(*k)) {
-                walk_expr(arg, &mut |e| fx.writes.extend(e.as_var().and_then(|v| var_memref(vars, renamed, v))));
+                walk_expr(arg, &mut |e| e.as_var().into_iter().for_each(|v| mem(true, holder(v))));
             }
         }
     }
-    if fx.reads.is_empty() && fx.writes.is_empty() {
-        return false;
-    }
-    fx.pipe = pipe_of(value, backend);
-    true
+    Some(value)
 }
 
 /// The pipe of a leaf's call in the backend table; S for anything else.
-fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
+pub fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
     match &value.kind {
         ExprKind::Call(c) => match c.callee {
             Callee::Op(op) => backend::pipe(op, backend).unwrap_or(PipeType::S),
@@ -136,18 +127,12 @@ fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
     }
 }
 
-/// The MemRef a variable use refers to (an iter arg's is its init value's, see
-/// [`crate::analysis::buffers::holder`]).
-fn var_memref(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
-    memref_of(vars, renamed, crate::analysis::buffers::holder(vars, v))
-}
-
 /// MemRefs to read as others (`from` → `to`): a memory plan under trial, before it re-points
 /// any type (see [`super::weigh`]). Empty for the pass itself.
 pub type Renamed = rustc_hash::FxHashMap<VarId, VarId>;
 
 /// The MemRef in a tensor or tile variable's type (renamed by `renamed`).
-fn memref_of(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
+pub fn memref_of(vars: &VarTable, renamed: &Renamed, v: VarId) -> Option<MemKey> {
     let m = vars.var_type(v).memref()?;
     let m = renamed.get(&m).copied().unwrap_or(m);
     match &vars.var(m).kind {
