@@ -480,11 +480,14 @@ fn may_overwrite(vars: &VarTable, s: &Stmt, result_var: VarId, dying: VarId, sha
     }
     let Type::Tile(result) = vars.var_type(*var) else { return false };
     // A tile without a view has the default one (row-major, as `block.load` writes it out).
+    // (Compared by reference: a view holds vectors, and this runs for every in-place candidate.)
     let default_view = TileView::default();
-    let view = |t: &TileType| t.view.clone().unwrap_or_else(|| default_view.clone());
-    let result_view = view(result);
+    fn view<'t>(t: &'t TileType, default: &'t TileView) -> &'t TileView {
+        t.view.as_ref().unwrap_or(default)
+    }
+    let result_view = view(result, &default_view);
     let same_as_result = |v: VarId| match vars.var_type(v) {
-        Type::Tile(t) => t.dtype == result.dtype && t.shape == result.shape && view(t) == result_view,
+        Type::Tile(t) => t.dtype == result.dtype && t.shape == result.shape && view(t, &default_view) == result_view,
         _ => false,
     };
     let mut ok = true;

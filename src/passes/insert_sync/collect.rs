@@ -170,7 +170,7 @@ struct Collector<'a> {
     indexes: Indexes,
     /// The dense index of each MemRef the leaves walked so far touch, in order of first sight:
     /// the index of its entry in a [`State`]. Sized by what the function uses, and looked up
-    /// once per operand of a leaf, not in the second copy of a body.
+    /// once per MemRef variable (then [`Collector::by_memref`] answers).
     memrefs: FxHashMap<MemKey, usize>,
     /// The MemRef of each dense index.
     keys: Vec<MemKey>,
