@@ -82,8 +82,19 @@ impl Effect {
 /// The effect of a leaf (`Assign` or `Eval`) statement; other statements have none.
 pub fn leaf_effect(vars: &VarTable, s: &Stmt, backend: Backend) -> Effect {
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
-    match leaf_kind(vars, s, backend, &mut reads, &mut writes) {
-        Kind::Access(pipe) => Effect::Access { pipe, reads, writes },
+    let kind = leaf_access(vars, s, backend, &mut |write, v| {
+        if let Some(loc) = memloc(vars, v) {
+            if write { &mut writes } else { &mut reads }.push(loc);
+        }
+    });
+    match kind {
+        Kind::Access(pipe) => {
+            for list in [&mut reads, &mut writes] {
+                list.sort_unstable();
+                list.dedup();
+            }
+            Effect::Access { pipe, reads, writes }
+        }
         Kind::Set(e) => Effect::Set(e),
         Kind::Wait(e) => Effect::Wait(e),
         Kind::PipeBarrier(p) => Effect::PipeBarrier(p),
@@ -103,34 +114,10 @@ pub enum Kind {
     Nothing,
 }
 
-/// [`leaf_effect`] with the MemRefs of an access appended to `reads` and `writes` (each sorted
-/// and deduplicated) instead of allocated: the hazard checker prepares every leaf of a body.
-pub fn leaf_kind(
-    vars: &VarTable,
-    s: &Stmt,
-    backend: Backend,
-    reads: &mut Vec<MemLoc>,
-    writes: &mut Vec<MemLoc>,
-) -> Kind {
-    let (r0, w0) = (reads.len(), writes.len());
-    let kind = leaf_access(vars, s, backend, &mut |write, v| {
-        if let Some(loc) = memloc(vars, v) {
-            if write { &mut *writes } else { &mut *reads }.push(loc);
-        }
-    });
-    for (list, from) in [(reads, r0), (writes, w0)] {
-        let mine = &mut list[from..];
-        mine.sort_unstable();
-        let kept = dedup_sorted(mine);
-        list.truncate(from + kept);
-    }
-    kind
-}
-
 /// What a leaf does, with each variable whose MemRef an access reads or writes given to `mem`
 /// (`true`: a write; an iter arg stands for its init value, as in insert-sync), in operand
 /// order, repeats and variables without a MemRef included ([`memloc`] tells): the one reading
-/// of a leaf that [`leaf_kind`] and the checker's preparation (which numbers the MemRefs it
+/// of a leaf that [`leaf_effect`] and the checker's preparation (which numbers the MemRefs it
 /// meets by their variables) share.
 pub fn leaf_access(vars: &VarTable, s: &Stmt, backend: Backend, mem: &mut impl FnMut(bool, VarId)) -> Kind {
     let (lhs, value) = match s {
@@ -166,18 +153,6 @@ pub fn leaf_access(vars: &VarTable, s: &Stmt, backend: Backend, mem: &mut impl F
         mem(true, v);
     }
     Kind::Access(pipe)
-}
-
-/// Moves the distinct elements of a sorted slice to its front; returns how many there are.
-fn dedup_sorted(xs: &mut [MemLoc]) -> usize {
-    let mut n = 0;
-    for i in 0..xs.len() {
-        if n == 0 || xs[i] != xs[n - 1] {
-            xs[n] = xs[i];
-            n += 1;
-        }
-    }
-    n
 }
 
 /// The event of a sync op from its `set_pipe` / `wait_pipe` / `event_id` kwargs (ints in the

@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 pub use analysis::{DepKind, SyncModel};
-pub use effects::{leaf_effect, leaf_kind, Effect, Event, Kind, MemLoc};
+pub use effects::{leaf_effect, Effect, Event, Kind, MemLoc};
 pub use prune::RemovableSyncs;
 pub use prune::{delete_leaves, removable_syncs};
 
