@@ -22,8 +22,11 @@ pub struct Span {
 /// span's offsets are ([`Span::new`]): tokens carry 4-byte locations, which keeps a token, and
 /// the token buffers the lexing thread hands to the parsing threads, small.
 pub fn location(offset: usize) -> u32 {
-    offset.min(u32::MAX as usize - 1) as u32
+    offset.min(MAX_OFFSET as usize) as u32
 }
+
+/// The largest byte offset a span or a token holds exactly (`u32::MAX` is [`Span::NONE`]'s).
+pub const MAX_OFFSET: u32 = u32::MAX - 1;
 
 impl Span {
     /// The span of nothing in particular (nodes made by passes or the builder).
@@ -34,7 +37,7 @@ impl Span {
     }
     /// The span between two token locations ([`location`]s).
     pub fn at(lo: u32, hi: u32) -> Span {
-        Span { lo: lo.min(u32::MAX - 1), hi: hi.min(u32::MAX - 1) }
+        Span { lo: lo.min(MAX_OFFSET), hi: hi.min(MAX_OFFSET) }
     }
     pub fn is_none(self) -> bool {
         self.lo == u32::MAX

@@ -87,11 +87,11 @@ pub fn parse_expr(source: &str) -> Result<Expr, Vec<Diagnostic>> {
 }
 
 /// The parse result, or all diagnostics if there is any.
-fn outcome<'s, T>(
+fn outcome<T>(
     source: &str,
     lexed: &LexOutcome,
     problems: Vec<Problem>,
-    result: Result<T, GrammarError<'s>>,
+    result: Result<T, GrammarError>,
 ) -> Result<T, Vec<Diagnostic>> {
     let mut diags = collect_diagnostics(source, lexed, problems, result.as_ref().err());
     match result {
@@ -107,14 +107,14 @@ fn outcome<'s, T>(
     }
 }
 
-type GrammarError<'s> = ParseError<u32, Tok, crate::lexer::LexFatal>;
+type GrammarError = ParseError<u32, Tok, crate::lexer::LexFatal>;
 
 /// Lexical diagnostics, then every syntax problem, minus the consequential ones; in source order.
-fn collect_diagnostics<'s>(
+fn collect_diagnostics(
     source: &str,
     lexed: &LexOutcome,
     problems: Vec<Problem>,
-    final_error: Option<&GrammarError<'s>>,
+    final_error: Option<&GrammarError>,
 ) -> Vec<Diagnostic> {
     let ctx = messages::Context { source, line_starts: &lexed.line_starts };
     let mut syntax = Vec::new();

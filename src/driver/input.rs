@@ -31,7 +31,7 @@ pub fn display_name(arg: &str) -> String {
 /// The largest input ptoc reads, whatever `--max-file-size` says: byte offsets into the source
 /// are 32-bit (a token's location, a span's ends; `u32::MAX` stands for no span), and a name's
 /// text is read back from its offsets.
-pub const MAX_INPUT_BYTES: u64 = u32::MAX as u64 - 1;
+pub const MAX_INPUT_BYTES: u64 = crate::diag::MAX_OFFSET as u64;
 
 /// Reads `arg` (a path, or `-` for `stdin`), refusing more than `limit` bytes (and more than
 /// [`MAX_INPUT_BYTES`]), and decodes it.
