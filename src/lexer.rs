@@ -212,8 +212,8 @@ pub enum Tok {
     Parts,
 }
 
-/// The reserved words and their tokens, sorted by text (looked up by binary search). The
-/// lexer reads them from this table; the grammar accepts each after `.` as a name
+/// The reserved words and their tokens, sorted by text (looked up through [`KEYWORD_SLOTS`]).
+/// The lexer reads them from this table; the grammar accepts each after `.` as a name
 /// (`pl.MemorySpace.None`) through [`Tok::keyword_text`].
 pub const KEYWORDS: &[(&str, Tok)] = &[
     ("False", Tok::False),

@@ -34,7 +34,7 @@ const STACK: usize = 1 << 30;
 
 /// Parts waiting for a worker, per worker: when the workers fall that far behind, the lexing
 /// thread parses the part in hand itself, so the tokens in flight stay a few parts' worth (a
-/// token takes 40 bytes, the whole 50,000-line benchmark's 57 MB).
+/// token takes 24 bytes, the whole 50,000-line benchmark's 34 MB).
 const QUEUED_PER_WORKER: usize = 2;
 
 /// What the lexing thread tells the reader of a file read in parts ([`parse_in_parts`]), in
@@ -112,12 +112,9 @@ where
                 builder.spawn_scoped(scope, move || parse_parts(source, rx, &spare, failed, on_part)).ok()
             })
             .collect();
-        let mut own = Vec::new();
-        let mut own_panic = None;
-        let mut help = |job: Job<L::Ticket>| match read_part(source, job, &spare_tx, &failed, on_part) {
-            Some(Ok(done)) => own.push(done),
-            Some(Err(panic)) => own_panic = first_panic(own_panic.take(), panic),
-            None => {}
+        let (mut own, mut own_panic) = (Vec::new(), None);
+        let mut help = |job: Job<L::Ticket>| {
+            keep(read_part(source, job, &spare_tx, &failed, on_part), &mut own, &mut own_panic);
         };
         let mut cut = Cut::new(source, tx, spare_rx, listener, &failed, &mut help);
         let mut layout = Layout::new(source);
@@ -201,13 +198,18 @@ fn parse_parts<U, T>(
     loop {
         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok(job) = job else { break };
-        match read_part(source, job, spare, failed, on_part) {
-            Some(Ok(out)) => done.push(out),
-            Some(Err(panic)) => panicked = first_panic(panicked, panic),
-            None => {}
-        }
+        keep(read_part(source, job, spare, failed, on_part), &mut done, &mut panicked);
     }
     (done, panicked)
+}
+
+/// Adds what [`read_part`] gave to a reader's results, or its panic to the first one seen.
+fn keep<T>(read: Option<Result<(usize, T), Panic>>, done: &mut Vec<(usize, T)>, panicked: &mut Option<Panic>) {
+    match read {
+        Some(Ok(out)) => done.push(out),
+        Some(Err(panic)) => *panicked = first_panic(panicked.take(), panic),
+        None => {}
+    }
 }
 
 /// Parses one part and hands it to `on_part` (see [`parse_parts`]): its result with its

@@ -88,9 +88,12 @@ impl Transform {
     /// with the diagnostics of every function that failed, in function order.
     pub fn apply(self, prog: Program, env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
         match self {
-            Transform::Function(f) => try_each_function(prog, env, |func| f(func, env)),
-            Transform::Carrying(f) => try_each_function(prog, env, |func| f(func, Carried::Nothing, env).map(|r| r.0)),
             Transform::Program(p) => p(prog, env),
+            // A function pass run on its own: nothing handed over, nothing handed on.
+            function => try_each_function(prog, env, |func| {
+                let ran = function.run_function(func, Carried::Nothing, env);
+                ran.expect("a function pass").map(|(f, _)| f)
+            }),
         }
     }
 

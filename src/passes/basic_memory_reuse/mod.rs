@@ -251,8 +251,8 @@ struct Chosen {
     analysed: Option<super::insert_sync::Analysed>,
 }
 
-/// The MemRef of every variable [`referenced_memrefs`] looks at, and whether [`repoint`] would
-/// re-point it (a tile).
+/// The MemRef of every tile variable (parameter or defined anywhere in `f`) and iter arg, with
+/// whether [`repoint`] would re-point it (a tile): what keeps allocs alive.
 fn memref_holders(vars: &VarTable, f: &Function) -> Vec<(VarId, bool)> {
     let mut held = Vec::new();
     let mut note = |v: VarId| {
@@ -673,15 +673,7 @@ fn space_slot(free: &mut Vec<(MemorySpace, FirstFit)>, space: MemorySpace, n: us
 /// The MemRef variables still held by a tile variable (parameter or defined anywhere in `f`)
 /// or an iter-arg after re-pointing.
 fn referenced_memrefs(vars: &VarTable, f: &Function) -> FxHashSet<VarId> {
-    let mut live = FxHashSet::default();
-    let mut note = |v: VarId| {
-        if holds_live_memref(vars, v) {
-            live.extend(vars.var_type(v).memref());
-        }
-    };
-    f.params.iter().for_each(|p| note(p.var));
-    walk_defined_vars(&f.body, &mut note);
-    live
+    memref_holders(vars, f).into_iter().map(|(m, _)| m).collect()
 }
 
 /// Whether the MemRef in `v`'s type keeps its alloc alive (a tile's or an iter arg's).
