@@ -442,10 +442,11 @@ impl<'p> Kernel<'p> {
                 ExprKind::Call(c) => super::ops::emit_call(self, None, c, *span),
                 _ => Ok(()),
             },
-            Stmt::Return { .. } => Ok(()),
+            Stmt::Return { values, .. } => super::call_as_result(values, codes::NO_CPP_FORM),
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|c| self.stmt(c)),
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
+                super::call_as_result(values, codes::NO_CPP_FORM)?;
                 let vals = values.iter().map(|v| self.value(v)).collect::<Result<Vec<_>, _>>()?;
                 self.pending_yield = Some(vals);
                 Ok(())

@@ -449,8 +449,16 @@ impl Emitter<'_, '_> {
                     self.task(callee, call, *span, indent);
                 }
             }
-            Stmt::Return { .. } => {}
+            Stmt::Return { values, .. } => {
+                if let Err(d) = super::call_as_result(values, codes::NO_CPP_FORM) {
+                    self.errors.push(d);
+                }
+            }
             Stmt::Yield { values, span } => {
+                if let Err(d) = super::call_as_result(values, codes::NO_CPP_FORM) {
+                    self.errors.push(d);
+                    return;
+                }
                 if values.len() != targets.len() {
                     self.unsupported(*span, format!("Yielded {} values but expected {}", values.len(), targets.len()));
                     return;

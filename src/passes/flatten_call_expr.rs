@@ -20,7 +20,7 @@ use crate::ir::{Expr, ExprKind, Function, Stmt, VarKind, VarTable};
 /// The pass on one function, with its own temporary counter.
 pub fn function(mut f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
     let body = std::mem::replace(&mut f.body, Stmt::empty());
-    let mut flattener = Flattener { vars: &mut f.vars, next_temp: 0, pending: Vec::new() };
+    let mut flattener = Flattener { vars: &mut f.vars, next_temp: 0, pending: Vec::new(), adjacent: false };
     let flat = flattener.stmt(normalize_body(body));
     f.body = flatten_single(flat);
     Ok(f)
@@ -33,6 +33,9 @@ struct Flattener<'a> {
     next_temp: u32,
     /// Temporaries extracted and not yet placed, in creation order.
     pending: Vec<Stmt>,
+    /// The pending temporaries must be placed right before the statement that needs them
+    /// (those of a `yield_` or `return` value), not in the last earlier `OpStmts`.
+    adjacent: bool,
 }
 
 impl Flattener<'_> {
@@ -51,8 +54,8 @@ impl Flattener<'_> {
             }
             Stmt::Assign { var, value, span } => Stmt::Assign { var, value: self.top(value), span },
             Stmt::Eval { expr, span } => Stmt::Eval { expr: self.top(expr), span },
-            Stmt::Yield { values, span } => Stmt::Yield { values: self.exprs(values), span },
-            Stmt::Return { values, span } => Stmt::Return { values: self.exprs(values), span },
+            Stmt::Yield { values, span } => Stmt::Yield { values: self.results(values), span },
+            Stmt::Return { values, span } => Stmt::Return { values: self.results(values), span },
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 let cond = self.operand(*cond);
                 let header = std::mem::take(&mut self.pending);
@@ -98,10 +101,14 @@ impl Flattener<'_> {
         let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
         for s in stmts {
             self.pending.clear();
+            self.adjacent = false;
             let s = self.stmt(s);
             if !self.pending.is_empty() {
                 let temps = std::mem::take(&mut self.pending);
-                match out.iter_mut().rev().find_map(|c| match c {
+                // The reference's placement (any earlier `OpStmts`) for headers; the values of
+                // a `yield_` or `return` only into an `OpStmts` right before them.
+                let earlier = if std::mem::take(&mut self.adjacent) { 1 } else { out.len() };
+                match out.iter_mut().rev().take(earlier).find_map(|c| match c {
                     Stmt::Ops { stmts, .. } => Some(stmts),
                     _ => None,
                 }) {
@@ -126,6 +133,27 @@ impl Flattener<'_> {
         } else {
             e
         }
+    }
+
+    /// The values of a `yield_` or `return`: a call among them is extracted too (the reference
+    /// keeps it, and nothing after this pass evaluates a call in those positions: its effect, a
+    /// store say, would be lost). The temporaries go right before the statement, never across
+    /// an earlier loop or `if` (see [`Flattener::seq`]).
+    fn results(&mut self, values: Vec<Expr>) -> Vec<Expr> {
+        if !values.iter().any(|v| matches!(v.kind, ExprKind::Call(_)) || has_nested_call(v) || is_item_of_call(v)) {
+            return values;
+        }
+        self.adjacent = true;
+        values
+            .into_iter()
+            .map(|e| match e.kind {
+                ExprKind::TupleGetItem(t, i) if matches!(t.kind, ExprKind::Call(_)) => {
+                    let t = self.operand(*t);
+                    Expr { kind: ExprKind::TupleGetItem(Box::new(t), i), ty: e.ty, span: e.span }
+                }
+                kind => self.operand(Expr { kind, ty: e.ty, span: e.span }),
+            })
+            .collect()
     }
 
     fn exprs(&mut self, values: Vec<Expr>) -> Vec<Expr> {
@@ -176,6 +204,11 @@ impl Flattener<'_> {
         self.pending.push(Stmt::Assign { var, value: call, span });
         Expr::var(var, span)
     }
+}
+
+/// Whether `e` is an item of a call's tuple result (`f(x)[0]`).
+fn is_item_of_call(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::TupleGetItem(t, _) if matches!(t.kind, ExprKind::Call(_)))
 }
 
 /// Whether [`Flattener::expr`] would change `e`: a call sits, at any depth, in an operand
