@@ -15,7 +15,7 @@
 use super::stmt_structure::{flatten_single, normalize_body};
 use super::PassEnv;
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprKind, Function, Stmt, VarKind, VarTable};
+use crate::ir::{Expr, ExprKind, Function, Stmt, VarId, VarKind, VarTable};
 
 /// The pass on one function, with its own temporary counter.
 pub fn function(mut f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
@@ -69,6 +69,7 @@ impl Flattener<'_> {
                 let start = self.operand(*start);
                 let stop = self.operand(*stop);
                 let step = self.operand(*step);
+                self.inits(&iter_args);
                 let header = std::mem::take(&mut self.pending);
                 let body = Box::new(self.stmt(*body));
                 self.pending = header;
@@ -85,6 +86,7 @@ impl Flattener<'_> {
                 }
             }
             Stmt::While { cond, iter_args, body, return_vars, span } => {
+                self.inits(&iter_args);
                 let cond = self.operand(*cond);
                 let header = std::mem::take(&mut self.pending);
                 let body = Box::new(self.stmt(*body));
@@ -154,6 +156,23 @@ impl Flattener<'_> {
                 kind => self.operand(Expr { kind, ty: e.ty, span: e.span }),
             })
             .collect()
+    }
+
+    /// The initial values of a loop's iter args: a call there is extracted as a `return`
+    /// value's is (no backend evaluates a call in that position), placed right before the loop.
+    fn inits(&mut self, iter_args: &[VarId]) {
+        for &a in iter_args {
+            let VarKind::IterArg { init } = &self.vars.var(a).kind else { continue };
+            if !matches!(init.kind, ExprKind::Call(_)) && !has_nested_call(init) {
+                continue;
+            }
+            let init = (**init).clone();
+            let init = self.operand(init);
+            self.adjacent = true;
+            if let VarKind::IterArg { init: slot } = &mut self.vars.var_mut(a).kind {
+                **slot = init;
+            }
+        }
     }
 
     fn exprs(&mut self, values: Vec<Expr>) -> Vec<Expr> {
