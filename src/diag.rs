@@ -169,6 +169,8 @@ pub mod codes {
     pub const RETURN_MISMATCH: &str = "E0312";
     /// A call argument whose type disagrees with the callee's parameter.
     pub const CALL_ARG_MISMATCH: &str = "E0313";
+    /// A use of a name that an earlier `if` binds on one of its paths only.
+    pub const UNBOUND_ON_PATH: &str = "E0314";
     // Types (E04xx).
     pub const UNKNOWN_DTYPE: &str = "E0401";
     pub const UNKNOWN_ENUM: &str = "E0402";

@@ -3,3 +3,4 @@
 
 pub mod buffers;
 pub mod memref_plan;
+pub mod one_path;

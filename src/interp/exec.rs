@@ -119,6 +119,20 @@ impl<'p> Interp<'p> {
             Stmt::Continue { .. } => Ok(Flow::Continue),
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 let c = self.eval_scalar(fr, cond)?;
+                // Text as written, before convert-to-ssa: a tensor the skipped branch stores
+                // into and names is, on this path, the tensor stored into (as convert-to-ssa's
+                // phi makes it, `analysis::one_path`). Bound before the branch taken runs, so
+                // that its own bindings of the same names win.
+                if return_vars.is_empty() {
+                    let skipped = if c.num.is_true() { else_body.as_deref() } else { Some(&**then_body) };
+                    if let Some(skipped) = skipped {
+                        for (v, r) in crate::analysis::one_path::written_outside(skipped, fr.vars) {
+                            if let Ok(val) = self.lookup(fr, r, *span) {
+                                self.bind(fr, v, val);
+                            }
+                        }
+                    }
+                }
                 let flow = if c.num.is_true() {
                     self.exec(fr, then_body)?
                 } else if let Some(e) = else_body {

@@ -12,8 +12,11 @@
 //! visible after the `if`: without phis or return vars the then branch's versions; otherwise
 //! the else branch's versions, then the phis.
 
-use super::{trailing_yield, with_trailing_yield, Converter, Name, Names, Versions};
-use crate::ir::{Expr, Stmt, VarKind};
+use rustc_hash::FxHashMap;
+
+use super::{trailing_yield, with_trailing_yield, Converter, Name, Names, Unbound, Versions};
+use crate::analysis::one_path::written_outside;
+use crate::ir::{Expr, Span, Stmt, VarId, VarKind};
 
 /// The phi names, sorted by byte order: names defined before the `if` whose version changed in
 /// either branch, and names new in both branches (Q2 fix; impossible without an else, since
@@ -43,7 +46,13 @@ impl Converter<'_> {
         let then_v = std::mem::replace(&mut self.current, before.clone());
         let else_body = else_body.map(|e| self.stmt(*e));
         let else_v = self.current.clone();
-        let phis = phi_names(self.names, &before, &then_v, &else_v);
+        let mut phis = phi_names(self.names, &before, &then_v, &else_v);
+        let fill = self.one_path_names(&before, &then_v, &else_v, &then_body, else_body.as_ref(), span);
+        if !fill.is_empty() {
+            phis.extend(fill.iter().map(|(n, _)| *n));
+            self.names.sort(&mut phis);
+        }
+        let fill_of = |p: Name| fill.iter().find(|(n, _)| *n == p).map(|(_, v)| *v);
 
         if phis.is_empty() && return_vars.is_empty() {
             self.current = then_v;
@@ -59,7 +68,9 @@ impl Converter<'_> {
         let mut rvs = Vec::with_capacity(phis.len() + return_vars.len());
         let (mut then_vals, mut else_vals) = (Vec::new(), Vec::new());
         for &p in &phis {
-            let (Some(tv), Some(ev)) = (then_v.get(p).or(before.get(p)), else_v.get(p).or(before.get(p))) else {
+            let (Some(tv), Some(ev)) =
+                (then_v.get(p).or(before.get(p)).or(fill_of(p)), else_v.get(p).or(before.get(p)).or(fill_of(p)))
+            else {
                 continue;
             };
             let ty = self.vars.var_type(tv).clone();
@@ -99,6 +110,53 @@ impl Converter<'_> {
             (then_body, else_body)
         };
         Stmt::If { cond, then_body: Box::new(then_body), else_body: Some(Box::new(else_body)), return_vars: rvs, span }
+    }
+}
+
+impl Converter<'_> {
+    /// The names new in one branch of the `if` at `span` only. Those whose value is a tensor
+    /// defined before the `if`, written in place (`analysis::one_path`), are returned with that
+    /// tensor, their value on the other path (they get a phi); the others are recorded as
+    /// unbound on the other path, an error where they are used.
+    fn one_path_names(
+        &mut self,
+        before: &Versions,
+        then_v: &Versions,
+        else_v: &Versions,
+        then_body: &Stmt,
+        else_body: Option<&Stmt>,
+        span: Span,
+    ) -> Vec<(Name, VarId)> {
+        let bound = then_v.bound().max(else_v.bound()) as Name;
+        let mut fill = Vec::new();
+        let mut roots: [Option<FxHashMap<VarId, VarId>>; 2] = [None, None];
+        for n in 0..bound {
+            let (var, in_then) = match (before.get(n), then_v.get(n), else_v.get(n)) {
+                (None, Some(t), None) => (t, true),
+                (None, None, Some(e)) => (e, false),
+                _ => continue,
+            };
+            // A tensor not read after the `if` (by the text's order; IR without source spans
+            // counts as read) needs no phi, and the reference has none.
+            let read_at = self.tensor_read_at.get(n as usize).copied().unwrap_or(0);
+            if read_at <= span.hi && span.hi != 0 {
+                self.unbound.insert(n, Unbound { var, at: span, in_then });
+                continue;
+            }
+            let branch = if in_then { Some(then_body) } else { else_body };
+            let slot = &mut roots[usize::from(!in_then)];
+            let roots = slot.get_or_insert_with(|| branch.map(|b| written_outside(b, self.vars)).unwrap_or_default());
+            let root = roots.get(&var).copied();
+            match root {
+                // `r` is a version visible before the `if` (a version's own name is not its
+                // base name, so the map is searched by value).
+                Some(r) if (0..before.bound() as Name).any(|b| before.get(b) == Some(r)) => fill.push((n, r)),
+                _ => {
+                    self.unbound.insert(n, Unbound { var, at: span, in_then });
+                }
+            }
+        }
+        fill
     }
 }
 

@@ -30,8 +30,24 @@ pub fn function(mut f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnos
     // Every definition gets a new version, so the table about doubles: grow it once.
     let mut vars = std::mem::take(&mut f.vars);
     vars.reserve(vars.len());
-    let f = Converter::new(&mut vars, &mut names).function(f);
+    let (f, errors) = Converter::new(&mut vars, &mut names).function(f);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     Ok(Function { vars, ..f })
+}
+
+/// A name bound on one path of an `if` only (and not a tensor written in place, which is its
+/// destination on the other path, `analysis::one_path`): a use that still sees this binding is
+/// an error.
+#[derive(Clone, Copy)]
+struct Unbound {
+    /// The version the branch bound.
+    var: VarId,
+    /// The `if`.
+    at: Span,
+    /// Whether the name is bound in the then branch (so unbound when the condition is false).
+    in_then: bool,
 }
 
 /// Per-function conversion state.
@@ -41,14 +57,43 @@ struct Converter<'p> {
     /// Next version number per name.
     counter: Vec<u32>,
     current: Versions,
+    /// Names bound on one path of an `if` only, by name.
+    unbound: rustc_hash::FxHashMap<Name, Unbound>,
+    /// By name: the end of the last read of a tensor of that name (0: none).
+    tensor_read_at: Vec<u32>,
+    errors: Vec<Diagnostic>,
 }
 
 impl<'p> Converter<'p> {
     fn new(vars: &'p mut VarTable, names: &'p mut Names) -> Self {
-        Converter { vars, names, counter: Vec::new(), current: Versions::default() }
+        Converter {
+            vars,
+            names,
+            counter: Vec::new(),
+            current: Versions::default(),
+            unbound: Default::default(),
+            tensor_read_at: Vec::new(),
+            errors: Vec::new(),
+        }
     }
 
-    fn function(mut self, f: Function) -> Function {
+    fn function(mut self, f: Function) -> (Function, Vec<Diagnostic>) {
+        // Where each tensor name is last read (the end of the read's span): a tensor stored
+        // into on one path of an `if` gets a phi only if it is read after the `if` (one read
+        // only inside its branch stays as the reference leaves it).
+        let mut read = Vec::new();
+        crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
+            if let ExprKind::Var(v) = e.kind {
+                if matches!(self.vars.var_type(v), Type::Tensor(_)) {
+                    let n = self.names.of_var(self.vars, v) as usize;
+                    if n >= read.len() {
+                        read.resize(n + 1, 0);
+                    }
+                    read[n] = read[n].max(e.span.hi);
+                }
+            }
+        });
+        self.tensor_read_at = read;
         let params = f
             .params
             .iter()
@@ -60,7 +105,7 @@ impl<'p> Converter<'p> {
             })
             .collect();
         let body = self.stmt(f.body);
-        Function { params, body, ..f }
+        (Function { params, body, ..f }, self.errors)
     }
 
     /// The interned name of `v`.
@@ -104,10 +149,17 @@ impl<'p> Converter<'p> {
     }
 
     fn rename_in(&mut self, e: &mut Expr) {
+        let span = e.span;
         match &mut e.kind {
             ExprKind::Var(v) => {
                 let name = self.name(*v);
-                if let Some(cur) = self.current.get(name) {
+                let cur = self.current.get(name);
+                if let Some(u) = self.unbound.get(&name).copied() {
+                    if cur.is_none_or(|c| c == u.var) {
+                        self.unbound_use(name, u, span);
+                    }
+                }
+                if let Some(cur) = cur {
                     *v = cur;
                 }
             }
@@ -157,6 +209,26 @@ impl<'p> Converter<'p> {
             Stmt::While { .. } => self.while_stmt(s),
             Stmt::If { .. } => self.if_stmt(s),
         }
+    }
+
+    /// The error for a use at `span` of `name`, which the `if` of `u` binds on one path only
+    /// (reported once per name).
+    fn unbound_use(&mut self, name: Name, u: Unbound, span: Span) {
+        self.unbound.remove(&name);
+        let n = self.names.str(name).to_string();
+        let (bound, unbound) = if u.in_then { ("then", "false") } else { ("else", "true") };
+        self.errors.push(
+            Diagnostic::error(
+                crate::diag::codes::UNBOUND_ON_PATH,
+                span,
+                format!("`{n}` has no value here when the condition of the `if` is {unbound}: only its {bound} branch assigns it"),
+            )
+            .with_secondary(u.at, "the `if`")
+            .with_note(format!(
+                "help: assign `{n}` before the `if` or in {}",
+                if u.in_then { "an `else:` branch" } else { "the then branch" }
+            )),
+        );
     }
 
     fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
