@@ -874,10 +874,34 @@ impl Emitter<'_, '_> {
             ExprKind::Var(v) => match self.vars.var_type(*v) {
                 Type::Scalar(d) => {
                     let x = self.expr(a);
-                    Some(if *d == DataType::Fp32 {
-                        format!("make_scalar_param(float_to_u64({x}))")
-                    } else {
-                        format!("make_scalar_param({x})")
+                    let pd = self.param_dtype(func, i).unwrap_or(*d);
+                    // A scalar converts to its parameter's dtype at the call (lowering allows
+                    // integer ↔ integer and BOOL, and float ↔ float).
+                    Some(match (pd, *d) {
+                        (pd, d) if pd == d && d == DataType::Fp32 => format!("make_scalar_param(float_to_u64({x}))"),
+                        (pd, d) if pd == d => format!("make_scalar_param({x})"),
+                        (DataType::Bool, d) if d.is_int() => format!("make_scalar_param((uint64_t)({x} != 0))"),
+                        (pd, d) if pd.is_int() && (d.is_int() || d == DataType::Bool) => {
+                            format!("make_scalar_param((uint64_t)static_cast<{}>({x}))", c_type(pd))
+                        }
+                        (pd, d) => {
+                            // Float ↔ float needs the half-precision formats on the AICPU,
+                            // which the orchestration file does not have.
+                            self.unsupported(
+                                a.span,
+                                format!(
+                                    "orchestration codegen: passing the {} scalar '{}' for the {} parameter {} of '{}' needs a conversion the orchestration code cannot make; declare the kernel's parameter {}, or pass an orchestration parameter of dtype {}",
+                                    d.name(),
+                                    self.vars.var_name(*v),
+                                    pd.name(),
+                                    i + 1,
+                                    func.name,
+                                    d.name(),
+                                    pd.name()
+                                ),
+                            );
+                            return None;
+                        }
                     })
                 }
                 Type::Tensor(_) => {

@@ -8,7 +8,7 @@ use super::annotation::{merge, Disagreement};
 use super::{Lowerer, Signature};
 use crate::ast;
 use crate::diag::{codes, Diagnostic};
-use crate::ir::{Expr, ExprKind, Stmt, Type};
+use crate::ir::{DataType, Expr, ExprKind, Stmt, Type};
 
 impl Lowerer {
     /// A function declaring results must end with a `return` of that many values, each
@@ -78,6 +78,13 @@ impl Lowerer {
             let at = self.vars.type_of(a);
             if let (Type::Scalar(pd), Type::Scalar(ad)) = (p, at) {
                 if pd.is_int() == ad.is_int() && pd.is_float() == ad.is_float() {
+                    continue;
+                }
+                // An integer passed for a BOOL is its truth value (not zero), a BOOL passed
+                // for an integer is 0 or 1: the conversions C++ makes, and how PyPTO's own
+                // programs pass flags (`is_first: pl.Scalar[pl.BOOL]` given an INT64).
+                let is_bool = |d: &DataType| *d == DataType::Bool;
+                if (is_bool(pd) && ad.is_int()) || (pd.is_int() && is_bool(ad)) {
                     continue;
                 }
                 // An integer literal is also a float argument when the float holds its value
