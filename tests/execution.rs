@@ -32,6 +32,7 @@ mod execution {
     pub mod invalid;
     pub mod npy;
     pub mod signature;
+    pub mod systests;
     pub mod toolchain;
 }
 
@@ -58,6 +59,10 @@ enum Outcome {
     NotCompared,
     /// A lit error test: ptoc refuses it, as intended; not counted.
     Excluded,
+    /// A systests case whose interpreter results match the expected outputs and whose C++ ran,
+    /// but whose C++ results are not compared: it computes in BF16, which pto-isa's CPU
+    /// simulator has only as `_Float16` with this toolchain (no C++23 `std::bfloat16_t`).
+    InterpOnly,
     /// A program listed in `tests/execution-invalid-programs.txt`, refused with its code.
     Invalid,
     Fail(Class, String),
@@ -213,6 +218,7 @@ fn summary(label: &str, results: &[(String, Outcome)], tc: &Toolchain) {
             Outcome::Pass => "pass",
             Outcome::NotCompared => "not-compared",
             Outcome::Excluded => "excluded",
+            Outcome::InterpOnly => "interp-only",
             Outcome::Invalid => "invalid",
             Outcome::Fail(c, _) => c.name(),
         };
@@ -220,6 +226,7 @@ fn summary(label: &str, results: &[(String, Outcome)], tc: &Toolchain) {
     }
     let order = [
         "pass",
+        "interp-only",
         "invalid",
         "not-compared",
         "refused",
@@ -234,6 +241,11 @@ fn summary(label: &str, results: &[(String, Outcome)], tc: &Toolchain) {
     println!("{label} ({} programs, {}): {}", results.len(), tc.version, line.join(", "));
     if !interp::available() {
         println!("(not compared: this ptoc has no `ptoc run` interpreter)");
+    }
+    if counts.contains_key("interp-only") {
+        println!(
+            "(interp-only: BF16 programs, checked against their expected outputs in the interpreter; their C++ is compiled and run, not compared: pto-isa's CPU simulator takes bfloat16_t for _Float16 without C++23 std::bfloat16_t)"
+        );
     }
 }
 
@@ -299,6 +311,12 @@ fn read_npy(path: &Path) -> Result<Array, String> {
 }
 
 fn run_program(tc: &Toolchain, root: &Path, p: &corpus::Program, judge: invalid::Judge) -> Outcome {
+    if let corpus::Source::Systest(dir) = &p.source {
+        return match try_systest(tc, root, p, dir) {
+            Ok(o) => o,
+            Err((c, why)) => Outcome::Fail(c, why),
+        };
+    }
     let started = Instant::now();
     let agreed = self_agreement(tc, root, p);
     INTERP_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -783,4 +801,180 @@ fn selftest(tc: &Toolchain, out_of_bounds: bool) -> Result<(), String> {
         return Err("the comparison missed a changed element".into());
     }
     Ok(())
+}
+
+/// Whether `tests/conformance-deviations.md` gives the reason ptoc refuses systests case `id`
+/// (`exec/systests/<case>`): an `*_asis` case keeps an upstream program that ptoc rejects,
+/// and must either pass or be refused for a documented reason.
+fn refusal_documented(root: &Path, id: &str) -> bool {
+    let case = id.trim_start_matches("exec/");
+    std::fs::read_to_string(root.join("tests/conformance-deviations.md"))
+        .is_ok_and(|t| t.lines().any(|l| l.starts_with(&format!("- `{case}`"))))
+}
+
+/// A systests case (`execution::systests`): the case's function, on the case's inputs, by the
+/// interpreter and by the C++ at each level, each compared with the expected outputs.
+fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> Step<Outcome> {
+    use execution::systests;
+    let case = systests::load(dir).map_err(harness)?;
+    let file = dir.join("program.pto");
+    let file_s = file.to_string_lossy().into_owned();
+    let work = work_dir(tc, &p.id).map_err(harness)?;
+    let isa_include = format!("{}/", tc.pto_isa.join("include").display());
+    let tidy = |s: &str| s.replace(&file_s, "program.pto").replace(&isa_include, "");
+    let source = std::fs::read_to_string(&file).map_err(|e| harness(e.to_string()))?;
+
+    // The function's parameters as written (the inputs' names) and after the pipeline.
+    let lowered = signature::lowered(&source);
+    let sig = match &lowered {
+        Ok(prog) => signature::signatures(prog).into_iter().find(|(n, _)| *n == case.func).map(|(_, s)| s),
+        Err(_) => None,
+    };
+    let refused = |why: String| -> Step<Outcome> {
+        if p.id.ends_with("_asis") && refusal_documented(root, &p.id) {
+            Ok(Outcome::Invalid)
+        } else {
+            Err((Class::Refused, why))
+        }
+    };
+    let sig = match sig {
+        Some(Ok(s)) => s,
+        Some(Err(why)) => return Err(harness(format!("{}: {why}", case.func))),
+        None => {
+            let out = ptoc(&["--error-format", "short", "--emit", "cpp", &file_s]);
+            return refused(tidy(String::from_utf8_lossy(&out.stderr).trim()));
+        }
+    };
+    let written = ptoc::driver::frontend(&source).ok();
+    let run_names: Vec<String> = match written.as_ref().and_then(|w| w.function(&case.func)) {
+        Some(w) if w.params.len() == sig.params.len() => w.params.iter().map(|p| w.var_name(p.var).to_string()).collect(),
+        _ => sig.params.iter().map(|p| p.name.clone()).collect(),
+    };
+    // The inputs in the parameters' dtypes and shapes, under the names the C++ host reads.
+    let in_dir = work.join("in");
+    let mut interp_inputs = Vec::new();
+    let mut rng = inputs::Rng::new(&p.id);
+    for (prm, name) in sig.params.iter().zip(&run_names) {
+        let given = read_npy(&dir.join("inputs").join(format!("{name}.npy")));
+        let (elem, shape) = match &prm.ty {
+            ParamType::Tensor(t) => (t.elem, t.shape.clone()),
+            ParamType::Scalar(_, e) => (*e, vec![]),
+        };
+        let a = match given {
+            Ok(a) => systests::convert(&a, elem, &shape).map_err(|e| harness(format!("input {name}: {e}")))?,
+            // An output the case gives no input for starts as random numbers.
+            Err(_) if prm.direction == ptoc::ir::ParamDirection::Out => match &prm.ty {
+                ParamType::Tensor(t) => inputs::tensor(&mut rng, t),
+                ParamType::Scalar(..) => return Err(harness(format!("no input for scalar {name}"))),
+            },
+            Err(e) => return Err(harness(e)),
+        };
+        let path = in_dir.join(format!("{}.npy", prm.name));
+        write(&path, &a.to_npy()).map_err(harness)?;
+        interp_inputs.push((name.clone(), path));
+    }
+    // A returned tensor the function creates starts as zeros, as the interpreter's
+    // `tensor.create` and the cases' own tests (`torch.zeros`) have it.
+    for (i, t) in &sig.extra_returns {
+        let zeros = execution::npy::Array { descr: t.elem.descr().into(), shape: t.shape.clone(), data: vec![0; t.elements() * t.elem.size()] };
+        write(&in_dir.join(format!("return_{i}.npy")), &zeros.to_npy()).map_err(harness)?;
+    }
+    let elem_of_output = |name: &str| -> Option<execution::npy::Elem> {
+        if let Some(i) = name.strip_prefix("return_").and_then(|i| i.parse::<usize>().ok()) {
+            if let Some((_, t)) = sig.extra_returns.iter().find(|(k, _)| *k == i) {
+                return Some(t.elem);
+            }
+        }
+        let k = run_names.iter().position(|n| n == name)?;
+        match &sig.params[k].ty {
+            ParamType::Tensor(t) => Some(t.elem),
+            ParamType::Scalar(_, e) => Some(*e),
+        }
+    };
+    let expected = |name: &str| read_npy(&dir.join("expected").join(format!("{name}.npy"))).map_err(harness);
+
+    // 1. The interpreter, as `ptoc run` with the case's flags.
+    let ref_dir = work.join("interp");
+    let started = Instant::now();
+    let ran = interp::run_with(&file, &case.run_args, &case.func, &interp_inputs, &ref_dir);
+    INTERP_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    ran.map_err(|e| (Class::InterpFail, tidy(&e)))?;
+    for name in &case.outputs {
+        let got = read_npy(&ref_dir.join(format!("{name}.npy"))).map_err(|e| (Class::InterpFail, e))?;
+        // `ptoc run` writes BF16 as float32 values (docs/execution.md).
+        let elem = match elem_of_output(name) {
+            Some(execution::npy::Elem::Bf16) if got.descr == "<f4" => Some(execution::npy::Elem::F32),
+            e => e.or_else(|| systests::elem_of_descr(&got.descr)),
+        }
+        .ok_or_else(|| harness(format!("{name}: dtype `{}`", got.descr)))?;
+        systests::allclose(&got, elem, &expected(name)?, case.rtol, case.atol)
+            .map_err(|e| (Class::Mismatch, format!("{name}: interpreter vs expected: {e}")))?;
+    }
+    // Each output's file from the C++: a parameter's under its IR name, a returned tensor of its
+    // own under `return_<i>`; a returned parameter is found as the parameter the interpreter
+    // gives the same value.
+    let mut cpp_outputs = Vec::new();
+    for name in &case.outputs {
+        let elem = elem_of_output(name);
+        let file = if let Some(k) = run_names.iter().position(|n| n == name) {
+            sig.params[k].name.clone()
+        } else if sig.extra_returns.iter().any(|(i, _)| format!("return_{i}") == *name) {
+            name.clone()
+        } else {
+            let value = read_npy(&ref_dir.join(format!("{name}.npy"))).map_err(harness)?;
+            let k = sig
+                .params
+                .iter()
+                .zip(&run_names)
+                .position(|(prm, n)| {
+                    matches!(prm.ty, ParamType::Tensor(_))
+                        && read_npy(&ref_dir.join(format!("{n}.npy"))).is_ok_and(|a| a.data == value.data)
+                })
+                .ok_or_else(|| harness(format!("{name}: no parameter holds the returned value")))?;
+            sig.params[k].name.clone()
+        };
+        let elem = elem.or_else(|| elem_of_output(&run_names[sig.params.iter().position(|q| q.name == file).unwrap_or(0)]));
+        cpp_outputs.push((name.clone(), file, elem.ok_or_else(|| harness(format!("{name}: no dtype")))?));
+    }
+    let bf16 = sig.params.iter().any(|prm| match &prm.ty {
+        ParamType::Tensor(t) => t.elem == execution::npy::Elem::Bf16,
+        ParamType::Scalar(_, e) => *e == execution::npy::Elem::Bf16,
+    }) || sig.extra_returns.iter().any(|(_, t)| t.elem == execution::npy::Elem::Bf16);
+
+    // 2. The C++ at each level, with the case's flags, run on the same inputs.
+    let mut last: Option<(BTreeMap<String, String>, PathBuf)> = None;
+    for level in OPT_LEVELS {
+        let mut args = vec!["--error-format", "short", "--emit", "cpp", level, "-o", "cpp"];
+        args.extend(case.cpp_args.iter().map(String::as_str));
+        args.push(&file_s);
+        let started = Instant::now();
+        let out = ptoc(&args);
+        PTOC_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        match out.code {
+            0 => {}
+            1 => return refused(tidy(&stderr)).map_err(|e| at_level(level, e)),
+            code => return Err(at_level(level, (Class::Ice, format!("ptoc exited with {code}: {}", tidy(&stderr))))),
+        }
+        let files = cpp_files(&out);
+        if last.as_ref().is_some_and(|(f, _)| *f == files) {
+            continue;
+        }
+        let dir_l = work.join(level.trim_start_matches('-'));
+        let exe = build(tc, &files, std::slice::from_ref(&sig), &dir_l, &tidy).map_err(|e| at_level(level, e))?;
+        if last.as_ref().is_some_and(|(_, e)| *e == exe) {
+            continue;
+        }
+        let out_dir = dir_l.join("cpp-out");
+        run_function(&exe, &sig.name, &sig.name, &in_dir, &out_dir, &tidy).map_err(|e| at_level(level, e))?;
+        if !bf16 {
+            for (name, file, elem) in &cpp_outputs {
+                let got = read_npy(&out_dir.join(format!("{file}.npy"))).map_err(harness)?;
+                systests::allclose(&got, *elem, &expected(name)?, case.rtol, case.atol)
+                    .map_err(|e| at_level(level, (Class::Mismatch, format!("{name}: C++ vs expected: {e}"))))?;
+            }
+        }
+        last = Some((files, exe));
+    }
+    Ok(if bf16 { Outcome::InterpOnly } else { Outcome::Pass })
 }

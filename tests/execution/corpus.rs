@@ -10,6 +10,8 @@ pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "redu
 pub enum Source {
     File(PathBuf),
     Genmix { kind: &'static str, seed: u64 },
+    /// A case folder of `../shared/systests` (its `program.pto`, inputs and expected outputs).
+    Systest(PathBuf),
 }
 
 #[derive(Clone, Debug)]
@@ -59,6 +61,9 @@ pub fn programs(root: &Path) -> Vec<Program> {
     for p in files(&shared.join("cpusim/programs"), &["pto", "py"]) {
         add(format!("exec/cpusim/{}", stem(&p)), Source::File(p), false);
     }
+    for dir in super::systests::dirs(&shared) {
+        add(format!("exec/systests/{}", dir.file_name().unwrap_or_default().to_string_lossy()), Source::Systest(dir), false);
+    }
     for kind in GENMIX_KINDS {
         for seed in 1..=GENMIX_PER_KIND {
             add(format!("exec/genmix/{kind}_s{seed}"), Source::Genmix { kind, seed }, false);
@@ -106,6 +111,7 @@ pub fn heldout(var: Option<&str>) -> Result<Vec<Program>, String> {
 pub fn materialize(root: &Path, cache: &Path, src: &Source) -> Result<PathBuf, String> {
     match src {
         Source::File(p) => Ok(p.clone()),
+        Source::Systest(dir) => Ok(dir.join("program.pto")),
         Source::Genmix { kind, seed } => {
             let script = root.join("../shared/tools/genmix.py");
             let text = std::fs::read(&script).map_err(|e| format!("cannot read {}: {e}", script.display()))?;

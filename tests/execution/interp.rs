@@ -28,8 +28,20 @@ pub fn run(
     inputs: &[(String, PathBuf)],
     out_dir: &Path,
 ) -> Result<(), String> {
+    run_with(file, &["--pipeline".into(), pipeline.into()], func, inputs, out_dir)
+}
+
+/// [`run`] with the flags `flags` instead of a pipeline.
+pub fn run_with(
+    file: &Path,
+    flags: &[String],
+    func: &str,
+    inputs: &[(String, PathBuf)],
+    out_dir: &Path,
+) -> Result<(), String> {
     let mut args: Vec<String> = vec!["ptoc".into(), "run".into(), "--error-format".into(), "short".into()];
-    args.extend(["--pipeline".into(), pipeline.into(), "--func".into(), func.into()]);
+    args.extend(flags.iter().cloned());
+    args.extend(["--func".into(), func.into()]);
     for (name, path) in inputs {
         args.push("--input".into());
         args.push(format!("{name}={}", path.display()));
