@@ -40,9 +40,9 @@ impl Interval {
     }
 
     /// Touching at one index counts as overlapping (a statement may read one and write the
-    /// other). The pass itself needs only the special case of intervals in definition order
-    /// (see `decide`); the tests' literal definition of step 3 uses this.
-    #[cfg(test)]
+    /// other). The reference's plan needs only the special case of intervals in definition
+    /// order (see `decide`); `-O0`'s check of that plan against the true lifetimes and the
+    /// tests' literal definition of step 3 use this.
     pub fn overlaps(&self, other: &Interval) -> bool {
         !(self.last < other.def || other.last < self.def)
     }

@@ -171,7 +171,7 @@ fn reuse_in_function(vars: &mut VarTable, f: &mut Function, repointed: bool) {
         let stmts = blocks::linear_statements(&f.body);
         lifetime::intervals(vars, &f.body, &stmts)
     };
-    let decisions = decide(&intervals);
+    let decisions = without_live_overlaps(vars, f, &intervals, decide(&intervals));
     if decisions.is_empty() && !repointed {
         return;
     }
@@ -185,6 +185,50 @@ fn reuse_in_function(vars: &mut VarTable, f: &mut Function, repointed: bool) {
     }
     let live = referenced_memrefs(vars, f);
     remove_dead_allocs(vars, &mut f.body, &live);
+}
+
+/// The reference's decisions `(C reuses P)` over `intervals`, less those whose tiles are live
+/// at the same time by the true lifetimes (the `-O1` ones, [`lifetime::plan_intervals`]): the
+/// reference's limits (§6 Q14: uses inside an `if` or loop nested in a loop are not seen) let a
+/// tile share the buffer of one still to be read — PyPTO's `for … if cond: c = a + b else:
+/// c = a * b` gave `a` and `b` one buffer, so the kernel added a tile to itself. Every other
+/// decision is the reference's.
+fn without_live_overlaps(
+    vars: &VarTable,
+    f: &Function,
+    intervals: &[Interval],
+    decisions: Vec<(usize, usize)>,
+) -> Vec<(usize, usize)> {
+    if decisions.is_empty() {
+        return decisions;
+    }
+    let (stmts, loops) = blocks::linear_statements_with_loops(&f.body);
+    let truth = lifetime::plan_intervals(vars, &f.body, &stmts, &loops);
+    let mut of_var: rustc_hash::FxHashMap<VarId, usize> = Default::default();
+    for (k, t) in truth.iter().enumerate() {
+        for v in t.members() {
+            of_var.insert(v, k);
+        }
+    }
+    let true_of = |i: usize| -> Vec<usize> {
+        let mut ks: Vec<usize> = intervals[i].members().filter_map(|v| of_var.get(&v).copied()).collect();
+        ks.sort_unstable();
+        ks.dedup();
+        ks
+    };
+    // The intervals sharing each buffer so far: the owner, then each accepted user.
+    let mut sharing: rustc_hash::FxHashMap<usize, Vec<usize>> = Default::default();
+    let mut kept = Vec::with_capacity(decisions.len());
+    for (c, p) in decisions {
+        let users = sharing.entry(p).or_insert_with(|| true_of(p));
+        let mine = true_of(c);
+        let clash = mine.iter().any(|&a| users.iter().any(|&b| a != b && truth[a].overlaps(&truth[b])));
+        if !clash {
+            users.extend(mine);
+            kept.push((c, p));
+        }
+    }
+    kept
 }
 
 /// `-O1`: ptoc's own plan (docs/kernel-codegen.md, "Memory plan"). The same rewrite as the
