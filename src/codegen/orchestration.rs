@@ -706,8 +706,11 @@ impl Emitter<'_, '_> {
                     return;
                 }
                 let Type::Tensor(t) = self.vars.type_of(value) else { return };
-                let dims: Vec<String> =
-                    t.shape.iter().map(|d| expr::dim_string(self.vars, d, &mut self.errors)).collect();
+                let dims: Vec<String> = t
+                    .shape
+                    .iter()
+                    .map(|d| unsigned(expr::dim_string(self.vars, d, &mut self.errors)))
+                    .collect();
                 let r = dims.len();
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
@@ -762,8 +765,8 @@ impl Emitter<'_, '_> {
                 let mut lists = Vec::new();
                 for a in call.args.iter().skip(1).take(2) {
                     let items = match &a.kind {
-                        ExprKind::MakeTuple(items) => items.iter().map(|i| self.expr(i)).collect::<Vec<_>>(),
-                        _ => vec![self.expr(a)],
+                        ExprKind::MakeTuple(items) => items.iter().map(|i| unsigned(self.expr(i))).collect::<Vec<_>>(),
+                        _ => vec![unsigned(self.expr(a))],
                     };
                     lists.push(format!("{{{}}}", items.join(", ")));
                 }
@@ -969,3 +972,13 @@ impl Emitter<'_, '_> {
 
 #[cfg(test)]
 mod tests;
+
+/// A shape or offset element of a braced `uint64_t` list: a value computed at run time (an
+/// `int64_t`) is converted explicitly, as a narrowing conversion there does not compile.
+fn unsigned(text: String) -> String {
+    if text.bytes().all(|b| b.is_ascii_digit()) {
+        text
+    } else {
+        format!("static_cast<uint64_t>({text})")
+    }
+}
