@@ -207,13 +207,16 @@ pub mod codes {
     /// whose inner dimensions differ, a reshape that changes the element count, …).
     pub const RUN_SHAPE: &str = "E0703";
     /// Arithmetic or resource errors at run time: integer division by zero, a loop step of 0,
-    /// too many loop iterations or nested calls.
+    /// calls nested too deep.
     pub const RUN_ERROR: &str = "E0704";
     /// An input of `ptoc run` that does not fit its parameter (dtype or shape of an .npy file,
     /// a malformed number, a missing value).
     pub const RUN_BAD_INPUT: &str = "E0705";
     /// `ptoc run` cannot tell which function to run (none or several candidates, unknown --func).
     pub const RUN_NO_FUNCTION: &str = "E0706";
+    /// A run that takes more steps than its budget (`ptoc run --max-steps`): a loop that does
+    /// not end, or one that runs longer than the budget allows.
+    pub const RUN_STEP_LIMIT: &str = "E0707";
     // Code generation (E08xx).
     /// A construct the C++ (CCE) code generator has no form for.
     pub const NO_CPP_FORM: &str = "E0801";

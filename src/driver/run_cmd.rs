@@ -89,6 +89,11 @@ pub struct RunCli {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human)]
     pub error_format: ErrorFormat,
 
+    /// Stop the run with E0707 after this many steps (a step is one statement executed; every
+    /// loop iteration counts at least one): a loop that never ends is reported, not run forever.
+    #[arg(long, value_name = "N", default_value_t = interp::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+
     /// Refuse inputs larger than this many bytes (suffixes K/KiB, M/MiB, G/GiB allowed; at most
     /// 4 GiB less 2 bytes, as source offsets are 32-bit).
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = super::cli::parse_input_limit)]
@@ -172,7 +177,7 @@ fn execute(prog: &Program, written: Option<&Program>, cli: &RunCli) -> Result<(S
     let names = param_names(written, func);
     let given = given_inputs(func, &names, cli)?;
     let args = interp::inputs::make_args(func, cli.seed, given)?;
-    let result = interp::run_function(prog, name, args)?;
+    let result = interp::run_function_within(prog, name, args, cli.max_steps)?;
 
     let mut outputs: Vec<(String, Array)> = Vec::new();
     for (name, v) in names.iter().zip(&result.params) {

@@ -13,8 +13,6 @@ use crate::ir::{Callee, DataType, Expr, ExprKind, Function, Program, Stmt, Type,
 /// Nested calls allowed before the run stops (a recursive program would otherwise exhaust the
 /// stack).
 const MAX_CALL_DEPTH: usize = 200;
-/// Loop iterations allowed in one run: a loop that never ends is an error, not a hang.
-const MAX_ITERATIONS: u64 = 1 << 26;
 
 /// How a statement ended.
 enum Flow {
@@ -30,7 +28,13 @@ enum Flow {
 pub struct Interp<'p> {
     pub(super) prog: &'p Program,
     depth: usize,
-    iterations: u64,
+    /// Statements executed so far ([`Interp::exec`] counts one per statement, compound ones
+    /// included, so every loop iteration counts at least once).
+    steps: u64,
+    /// The step budget of the run: a loop that never ends is an error, not a hang.
+    max_steps: u64,
+    /// The span of the innermost loop running, which the budget's error points at.
+    running_loop: Option<Span>,
 }
 
 /// The variables of one function activation.
@@ -51,8 +55,8 @@ pub(super) struct Frame<'p> {
 }
 
 impl<'p> Interp<'p> {
-    pub fn new(prog: &'p Program) -> Interp<'p> {
-        Interp { prog, depth: 0, iterations: 0 }
+    pub fn new(prog: &'p Program, max_steps: u64) -> Interp<'p> {
+        Interp { prog, depth: 0, steps: 0, max_steps, running_loop: None }
     }
 
     /// Runs `func` on `args` (already checked against the parameters).
@@ -93,6 +97,10 @@ impl<'p> Interp<'p> {
     }
 
     fn exec(&mut self, fr: &mut Frame<'p>, s: &Stmt) -> Result<Flow, Diagnostic> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(self.out_of_steps(s.span()));
+        }
         match s {
             Stmt::Assign { var, value, .. } => {
                 let v = self.eval(fr, value)?;
@@ -168,48 +176,63 @@ impl<'p> Interp<'p> {
                 }
                 let loop_dtype = fr.vars.var_type(*loop_var).scalar_dtype().unwrap_or(DataType::Int64);
                 self.init_iter_args(fr, iter_args)?;
+                let outer = self.running_loop.replace(header(*span, [start, stop, step]));
                 let mut i = lo;
                 while (st > 0 && i < hi) || (st < 0 && i > hi) {
-                    self.tick(*span)?;
                     self.bind(fr, *loop_var, Value::Scalar(Scalar::new(loop_dtype, Num::I(i))));
                     match self.exec(fr, body)? {
                         Flow::Yield(vals) => self.bind_all(fr, iter_args, vals, *span, "loop")?,
                         Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Return(v) => {
+                            self.running_loop = outer;
+                            return Ok(Flow::Return(v));
+                        }
                         Flow::Normal | Flow::Continue => {}
                     }
                     i += st;
                 }
+                self.running_loop = outer;
                 self.finish_loop(fr, iter_args, return_vars, *span)?;
                 Ok(Flow::Normal)
             }
             Stmt::While { cond, iter_args, body, return_vars, span } => {
                 self.init_iter_args(fr, iter_args)?;
+                let outer = self.running_loop.replace(header(*span, [cond]));
                 while self.eval_scalar(fr, cond)?.num.is_true() {
-                    self.tick(*span)?;
                     match self.exec(fr, body)? {
                         Flow::Yield(vals) => self.bind_all(fr, iter_args, vals, *span, "loop")?,
                         Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Return(v) => {
+                            self.running_loop = outer;
+                            return Ok(Flow::Return(v));
+                        }
                         Flow::Normal | Flow::Continue => {}
                     }
                 }
+                self.running_loop = outer;
                 self.finish_loop(fr, iter_args, return_vars, *span)?;
                 Ok(Flow::Normal)
             }
         }
     }
 
-    fn tick(&mut self, span: Span) -> Result<(), Diagnostic> {
-        self.iterations += 1;
-        if self.iterations > MAX_ITERATIONS {
-            return Err(err(
-                codes::RUN_ERROR,
-                span,
-                format!("more than {MAX_ITERATIONS} loop iterations: the run is stopped (a loop that does not end?)"),
-            ));
+    /// The error that ends a run out of steps: at the innermost loop running (else at the
+    /// statement reached, e.g. in calls that recurse without a loop).
+    #[cold]
+    fn out_of_steps(&self, stmt: Span) -> Diagnostic {
+        let max = self.max_steps;
+        match self.running_loop {
+            Some(lp) => err(
+                codes::RUN_STEP_LIMIT,
+                lp,
+                format!("the run took more than {max} steps: stopped in this loop (a loop that does not end?)"),
+            )
+            .with_label("still running after the last step")
+            .with_note(format!("help: if the loop does end, raise the budget with `--max-steps` (now {max})")),
+            None => err(codes::RUN_STEP_LIMIT, stmt, format!("the run took more than {max} steps: stopped here"))
+                .with_label("the statement reached")
+                .with_note(format!("help: raise the budget with `--max-steps` (now {max})")),
         }
-        Ok(())
     }
 
     /// Gives each iter arg its init value (the `init` of its variable-table entry).
@@ -363,6 +386,21 @@ impl<'p> Interp<'p> {
                 }
             }
         }
+    }
+}
+
+/// The header of a loop spanning `whole`: from its start to the end of the last of `parts` (its
+/// range's bounds, its condition) that lies inside it, or the whole loop if none does.
+fn header<const N: usize>(whole: Span, parts: [&Expr; N]) -> Span {
+    let hi = parts
+        .iter()
+        .map(|e| e.span)
+        .filter(|p| !p.is_none() && p.lo >= whole.lo && p.hi <= whole.hi)
+        .map(|p| p.hi)
+        .max();
+    match hi {
+        Some(hi) if !whole.is_none() => Span { lo: whole.lo, hi },
+        _ => whole,
     }
 }
 

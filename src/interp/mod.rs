@@ -35,10 +35,28 @@ pub struct RunResult {
     pub returns: Vec<Value>,
 }
 
+/// The step budget of a run unless one is given (`ptoc run --max-steps`): a step is one
+/// statement executed (blocks and ifs count too, so every loop iteration counts at least
+/// once). The system tests and examples take at most 843 steps (a dynamic-shape loop after
+/// the default pipeline), so ten million leaves a margin of ten thousand times while a scalar
+/// loop that never ends stops within a second.
+pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
+
 /// Runs function `func` of `program` on `args` (one per parameter, in order; scalars are
 /// converted to the parameter's dtype, tensors must match the parameter's dtype and constant
-/// dims).
+/// dims), within the default step budget.
 pub fn run_function(program: &Program, func: &str, args: Vec<Value>) -> Result<RunResult, Diagnostic> {
+    run_function_within(program, func, args, DEFAULT_MAX_STEPS)
+}
+
+/// [`run_function`] with a step budget of `max_steps`: a run that takes more ends with
+/// `E0707` at the innermost loop running.
+pub fn run_function_within(
+    program: &Program,
+    func: &str,
+    args: Vec<Value>,
+    max_steps: u64,
+) -> Result<RunResult, Diagnostic> {
     let Some(f) = program.function(func) else {
         return Err(Diagnostic::error(
             codes::RUN_NO_FUNCTION,
@@ -47,7 +65,7 @@ pub fn run_function(program: &Program, func: &str, args: Vec<Value>) -> Result<R
         ));
     };
     let args = exec::check_args(f, args)?;
-    exec::Interp::new(program).run(f, args, f.span)
+    exec::Interp::new(program, max_steps).run(f, args, f.span)
 }
 
 /// The function `ptoc run` runs when none is named: the Orchestration function if there is

@@ -983,7 +983,7 @@ mod tests {
     #[test]
     fn every_table_op_has_semantics() {
         let prog = Program::new("p");
-        let mut ip = Interp::new(&prog);
+        let mut ip = Interp::new(&prog, crate::interp::DEFAULT_MAX_STEPS);
         for (id, def) in crate::ops::table::entries() {
             let call = Call { callee: Callee::Op(id), args: Vec::new(), kwargs: Vec::new() };
             let e = Expr::new(ExprKind::Call(Box::new(call.clone())), Type::Unknown, Span::NONE);

@@ -580,3 +580,34 @@ fn max_min_reductions_treat_nan_as_pto_isa_does() {
     assert!(got[0].is_nan(), "a NaN in the first row stays: {got:?}");
     assert_eq!(got[1], 2.0, "a NaN after the first row is passed over: {got:?}");
 }
+
+#[test]
+fn the_step_budget_stops_at_the_innermost_loop_running() {
+    // `g` returns from inside its loop; the loop that never ends is `f`'s second one, after the
+    // call, so the error is at it and not at `g`'s loop or `f`'s first.
+    let src = "    @pl.function
+    def g(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        for i in pl.range(0, 10):
+            if i == n:
+                return i
+        return n
+    @pl.function
+    def f(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+        for j in pl.range(0, 3):
+            m = self.g(n)
+        t = m
+        while t < 100:
+            t = t * 1
+        return t
+";
+    let p = program(src);
+    let e = run_function_within(&p, "f", vec![Value::scalar_i64(Int64, 2)], 500).unwrap_err();
+    assert_eq!(e.code, codes::RUN_STEP_LIMIT);
+    assert!(e.message.contains("more than 500 steps"), "{}", e.message);
+    let full = format!("# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n{src}");
+    assert_eq!(&full[e.span.range()], "while t < 100", "{:?}", e.span);
+    // A budget counts statements: the loop that ends takes at least one per iteration.
+    let p = program(&src.replace("t * 1", "t + 1").replace("t < 100", "t < 1000"));
+    assert!(run_function_within(&p, "f", vec![Value::scalar_i64(Int64, 2)], 900).is_err());
+    assert!(run_function_within(&p, "f", vec![Value::scalar_i64(Int64, 2)], 5000).is_ok());
+}

@@ -264,21 +264,22 @@ impl Lowerer {
 
     /// Adds the functions of `bodies` to the program in order, with their diagnostics; in a
     /// hand-written file (see [`Authorship`]) their loop return variables take the reference
-    /// parser's names and contradicting annotations are reported, after all the rest.
+    /// parser's names and contradicting annotations are reported, each among its function's
+    /// other diagnostics in source order: a mismatch is often the cause of an error after it (a
+    /// call given the mis-annotated variable), and is reported before it.
     fn add_bodies(&mut self, bodies: impl IntoIterator<Item = Body>, hand_written: bool) {
-        let mut mismatches = Vec::new();
         for mut body in bodies {
-            self.diags.append(&mut body.diags);
             if hand_written {
-                mismatches.append(&mut body.mismatches);
+                merge_in_source_order(&mut self.diags, body.diags, body.mismatches);
                 for (v, name) in body.loop_outs {
                     body.func.vars.var_mut(v).name = name;
                 }
+            } else {
+                self.diags.append(&mut body.diags);
             }
             // Duplicates were rejected when registering, so this cannot fail.
             let _ = self.prog.add_function(body.func);
         }
-        self.diags.append(&mut mismatches);
     }
 
     /// The body of `f`, whose signature was lowered into `state`; its loop return variables and
@@ -601,8 +602,11 @@ impl Lowerer {
     }
 
     /// The type of a variable annotated `ann` (the annotation at `ann_span`) whose value has
-    /// type `value` (see [`annotation::merge`]). A disagreement keeps the annotation and is an
-    /// error if the function turns out to be hand-written.
+    /// type `value` (see [`annotation::merge`]). A disagreement is an error if the file is
+    /// hand-written, and the variable takes its value's type, as the reference's parser gives
+    /// it: the statements after it then report only what the reference would find wrong with
+    /// them too, not consequences of the annotation (a call given the variable would disagree
+    /// with the annotation's dtype). Printed text keeps the annotation, for the verifier to judge.
     fn annotated_type(&mut self, ann: Type, value: &Type, ann_span: Span) -> Type {
         match annotation::merge(&self.vars, &self.vars, &ann, value) {
             Ok(t) => t,
@@ -620,8 +624,31 @@ impl Lowerer {
                 )
                 .with_note("the variable takes its value's type; correct or remove the annotation");
                 self.authorship.mismatches.push(diag);
-                ann
+                if self.authorship.hand_written {
+                    value.clone()
+                } else {
+                    ann
+                }
             }
+        }
+    }
+}
+
+/// Appends to `out` the diagnostics of `a` and `b`, two lists each in the order it was found
+/// in, merged by their position in the source (a diagnostic without one keeps its place after
+/// those before it in its list).
+fn merge_in_source_order(out: &mut Vec<Diagnostic>, a: Vec<Diagnostic>, b: Vec<Diagnostic>) {
+    out.reserve(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let take_b = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => !y.span.is_none() && !x.span.is_none() && y.span.lo < x.span.lo,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        match if take_b { b.next() } else { a.next() } {
+            Some(d) => out.push(d),
+            None => break,
         }
     }
 }

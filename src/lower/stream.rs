@@ -9,15 +9,17 @@
 //! A method that calls a function not known yet waits, with its tree, until the whole file has
 //! been read. Authorship is decided per method and checked at the end: a method whose own text
 //! is hand-written is lowered as such unless a MemRef header came before it; one that reads as
-//! printed lowers the same either way (it writes every defaulted keyword argument), and what
-//! else the file's authorship decides (loop return names, annotation mismatches) is applied
-//! when the bodies are added. Should a later header make the file printed after all (a MemRef
-//! parameter after a hand-written method), or the text before the class not be what the whole
-//! file says (a second class first, an import after the class), the file is declined and
-//! lowered whole — the same program and diagnostics, only slower.
+//! printed lowers the same either way (it writes every defaulted keyword argument) unless an
+//! annotation contradicts its value, and what else the file's authorship decides (loop return
+//! names, annotation mismatches) is applied when the bodies are added. Should a later header
+//! make the file printed after all (a MemRef parameter after a hand-written method), a method
+//! read as printed have a contradicting annotation in a hand-written file, or the text before
+//! the class not be what the whole file says (a second class first, an import after the class),
+//! the file is declined and lowered whole — the same program and diagnostics, only slower.
 //!
 //! Diagnostics come in the order the whole-file lowering gives them: the file structure's, the
-//! signatures', the bodies' in function order, then the annotation mismatches.
+//! signatures', the bodies' in function order, each body's annotation mismatches among its
+//! other diagnostics in source order.
 
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
@@ -51,8 +53,14 @@ pub(super) fn lower(source: &str, jobs: usize) -> Option<Result<Program, Vec<Dia
     }
     let hand_written = !memrefs
         && (outs.iter().any(|p| p.hand_written) || before.iter().chain(&after).any(|(f, _)| main.is_hand_written(f)));
-    // A method lowered as hand-written in what turned out a printed file: lowered again, whole.
-    if outs.iter().any(|p| matches!(p.lowered, Lowered::Body(_, true)) && !hand_written) {
+    // A method lowered as hand-written in what turned out a printed file, or one lowered as
+    // printed whose annotations contradict their values in a hand-written file (its variables
+    // took the annotations' types, not the values'): lowered again, whole.
+    if outs.iter().any(|p| match &p.lowered {
+        Lowered::Body(_, true) => !hand_written,
+        Lowered::Body(b, false) => hand_written && !b.mismatches.is_empty(),
+        _ => false,
+    }) {
         return None;
     }
     // The file-level checks, on the file with the class body's other lines put back; their

@@ -293,7 +293,9 @@ impl Lowerer {
     }
 
     /// One dimension. A name that is no variable in scope is a symbolic dimension: one symbol
-    /// per name per function.
+    /// per name per function. Anything else must be an integer scalar, and a constant one
+    /// positive: pto-isa has no tile or tensor of a zero or negative extent, and a list where a
+    /// dim belongs (`pl.Tensor[[[16, 16]], …]`) would otherwise reach the interpreter or codegen.
     fn lower_dim(&mut self, e: &ast::Expr) -> R<Expr> {
         if let A::Name(n) = &e.kind {
             if self.scopes.lookup(n).is_none() {
@@ -308,7 +310,29 @@ impl Lowerer {
                 return Ok(Expr::var(v, e.span));
             }
         }
-        self.lower_expr(e)
+        let dim = self.lower_expr(e)?;
+        match self.vars.type_of(&dim) {
+            Type::Scalar(d) if d.is_int() => {}
+            Type::Unknown => {}
+            other => {
+                return Err(Diagnostic::error(
+                    codes::BAD_TYPE,
+                    e.span,
+                    format!("a dimension must be an integer, but this is {}", describe_dim_type(other)),
+                )
+                .with_label("not an integer dimension")
+                .with_note("help: a shape is one list of integers, e.g. [16, 16]"))
+            }
+        }
+        match crate::ops::const_dim(&dim) {
+            Some(v) if v <= 0 => Err(Diagnostic::error(
+                codes::BAD_TYPE,
+                e.span,
+                format!("a dimension must be positive, but this one is {v}"),
+            )
+            .with_label("not a positive extent")),
+            _ => Ok(dim),
+        }
     }
 
     fn lower_exprs_list(&mut self, e: &ast::Expr) -> R<Vec<Expr>> {
@@ -520,6 +544,15 @@ pub(super) fn type_bytes(shape: &[Expr], dtype: DataType) -> u64 {
         }
     }
     (n.saturating_mul(dtype.bits() as u64)).div_ceil(8)
+}
+
+/// What a dimension of the wrong kind is, for the message: `a list`, `a FP32 scalar`, ….
+fn describe_dim_type(t: &Type) -> String {
+    match t {
+        Type::Tuple(_) => "a list".into(),
+        Type::Scalar(d) => format!("a scalar of dtype {}", d.name()),
+        other => format!("a {}", other.kind_name()),
+    }
 }
 
 fn single_item<'a>(items: &'a [Arg], span: Span, msg: &str) -> R<&'a ast::Expr> {

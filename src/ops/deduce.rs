@@ -294,6 +294,17 @@ impl<'a> Cx<'a> {
         }
         Ok(items.to_vec())
     }
+    /// The shape `dims` given by argument `i` (a result's shape: `tensor.create`, a view, a
+    /// reshape, a load or store window) has no constant dim of zero or less: pto-isa has no
+    /// tile or tensor of such an extent, so the C++ would not compile.
+    pub(super) fn positive_dims(&self, i: usize, dims: &[Expr]) -> R<()> {
+        match dims.iter().enumerate().find_map(|(k, d)| const_dim(d).filter(|v| *v <= 0).map(|v| (k, v))) {
+            Some((k, v)) => {
+                Err(self.check_at(i, format!("requires positive dimensions, but shape element {k} is {v}")))
+            }
+            None => Ok(()),
+        }
+    }
     pub(super) fn broadcast(&self, a: &[Expr], b: &[Expr]) -> R<Vec<Expr>> {
         broadcast(a, b).ok_or_else(|| {
             self.check(format!("requires compatible shapes, but got {} and {}", self.dims(a), self.dims(b)))

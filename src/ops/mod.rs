@@ -24,7 +24,7 @@ use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Ty
 use dispatch::Target;
 pub use names::ids as id;
 pub use promote::promote_dtypes;
-pub(crate) use shape::fmt_type;
+pub(crate) use shape::{const_dim, fmt_type};
 pub use table::{Category, OpDef, ResultBuffer, ResultSpace, SyncOp, OPS};
 
 /// An argument as lowering hands it over: an IR expression, or a plain value when the text was

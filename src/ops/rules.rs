@@ -86,7 +86,11 @@ fn reduce(shaped: Shaped, shape: &[Expr], axis: usize, keep: bool, dtype: DataTy
 
 pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
     match rule {
-        Rule::TensorCreate => Ok(make(Shaped::Tensor, cx.tuple(0)?, cx.kw_dtype("dtype")?)),
+        Rule::TensorCreate => {
+            let shape = cx.tuple(0)?;
+            cx.positive_dims(0, &shape)?;
+            Ok(make(Shaped::Tensor, shape, cx.kw_dtype("dtype")?))
+        }
         Rule::TensorRead => {
             let t = cx.tensor(0)?;
             let n = cx.tuple(1)?.len();
@@ -102,7 +106,9 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         }
         Rule::View(shaped) => {
             let (_, dtype) = cx.shaped(0)?;
-            Ok(make(shaped, cx.tuple(1)?, dtype))
+            let shape = cx.tuple(1)?;
+            cx.positive_dims(1, &shape)?;
+            Ok(make(shaped, shape, dtype))
         }
         Rule::TensorAssemble => {
             let t = cx.tensor(0)?;
@@ -111,6 +117,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Reshape(shaped) => {
             let (shape, dtype) = cx.shaped(0)?;
             let new_shape = cx.tuple(1)?;
+            cx.positive_dims(1, &new_shape)?;
             if let (Some(a), Some(b)) = (static_numel(shape), static_numel(&new_shape)) {
                 cx.ensure(a == b, || {
                     format!(
@@ -348,6 +355,7 @@ fn offsets_and_shapes(cx: &Cx) -> R<Vec<Expr>> {
         )
     })?;
     cx.ensure(!shapes.is_empty(), || "requires at least one dimension, but got empty shapes tuple".into())?;
+    cx.positive_dims(2, shapes)?;
     Ok(shapes.to_vec())
 }
 
