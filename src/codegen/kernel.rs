@@ -63,6 +63,7 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         scratch_next: 0,
         scratch_used: false,
         hoisted: hoisted_declarations(f),
+        loops: Vec::new(),
     };
     let base = scratch_base(f);
     let (homes, base) = tile_homes(f, base)?;
@@ -146,6 +147,9 @@ pub(super) struct Kernel<'p> {
     /// Variables defined inside a statement and used after it, declared before it (keyed by
     /// the statement's address).
     hoisted: FxHashMap<usize, Vec<(VarId, Option<VarId>)>>,
+    /// The loops around the statement being emitted, innermost last: whether each carries
+    /// values (iter args), which a `break` or `continue` would skip updating.
+    loops: Vec<bool>,
 }
 
 impl<'p> Kernel<'p> {
@@ -459,8 +463,25 @@ impl<'p> Kernel<'p> {
             Stmt::While { cond, iter_args, body, return_vars, span } => {
                 self.while_stmt(cond, iter_args, body, return_vars, *span)
             }
-            Stmt::Break { span } | Stmt::Continue { span } => {
-                Err(unsupported(*span, &format!("CCE codegen: {} is not supported", s.node_name())))
+            Stmt::Break { span } | Stmt::Continue { span } => self.jump(matches!(s, Stmt::Break { .. }), *span),
+        }
+    }
+
+    /// `break;` / `continue;` of the innermost loop. In C++ as in the IR, a `continue` of a
+    /// `for` still steps the loop variable. The front end refuses a jump in a loop that
+    /// carries values; IR built otherwise is refused here, as the jump would skip the
+    /// assignments of the loop-carried variables at the end of the body.
+    fn jump(&mut self, is_break: bool, span: Span) -> Result<(), Diagnostic> {
+        let word = if is_break { "break" } else { "continue" };
+        match self.loops.last() {
+            None => Err(unsupported(span, &format!("CCE codegen: `{word}` outside a loop"))),
+            Some(true) => Err(unsupported(
+                span,
+                &format!("CCE codegen: `{word}` in a loop with iter_args would skip the update of its loop-carried values"),
+            )),
+            Some(false) => {
+                self.linef(format_args!("{word};"));
+                Ok(())
             }
         }
     }
@@ -637,7 +658,10 @@ impl<'p> Kernel<'p> {
     ) -> Result<(), Diagnostic> {
         self.indent += 1;
         self.pending_yield = None;
-        self.stmt(body)?;
+        self.loops.push(!iter_args.is_empty());
+        let emitted = self.stmt(body);
+        self.loops.pop();
+        emitted?;
         if let Some(ys) = self.pending_yield.take() {
             if !carried.is_empty() {
                 if ys.len() != carried.len() {
