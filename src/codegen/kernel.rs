@@ -1007,6 +1007,21 @@ fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<()
 /// it is reported at the assignment, and convert-to-ssa (in the default pipeline) turns it into
 /// iter args, which the C++ carries.
 fn natural_loop_check(vars: &VarTable, cond: &Expr, body: &Stmt) -> Result<(), Diagnostic> {
+    let Some((x, at)) = carried_by_name(vars, cond, body) else { return Ok(()) };
+    Err(unsupported(
+        at,
+        &format!(
+            "CCE codegen: this while loop carries {} from one iteration to the next by name, which has no C++ form before convert-to-ssa",
+            vars.var_name(x)
+        ),
+    )
+    .with_note("help: run convert-to-ssa before codegen (the default pipeline does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"))
+}
+
+/// The variable a natural `while` (no iter args) assigns in its body under the name of one
+/// read by its condition or body before, with the assignment's span: a value the loop carries
+/// by name, which a generated loop would not see updated ([`natural_loop_check`]).
+pub(super) fn carried_by_name(vars: &VarTable, cond: &Expr, body: &Stmt) -> Option<(VarId, Span)> {
     let mut inner: Vec<(VarId, Span)> = Vec::new();
     crate::ir::visit::walk_stmts(body, &mut |s| match s {
         Stmt::Assign { var, span, .. } => inner.push((*var, *span)),
@@ -1029,15 +1044,7 @@ fn natural_loop_check(vars: &VarTable, cond: &Expr, body: &Stmt) -> Result<(), D
     };
     read(cond);
     crate::ir::visit::walk_stmts(body, &mut |s| crate::ir::visit::stmt_exprs(s).for_each(&mut read));
-    let Some((_, x, at)) = found else { return Ok(()) };
-    Err(unsupported(
-        at,
-        &format!(
-            "CCE codegen: this while loop carries {} from one iteration to the next by name, which has no C++ form before convert-to-ssa",
-            vars.var_name(x)
-        ),
-    )
-    .with_note("help: run convert-to-ssa before codegen (the default pipeline does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"))
+    found.map(|(_, x, at)| (x, at))
 }
 
 /// A loop whose iter args and return variables differ in number (the verifier reports it too,
