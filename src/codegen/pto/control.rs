@@ -45,15 +45,14 @@ impl FnGen<'_> {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             // `return` prints nothing: the function's one `return` line closes it (§7.6).
             Stmt::Return { .. } => Ok(()),
-            // `scf.for` has no early exit; the reference drops the statement silently.
-            Stmt::Break { span } | Stmt::Continue { span } => Err(Diagnostic::error(
-                codes::NO_PTO_FORM,
-                *span,
-                format!(
-                    "the PTO backend cannot emit `{}`",
-                    if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" }
-                ),
-            )),
+            // `scf.for` and `scf.while` have no early exit; the reference drops the statement
+            // silently.
+            Stmt::Break { span } | Stmt::Continue { span } => {
+                let word = if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" };
+                Err(Diagnostic::error(codes::NO_PTO_FORM, *span, format!("the PTO backend cannot emit `{word}`"))
+                    .with_note("PTO-ISA MLIR loops (`scf.for`, `scf.while`) have no early exit; the CCE backend (`--emit cpp`) emits it")
+                    .with_note("help: put the rest of the iteration under `if`/`else`, or for a `break` make the exit the condition of a `pl.while_` loop"))
+            }
         }
     }
 
