@@ -477,7 +477,9 @@ impl<'p> Kernel<'p> {
             None => Err(unsupported(span, &format!("CCE codegen: `{word}` outside a loop"))),
             Some(true) => Err(unsupported(
                 span,
-                &format!("CCE codegen: `{word}` in a loop with iter_args would skip the update of its loop-carried values"),
+                &format!(
+                    "CCE codegen: `{word}` in a loop with iter_args would skip the update of its loop-carried values"
+                ),
             )),
             Some(false) => {
                 self.linef(format_args!("{word};"));
