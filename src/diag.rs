@@ -198,6 +198,8 @@ pub mod codes {
     /// `-O1`: an accumulating matmul whose accumulator is used after it, so its result cannot
     /// take the accumulator's buffer, which the NPU's instruction writes into.
     pub const ACCUMULATOR_STILL_USED: &str = "E0607";
+    /// `--verify-sync`: a `sync_src` that may still be outstanding when the function ends.
+    pub const UNCONSUMED_SET: &str = "E0608";
     // Running a program: the interpreter and `ptoc run` (E07xx).
     /// An operator or construct the interpreter cannot execute (names it).
     pub const RUN_UNSUPPORTED: &str = "E0701";
@@ -383,6 +385,7 @@ fn default_label(code: &str) -> &'static str {
         codes::REDUNDANT_SYNC => "removable",
         codes::LOOP_NEST_TOO_DEEP => "nested too deeply",
         codes::ACCUMULATOR_STILL_USED => "accumulates into a buffer of its own",
+        codes::UNCONSUMED_SET => "this set",
         codes::RUN_OUT_OF_BOUNDS => "out of bounds",
         codes::VERIFY_FAILED => "the verifier rejects this",
         _ => "here",

@@ -37,7 +37,8 @@ fn ssa_problems(mlir: &str, allow_empty: bool) -> Vec<String> {
     let mut defined: HashSet<String> = HashSet::new();
     let mut problems = Vec::new();
     // Constants are hoisted to the top of the function; loop values are defined on their
-    // `scf.for` line; everything else on the left of `=`.
+    // `scf.for` line, a `scf.while`'s before-region arguments on its line and its after-region
+    // arguments on the `^bb0(…):` line; everything else on the left of `=`.
     for (n, line) in mlir.lines().enumerate() {
         let n = n + 1;
         let t = line.trim();
@@ -72,6 +73,26 @@ fn ssa_problems(mlir: &str, allow_empty: bool) -> Vec<String> {
                 }
                 uses_text = uses;
             }
+        }
+        if let Some(rest) = rhs.strip_prefix("scf.while (") {
+            let carried = rest.split(") :").next().unwrap_or("");
+            let mut uses = String::new();
+            for pair in carried.split(", ") {
+                if let Some((a, init)) = pair.split_once(" = ") {
+                    defs.push(a.to_string());
+                    uses.push(' ');
+                    uses.push_str(init);
+                }
+            }
+            uses_text = uses;
+        }
+        if let Some(args) = t.strip_prefix("^bb0(") {
+            for arg in args.trim_end_matches("):").split(", ") {
+                if let Some((a, _)) = arg.split_once(" : ") {
+                    defs.push(a.to_string());
+                }
+            }
+            uses_text.clear();
         }
         for u in values(&uses_text) {
             if !defined.contains(&u) {
@@ -127,6 +148,16 @@ fn the_sanity_check_finds_problems() {
     assert_eq!(ssa_problems(&good.replace("%arg0 step", "%9 step"), false), ["line 4: %9 used before its definition"]);
     assert_eq!(ssa_problems(&good.replace("%1 = scf", "%c0 = scf"), false), ["line 4: %c0 defined twice"]);
     assert_eq!(ssa_problems(&good.replace("yield %2", "yield "), false), ["line 5: empty operand"]);
+    let good_while = "module {\n  func.func @f(%arg0: i64) {\n  %c0 = arith.constant 0 : index\n  %3 = scf.while (%1 = %c0) : (index) -> (index) {\n    %4 = arith.cmpi slt, %1, %arg0 : index\n    scf.condition(%4) %1 : index\n  } do {\n  ^bb0(%2 : index):\n    scf.yield %2 : index\n  }\n  return\n  }\n}\n";
+    assert_eq!(ssa_problems(good_while, false), Vec::<String>::new());
+    assert_eq!(
+        ssa_problems(&good_while.replace("(%1 = %c0)", "(%1 = %9)"), false),
+        ["line 4: %9 used before its definition"]
+    );
+    assert_eq!(
+        ssa_problems(&good_while.replace("^bb0(%2", "^bb0(%5"), false),
+        ["line 9: %2 used before its definition"]
+    );
 }
 
 #[test]

@@ -63,6 +63,7 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         scratch_next: 0,
         scratch_used: false,
         hoisted: hoisted_declarations(f),
+        loops: Vec::new(),
     };
     let base = scratch_base(f);
     let (homes, base) = tile_homes(f, base)?;
@@ -146,6 +147,9 @@ pub(super) struct Kernel<'p> {
     /// Variables defined inside a statement and used after it, declared before it (keyed by
     /// the statement's address).
     hoisted: FxHashMap<usize, Vec<(VarId, Option<VarId>)>>,
+    /// The loops around the statement being emitted, innermost last: whether each carries
+    /// values (iter args), which a `break` or `continue` would skip updating.
+    loops: Vec<bool>,
 }
 
 impl<'p> Kernel<'p> {
@@ -460,8 +464,27 @@ impl<'p> Kernel<'p> {
             Stmt::While { cond, iter_args, body, return_vars, span } => {
                 self.while_stmt(cond, iter_args, body, return_vars, *span)
             }
-            Stmt::Break { span } | Stmt::Continue { span } => {
-                Err(unsupported(*span, &format!("CCE codegen: {} is not supported", s.node_name())))
+            Stmt::Break { span } | Stmt::Continue { span } => self.jump(matches!(s, Stmt::Break { .. }), *span),
+        }
+    }
+
+    /// `break;` / `continue;` of the innermost loop. In C++ as in the IR, a `continue` of a
+    /// `for` still steps the loop variable. The front end refuses a jump in a loop that
+    /// carries values; IR built otherwise is refused here, as the jump would skip the
+    /// assignments of the loop-carried variables at the end of the body.
+    fn jump(&mut self, is_break: bool, span: Span) -> Result<(), Diagnostic> {
+        let word = if is_break { "break" } else { "continue" };
+        match self.loops.last() {
+            None => Err(unsupported(span, &format!("CCE codegen: `{word}` outside a loop"))),
+            Some(true) => Err(unsupported(
+                span,
+                &format!(
+                    "CCE codegen: `{word}` in a loop with iter_args would skip the update of its loop-carried values"
+                ),
+            )),
+            Some(false) => {
+                self.linef(format_args!("{word};"));
+                Ok(())
             }
         }
     }
@@ -638,7 +661,10 @@ impl<'p> Kernel<'p> {
     ) -> Result<(), Diagnostic> {
         self.indent += 1;
         self.pending_yield = None;
-        self.stmt(body)?;
+        self.loops.push(!iter_args.is_empty());
+        let emitted = self.stmt(body);
+        self.loops.pop();
+        emitted?;
         if let Some(ys) = self.pending_yield.take() {
             if !carried.is_empty() {
                 if ys.len() != carried.len() {
@@ -984,6 +1010,21 @@ fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<()
 /// it is reported at the assignment, and convert-to-ssa (in the default pipeline) turns it into
 /// iter args, which the C++ carries.
 fn natural_loop_check(vars: &VarTable, cond: &Expr, body: &Stmt) -> Result<(), Diagnostic> {
+    let Some((x, at)) = carried_by_name(vars, cond, body) else { return Ok(()) };
+    Err(unsupported(
+        at,
+        &format!(
+            "CCE codegen: this while loop carries {} from one iteration to the next by name, which has no C++ form before convert-to-ssa",
+            vars.var_name(x)
+        ),
+    )
+    .with_note("help: run convert-to-ssa before codegen (the default pipeline does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"))
+}
+
+/// The variable a natural `while` (no iter args) assigns in its body under the name of one
+/// read by its condition or body before, with the assignment's span: a value the loop carries
+/// by name, which a generated loop would not see updated ([`natural_loop_check`]).
+pub(super) fn carried_by_name(vars: &VarTable, cond: &Expr, body: &Stmt) -> Option<(VarId, Span)> {
     let mut inner: Vec<(VarId, Span)> = Vec::new();
     crate::ir::visit::walk_stmts(body, &mut |s| match s {
         Stmt::Assign { var, span, .. } => inner.push((*var, *span)),
@@ -1006,15 +1047,7 @@ fn natural_loop_check(vars: &VarTable, cond: &Expr, body: &Stmt) -> Result<(), D
     };
     read(cond);
     crate::ir::visit::walk_stmts(body, &mut |s| crate::ir::visit::stmt_exprs(s).for_each(&mut read));
-    let Some((_, x, at)) = found else { return Ok(()) };
-    Err(unsupported(
-        at,
-        &format!(
-            "CCE codegen: this while loop carries {} from one iteration to the next by name, which has no C++ form before convert-to-ssa",
-            vars.var_name(x)
-        ),
-    )
-    .with_note("help: run convert-to-ssa before codegen (the default pipeline does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"))
+    found.map(|(_, x, at)| (x, at))
 }
 
 /// A loop whose iter args and return variables differ in number (the verifier reports it too,

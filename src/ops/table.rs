@@ -801,11 +801,14 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tdivs", 2)),
     block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
         .pto(pto("pto.trems", 2)),
-    block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
+    block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TMAXS", 2, BINARY_SCALAR))
         .pto(pto("pto.tmaxs", 2)),
-    block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
+    block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TMINS", 2, BINARY_SCALAR))
         .pto(pto("pto.tmins", 2)),
-    block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(None, Some(PipeType::V))
+    block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TLRELU", 2, BINARY_SCALAR))
         .pto(pto("pto.tlrelu", 2)),
     block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tshls", 2)),
@@ -868,7 +871,8 @@ pub static OPS: &[OpDef] = &[
     block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"])
         .cce(ew("TRELU", 1, UNARY))
         .pto(pto("pto.trelu", 1)),
-    block("block.not", TILE, Rule::NotTile).pipes(None, Some(PipeType::V)).aliases(&["not_"])
+    block("block.not", TILE, Rule::NotTile).pipes(Some(PipeType::V), Some(PipeType::V)).aliases(&["not_"])
+        .cce(ew("TNOT", 1, UNARY))
         .pto(pto("pto.tnot", 1)),
     block(names::CAST, &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
         .cce(CceEmit::Cast)

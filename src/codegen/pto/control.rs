@@ -1,6 +1,6 @@
 //! Statements and control flow (spec `pto-codegen.md` §7): assignments and expression
-//! statements run an op's emitter; `for` becomes `scf.for`, `if` becomes `scf.if`, each with
-//! its loop-carried values or results and a final `scf.yield`.
+//! statements run an op's emitter; `for` becomes `scf.for`, `while` `scf.while`, `if`
+//! `scf.if`, each with its loop-carried values or results and a final `scf.yield`.
 
 use super::func::{FnGen, Res};
 use super::types::value_type;
@@ -28,11 +28,8 @@ impl FnGen<'_> {
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 self.if_stmt(cond, then_body, else_body.as_deref(), return_vars, *span)
             }
-            // The reference has no `while` emitter and emits the body once, inline, without a
-            // loop: ptoc refuses instead of miscompiling.
-            Stmt::While { span, .. } => {
-                Err(Diagnostic::error(codes::NO_PTO_FORM, *span, "the PTO backend cannot emit a `while` loop")
-                    .with_note("write the loop as `for … in pl.range(…)`; PTO-ISA MLIR has no scf.while lowering here"))
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                self.while_stmt(cond, iter_args, body, return_vars, *span)
             }
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
@@ -49,15 +46,14 @@ impl FnGen<'_> {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             // `return` prints nothing: the function's one `return` line closes it (§7.6).
             Stmt::Return { values, .. } => crate::codegen::call_as_result(values, codes::NO_PTO_FORM),
-            // `scf.for` has no early exit; the reference drops the statement silently.
-            Stmt::Break { span } | Stmt::Continue { span } => Err(Diagnostic::error(
-                codes::NO_PTO_FORM,
-                *span,
-                format!(
-                    "the PTO backend cannot emit `{}`",
-                    if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" }
-                ),
-            )),
+            // `scf.for` and `scf.while` have no early exit; the reference drops the statement
+            // silently.
+            Stmt::Break { span } | Stmt::Continue { span } => {
+                let word = if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" };
+                Err(Diagnostic::error(codes::NO_PTO_FORM, *span, format!("the PTO backend cannot emit `{word}`"))
+                    .with_note("PTO-ISA MLIR loops (`scf.for`, `scf.while`) have no early exit; the CCE backend (`--emit cpp`) emits it")
+                    .with_note("help: put the rest of the iteration under `if`/`else`, or for a `break` make the exit the condition of a `pl.while_` loop"))
+            }
         }
     }
 
@@ -134,6 +130,104 @@ impl FnGen<'_> {
             ));
         }
         self.region(body, &types, |n, m| format!("ForStmt yield count ({n}) must match iter_args ({m})"), span)?;
+        self.line("}");
+        Ok(())
+    }
+
+    /// `scf.while` (the form of upstream PyPTO's generator; the reference of the spec has none,
+    /// §7.7): the before region evaluates the condition on its block arguments and passes them
+    /// on with `scf.condition`, the after region (`^bb0`) runs the body and yields the next
+    /// values. Each carried value takes two counter values (before, after argument), then the
+    /// results theirs; tensors are not carried (as in `scf.for`). Without carried values the
+    /// regions have no arguments and the body ends with a bare `scf.yield`.
+    fn while_stmt(
+        &mut self,
+        cond: &Expr,
+        iter_args: &[VarId],
+        body: &Stmt,
+        return_vars: &[VarId],
+        span: Span,
+    ) -> Res<()> {
+        if iter_args.len() != return_vars.len() {
+            return Err(value_error(
+                span,
+                format!(
+                    "WhileStmt iter_args size ({}) must equal return_vars size ({})",
+                    iter_args.len(),
+                    return_vars.len()
+                ),
+            ));
+        }
+        // Before convert-to-ssa a `while` carries values by name: the MLIR condition would read
+        // the value from before the loop in every iteration.
+        if iter_args.is_empty() {
+            if let Some((x, at)) = crate::codegen::kernel::carried_by_name(self.vars, cond, body) {
+                return Err(Diagnostic::error(
+                    codes::NO_PTO_FORM,
+                    at,
+                    format!(
+                        "the PTO backend cannot emit a while loop that carries `{}` from one iteration to the next by name",
+                        self.vars.var_name(x)
+                    ),
+                )
+                .with_note("help: run convert-to-ssa first (`--pipeline ptoas` does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"));
+            }
+        }
+        let (iter_args, return_vars) = without_tensors(self.vars, iter_args, return_vars);
+        let (iter_args, return_vars) = (&iter_args[..], &return_vars[..]);
+        let mut inits = Vec::new();
+        for a in iter_args {
+            inits.push(match &self.vars.var(*a).kind {
+                VarKind::IterArg { init } => self.scalar(init)?,
+                _ => String::new(),
+            });
+        }
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        for _ in iter_args {
+            before.push(self.names.fresh());
+            after.push(self.names.fresh());
+        }
+        let results = self.bind_results(return_vars);
+        let types: Vec<&str> = iter_args.iter().map(|a| value_type(self.vars.var_type(*a))).collect();
+        let bind = |g: &mut Self, values: &[String]| {
+            for (a, v) in iter_args.iter().zip(values) {
+                g.names.bind(g.vars.var_name(*a), v.clone());
+            }
+        };
+        let joined = |sep: &str, l: &[String], r: &[String]| {
+            l.iter().zip(r).map(|(a, b)| format!("{a}{sep}{b}")).collect::<Vec<_>>().join(", ")
+        };
+        let tys = types.join(", ");
+        if iter_args.is_empty() {
+            self.line("scf.while : () -> () {");
+        } else {
+            self.line(&format!(
+                "{} = scf.while ({}) : ({tys}) -> ({tys}) {{",
+                results.join(", "),
+                joined(" = ", &before, &inits)
+            ));
+        }
+        self.indent += STEP;
+        bind(self, &before);
+        let c = self.scalar(cond)?;
+        if iter_args.is_empty() {
+            self.line(&format!("scf.condition({c})"));
+        } else {
+            self.line(&format!("scf.condition({c}) {} : {tys}", before.join(", ")));
+        }
+        self.indent -= STEP;
+        self.line("} do {");
+        if !iter_args.is_empty() {
+            let typed: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            self.line(&format!("^bb0({}):", joined(" : ", &after, &typed)));
+        }
+        bind(self, &after);
+        self.region(body, &types, |n, m| format!("WhileStmt yield count ({n}) must match iter_args ({m})"), span)?;
+        if iter_args.is_empty() {
+            self.indent += STEP;
+            self.line("scf.yield");
+            self.indent -= STEP;
+        }
         self.line("}");
         Ok(())
     }

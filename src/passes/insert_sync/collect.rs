@@ -30,6 +30,9 @@ pub struct Analysis {
     pub op_counts: FxHashMap<PosId, usize>,
     /// Source span of every leaf visited, indexed by position, for diagnostics.
     spans: Vec<Option<Span>>,
+    /// The position of every `break` and `continue`, a loop body's copy folded onto the body
+    /// (phase 2 keeps the ends of a pair on the same side of them).
+    pub jumps: Vec<PosId>,
 }
 
 impl Analysis {
@@ -257,6 +260,8 @@ impl Collector<'_> {
                     self.seq(as_seq(body), 1, state);
                     self.leave();
                 }
+                // No effects; where it is tells phase 2 which pairs a jump could split.
+                Stmt::Break { .. } | Stmt::Continue { .. } => self.out.jumps.push(self.here()),
                 other => self.leaf_at(self.here(), other, state, copy()),
             }
             self.leave();
@@ -301,12 +306,17 @@ impl Collector<'_> {
         }
         let n = stmts.len();
         let start = self.pairs.len();
+        let jumps_start = self.out.jumps.len();
         self.seq(stmts, 2, state);
         let body = self.here();
         let (body_path, positions, folded) = (self.path.as_slice(), &mut self.out.positions, &mut self.folded);
         folded.next_round();
         let mut fold = |p| folded.get_or(p, |p| fold_copy(positions, p, (body, body_path), n));
         self.pairs.map_ends_from(start, &mut fold);
+        // Each jump was met in both copies: keep the first copy's.
+        let jumps = &mut self.out.jumps;
+        jumps.truncate(jumps_start + (jumps.len() - jumps_start) / 2);
+        jumps[jumps_start..].iter_mut().for_each(|j| *j = fold(*j));
         let marks = &mut self.marks;
         for access in &mut state.access {
             for list in [&mut access.writers, &mut access.readers] {

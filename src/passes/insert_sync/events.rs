@@ -16,12 +16,18 @@ pub const MAX_EVENT_IDS: u8 = 8;
 
 /// Phase 2 over all pairs, in order; then de-duplicates them (first wins).
 pub fn adjust_scopes(a: &mut Analysis) {
-    let Analysis { pairs, positions, op_counts, .. } = a;
+    let Analysis { pairs, positions, op_counts, jumps, .. } = a;
     for p in pairs.iter_mut() {
         let (set, wait) = (positions.path(p.set), positions.path(p.wait));
         let same = same_scope(set, wait);
         if same && (before(wait, set) || p.wait == p.set) {
             // Cross-iteration dependence: wait at the end of the iteration (after the set's run).
+            p.wait = end_of_ops(positions, p.set, op_counts);
+            p.wait_after = true;
+        } else if same && !p.same_pipe() && jumps.iter().any(|&j| splits(positions.path(j), set, wait)) {
+            // A `break` or `continue` between the two would leave the set without its wait
+            // (a stale flag for a later wait, or a second set of the flag in the next
+            // iteration): wait right after the producer's run of ops, before the jump.
             p.wait = end_of_ops(positions, p.set, op_counts);
             p.wait_after = true;
         } else if p.same_pipe() || same {
@@ -68,6 +74,19 @@ fn merge_shared_sets(pairs: &mut Vec<Pair>, positions: &Positions) {
         k += 1;
         !drop[k - 1]
     });
+}
+
+/// Whether the jump at `jump` lies between `set` and `wait` (in one `SeqStmts`, the set's
+/// statement first) and leaves that sequence: it is inside a statement between them and not
+/// inside a loop of that statement (whose own iteration it would end).
+fn splits(jump: &[Elem], set: &[Elem], wait: &[Elem]) -> bool {
+    let Some(k) = depth(set) else { return false };
+    let (i, j) = (set[k].index(), wait[k].index());
+    jump.len() > k
+        && jump[..k] == set[..k]
+        && jump[k].kind() == Kind::Seq
+        && (i < jump[k].index() && jump[k].index() < j)
+        && !jump[k + 1..].iter().any(|e| e.kind() == Kind::ForBody)
 }
 
 /// The last statement of the `OpStmts` holding `p` (`p` itself if it is not in one).

@@ -68,6 +68,8 @@ enum Tag {
     /// barriers (fuzz finding F2: a loop-carried pair's barrier after the last op of a body
     /// must not be dropped because a forward pair put one before that op).
     Bar(PipeType, bool),
+    /// The full barrier before a `break` or `continue`.
+    BarAll,
 }
 
 impl<'a> Plan<'a> {
@@ -107,6 +109,24 @@ impl<'a> Plan<'a> {
                 let parent = a.positions.parent(seq_child);
                 plan.seqs.entry(parent).or_default().items.push((Slot::new(key, after), stmt));
             }
+        }
+        // A jump goes where program order does not: to the next iteration or out of the loop,
+        // past syncs the pairs placed for the paths that reach the end of the body. A full
+        // barrier before it orders everything before the jump before everything after its
+        // target (remove-redundant-sync drops it where nothing needs it).
+        for &j in &a.jumps {
+            let Some((_, key)) = split_parent(a.positions.path(j)) else { continue };
+            if !seen.insert((j, Tag::BarAll)) {
+                continue;
+            }
+            let stmts = &mut plan.made;
+            let made = made.entry(Tag::BarAll).or_insert_with(|| {
+                stmts.push(bar_call(vars, ops::id::BAR_ALL));
+                Some(stmts.len() - 1)
+            });
+            let Some(stmt) = *made else { continue };
+            let parent = a.positions.parent(j);
+            plan.seqs.entry(parent).or_default().items.push((Slot::new(key, false), stmt));
         }
         for sp in plan.seqs.values_mut() {
             sp.items.sort_by_key(|&(slot, _)| slot);
@@ -261,6 +281,7 @@ fn sync_stmt(vars: &VarTable, tag: Tag) -> Option<Stmt> {
         Tag::Bar(PipeType::V, _) => Some(bar_call(vars, ops::id::BAR_V)),
         Tag::Bar(PipeType::M, _) => Some(bar_call(vars, ops::id::BAR_M)),
         Tag::Bar(..) => None,
+        Tag::BarAll => Some(bar_call(vars, ops::id::BAR_ALL)),
     }
 }
 

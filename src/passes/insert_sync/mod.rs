@@ -22,6 +22,12 @@
 //! set are merged or kept apart so that no set has two waits ([`events`]). The body is normalised first (§2.3, scope bodies made
 //! sequences too), which is invisible in the printed IR.
 //!
+//! `break` and `continue` (which the reference's CCE backend does not support): phase 2 gives a
+//! pair whose set and wait a jump out of their sequence would separate a wait right after its
+//! set, so that no path leaves a flag set ([`events`]), and phase 4 puts a `bar_all` before each
+//! jump, which orders what ran before it before what runs after its target, the paths the
+//! pairs were not placed for ([`insert`]).
+//!
 //! Positions are interned per function ([`position::Positions`]): pairs and indexes hold dense
 //! ids, and each reduction looks only at its own sequence's pairs, so the pass is linear in
 //! the length of a function for straight-line code.

@@ -74,6 +74,9 @@ pub enum Finding {
     Dependency { first: usize, second: usize, kind: DepKind, mem: MemLoc },
     /// The wait may find no set outstanding; `somewhere` = a set is outstanding on some paths.
     UnmatchedWait { wait: usize, somewhere: bool },
+    /// The set may still be outstanding when the function ends (no wait consumed it on some
+    /// path, e.g. one a `break` took past the wait): a later kernel's wait would pass on it.
+    UnconsumedSet { set: usize },
 }
 
 /// One leaf statement as seen by the analysis.
@@ -385,8 +388,17 @@ pub fn analyse_with(prep: &Prepared, body: &Stmt, model: &SyncModel, opts: Optio
         next: 0,
         loops: Vec::new(),
         scratch: Vec::new(),
+        returns: None,
     };
-    a.stmt(body, &mut Some(State::new(prep.words, prep.locs.len())));
+    let mut st = Some(State::new(prep.words, prep.locs.len()));
+    a.stmt(body, &mut st);
+    if let Some(end) = join(a.returns.take(), st) {
+        for (_, slot) in &end.slots {
+            for &set in &slot.sets {
+                a.report(Finding::UnconsumedSet { set: set as usize });
+            }
+        }
+    }
     Analysis { findings: a.found.into_iter().collect(), matches: a.matches, aborted: a.aborted, reached: a.reached }
 }
 
@@ -560,6 +572,8 @@ struct Analyzer<'a> {
     next: usize,
     loops: Vec<LoopExits>,
     scratch: Vec<Finding>,
+    /// The states at the function's `return`s.
+    returns: Option<State>,
 }
 
 /// A bound on fixpoint rounds; each round grows the state, so this is never reached on real
@@ -595,7 +609,7 @@ impl Analyzer<'_> {
             Stmt::While { body, .. } => *st = self.repeat(body, st.take(), false),
             Stmt::Scope { body, .. } => self.stmt(body, st),
             Stmt::Yield { .. } => {}
-            Stmt::Return { .. } => *st = None,
+            Stmt::Return { .. } => self.returns = join(self.returns.take(), st.take()),
             Stmt::Break { .. } => {
                 if let Some(l) = self.loops.last_mut() {
                     l.breaks = join(l.breaks.take(), st.take());

@@ -62,6 +62,10 @@ pub enum Hazard {
     /// A wait that may find no set of its event outstanding (it would hang, or consume a stale
     /// set); `on_some_paths`: a set is outstanding on some paths into it but not all.
     UnmatchedWait { function: String, wait: OpSite, event: Event, on_some_paths: bool },
+    /// A set that may still be outstanding when the function ends: no wait consumes it on some
+    /// path (a later wait of the event, in this kernel's next run or another kernel, would pass
+    /// on it before its own producer finished).
+    UnconsumedSet { function: String, set: OpSite, event: Event },
 }
 
 /// A sync op (or a set/wait pair) that can be deleted without creating a finding.
@@ -92,6 +96,7 @@ pub fn check_function(f: &Function, backend: Backend, model: &SyncModel) -> Vec<
     found.sort_by_key(|f| match *f {
         Finding::Dependency { first, second, .. } => (second, first),
         Finding::UnmatchedWait { wait, .. } => (wait, wait),
+        Finding::UnconsumedSet { set } => (set, set),
     });
     found.into_iter().map(|x| hazard(f, &prep, x)).collect()
 }
@@ -108,7 +113,8 @@ pub fn has_written_syncs(f: &Function) -> bool {
     found
 }
 
-/// [`check_sync`] as diagnostics (errors `E0603` / `E0604`, pointing at the later op).
+/// [`check_sync`] as diagnostics (errors `E0603` / `E0604` / `E0608`, pointing at the later op
+/// or the set).
 pub fn hazard_diagnostics(prog: &Program, backend: Backend) -> Vec<Diagnostic> {
     check_sync(prog, backend).iter().map(Hazard::to_diagnostic).collect()
 }
@@ -212,6 +218,13 @@ fn hazard(f: &Function, a: &Prepared, x: Finding) -> Hazard {
             };
             Hazard::UnmatchedWait { function, wait: site(a, wait), event, on_some_paths: somewhere }
         }
+        Finding::UnconsumedSet { set } => {
+            let event = match a.leaves[set].kind {
+                Kind::Set(e) => e,
+                _ => Event { set_pipe: PipeType::S, wait_pipe: PipeType::S, id: -1 },
+            };
+            Hazard::UnconsumedSet { function, set: site(a, set), event }
+        }
     }
 }
 
@@ -223,7 +236,9 @@ fn event_text(op: &str, e: &Event) -> String {
 impl Hazard {
     pub fn function(&self) -> &str {
         match self {
-            Hazard::Dependency { function, .. } | Hazard::UnmatchedWait { function, .. } => function,
+            Hazard::Dependency { function, .. }
+            | Hazard::UnmatchedWait { function, .. }
+            | Hazard::UnconsumedSet { function, .. } => function,
         }
     }
 
@@ -260,6 +275,9 @@ impl Hazard {
                 };
                 Diagnostic::error(codes::UNMATCHED_WAIT, self.span(), self.to_string()).with_note(note)
             }
+            Hazard::UnconsumedSet { .. } => Diagnostic::error(codes::UNCONSUMED_SET, self.span(), self.to_string())
+                .with_note("a later wait of this event would pass on the stale flag before its own producer finished")
+                .with_note("help: wait for it on every path before the function ends (a `break` or `return` between a set and its wait skips the wait)"),
         }
     }
 
@@ -268,6 +286,7 @@ impl Hazard {
         match self {
             Hazard::Dependency { second, .. } => second.span,
             Hazard::UnmatchedWait { wait, .. } => wait.span,
+            Hazard::UnconsumedSet { set, .. } => set.span,
         }
     }
 }
@@ -291,6 +310,11 @@ impl fmt::Display for Hazard {
                 "`{}` may wait for a flag that is never set{}",
                 event_text("sync_dst", event),
                 if *on_some_paths { " on some paths" } else { "" }
+            ),
+            Hazard::UnconsumedSet { event, .. } => write!(
+                f,
+                "`{}` may still be outstanding when the function ends: no wait consumes it on some path",
+                event_text("sync_src", event)
             ),
         }
     }

@@ -104,9 +104,12 @@ fn a_missing_wait_is_a_raw_hazard_at_the_consumer() {
         deps(&h),
         vec![dep(DepKind::Raw, "block.load", "block.add", false), dep(DepKind::Raw, "block.load", "block.add", false)]
     );
-    let Hazard::Dependency { first, second, memref, .. } = &h[0] else { unreachable!() };
+    // The set whose wait was deleted stays outstanding to the end.
+    assert_eq!(h.iter().filter(|x| matches!(x, Hazard::UnconsumedSet { .. })).count(), 1);
+    let dep = h.iter().find(|x| matches!(x, Hazard::Dependency { .. })).expect("a dependency");
+    let Hazard::Dependency { first, second, memref, .. } = dep else { unreachable!() };
     assert_eq!((first.pipe, second.pipe, memref.id), (PipeType::Mte2, PipeType::V, 1));
-    let d = h[0].to_diagnostic();
+    let d = dep.to_diagnostic();
     assert_eq!(d.code, codes::SYNC_HAZARD);
     assert!(d.span.same_range(second.span) && !d.span.is_none());
     assert_eq!(d.secondary.len(), 1);
@@ -344,4 +347,39 @@ fn scalar_work_and_calls_are_not_accesses() {
     let p = kernel(&[load("a", 1), format!("{} = pl.block.rem(a, a)", tile("c", 3))]);
     assert_eq!(check(&p), vec![]);
     assert_eq!(check_sync(&p, Backend::Pto).len(), 1);
+}
+
+#[test]
+fn a_set_no_wait_consumes_before_the_end_is_reported() {
+    let e = Event { set_pipe: PipeType::Mte2, wait_pipe: PipeType::V, id: 0 };
+    let unconsumed = |h: &[Hazard]| -> Vec<Event> {
+        h.iter()
+            .filter_map(|x| match x {
+                Hazard::UnconsumedSet { event, .. } => Some(*event),
+                _ => None,
+            })
+            .collect()
+    };
+    // A `break` between the set and its wait: the loop's exit has the set outstanding.
+    let body = lines(&[
+        &[load("a", 1), sync("src", "MTE2", "V", 0), s("if i > 1:")],
+        &indent(&[s("break")]),
+        &[sync("dst", "MTE2", "V", 0), add("c", 3, "a", "a"), s("pl.yield_()")],
+    ]);
+    let p = kernel(&lines(&[&[s("for i in pl.range(4):")], &indent(&body)]));
+    assert_eq!(unconsumed(&check(&p)), vec![e]);
+    let h = check(&p);
+    let set = h.iter().find(|x| matches!(x, Hazard::UnconsumedSet { .. })).expect("an unconsumed set");
+    assert_eq!(set.to_diagnostic().code, codes::UNCONSUMED_SET);
+    // The same loop with the wait before the `if`: balanced on every path (the back edge's
+    // add -> load WAR is not synchronised here, which is another finding).
+    let body = lines(&[
+        &[load("a", 1)],
+        &pair("MTE2", "V", 0),
+        &[s("if i > 1:")],
+        &indent(&[s("break")]),
+        &[add("c", 3, "a", "a"), s("pl.yield_()")],
+    ]);
+    let p = kernel(&lines(&[&[s("for i in pl.range(4):")], &indent(&body)]));
+    assert_eq!(unconsumed(&check(&p)), vec![]);
 }
