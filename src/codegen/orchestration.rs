@@ -193,20 +193,33 @@ pub(crate) struct Signature {
     /// Scalar parameters of a dtype the host has no type for (FP16, BF16): held as their raw
     /// argument bits, which can be passed on to kernels but not computed with.
     pub raw_scalars: BTreeSet<VarId>,
+    /// The symbolic dimensions of the tensor parameters ([`dim_slots`]) by base name: their
+    /// argument slots follow the scalar slots.
+    pub dims: Vec<String>,
+    /// The C++ names (base names) that have a value in the function: parameters, their symbolic
+    /// dimensions and the variables the body defines ([`expr::dim_string`]).
+    pub known: BTreeSet<String>,
 }
 
 impl Signature {
-    fn of(prog: &Program, known: &alias::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
+    fn of(prog: &Program, summaries: &alias::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
         let mut errors = Vec::new();
         let mut externals = Vec::new();
         let mut ext_names = BTreeSet::new();
         let mut scalars = Vec::new();
         let mut raw_scalars = BTreeSet::new();
+        let dim_vars = dim_slots(f);
+        let dims = dim_vars.iter().map(|&v| base_name(f.vars.var_name(v)).to_string()).collect();
+        let name = |v: VarId| base_name(f.vars.var_name(v)).to_string();
+        let mut known: BTreeSet<String> = f.params.iter().map(|p| p.var).chain(dim_vars).map(name).collect();
+        crate::ir::visit::walk_defined_vars(&f.body, &mut |v| {
+            known.insert(name(v));
+        });
         let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
             let name = base_name(f.vars.var_name(v)).to_string();
             match f.vars.var_type(v) {
                 Type::Tensor(t) => {
-                    let shape = t.shape.iter().map(|d| expr::dim_string(&f.vars, d, errors)).collect();
+                    let shape = t.shape.iter().map(|d| expr::dim_string(&f.vars, d, &known, errors)).collect();
                     Some(External { name, shape, dtype: t.dtype })
                 }
                 _ => {
@@ -256,7 +269,7 @@ impl Signature {
                 )),
             }
         }
-        let roots = alias::roots(prog, known, f);
+        let roots = alias::roots(prog, summaries, f);
         let mut slot_of_root = BTreeMap::new();
         for (_, v, span) in return_slots_with(f, &roots) {
             let name = base_name(f.vars.var_name(v)).to_string();
@@ -265,11 +278,30 @@ impl Signature {
             externals.extend(external(v, span, &mut errors));
         }
         if errors.is_empty() {
-            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars, raw_scalars })
+            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars, raw_scalars, dims, known })
         } else {
             Err(errors)
         }
     }
+}
+
+/// The symbolic dimensions of orchestration function `f`'s tensor parameters (`a:
+/// pl.Tensor[[M, 16], …]`), in order of first appearance: the variables of their dims that are
+/// no parameter. The host passes each one's value in an argument slot after the scalar slots
+/// (docs/orchestration-abi.md).
+pub fn dim_slots(f: &Function) -> Vec<VarId> {
+    let mut out: Vec<VarId> = Vec::new();
+    for p in &f.params {
+        let Type::Tensor(t) = f.vars.var_type(p.var) else { continue };
+        for d in &t.shape {
+            crate::ir::visit::for_each_var(d, &mut |v| {
+                if !out.contains(&v) && !f.params.iter().any(|q| q.var == v) {
+                    out.push(v);
+                }
+            });
+        }
+    }
+    out
 }
 
 /// The returned values of orchestration function `f` that get an argument slot after the tensor
@@ -699,7 +731,7 @@ impl Emitter<'_, '_> {
                 }
                 let Type::Tensor(t) = self.vars.type_of(value) else { return };
                 let dims: Vec<String> =
-                    t.shape.iter().map(|d| expr::dim_string(self.vars, d, &mut self.errors)).collect();
+                    t.shape.iter().map(|d| expr::dim_string(self.vars, d, &self.sig.known, &mut self.errors)).collect();
                 let r = dims.len();
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
@@ -719,7 +751,7 @@ impl Emitter<'_, '_> {
                     return self.unsupported(span, "tensor.read requires a literal index list".into());
                 };
                 let dims: Vec<String> =
-                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, &mut self.errors)).collect();
+                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, &self.sig.known, &mut self.errors)).collect();
                 let mut terms = Vec::new();
                 for (k, i) in indices.iter().enumerate() {
                     let mut term = self.expr(i);
@@ -773,7 +805,13 @@ impl Emitter<'_, '_> {
                 let Some(d) = usize::try_from(a).ok().and_then(|a| shape.get(a)) else {
                     return self.unsupported(span, format!("tensor.dim: axis {axis} out of range for rank {rank}"));
                 };
-                let d = expr::dim_string(self.vars, d, &mut self.errors);
+                // A dimension named by a callee's type only (a kernel's result `[M, 16]`) is the
+                // runtime extent the tensor carries.
+                let d = if expr::unknown_var(self.vars, d, &self.sig.known).is_some() {
+                    format!("static_cast<int64_t>({}.repeats[{a}])", self.tensor_ref(t))
+                } else {
+                    expr::dim_string(self.vars, d, &self.sig.known, &mut self.errors)
+                };
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
             }

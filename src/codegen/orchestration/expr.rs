@@ -3,7 +3,7 @@
 
 use super::base_name;
 use crate::diag::{codes, Diagnostic};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{BinOp, DataType, Expr, ExprKind, UnOp, VarId, VarTable};
 
@@ -84,9 +84,36 @@ pub fn render_renamed(
     }
 }
 
-/// A tensor dimension (constant or scalar expression).
-pub fn dim_string(vars: &VarTable, d: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+/// A tensor dimension (constant or scalar expression). A variable of it whose C++ name (base
+/// name) has no value in the function (`known` holds those that have one: parameters, the
+/// symbolic dimensions of tensor parameters, which the host passes, and variables the body
+/// defines) is reported: a call's result type names the callee's symbolic dimensions, which the
+/// caller does not know.
+pub fn dim_string(vars: &VarTable, d: &Expr, known: &BTreeSet<String>, errors: &mut Vec<Diagnostic>) -> String {
+    if let Some(v) = unknown_var(vars, d, known) {
+        errors.push(
+            Diagnostic::error(
+                codes::NO_CPP_FORM,
+                d.span,
+                format!("the extent `{}` of this tensor has no value in the orchestration function", vars.var_name(v)),
+            )
+            .with_note("a symbolic dimension is known here only when it is a dimension of a tensor parameter (the host passes its value) or a variable of the function")
+            .with_note("help: annotate the tensor with the parameter's dimension or a computed extent"),
+        );
+        return String::new();
+    }
     render(vars, d, errors)
+}
+
+/// The first variable of `d` that has no value in the function (see [`dim_string`]).
+pub fn unknown_var(vars: &VarTable, d: &Expr, known: &BTreeSet<String>) -> Option<VarId> {
+    let mut unknown = None;
+    crate::ir::visit::for_each_var(d, &mut |v| {
+        if unknown.is_none() && !known.contains(base_name(vars.var_name(v))) {
+            unknown = Some(v);
+        }
+    });
+    unknown
 }
 
 fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {
