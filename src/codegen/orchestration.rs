@@ -215,11 +215,16 @@ impl Signature {
         crate::ir::visit::walk_defined_vars(&f.body, &mut |v| {
             known.insert(name(v));
         });
-        let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
+        // `v` names the slot; `of` is the variable whose type gives its shape.
+        let external = |v: VarId, of: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
             let name = base_name(f.vars.var_name(v)).to_string();
-            match f.vars.var_type(v) {
+            match f.vars.var_type(of) {
                 Type::Tensor(t) => {
-                    let shape = t.shape.iter().map(|d| expr::dim_string(&f.vars, d, &known, errors)).collect();
+                    let shape = t
+                        .shape
+                        .iter()
+                        .map(|d| expr::shape_item(expr::dim_string(&f.vars, d, span, &known, errors)))
+                        .collect();
                     Some(External { name, shape, dtype: t.dtype })
                 }
                 _ => {
@@ -235,7 +240,7 @@ impl Signature {
         for p in &f.params {
             ext_names.insert(base_name(f.vars.var_name(p.var)).to_string());
             match f.vars.var_type(p.var) {
-                Type::Tensor(_) => externals.extend(external(p.var, f.vars.var(p.var).span, &mut errors)),
+                Type::Tensor(_) => externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors)),
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
                     Some(_) => scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d)),
                     // No host type: the bits pass through to kernels untouched.
@@ -275,7 +280,10 @@ impl Signature {
             let name = base_name(f.vars.var_name(v)).to_string();
             ext_names.insert(name.clone());
             slot_of_root.insert(roots.get(&v).copied().unwrap_or(v), name);
-            externals.extend(external(v, span, &mut errors));
+            // The buffer's own shape: a kernel's result type may name the kernel's symbolic
+            // dimensions, which have no value here.
+            let root = roots.get(&v).copied().filter(|r| matches!(f.vars.var_type(*r), Type::Tensor(_)));
+            externals.extend(external(v, root.unwrap_or(v), span, &mut errors));
         }
         if errors.is_empty() {
             Ok(Signature { externals, ext_names, roots, slot_of_root, scalars, raw_scalars, dims, known })
@@ -730,8 +738,11 @@ impl Emitter<'_, '_> {
                     return;
                 }
                 let Type::Tensor(t) = self.vars.type_of(value) else { return };
-                let dims: Vec<String> =
-                    t.shape.iter().map(|d| expr::dim_string(self.vars, d, &self.sig.known, &mut self.errors)).collect();
+                let dims: Vec<String> = t
+                    .shape
+                    .iter()
+                    .map(|d| expr::shape_item(expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)))
+                    .collect();
                 let r = dims.len();
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
@@ -751,7 +762,7 @@ impl Emitter<'_, '_> {
                     return self.unsupported(span, "tensor.read requires a literal index list".into());
                 };
                 let dims: Vec<String> =
-                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, &self.sig.known, &mut self.errors)).collect();
+                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)).collect();
                 let mut terms = Vec::new();
                 for (k, i) in indices.iter().enumerate() {
                     let mut term = self.expr(i);
@@ -810,7 +821,7 @@ impl Emitter<'_, '_> {
                 let d = if expr::unknown_var(self.vars, d, &self.sig.known).is_some() {
                     format!("static_cast<int64_t>({}.repeats[{a}])", self.tensor_ref(t))
                 } else {
-                    expr::dim_string(self.vars, d, &self.sig.known, &mut self.errors)
+                    expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)
                 };
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
