@@ -288,7 +288,10 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 Some(d) => d.to_string(),
                 None => {
                     let var = args[0].as_var().and_then(|v| k.globals.get(&v)).ok_or_else(|| {
-                        unsupported(span, "tensor.dim: the runtime extent of a tensor is known only for a kernel parameter")
+                        unsupported(
+                            span,
+                            "tensor.dim: the runtime extent of a tensor is known only for a kernel parameter",
+                        )
                     })?;
                     format!("static_cast<int64_t>({}->repeats[{ax}])", var.tensor)
                 }

@@ -797,8 +797,12 @@ impl Emitter<'_, '_> {
                 let mut lists = Vec::new();
                 for a in call.args.iter().skip(1).take(2) {
                     let items = match &a.kind {
-                        ExprKind::MakeTuple(items) => items.iter().map(|i| self.expr(i)).collect::<Vec<_>>(),
-                        _ => vec![self.expr(a)],
+                        // `view` takes `uint64_t` lists: a computed extent or offset (an
+                        // `int64_t`, `valid_len`) is converted, as in a shape array.
+                        ExprKind::MakeTuple(items) => {
+                            items.iter().map(|i| expr::shape_item(self.expr(i))).collect::<Vec<_>>()
+                        }
+                        _ => vec![expr::shape_item(self.expr(a))],
                     };
                     lists.push(format!("{{{}}}", items.join(", ")));
                 }

@@ -81,7 +81,10 @@ fn load_tensor(s: &mut String, var: &str, file: &str, t: &TensorSpec) {
         "    Tensor {var} = ptoc_tensor_over(ptoc_alloc({var}_bytes, \"{file}\"), {var}_shape, {nd}, DataType::{dt});",
         dt = runtime_dtype(t),
     );
-    let _ = writeln!(s, "    ptoc_read_npy(in + \"/{file}.npy\", reinterpret_cast<void*>({var}.buffer.addr), {var}_bytes);");
+    let _ = writeln!(
+        s,
+        "    ptoc_read_npy(in + \"/{file}.npy\", reinterpret_cast<void*>({var}.buffer.addr), {var}_bytes);"
+    );
 }
 
 fn save_tensor(s: &mut String, var: &str, file: &str, t: &TensorSpec) {

@@ -56,7 +56,8 @@ pub fn exec_dims(source: &str, set: usize) -> Result<BTreeMap<String, usize>, St
         for item in rest.split_whitespace() {
             let bad = || format!("`# exec-dims:` item `{item}`: expected NAME=N[,N…]");
             let (name, values) = item.split_once('=').ok_or_else(bad)?;
-            let values: Vec<usize> = values.split(',').map(|v| v.parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
+            let values: Vec<usize> =
+                values.split(',').map(|v| v.parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
             out.insert(name.to_string(), values[set % values.len()]);
         }
     }

@@ -119,11 +119,8 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
         // Before the external tensors, whose shapes they are.
         s.push_str("\n    // Symbolic dimensions\n");
         for name in &sig.dims {
-            let _ = writeln!(
-                s,
-                "    int64_t {name} = static_cast<int64_t>(args[ARG_DIM_{}]);",
-                name.to_ascii_uppercase()
-            );
+            let _ =
+                writeln!(s, "    int64_t {name} = static_cast<int64_t>(args[ARG_DIM_{}]);", name.to_ascii_uppercase());
         }
     }
     s.push_str("\n    // External tensors\n");
