@@ -196,6 +196,9 @@ pub(crate) struct Signature {
     /// The symbolic dimensions of the tensor parameters ([`dim_slots`]) by base name: their
     /// argument slots follow the scalar slots.
     pub dims: Vec<String>,
+    /// Whether a scalar parameter is a dimension of a tensor parameter (`a: pl.Tensor[[n, 16],
+    /// …]`): the scalars are then decoded before the external tensors.
+    pub scalars_size_tensors: bool,
     /// The C++ names (base names) that have a value in the function: parameters, their symbolic
     /// dimensions and the variables the body defines ([`expr::dim_string`]).
     pub known: BTreeSet<String>,
@@ -286,7 +289,28 @@ impl Signature {
             externals.extend(external(v, root.unwrap_or(v), span, &mut errors));
         }
         if errors.is_empty() {
-            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars, raw_scalars, dims, known })
+            let scalars_size_tensors = f.params.iter().any(|p| {
+                f.vars.var_type(p.var).shape().is_some_and(|dims| {
+                    let mut sized = false;
+                    dims.iter().for_each(|d| {
+                        crate::ir::visit::for_each_var(d, &mut |v| {
+                            sized |= scalars.iter().any(|(n, _)| n == base_name(f.vars.var_name(v)));
+                        })
+                    });
+                    sized
+                })
+            });
+            Ok(Signature {
+                externals,
+                ext_names,
+                roots,
+                slot_of_root,
+                scalars,
+                raw_scalars,
+                dims,
+                scalars_size_tensors,
+                known,
+            })
         } else {
             Err(errors)
         }
@@ -295,15 +319,17 @@ impl Signature {
 
 /// The symbolic dimensions of orchestration function `f`'s tensor parameters (`a:
 /// pl.Tensor[[M, 16], …]`), in order of first appearance: the variables of their dims that are
-/// no parameter. The host passes each one's value in an argument slot after the scalar slots
-/// (docs/orchestration-abi.md).
+/// no parameter (by C++ name: a type may still name the parameter as written, `n`, where the
+/// parameter is `n_0` after convert-to-ssa). The host passes each one's value in an argument
+/// slot after the scalar slots (docs/orchestration-abi.md).
 pub fn dim_slots(f: &Function) -> Vec<VarId> {
+    let name = |v: VarId| base_name(f.vars.var_name(v));
     let mut out: Vec<VarId> = Vec::new();
     for p in &f.params {
         let Type::Tensor(t) = f.vars.var_type(p.var) else { continue };
         for d in &t.shape {
             crate::ir::visit::for_each_var(d, &mut |v| {
-                if !out.contains(&v) && !f.params.iter().any(|q| q.var == v) {
+                if !out.iter().any(|&u| name(u) == name(v)) && !f.params.iter().any(|q| name(q.var) == name(v)) {
                     out.push(v);
                 }
             });

@@ -179,6 +179,17 @@ pub fn signatures(prog: &Program) -> Vec<(String, Result<FuncSig, String>)> {
                     };
                     params.push(ParamSig { name, ty, direction: p.direction });
                 }
+                // A dimension that is a scalar parameter (`a: pl.Tensor[[n, 16], …]`) would need
+                // the tensor's shape to follow the scalar's random value.
+                let base = ptoc::codegen::orchestration::base_name;
+                for p in &params {
+                    let ParamType::Tensor(t) = &p.ty else { continue };
+                    if let Some(n) =
+                        t.symbols.iter().flatten().find(|n| params.iter().any(|q| base(&q.name) == base(n)))
+                    {
+                        return Err(format!("{}: dimension {n} is a scalar parameter", p.name));
+                    }
+                }
                 let (extra_returns, dim_slots) = if kind == Kind::Orchestration {
                     (extra_returns(prog, f)?, dim_slots(f, &params)?)
                 } else {

@@ -123,6 +123,10 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
                 writeln!(s, "    int64_t {name} = static_cast<int64_t>(args[ARG_DIM_{}]);", name.to_ascii_uppercase());
         }
     }
+    // A scalar parameter that is a tensor parameter's dimension is decoded before the tensors.
+    if sig.scalars_size_tensors {
+        push_scalars(&mut s, sig);
+    }
     s.push_str("\n    // External tensors\n");
     for t in &sig.externals {
         let (len, dims) = if t.shape.is_empty() { (1, "1".to_string()) } else { (t.shape.len(), t.shape.join(", ")) };
@@ -135,6 +139,17 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
             runtime_dtype(t.dtype)
         );
     }
+    if !sig.scalars_size_tensors {
+        push_scalars(&mut s, sig);
+    }
+    s.push('\n');
+    s.push_str(body);
+    s.push_str("}\n\n}  // extern \"C\"\n");
+    s
+}
+
+/// The declarations of the scalar parameters, decoded from their slots.
+fn push_scalars(s: &mut String, sig: &Signature) {
     if !sig.scalars.is_empty() {
         s.push_str("\n    // Scalar parameters\n");
         for (name, d) in &sig.scalars {
@@ -150,8 +165,4 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
             }
         }
     }
-    s.push('\n');
-    s.push_str(body);
-    s.push_str("}\n\n}  // extern \"C\"\n");
-    s
 }
