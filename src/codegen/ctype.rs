@@ -31,19 +31,21 @@ pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
     })
 }
 
-/// The value of a constant dimension.
-pub fn const_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
+/// The value of a tile's dimension: a tile is on-chip memory of a size fixed when the kernel is
+/// compiled (pto-isa's `Tile<…, Rows, Cols, …>`), whatever the extent of the tensors around it.
+fn tile_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
     e.as_const_int().ok_or_else(|| {
-        Diagnostic::error(codes::NO_CPP_FORM, span, "Expected constant integer expression")
-            .with_note("CCE codegen needs static shapes for tensors and tiles")
+        Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: a tile's shape must be static")
+            .with_note("a tile's rows and columns are part of its pto-isa type (`Tile<…, Rows, Cols, …>`); only tensors may have runtime extents")
+            .with_note("help: load or create a tile of constant shape (e.g. `pl.load(t, [i, 0], [16, 128])`) and loop over the runtime extent")
     })
 }
 
 /// `(rows, cols)` of a 1-D (`[n]` → `(1, n)`, a row) or 2-D tile.
 pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnostic> {
     match shape {
-        [n] => Ok((1, const_dim(n, span)?)),
-        [r, c] => Ok((const_dim(r, span)?, const_dim(c, span)?)),
+        [n] => Ok((1, tile_dim(n, span)?)),
+        [r, c] => Ok((tile_dim(r, span)?, tile_dim(c, span)?)),
         _ => Err(Diagnostic::error(
             codes::NO_CPP_FORM,
             span,
@@ -240,8 +242,9 @@ fn placement(space: MemorySpace, tt: &TileType, cols: i64) -> Placed {
 }
 
 /// `Shape<…>` and `Stride<…>` arguments of a GlobalTensor over `dims` padded to 5-D, and whether
-/// the layout is DN (last dim 1).
-pub fn global_shape(dims: &[i64], span: Span) -> Result<(String, String, bool), Diagnostic> {
+/// the layout is DN (last dim 1). A `None` dim is dynamic (`-1`): its extent is given when the
+/// GlobalTensor is constructed.
+pub fn global_shape(dims: &[Option<i64>], span: Span) -> Result<(String, String, bool), Diagnostic> {
     if dims.is_empty() {
         return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "Cannot generate Shape type for empty dimensions"));
     }
@@ -253,8 +256,9 @@ pub fn global_shape(dims: &[i64], span: Span) -> Result<(String, String, bool), 
         ));
     }
     let pad = 5 - dims.len();
-    let shape: Vec<String> =
-        std::iter::repeat_n("1".to_string(), pad).chain(dims.iter().map(|d| d.to_string())).collect();
+    let shape: Vec<String> = std::iter::repeat_n("1".to_string(), pad)
+        .chain(dims.iter().map(|d| d.map_or_else(|| "-1".to_string(), |d| d.to_string())))
+        .collect();
     let stride: Vec<&str> = std::iter::repeat_n("1", pad).chain(std::iter::repeat_n("-1", dims.len())).collect();
-    Ok((shape.join(", "), stride.join(", "), dims.last() == Some(&1)))
+    Ok((shape.join(", "), stride.join(", "), dims.last() == Some(&Some(1))))
 }

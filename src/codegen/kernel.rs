@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ctype::{c_type, const_dim, global_shape, tile_type, tile_type_homed, TileCType};
+use super::ctype::{c_type, global_shape, tile_type, tile_type_homed, TileCType};
 use super::expr::write_value;
 use super::namer::Namer;
 use crate::diag::{codes, Diagnostic, Span};
@@ -229,9 +229,11 @@ impl<'p> Kernel<'p> {
             let data = self.vars.var(p.var);
             match &data.ty {
                 Type::Tensor(t) => {
-                    let dims = match windows.get(&p.var) {
-                        Some(w) if w.len() == t.shape.len() => w.clone(),
-                        _ => t.shape.iter().map(|d| const_dim(d, data.span)).collect::<Result<_, _>>()?,
+                    // The access window when it is static; else the tensor's own shape, whose
+                    // runtime extents (a symbolic dimension `M`) the `Tensor` argument holds.
+                    let dims: Vec<Option<i64>> = match windows.get(&p.var) {
+                        Some(w) if w.len() == t.shape.len() => w.iter().copied().map(Some).collect(),
+                        _ => t.shape.iter().map(Expr::as_const_int).collect(),
                     };
                     let ct = c_type(t.dtype, data.span)?;
                     let n = self.name_var(
@@ -250,7 +252,15 @@ impl<'p> Kernel<'p> {
                     let strides: Vec<String> = (0..dims.len())
                         .map(|k| format!("static_cast<int64_t>({n}_tensor->strides[{k}])"))
                         .collect();
-                    self.linef(format_args!("{n}GlobalType {n}Global({n}, {{}}, {{{}}});", strides.join(", ")));
+                    let extents: Vec<String> = (0..dims.len())
+                        .filter(|&k| dims[k].is_none())
+                        .map(|k| format!("static_cast<int64_t>({n}_tensor->repeats[{k}])"))
+                        .collect();
+                    self.linef(format_args!(
+                        "{n}GlobalType {n}Global({n}, {{{}}}, {{{}}});",
+                        extents.join(", "),
+                        strides.join(", ")
+                    ));
                     self.names.insert(p.var, format!("{n}Global").into());
                     self.global_roots.insert(n.to_string(), format!("{n}Global").into());
                     self.declared.insert(p.var);

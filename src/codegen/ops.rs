@@ -3,7 +3,8 @@
 //!
 //! Fixes of reference defects (§6 Q10, §6.1 Q23): `TCMP`/`TCMPS` get a `CmpMode` value
 //! instead of an integer; `block.get_block_idx` and `tensor.dim` declare their result;
-//! `tensor.dim` is the static dimension (the GlobalTensor's shape is the access window, Q22);
+//! `tensor.dim` is the tensor type's dimension (the GlobalTensor's shape is the access window,
+//! Q22), read from the `Tensor` argument's shape where it is symbolic;
 //! `block.transpose` is reported instead of being emitted as `TRESHAPE`; a store whose result
 //! is not assigned is emitted without the alias declaration.
 //!
@@ -281,7 +282,20 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 .ok()
                 .and_then(|a| t.shape.get(a))
                 .ok_or_else(|| unsupported(span, &format!("tensor.dim: axis {axis} out of range for rank {rank}")))?;
-            let dim = super::ctype::const_dim(dim, span)?;
+            // A static dimension is a constant; a runtime one (a symbolic dimension `M`) is the
+            // extent the `Tensor` argument carries (`repeats`, its shape).
+            let dim = match dim.as_const_int() {
+                Some(d) => d.to_string(),
+                None => {
+                    let var = args[0].as_var().and_then(|v| k.globals.get(&v)).ok_or_else(|| {
+                        unsupported(
+                            span,
+                            "tensor.dim: the runtime extent of a tensor is known only for a kernel parameter",
+                        )
+                    })?;
+                    format!("static_cast<int64_t>({}->repeats[{ax}])", var.tensor)
+                }
+            };
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}{dim};"));

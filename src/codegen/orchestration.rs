@@ -193,20 +193,41 @@ pub(crate) struct Signature {
     /// Scalar parameters of a dtype the host has no type for (FP16, BF16): held as their raw
     /// argument bits, which can be passed on to kernels but not computed with.
     pub raw_scalars: BTreeSet<VarId>,
+    /// The symbolic dimensions of the tensor parameters ([`dim_slots`]) by base name: their
+    /// argument slots follow the scalar slots.
+    pub dims: Vec<String>,
+    /// Whether a scalar parameter is a dimension of a tensor parameter (`a: pl.Tensor[[n, 16],
+    /// …]`): the scalars are then decoded before the external tensors.
+    pub scalars_size_tensors: bool,
+    /// The C++ names (base names) that have a value in the function: parameters, their symbolic
+    /// dimensions and the variables the body defines ([`expr::dim_string`]).
+    pub known: BTreeSet<String>,
 }
 
 impl Signature {
-    fn of(prog: &Program, known: &alias::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
+    fn of(prog: &Program, summaries: &alias::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
         let mut errors = Vec::new();
         let mut externals = Vec::new();
         let mut ext_names = BTreeSet::new();
         let mut scalars = Vec::new();
         let mut raw_scalars = BTreeSet::new();
-        let external = |v: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
+        let dim_vars = dim_slots(f);
+        let dims = dim_vars.iter().map(|&v| base_name(f.vars.var_name(v)).to_string()).collect();
+        let name = |v: VarId| base_name(f.vars.var_name(v)).to_string();
+        let mut known: BTreeSet<String> = f.params.iter().map(|p| p.var).chain(dim_vars).map(name).collect();
+        crate::ir::visit::walk_defined_vars(&f.body, &mut |v| {
+            known.insert(name(v));
+        });
+        // `v` names the slot; `of` is the variable whose type gives its shape.
+        let external = |v: VarId, of: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
             let name = base_name(f.vars.var_name(v)).to_string();
-            match f.vars.var_type(v) {
+            match f.vars.var_type(of) {
                 Type::Tensor(t) => {
-                    let shape = t.shape.iter().map(|d| expr::dim_string(&f.vars, d, errors)).collect();
+                    let shape = t
+                        .shape
+                        .iter()
+                        .map(|d| expr::shape_item(expr::dim_string(&f.vars, d, span, &known, errors)))
+                        .collect();
                     Some(External { name, shape, dtype: t.dtype })
                 }
                 _ => {
@@ -222,7 +243,7 @@ impl Signature {
         for p in &f.params {
             ext_names.insert(base_name(f.vars.var_name(p.var)).to_string());
             match f.vars.var_type(p.var) {
-                Type::Tensor(_) => externals.extend(external(p.var, f.vars.var(p.var).span, &mut errors)),
+                Type::Tensor(_) => externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors)),
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
                     Some(_) => scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d)),
                     // No host type: the bits pass through to kernels untouched.
@@ -256,20 +277,65 @@ impl Signature {
                 )),
             }
         }
-        let roots = alias::roots(prog, known, f);
+        let roots = alias::roots(prog, summaries, f);
         let mut slot_of_root = BTreeMap::new();
         for (_, v, span) in return_slots_with(f, &roots) {
             let name = base_name(f.vars.var_name(v)).to_string();
             ext_names.insert(name.clone());
             slot_of_root.insert(roots.get(&v).copied().unwrap_or(v), name);
-            externals.extend(external(v, span, &mut errors));
+            // The buffer's own shape: a kernel's result type may name the kernel's symbolic
+            // dimensions, which have no value here.
+            let root = roots.get(&v).copied().filter(|r| matches!(f.vars.var_type(*r), Type::Tensor(_)));
+            externals.extend(external(v, root.unwrap_or(v), span, &mut errors));
         }
         if errors.is_empty() {
-            Ok(Signature { externals, ext_names, roots, slot_of_root, scalars, raw_scalars })
+            let scalars_size_tensors = f.params.iter().any(|p| {
+                f.vars.var_type(p.var).shape().is_some_and(|dims| {
+                    let mut sized = false;
+                    dims.iter().for_each(|d| {
+                        crate::ir::visit::for_each_var(d, &mut |v| {
+                            sized |= scalars.iter().any(|(n, _)| n == base_name(f.vars.var_name(v)));
+                        })
+                    });
+                    sized
+                })
+            });
+            Ok(Signature {
+                externals,
+                ext_names,
+                roots,
+                slot_of_root,
+                scalars,
+                raw_scalars,
+                dims,
+                scalars_size_tensors,
+                known,
+            })
         } else {
             Err(errors)
         }
     }
+}
+
+/// The symbolic dimensions of orchestration function `f`'s tensor parameters (`a:
+/// pl.Tensor[[M, 16], …]`), in order of first appearance: the variables of their dims that are
+/// no parameter (by C++ name: a type may still name the parameter as written, `n`, where the
+/// parameter is `n_0` after convert-to-ssa). The host passes each one's value in an argument
+/// slot after the scalar slots (docs/orchestration-abi.md).
+pub fn dim_slots(f: &Function) -> Vec<VarId> {
+    let name = |v: VarId| base_name(f.vars.var_name(v));
+    let mut out: Vec<VarId> = Vec::new();
+    for p in &f.params {
+        let Type::Tensor(t) = f.vars.var_type(p.var) else { continue };
+        for d in &t.shape {
+            crate::ir::visit::for_each_var(d, &mut |v| {
+                if !out.iter().any(|&u| name(u) == name(v)) && !f.params.iter().any(|q| name(q.var) == name(v)) {
+                    out.push(v);
+                }
+            });
+        }
+    }
+    out
 }
 
 /// The returned values of orchestration function `f` that get an argument slot after the tensor
@@ -709,7 +775,7 @@ impl Emitter<'_, '_> {
                 let dims: Vec<String> = t
                     .shape
                     .iter()
-                    .map(|d| unsigned(expr::dim_string(self.vars, d, &mut self.errors)))
+                    .map(|d| expr::shape_item(expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)))
                     .collect();
                 let r = dims.len();
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
@@ -730,7 +796,7 @@ impl Emitter<'_, '_> {
                     return self.unsupported(span, "tensor.read requires a literal index list".into());
                 };
                 let dims: Vec<String> =
-                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, &mut self.errors)).collect();
+                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)).collect();
                 let mut terms = Vec::new();
                 for (k, i) in indices.iter().enumerate() {
                     let mut term = self.expr(i);
@@ -765,8 +831,12 @@ impl Emitter<'_, '_> {
                 let mut lists = Vec::new();
                 for a in call.args.iter().skip(1).take(2) {
                     let items = match &a.kind {
-                        ExprKind::MakeTuple(items) => items.iter().map(|i| unsigned(self.expr(i))).collect::<Vec<_>>(),
-                        _ => vec![unsigned(self.expr(a))],
+                        // `view` takes `uint64_t` lists: a computed extent or offset (an
+                        // `int64_t`, `valid_len`) is converted, as in a shape array.
+                        ExprKind::MakeTuple(items) => {
+                            items.iter().map(|i| expr::shape_item(self.expr(i))).collect::<Vec<_>>()
+                        }
+                        _ => vec![expr::shape_item(self.expr(a))],
                     };
                     lists.push(format!("{{{}}}", items.join(", ")));
                 }
@@ -784,7 +854,13 @@ impl Emitter<'_, '_> {
                 let Some(d) = usize::try_from(a).ok().and_then(|a| shape.get(a)) else {
                     return self.unsupported(span, format!("tensor.dim: axis {axis} out of range for rank {rank}"));
                 };
-                let d = expr::dim_string(self.vars, d, &mut self.errors);
+                // A dimension named by a callee's type only (a kernel's result `[M, 16]`) is the
+                // runtime extent the tensor carries.
+                let d = if expr::unknown_var(self.vars, d, &self.sig.known).is_some() {
+                    format!("static_cast<int64_t>({}.repeats[{a}])", self.tensor_ref(t))
+                } else {
+                    expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)
+                };
                 self.line(indent, &format!("int64_t {x} = {d};"));
                 self.declared.insert(x.to_string());
             }
@@ -972,13 +1048,3 @@ impl Emitter<'_, '_> {
 
 #[cfg(test)]
 mod tests;
-
-/// A shape or offset element of a braced `uint64_t` list: a value computed at run time (an
-/// `int64_t`) is converted explicitly, as a narrowing conversion there does not compile.
-fn unsigned(text: String) -> String {
-    if text.bytes().all(|b| b.is_ascii_digit()) {
-        text
-    } else {
-        format!("static_cast<uint64_t>({text})")
-    }
-}

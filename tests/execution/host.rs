@@ -60,34 +60,43 @@ fn shape_list(t: &TensorSpec) -> String {
     t.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
 }
 
-/// Declares `var`, a guarded tensor loaded from `<in>/<file>.npy`.
+/// Declares `var`, a guarded tensor loaded from `<in>/<file>.npy`. A tensor with symbolic
+/// dimensions takes its shape from the file (`ptoc_npy_shape` checks the static ones), so one
+/// executable runs every shape the input sets give.
 fn load_tensor(s: &mut String, var: &str, file: &str, t: &TensorSpec) {
     let _ = writeln!(
         s,
         "    uint64_t {var}_shape[] = {{{}}};",
         if t.shape.is_empty() { "1".into() } else { shape_list(t) }
     );
+    let nd = t.shape.len();
+    if t.symbolic() {
+        let _ = writeln!(s, "    ptoc_npy_shape(in + \"/{file}.npy\", {var}_shape, {nd});");
+        let _ = writeln!(s, "    size_t {var}_bytes = ptoc_elements({var}_shape, {nd}) * {};", t.elem.size());
+    } else {
+        let _ = writeln!(s, "    size_t {var}_bytes = {};", t.elements() * t.elem.size());
+    }
     let _ = writeln!(
         s,
-        "    Tensor {var} = ptoc_tensor_over(ptoc_alloc({bytes}, \"{file}\"), {var}_shape, {nd}, DataType::{dt});",
-        bytes = t.elements() * t.elem.size(),
-        nd = t.shape.len(),
+        "    Tensor {var} = ptoc_tensor_over(ptoc_alloc({var}_bytes, \"{file}\"), {var}_shape, {nd}, DataType::{dt});",
         dt = runtime_dtype(t),
     );
     let _ = writeln!(
         s,
-        "    ptoc_read_npy(in + \"/{file}.npy\", reinterpret_cast<void*>({var}.buffer.addr), {});",
-        t.elements() * t.elem.size()
+        "    ptoc_read_npy(in + \"/{file}.npy\", reinterpret_cast<void*>({var}.buffer.addr), {var}_bytes);"
     );
 }
 
 fn save_tensor(s: &mut String, var: &str, file: &str, t: &TensorSpec) {
+    let shape = if t.symbolic() {
+        (0..t.shape.len()).map(|k| format!("{var}_shape[{k}]")).collect::<Vec<_>>().join(", ")
+    } else {
+        shape_list(t)
+    };
     let _ = writeln!(
         s,
-        "    ptoc_write_npy(out + \"/{file}.npy\", \"{}\", {{{}}}, reinterpret_cast<void*>({var}.buffer.addr), {});",
+        "    ptoc_write_npy(out + \"/{file}.npy\", \"{}\", {{{shape}}}, reinterpret_cast<void*>({var}.buffer.addr), {var}_bytes);",
         t.elem.descr(),
-        shape_list(t),
-        t.elements() * t.elem.size()
     );
 }
 
@@ -156,6 +165,10 @@ pub fn main_cpp(funcs: &[FuncSig], table: &[(usize, String)]) -> String {
             args.push(format!("{var}.buffer.addr"));
         }
         args.extend(scalar_args);
+        // Symbolic dimensions take the slots after the scalars, read off the loaded shapes.
+        for (_, param, axis) in &f.dim_slots {
+            args.push(format!("p{param}_shape[{axis}]"));
+        }
         let n = args.len();
         match f.kind {
             Kind::Kernel => {

@@ -5,19 +5,63 @@ use ptoc::codegen::orchestration::return_slots;
 use ptoc::ir::{DataType, ExprKind, FunctionType, ParamDirection, Program, Type};
 use ptoc::passes::{Backend, OptLevel, PassEnv, Pipeline};
 
+use std::collections::BTreeMap;
+
 use super::npy::Elem;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorSpec {
     pub dtype: DataType,
     pub elem: Elem,
+    /// The extents; 0 on a symbolic axis until [`TensorSpec::resolve`] gives it a value.
     pub shape: Vec<usize>,
+    /// The symbolic dimension (`M` of `pl.Tensor[[M, 16], …]`) of each axis, `None` for a static
+    /// one; empty when every axis is static.
+    pub symbols: Vec<Option<String>>,
 }
 
 impl TensorSpec {
     pub fn elements(&self) -> usize {
         self.shape.iter().product()
     }
+
+    /// Whether some axis has a runtime extent: the host main then reads the shape from the
+    /// input file.
+    pub fn symbolic(&self) -> bool {
+        self.symbols.iter().any(Option::is_some)
+    }
+
+    /// The spec with every symbolic axis given its value in `dims`.
+    pub fn resolve(&self, dims: &BTreeMap<String, usize>) -> Result<TensorSpec, String> {
+        let mut shape = self.shape.clone();
+        for (k, sym) in self.symbols.iter().enumerate() {
+            if let Some(name) = sym {
+                shape[k] = *dims.get(name).ok_or_else(|| {
+                    format!("symbolic dimension {name} has no value (give it with `# exec-dims: {name}=N`)")
+                })?;
+            }
+        }
+        Ok(TensorSpec { dtype: self.dtype, elem: self.elem, shape, symbols: Vec::new() })
+    }
+}
+
+/// The values of a program's symbolic dimensions, per input set, from its `# exec-dims:` line
+/// (`# exec-dims: M=4,8 N=16`: input set k takes the k-th value of each list, cycling): a
+/// kernel over `pl.Tensor[[M, 16], …]` runs on the shapes these give, one executable for all.
+/// No line: no values (a function with symbolic dimensions is not run).
+pub fn exec_dims(source: &str, set: usize) -> Result<BTreeMap<String, usize>, String> {
+    let mut out = BTreeMap::new();
+    for line in source.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("# exec-dims:") else { continue };
+        for item in rest.split_whitespace() {
+            let bad = || format!("`# exec-dims:` item `{item}`: expected NAME=N[,N…]");
+            let (name, values) = item.split_once('=').ok_or_else(bad)?;
+            let values: Vec<usize> =
+                values.split(',').map(|v| v.parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
+            out.insert(name.to_string(), values[set % values.len()]);
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +94,10 @@ pub struct FuncSig {
     /// ARG slots ptoc gives them after the tensor parameters, with their index among the
     /// function's return values (the interpreter's `return_<i>.npy`).
     pub extra_returns: Vec<(usize, TensorSpec)>,
+    /// Orchestration only: the symbolic dimensions whose values take the ARG slots after the
+    /// scalars (`ptoc::codegen::orchestration::dim_slots`), each with the parameter and axis
+    /// the host main reads it from.
+    pub dim_slots: Vec<(String, usize, usize)>,
 }
 
 /// The program after ptoc's default pipeline (what `--emit cpp` generates code from).
@@ -63,20 +111,44 @@ pub fn lowered(source: &str) -> Result<Program, String> {
         .map_err(|d| format!("passes: {d:?}"))
 }
 
-fn tensor_spec(ty: &Type) -> Result<TensorSpec, String> {
+fn tensor_spec(vars: &ptoc::ir::VarTable, ty: &Type) -> Result<TensorSpec, String> {
     let Type::Tensor(t) = ty else {
         return Err(format!("not a tensor: {}", ty.kind_name()));
     };
     let elem = Elem::of(t.dtype).ok_or(format!("dtype {} is not supported by the harness", t.dtype.name()))?;
-    let shape = t
-        .shape
-        .iter()
-        .map(|d| match d.kind {
-            ExprKind::ConstInt(v, _) if v >= 0 => Ok(v as usize),
-            _ => Err("a tensor shape is not constant".to_string()),
+    let mut shape = Vec::new();
+    let mut symbols = Vec::new();
+    for d in &t.shape {
+        match &d.kind {
+            ExprKind::ConstInt(v, _) if *v >= 0 => {
+                shape.push(*v as usize);
+                symbols.push(None);
+            }
+            ExprKind::Var(v) if matches!(vars.var(*v).kind, ptoc::ir::VarKind::Plain) => {
+                shape.push(0);
+                symbols.push(Some(vars.var_name(*v).to_string()));
+            }
+            _ => return Err("a tensor dimension is an expression".to_string()),
+        }
+    }
+    if symbols.iter().all(Option::is_none) {
+        symbols.clear();
+    }
+    Ok(TensorSpec { dtype: t.dtype, elem, shape, symbols })
+}
+
+/// Whether a tensor parameter of `f` has a dimension that is neither a constant nor a scalar
+/// parameter: `ptoc run --seed` cannot choose its extent.
+pub fn has_symbolic_dims(f: &ptoc::ir::Function) -> bool {
+    f.params.iter().any(|p| {
+        f.var_type(p.var).shape().is_some_and(|dims| {
+            dims.iter().any(|d| match &d.kind {
+                ExprKind::ConstInt(..) => false,
+                ExprKind::Var(v) => !f.params.iter().any(|q| q.var == *v),
+                _ => true,
+            })
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(TensorSpec { dtype: t.dtype, elem, shape })
+    })
 }
 
 /// The signature of every InCore and Orchestration function of `prog`; `Err` for functions
@@ -100,13 +172,30 @@ pub fn signatures(prog: &Program) -> Vec<(String, Result<FuncSig, String>)> {
                             *d,
                             Elem::of(*d).ok_or(format!("scalar {name}: dtype {} unsupported", d.name()))?,
                         ),
-                        Type::Tensor(_) => ParamType::Tensor(tensor_spec(ty).map_err(|e| format!("{name}: {e}"))?),
+                        Type::Tensor(_) => {
+                            ParamType::Tensor(tensor_spec(&f.vars, ty).map_err(|e| format!("{name}: {e}"))?)
+                        }
                         other => return Err(format!("parameter {name} of type {}", other.kind_name())),
                     };
                     params.push(ParamSig { name, ty, direction: p.direction });
                 }
-                let extra_returns = if kind == Kind::Orchestration { extra_returns(prog, f)? } else { Vec::new() };
-                Ok(FuncSig { name: f.name.clone(), kind, params, extra_returns })
+                // A dimension that is a scalar parameter (`a: pl.Tensor[[n, 16], …]`) would need
+                // the tensor's shape to follow the scalar's random value.
+                let base = ptoc::codegen::orchestration::base_name;
+                for p in &params {
+                    let ParamType::Tensor(t) = &p.ty else { continue };
+                    if let Some(n) =
+                        t.symbols.iter().flatten().find(|n| params.iter().any(|q| base(&q.name) == base(n)))
+                    {
+                        return Err(format!("{}: dimension {n} is a scalar parameter", p.name));
+                    }
+                }
+                let (extra_returns, dim_slots) = if kind == Kind::Orchestration {
+                    (extra_returns(prog, f)?, dim_slots(f, &params)?)
+                } else {
+                    (Vec::new(), Vec::new())
+                };
+                Ok(FuncSig { name: f.name.clone(), kind, params, extra_returns, dim_slots })
             })();
             Some((f.name.clone(), sig))
         })
@@ -119,6 +208,29 @@ pub fn signatures(prog: &Program) -> Vec<(String, Result<FuncSig, String>)> {
 fn extra_returns(prog: &Program, f: &ptoc::ir::Function) -> Result<Vec<(usize, TensorSpec)>, String> {
     return_slots(prog, f)
         .into_iter()
-        .map(|(i, v)| tensor_spec(f.var_type(v)).map(|spec| (i, spec)).map_err(|e| format!("return value {i}: {e}")))
+        .map(|(i, v)| {
+            tensor_spec(&f.vars, f.var_type(v)).map(|spec| (i, spec)).map_err(|e| format!("return value {i}: {e}"))
+        })
+        .collect()
+}
+
+/// The orchestration's symbolic-dimension slots in ptoc's order, each with the first tensor
+/// parameter and axis that has it.
+fn dim_slots(f: &ptoc::ir::Function, params: &[ParamSig]) -> Result<Vec<(String, usize, usize)>, String> {
+    ptoc::codegen::orchestration::dim_slots(f)
+        .into_iter()
+        .map(|v| {
+            let name = f.var_name(v).to_string();
+            params
+                .iter()
+                .enumerate()
+                .find_map(|(i, p)| match &p.ty {
+                    ParamType::Tensor(t) => {
+                        t.symbols.iter().position(|s| s.as_deref() == Some(name.as_str())).map(|k| (name.clone(), i, k))
+                    }
+                    _ => None,
+                })
+                .ok_or_else(|| format!("symbolic dimension {name} is no whole dimension of a tensor parameter"))
+        })
         .collect()
 }

@@ -3,7 +3,7 @@
 
 use super::base_name;
 use crate::diag::{codes, Diagnostic};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{BinOp, DataType, Expr, ExprKind, UnOp, VarId, VarTable};
 
@@ -84,9 +84,55 @@ pub fn render_renamed(
     }
 }
 
-/// A tensor dimension (constant or scalar expression).
-pub fn dim_string(vars: &VarTable, d: &Expr, errors: &mut Vec<Diagnostic>) -> String {
+/// A tensor dimension (constant or scalar expression). A variable of it whose C++ name (base
+/// name) has no value in the function (`known` holds those that have one: parameters, the
+/// symbolic dimensions of tensor parameters, which the host passes, and variables the body
+/// defines) is reported: a call's result type names the callee's symbolic dimensions, which the
+/// caller does not know.
+/// The error is reported at `at`, the use that needs the extent, with the dimension where it
+/// is written (for a callee's, in the callee's signature).
+pub fn dim_string(
+    vars: &VarTable,
+    d: &Expr,
+    at: crate::diag::Span,
+    known: &BTreeSet<String>,
+    errors: &mut Vec<Diagnostic>,
+) -> String {
+    if let Some(v) = unknown_var(vars, d, known) {
+        errors.push(
+            Diagnostic::error(
+                codes::NO_CPP_FORM,
+                at,
+                format!("the extent `{}` of this tensor has no value in the orchestration function", vars.var_name(v)),
+            )
+            .with_secondary(d.span, format!("`{}` is written here", vars.var_name(v)))
+            .with_note("a symbolic dimension is known here only when it is a dimension of a tensor parameter (the host passes its value) or a variable of the function")
+            .with_note("help: annotate the tensor with the parameter's dimension or a computed extent"),
+        );
+        return String::new();
+    }
     render(vars, d, errors)
+}
+
+/// A rendered dimension as an element of a `uint64_t` shape array: a computed extent (an
+/// `int64_t`) is converted, since a narrowing conversion in an initializer list does not compile.
+pub fn shape_item(d: String) -> String {
+    if d.bytes().all(|b| b.is_ascii_digit()) {
+        d
+    } else {
+        format!("static_cast<uint64_t>({d})")
+    }
+}
+
+/// The first variable of `d` that has no value in the function (see [`dim_string`]).
+pub fn unknown_var(vars: &VarTable, d: &Expr, known: &BTreeSet<String>) -> Option<VarId> {
+    let mut unknown = None;
+    crate::ir::visit::for_each_var(d, &mut |v| {
+        if unknown.is_none() && !known.contains(base_name(vars.var_name(v))) {
+            unknown = Some(v);
+        }
+    });
+    unknown
 }
 
 fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {

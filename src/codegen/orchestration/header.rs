@@ -86,6 +86,10 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
     for (k, (name, _)) in sig.scalars.iter().enumerate() {
         let _ = writeln!(s, "#define ARG_SCALAR_{} {}", name.to_ascii_uppercase(), sig.externals.len() + k);
     }
+    for (k, name) in sig.dims.iter().enumerate() {
+        let slot = sig.externals.len() + sig.scalars.len() + k;
+        let _ = writeln!(s, "#define ARG_DIM_{} {slot}", name.to_ascii_uppercase());
+    }
     s.push('\n');
     s.push_str(FLOAT_HELPER);
     if sig.scalars.iter().any(|(_, d)| *d == DataType::Fp32) {
@@ -101,7 +105,7 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
          __attribute__((visibility(\"default\")))\n\
          void aicpu_orchestration_entry(PTO2Runtime* rt, uint64_t* args, int arg_count) {{\n    \
          (void)arg_count;\n\n    // Extract device pointers\n",
-        sig.externals.len() + sig.scalars.len()
+        sig.externals.len() + sig.scalars.len() + sig.dims.len()
     );
     for t in &sig.externals {
         let _ = writeln!(
@@ -110,6 +114,18 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
             t.name.to_ascii_uppercase(),
             n = t.name
         );
+    }
+    if !sig.dims.is_empty() {
+        // Before the external tensors, whose shapes they are.
+        s.push_str("\n    // Symbolic dimensions\n");
+        for name in &sig.dims {
+            let _ =
+                writeln!(s, "    int64_t {name} = static_cast<int64_t>(args[ARG_DIM_{}]);", name.to_ascii_uppercase());
+        }
+    }
+    // A scalar parameter that is a tensor parameter's dimension is decoded before the tensors.
+    if sig.scalars_size_tensors {
+        push_scalars(&mut s, sig);
     }
     s.push_str("\n    // External tensors\n");
     for t in &sig.externals {
@@ -123,6 +139,17 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
             runtime_dtype(t.dtype)
         );
     }
+    if !sig.scalars_size_tensors {
+        push_scalars(&mut s, sig);
+    }
+    s.push('\n');
+    s.push_str(body);
+    s.push_str("}\n\n}  // extern \"C\"\n");
+    s
+}
+
+/// The declarations of the scalar parameters, decoded from their slots.
+fn push_scalars(s: &mut String, sig: &Signature) {
     if !sig.scalars.is_empty() {
         s.push_str("\n    // Scalar parameters\n");
         for (name, d) in &sig.scalars {
@@ -138,8 +165,4 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
             }
         }
     }
-    s.push('\n');
-    s.push_str(body);
-    s.push_str("}\n\n}  // extern \"C\"\n");
-    s
 }

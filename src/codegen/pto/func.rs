@@ -105,6 +105,21 @@ pub fn generate(f: &Function) -> Res<String> {
         .collect();
     for (i, var) in &tensor_params {
         let Type::Tensor(t) = &var.ty else { continue };
+        // `pto.make_tensor_view` is given constant extents and strides here; a runtime extent
+        // would need an index argument of the function, which the kernel ABI does not pass.
+        if let Some(d) = t.shape.iter().find(|d| d.as_const_int().is_none()) {
+            return Err(Diagnostic::error(
+                codes::NO_PTO_FORM,
+                var.span,
+                format!(
+                    "PTO backend: tensor parameter `{}` has a runtime extent (`{}`)",
+                    var.name,
+                    crate::printer::print_expr(vars, d)
+                ),
+            )
+            .with_note("the PTO backend's tensor views have static shapes")
+            .with_note("help: give the parameter a static shape, or use --emit cpp, whose kernels read the extent from their Tensor argument"));
+        }
         let value = g.names.fresh();
         let dtype = spell(t.dtype, var.span)?;
         view_lines.push((*i, value.clone(), t.clone()));

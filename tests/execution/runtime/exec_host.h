@@ -92,6 +92,31 @@ inline void ptoc_read_npy(const std::string& path, void* dst, size_t bytes) {
     std::memcpy(dst, all.data() + header, bytes);
 }
 
+// The shape of the .npy file `path` into `shape` (`ndims` axes): an axis that is not 0 in
+// `shape` is static and must match the file.
+inline void ptoc_npy_shape(const std::string& path, uint64_t* shape, uint64_t ndims) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) ptoc_die("cannot open " + path);
+    char head[4096];
+    size_t n = std::fread(head, 1, sizeof head - 1, f);
+    std::fclose(f);
+    head[n] = '\0';
+    const char* at = n > 10 ? std::strstr(head + 10, "'shape': (") : nullptr;
+    if (at == nullptr) ptoc_die(path + ": no shape in the .npy header");
+    at += std::strlen("'shape': (");
+    for (uint64_t k = 0; k < ndims; ++k) {
+        char* end = nullptr;
+        unsigned long long v = std::strtoull(at, &end, 10);
+        if (end == at) ptoc_die(path + ": the .npy shape has fewer than " + std::to_string(ndims) + " axes");
+        if (shape[k] != 0 && shape[k] != v)
+            ptoc_die(path + ": axis " + std::to_string(k) + " is " + std::to_string(v) + ", expected " + std::to_string(shape[k]));
+        shape[k] = v;
+        at = end;
+        while (*at == ',' || *at == ' ') ++at;
+    }
+    if (*at != ')') ptoc_die(path + ": the .npy shape has more than " + std::to_string(ndims) + " axes");
+}
+
 // Writes a version 1.0 .npy file: `descr` is numpy's dtype string (e.g. "<f4").
 inline void ptoc_write_npy(const std::string& path, const char* descr, const std::vector<uint64_t>& shape,
                            const void* data, size_t bytes) {
