@@ -873,6 +873,20 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
         Some(w) if w.params.len() == sig.params.len() => w.params.iter().map(|p| w.var_name(p.var).to_string()).collect(),
         _ => sig.params.iter().map(|p| p.name.clone()).collect(),
     };
+    // The values of the symbolic dimensions, from the shapes of the case's inputs.
+    let mut dims: BTreeMap<String, usize> = BTreeMap::new();
+    for (prm, name) in sig.params.iter().zip(&run_names) {
+        let ParamType::Tensor(t) = &prm.ty else { continue };
+        if !t.symbolic() {
+            continue;
+        }
+        let given = read_npy(&dir.join("inputs").join(format!("{name}.npy"))).map_err(harness)?;
+        for (sym, extent) in t.symbols.iter().zip(&given.shape) {
+            if let Some(sym) = sym {
+                dims.entry(sym.clone()).or_insert(*extent);
+            }
+        }
+    }
     // The inputs in the parameters' dtypes and shapes, under the names the C++ host reads.
     let in_dir = work.join("in");
     let mut interp_inputs = Vec::new();
@@ -880,14 +894,24 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
     for (prm, name) in sig.params.iter().zip(&run_names) {
         let given = read_npy(&dir.join("inputs").join(format!("{name}.npy")));
         let (elem, shape) = match &prm.ty {
-            ParamType::Tensor(t) => (t.elem, t.shape.clone()),
+            ParamType::Tensor(t) => (t.elem, t.resolve(&dims).map_err(harness)?.shape),
             ParamType::Scalar(_, e) => (*e, vec![]),
         };
         let a = match given {
-            Ok(a) => systests::convert(&a, elem, &shape).map_err(|e| harness(format!("input {name}: {e}")))?,
+            // A tensor of symbolic shape takes its input's shape (each use may bind the
+            // symbols differently, as a transposed view does); its static axes must agree.
+            Ok(a) => {
+                let shape = match &prm.ty {
+                    ParamType::Tensor(t) if t.symbolic() && a.shape.len() == shape.len() => {
+                        a.shape.iter().zip(&t.symbols).zip(&shape).map(|((g, sym), s)| if sym.is_some() { *g } else { *s }).collect()
+                    }
+                    _ => shape,
+                };
+                systests::convert(&a, elem, &shape).map_err(|e| harness(format!("input {name}: {e}")))?
+            }
             // An output the case gives no input for starts as random numbers.
             Err(_) if prm.direction == ptoc::ir::ParamDirection::Out => match &prm.ty {
-                ParamType::Tensor(t) => inputs::tensor(&mut rng, t),
+                ParamType::Tensor(t) => inputs::tensor(&mut rng, &t.resolve(&dims).map_err(harness)?),
                 ParamType::Scalar(..) => return Err(harness(format!("no input for scalar {name}"))),
             },
             Err(e) => return Err(harness(e)),
@@ -899,6 +923,7 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
     // A returned tensor the function creates starts as zeros, as the interpreter's
     // `tensor.create` and the cases' own tests (`torch.zeros`) have it.
     for (i, t) in &sig.extra_returns {
+        let t = t.resolve(&dims).map_err(harness)?;
         let zeros = execution::npy::Array { descr: t.elem.descr().into(), shape: t.shape.clone(), data: vec![0; t.elements() * t.elem.size()] };
         write(&in_dir.join(format!("return_{i}.npy")), &zeros.to_npy()).map_err(harness)?;
     }
