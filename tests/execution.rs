@@ -870,7 +870,9 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
     };
     let written = ptoc::driver::frontend(&source).ok();
     let run_names: Vec<String> = match written.as_ref().and_then(|w| w.function(&case.func)) {
-        Some(w) if w.params.len() == sig.params.len() => w.params.iter().map(|p| w.var_name(p.var).to_string()).collect(),
+        Some(w) if w.params.len() == sig.params.len() => {
+            w.params.iter().map(|p| w.var_name(p.var).to_string()).collect()
+        }
         _ => sig.params.iter().map(|p| p.name.clone()).collect(),
     };
     // The values of the symbolic dimensions, from the shapes of the case's inputs.
@@ -902,9 +904,13 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
             // symbols differently, as a transposed view does); its static axes must agree.
             Ok(a) => {
                 let shape = match &prm.ty {
-                    ParamType::Tensor(t) if t.symbolic() && a.shape.len() == shape.len() => {
-                        a.shape.iter().zip(&t.symbols).zip(&shape).map(|((g, sym), s)| if sym.is_some() { *g } else { *s }).collect()
-                    }
+                    ParamType::Tensor(t) if t.symbolic() && a.shape.len() == shape.len() => a
+                        .shape
+                        .iter()
+                        .zip(&t.symbols)
+                        .zip(&shape)
+                        .map(|((g, sym), s)| if sym.is_some() { *g } else { *s })
+                        .collect(),
                     _ => shape,
                 };
                 systests::convert(&a, elem, &shape).map_err(|e| harness(format!("input {name}: {e}")))?
@@ -924,7 +930,11 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
     // `tensor.create` and the cases' own tests (`torch.zeros`) have it.
     for (i, t) in &sig.extra_returns {
         let t = t.resolve(&dims).map_err(harness)?;
-        let zeros = execution::npy::Array { descr: t.elem.descr().into(), shape: t.shape.clone(), data: vec![0; t.elements() * t.elem.size()] };
+        let zeros = execution::npy::Array {
+            descr: t.elem.descr().into(),
+            shape: t.shape.clone(),
+            data: vec![0; t.elements() * t.elem.size()],
+        };
         write(&in_dir.join(format!("return_{i}.npy")), &zeros.to_npy()).map_err(harness)?;
     }
     let elem_of_output = |name: &str| -> Option<execution::npy::Elem> {
@@ -981,7 +991,8 @@ fn try_systest(tc: &Toolchain, root: &Path, p: &corpus::Program, dir: &Path) -> 
                 .ok_or_else(|| harness(format!("{name}: no parameter holds the returned value")))?;
             sig.params[k].name.clone()
         };
-        let elem = elem.or_else(|| elem_of_output(&run_names[sig.params.iter().position(|q| q.name == file).unwrap_or(0)]));
+        let elem =
+            elem.or_else(|| elem_of_output(&run_names[sig.params.iter().position(|q| q.name == file).unwrap_or(0)]));
         cpp_outputs.push((name.clone(), file, elem.ok_or_else(|| harness(format!("{name}: no dtype")))?));
     }
     let bf16 = sig.params.iter().any(|prm| match &prm.ty {

@@ -89,7 +89,11 @@ fn fold(text: &str) -> (String, usize) {
             // the next line is a statement of the same block (not a loop or `if` header,
             // where the value would be evaluated at another time).
             let header = next.trim_end().ends_with(':');
-            if next_indent == indent && uses == 2 && at.len() == 1 && !header && at[0] > next.find(['=', 'r']).unwrap_or(0)
+            if next_indent == indent
+                && uses == 2
+                && at.len() == 1
+                && !header
+                && at[0] > next.find(['=', 'r']).unwrap_or(0)
             {
                 let k = at[0];
                 out.push(format!("{}{}{}", &next[..k], value, &next[k + name.len()..]));
@@ -113,7 +117,9 @@ fn instructions(files: &[(std::path::PathBuf, Vec<u8>)]) -> BTreeMap<String, BTr
         for line in text.lines() {
             let t = line.trim_start();
             let name: String = t.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            let is_instr = name.len() > 1 && name.starts_with('T') && name[1..].chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            let is_instr = name.len() > 1
+                && name.starts_with('T')
+                && name[1..].chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
             if (is_instr || name == "pto2_rt_submit_task") && t[name.len()..].starts_with('(') && name != "TASSIGN" {
                 *counts.entry(name).or_default() += 1;
             }
@@ -162,7 +168,8 @@ fn calls_in_the_positions_real_programs_use() {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(&a, &text).unwrap();
             std::fs::write(&b, &folded).unwrap();
-            let (ca, cb) = (ptoc(&["--emit", "cpp", &a.to_string_lossy()]), ptoc(&["--emit", "cpp", &b.to_string_lossy()]));
+            let (ca, cb) =
+                (ptoc(&["--emit", "cpp", &a.to_string_lossy()]), ptoc(&["--emit", "cpp", &b.to_string_lossy()]));
             if ca.code != 0 {
                 continue; // the generated program itself is refused: nothing to compare
             }

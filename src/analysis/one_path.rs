@@ -48,7 +48,9 @@ impl Walk<'_> {
                 }
                 let root = match &value.kind {
                     ExprKind::Call(c) => match c.callee {
-                        Callee::Op(op) => crate::ops::def(op).written_arg().and_then(|k| c.args.get(k)).and_then(|a| self.tensor(a)),
+                        Callee::Op(op) => {
+                            crate::ops::def(op).written_arg().and_then(|k| c.args.get(k)).and_then(|a| self.tensor(a))
+                        }
                         _ => None,
                     },
                     ExprKind::Var(_) => self.tensor(value),
@@ -66,7 +68,8 @@ impl Walk<'_> {
                     self.stmt(e);
                 }
                 self.defined.extend(return_vars.iter().copied());
-                let (Some(t), Some(e)) = (trailing_yield(then_body), else_body.as_deref().and_then(trailing_yield)) else {
+                let (Some(t), Some(e)) = (trailing_yield(then_body), else_body.as_deref().and_then(trailing_yield))
+                else {
                     return;
                 };
                 for ((rv, tv), ev) in return_vars.iter().zip(t).zip(e) {
@@ -86,7 +89,11 @@ impl Walk<'_> {
                 self.defined.extend(iter_args.iter().chain(return_vars).copied());
                 self.stmt(body);
             }
-            Stmt::Yield { .. } | Stmt::Return { .. } | Stmt::Eval { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {}
+            Stmt::Yield { .. }
+            | Stmt::Return { .. }
+            | Stmt::Eval { .. }
+            | Stmt::Break { .. }
+            | Stmt::Continue { .. } => {}
         }
     }
 }

@@ -9,7 +9,10 @@ pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "redu
 #[derive(Clone, Debug)]
 pub enum Source {
     File(PathBuf),
-    Genmix { kind: &'static str, seed: u64 },
+    Genmix {
+        kind: &'static str,
+        seed: u64,
+    },
     /// A case folder of `../shared/systests` (its `program.pto`, inputs and expected outputs).
     Systest(PathBuf),
 }
@@ -62,7 +65,11 @@ pub fn programs(root: &Path) -> Vec<Program> {
         add(format!("exec/cpusim/{}", stem(&p)), Source::File(p), false);
     }
     for dir in super::systests::dirs(&shared) {
-        add(format!("exec/systests/{}", dir.file_name().unwrap_or_default().to_string_lossy()), Source::Systest(dir), false);
+        add(
+            format!("exec/systests/{}", dir.file_name().unwrap_or_default().to_string_lossy()),
+            Source::Systest(dir),
+            false,
+        );
     }
     for kind in GENMIX_KINDS {
         for seed in 1..=GENMIX_PER_KIND {

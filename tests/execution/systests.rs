@@ -37,7 +37,12 @@ pub fn load(dir: &Path) -> Result<Case, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let j = json::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let strings = |key: &str| -> Vec<String> {
-        j.get(key).and_then(Json::as_array).unwrap_or_default().iter().filter_map(|s| s.as_str().map(String::from)).collect()
+        j.get(key)
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|s| s.as_str().map(String::from))
+            .collect()
     };
     let number = |key: &str, default: f64| match j.get(key) {
         Some(Json::Number(n)) => *n,
@@ -86,7 +91,11 @@ pub fn allclose(got: &Array, elem: Elem, want: &Array, rtol: f64, atol: f64) -> 
     let mut first = Vec::new();
     for i in 0..want.len() {
         let (g, w) = (ge.get(&got.data, i), we.get(&want.data, i));
-        let ok = if g.is_nan() || w.is_nan() { g.is_nan() && w.is_nan() } else { (g - w).abs() <= atol + rtol * w.abs() || g == w };
+        let ok = if g.is_nan() || w.is_nan() {
+            g.is_nan() && w.is_nan()
+        } else {
+            (g - w).abs() <= atol + rtol * w.abs() || g == w
+        };
         if !ok {
             count += 1;
             if first.len() < 5 {
