@@ -80,10 +80,10 @@ fn name_defined_in_both_branches_gets_a_phi_q2() {
 }
 
 #[test]
-fn then_only_name_keeps_reference_visibility() {
-    // Not a phi (the else branch never defines it): the then version stays current, as in the
-    // reference.
-    let lines = convert(
+fn then_only_name_used_after_the_if_is_refused() {
+    // The else branch never defines `y`: on that path it has no value, so its use after the
+    // `if` is an error there (the reference reads the then version whichever branch ran).
+    let prog = parse(
         "    def main(self, a: pl.Scalar[pl.INT64], c: pl.Scalar[pl.BOOL]) -> pl.Scalar[pl.INT64]:
         if c:
             y: pl.Scalar[pl.INT64] = a + 1
@@ -92,7 +92,28 @@ fn then_only_name_keeps_reference_visibility() {
         return y
 ",
     );
-    assert_eq!(lines.last().map(String::as_str), Some("return y_0"));
+    let err = crate::passes::Transform::Function(super::function)
+        .apply(prog, &PassEnv::new(Backend::Cce))
+        .expect_err("a use of a name bound on one path");
+    assert_eq!(err.len(), 1, "{err:?}");
+    assert_eq!(err[0].code, crate::diag::codes::UNBOUND_ON_PATH);
+    assert!(err[0].message.contains("`y` has no value here when the condition of the `if` is false"), "{}", err[0].message);
+}
+
+#[test]
+fn then_only_name_unused_after_the_if_keeps_reference_visibility() {
+    // Not read after the `if`: no error and no phi, as in the reference.
+    let lines = convert(
+        "    def main(self, a: pl.Scalar[pl.INT64], c: pl.Scalar[pl.BOOL]) -> pl.Scalar[pl.INT64]:
+        if c:
+            y: pl.Scalar[pl.INT64] = a + 1
+        else:
+            w: pl.Scalar[pl.INT64] = a + 2
+        return a
+",
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("return a_0"));
+    assert!(!lines.iter().any(|l| l.contains("yield_")), "{lines:?}");
 }
 
 #[test]
