@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn pipeline_lists() {
-        assert_eq!(names(resolve_o0(Pipeline::Default, None, None)).len(), 8);
+        assert_eq!(names(resolve_o0(Pipeline::Default, None, None)).len(), 9);
         assert!(names(resolve_o0(Pipeline::None, None, None)).is_empty());
     }
 
@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn stop_after_truncates_at_first_occurrence() {
         let got = names(resolve_o0(Pipeline::Default, None, Some("FlattenCallExpr")));
-        assert_eq!(got, ["convert-to-ssa", "outline-incore-scopes", "flatten-call-expr"]);
+        assert_eq!(got, ["convert-to-ssa", "outline-incore-scopes", "convert-tensor-to-block-ops", "flatten-call-expr"]);
         let p = strings(&["flatten-single-stmt", "normalize-stmt-structure", "flatten-single-stmt"]);
         assert_eq!(names(resolve_o0(Pipeline::None, Some(&p), Some("flatten-single-stmt"))), ["flatten-single-stmt"]);
     }

@@ -5,6 +5,14 @@
 //! The tensor→block table is the operator table's [`OpDef::block_form`] column, shared with the
 //! IncoreBlockOps verifier ([`block_form`]).
 //!
+//! ptoc extends the reference in three ways, none of which changes a program the reference's
+//! tests convert: an InCore function with no tensor op to convert is left as it is (the
+//! reference prepends loads of every tensor parameter to it), which lets the default pipeline
+//! run the pass after outline-incore-scopes; `tensor.assemble(target, source, offsets)` of a
+//! converted source becomes `block.store(source, offsets, [source shape], target)`, the store
+//! the outlined body of `with pl.incore():` means by it; and a tensor parameter whose only uses
+//! are as such a target is not loaded (it is written, not read).
+//!
 //! Reproduced reference behaviour (spec §6 Q4): calls from one InCore function to another are
 //! not updated (their arguments are substituted with tiles), and the `out_<i>` names restart at
 //! 0 for every call site.
@@ -37,17 +45,53 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     let mut gained = BTreeMap::new();
-    for f in functions.iter_mut().filter(|f| f.kind == FunctionType::InCore) {
+    for f in functions.iter_mut().filter(|f| f.kind == FunctionType::InCore && has_convertible_op(&f.body)) {
         if let Some(sig) = convert_incore(f).map_err(|d| vec![d])? {
             gained.insert(f.name.clone(), sig);
         }
     }
-    for f in functions.iter_mut().filter(|f| f.kind != FunctionType::InCore) {
+    // With no function gaining `Out` parameters, phase 2 would rewrite no call.
+    for f in functions.iter_mut().filter(|f| f.kind != FunctionType::InCore && !gained.is_empty()) {
         let mut rw = Rewriter::new(&mut f.vars, Mode::Caller(&gained));
         f.body = Stmt::block(rw.stmt_list(&f.body).map_err(|d| vec![d])?, f.body.span());
     }
     out.functions = functions;
     Ok(out)
+}
+
+/// Whether `body` has a tensor op this pass converts (one with a block form, or `tensor.assemble`).
+fn has_convertible_op(body: &Stmt) -> bool {
+    let mut found = false;
+    crate::ir::visit::walk_all_exprs(body, &mut |e| {
+        if let Some(Call { callee: Callee::Op(op), .. }) = e.as_call() {
+            found |= *op == ops::id::TENSOR_ASSEMBLE || block_form(*op).is_some();
+        }
+    });
+    found
+}
+
+/// The variables used only as the target (first argument) of a `tensor.assemble` in `body`.
+fn assemble_only_targets(body: &Stmt) -> std::collections::BTreeSet<VarId> {
+    let mut targets = std::collections::BTreeSet::new();
+    let mut other = std::collections::BTreeSet::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        for e in crate::ir::visit::stmt_exprs(s) {
+            let mut rest: Vec<&Expr> = vec![e];
+            if let Some(c) = e.as_call().filter(|c| c.callee == Callee::Op(ops::id::TENSOR_ASSEMBLE)) {
+                if let Some(t) = c.args.first().and_then(Expr::as_var) {
+                    targets.insert(t);
+                    rest = c.args[1..].iter().collect();
+                }
+            }
+            for r in rest {
+                crate::ir::visit::for_each_var(r, &mut |v| {
+                    other.insert(v);
+                });
+            }
+        }
+    });
+    targets.retain(|v| !other.contains(v));
+    targets
 }
 
 /// What callers of a converted InCore function must now pass and expect.
@@ -76,10 +120,14 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         ));
     };
 
+    let written_only = assemble_only_targets(&f.body);
     let mut rw = Rewriter::new(&mut f.vars, Mode::InCore);
     let mut body = Vec::new();
     for p in &f.params {
         let Type::Tensor(t) = rw.vars.var_type(p.var).clone() else { continue };
+        if written_only.contains(&p.var) {
+            continue;
+        }
         let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
         let kwargs = vec![("target_memory", KwValue::Space(MemorySpace::Vec))];
         let load = rw.typed_call(ops::id::LOAD, args, kwargs, span)?;
@@ -318,6 +366,13 @@ impl<'p, 'g> Rewriter<'p, 'g> {
     fn assign(&mut self, var: VarId, value: &Expr, span: Span, out: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
         let call = value.as_call();
         match (self.mode, call.map(|c| &c.callee)) {
+            (Mode::InCore, Some(Callee::Op(op))) if *op == ops::id::TENSOR_ASSEMBLE => {
+                let c = call.expect("matched a call");
+                if let Some(store) = self.assemble_as_store(c, value.span)? {
+                    self.assign_retyped(var, store, span, out);
+                    return Ok(());
+                }
+            }
             (Mode::InCore, Some(Callee::Op(op))) => {
                 if let Some(block_op) = block_form(*op) {
                     let c = call.expect("matched a call");
@@ -363,6 +418,27 @@ impl<'p, 'g> Rewriter<'p, 'g> {
             self.assign_retyped(var, new_value, span, out);
         }
         Ok(())
+    }
+
+    /// `tensor.assemble(target, source, offsets)` as `block.store(source, offsets, [source
+    /// shape], target)` when the source is now a tile; `None` (left as it is) when it is not.
+    fn assemble_as_store(&self, c: &Call, span: Span) -> Result<Option<Expr>, Diagnostic> {
+        let [target, source, offsets] = c.args.as_slice() else { return Ok(None) };
+        let source = self.subst(source);
+        let Type::Tile(tile) = self.vars.type_of(&source).clone() else { return Ok(None) };
+        // The tensor written: the target as it is now, or, when that became a tile (a loaded
+        // parameter), the parameter itself.
+        let now = self.subst(target);
+        let target = if matches!(self.vars.type_of(&now), Type::Tensor(_)) { now } else { target.clone() };
+        if !matches!(self.vars.type_of(&target), Type::Tensor(_)) {
+            return Err(Diagnostic::error(
+                codes::OP_CHECK,
+                span,
+                "cannot convert 'tensor.assemble' in an InCore function: its target is not a tensor here; store the tile with pl.store(tile, offsets, shape, tensor)",
+            ));
+        }
+        let args = vec![source, self.subst(offsets), self.dims(&tile.shape, span), target];
+        self.typed_call(ops::id::STORE, args, Vec::new(), span).map(Some)
     }
 
     /// `var = value`, with `var` re-created under the same name when the value's type differs.
