@@ -5,17 +5,19 @@
 //! The tensor→block table is the operator table's [`OpDef::block_form`] column, shared with the
 //! IncoreBlockOps verifier ([`block_form`]).
 //!
-//! ptoc extends the reference in three ways, none of which changes a program the reference's
+//! ptoc extends the reference in four ways, none of which changes a program the reference's
 //! tests convert: an InCore function with no tensor op to convert is left as it is (the
 //! reference prepends loads of every tensor parameter to it), which lets the default pipeline
-//! run the pass after outline-incore-scopes; `tensor.assemble(target, source, offsets)` of a
+//! run the pass after outline-incore-scopes; so is an InCore function that calls a function or
+//! is called by an InCore function (nested `with pl.incore():` scopes), since the reference
+//! does not update such calls (spec §6 Q4: the call would be left with a tile argument and
+//! without the callee's new `Out` parameters, a program that does not type-check); `tensor.assemble(target, source, offsets)` of a
 //! converted source becomes `block.store(source, offsets, [source shape], target)`, the store
 //! the outlined body of `with pl.incore():` means by it; and a tensor parameter whose only uses
 //! are as such a target is not loaded (it is written, not read).
 //!
-//! Reproduced reference behaviour (spec §6 Q4): calls from one InCore function to another are
-//! not updated (their arguments are substituted with tiles), and the `out_<i>` names restart at
-//! 0 for every call site.
+//! Reproduced reference behaviour (spec §6 Q4): the `out_<i>` names restart at 0 for every call
+//! site.
 //!
 //! [`OpDef::block_form`]: crate::ops::OpDef::block_form
 
@@ -45,7 +47,10 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     let mut gained = BTreeMap::new();
-    for f in functions.iter_mut().filter(|f| f.kind == FunctionType::InCore && has_convertible_op(&f.body)) {
+    let nested = nested_incore(&functions);
+    let convertible =
+        |f: &Function| f.kind == FunctionType::InCore && !nested.contains(&f.name) && has_convertible_op(&f.body);
+    for f in functions.iter_mut().filter(|f| convertible(f)) {
         if let Some(sig) = convert_incore(f).map_err(|d| vec![d])? {
             gained.insert(f.name.clone(), sig);
         }
@@ -68,6 +73,20 @@ fn has_convertible_op(body: &Stmt) -> bool {
         }
     });
     found
+}
+
+/// The InCore functions that call a function or are called by an InCore function.
+fn nested_incore(functions: &[Function]) -> std::collections::BTreeSet<String> {
+    let mut nested = std::collections::BTreeSet::new();
+    for f in functions.iter().filter(|f| f.kind == FunctionType::InCore) {
+        crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
+            if let Some(Call { callee: Callee::Function(g), .. }) = e.as_call() {
+                nested.insert(f.name.clone());
+                nested.insert(g.clone());
+            }
+        });
+    }
+    nested
 }
 
 /// The variables used only as the target (first argument) of a `tensor.assemble` in `body`.
