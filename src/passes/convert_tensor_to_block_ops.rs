@@ -13,8 +13,8 @@
 //! does not update such calls (spec §6 Q4: the call would be left with a tile argument and
 //! without the callee's new `Out` parameters, a program that does not type-check); `tensor.assemble(target, source, offsets)` of a
 //! converted source becomes `block.store(source, offsets, [source shape], target)`, the store
-//! the outlined body of `with pl.incore():` means by it; and a tensor parameter whose only uses
-//! are as such a target is not loaded (it is written, not read).
+//! the outlined body of `with pl.incore():` means by it; and a tensor parameter only written so
+//! (directly or through a loop's iter arg) is not loaded.
 //!
 //! Reproduced reference behaviour (spec §6 Q4): the `out_<i>` names restart at 0 for every call
 //! site.
@@ -89,16 +89,20 @@ fn nested_incore(functions: &[Function]) -> std::collections::BTreeSet<String> {
     nested
 }
 
-/// The variables used only as the target (first argument) of a `tensor.assemble` in `body`.
-fn assemble_only_targets(body: &Stmt) -> std::collections::BTreeSet<VarId> {
-    let mut targets = std::collections::BTreeSet::new();
-    let mut other = std::collections::BTreeSet::new();
+/// The variables only written through `tensor.assemble` in `body`: each use is as the target
+/// (first argument) of an assemble, or as the init of a loop's iter arg that is itself only
+/// written so (`out = pl.assemble(out, t, [i * 8, 0])` in a loop).
+fn written_only(body: &Stmt, vars: &VarTable) -> std::collections::BTreeSet<VarId> {
+    use std::collections::BTreeSet;
+    let mut candidates = BTreeSet::new();
+    let mut other = BTreeSet::new();
+    let mut inits: Vec<(VarId, VarId)> = Vec::new();
     crate::ir::visit::walk_stmts(body, &mut |s| {
         for e in crate::ir::visit::stmt_exprs(s) {
             let mut rest: Vec<&Expr> = vec![e];
             if let Some(c) = e.as_call().filter(|c| c.callee == Callee::Op(ops::id::TENSOR_ASSEMBLE)) {
                 if let Some(t) = c.args.first().and_then(Expr::as_var) {
-                    targets.insert(t);
+                    candidates.insert(t);
                     rest = c.args[1..].iter().collect();
                 }
             }
@@ -108,9 +112,35 @@ fn assemble_only_targets(body: &Stmt) -> std::collections::BTreeSet<VarId> {
                 });
             }
         }
+        if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = s {
+            for &a in iter_args {
+                if let VarKind::IterArg { init } = &vars.var(a).kind {
+                    match init.as_var() {
+                        Some(v) => {
+                            candidates.insert(v);
+                            inits.push((v, a));
+                        }
+                        None => crate::ir::visit::for_each_var(init, &mut |v| {
+                            other.insert(v);
+                        }),
+                    }
+                }
+            }
+        }
     });
-    targets.retain(|v| !other.contains(v));
-    targets
+    candidates.retain(|v| !other.contains(v));
+    // An init stays only while the iter arg it starts does.
+    loop {
+        let dropped: Vec<VarId> =
+            inits.iter().filter(|(v, a)| candidates.contains(v) && !candidates.contains(a)).map(|(v, _)| *v).collect();
+        if dropped.is_empty() {
+            break;
+        }
+        for v in dropped {
+            candidates.remove(&v);
+        }
+    }
+    candidates
 }
 
 /// What callers of a converted InCore function must now pass and expect.
@@ -131,15 +161,24 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         Stmt::Seq { stmts, .. } => stmts.clone(),
         other => vec![other.clone()],
     };
-    let Some(Stmt::Return { values, span: ret_span }) = stmts.pop() else {
-        return Err(Diagnostic::error(
-            codes::MISSING_RETURN,
-            span,
-            format!("InCore function '{}' does not end with a return statement", f.name),
-        ));
+    // A function without results (an outlined scope whose values nobody reads) may end
+    // without a return; the reference requires one.
+    let (values, ret_span, returns) = match stmts.last() {
+        Some(Stmt::Return { values, span }) => (values.clone(), *span, true),
+        _ if f.return_types.is_empty() => (Vec::new(), span, false),
+        _ => {
+            return Err(Diagnostic::error(
+                codes::MISSING_RETURN,
+                span,
+                format!("InCore function '{}' does not end with a return statement", f.name),
+            ))
+        }
     };
+    if returns {
+        stmts.pop();
+    }
 
-    let written_only = assemble_only_targets(&f.body);
+    let written_only = written_only(&f.body, &f.vars);
     let mut rw = Rewriter::new(&mut f.vars, Mode::InCore);
     let mut body = Vec::new();
     for p in &f.params {
@@ -153,6 +192,7 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         let name = format!("{}_tile", rw.vars.var_name(p.var));
         let tile = rw.define(p.var, name, load, span, &mut body);
         rw.map.insert(p.var, tile);
+        rw.loaded.insert(p.var);
     }
     for s in &stmts {
         rw.stmt(s, &mut body)?;
@@ -188,7 +228,9 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         return_values.push(Expr::var(stored, ret_span));
         return_types.push(ty);
     }
-    body.push(Stmt::Return { values: return_values, span: ret_span });
+    if returns {
+        body.push(Stmt::Return { values: return_values, span: ret_span });
+    }
     f.body = Stmt::block(body, f.body.span());
     f.return_types = return_types.clone();
     if out_types.is_empty() {
@@ -227,11 +269,13 @@ struct Rewriter<'p, 'g> {
     map: BTreeMap<VarId, VarId>,
     /// Stand-ins for the variables named by the types of each converted callee.
     imported: BTreeMap<String, crate::ir::import::Imported>,
+    /// The tensor parameters loaded into tiles (phase 1): still the tensors a store writes.
+    loaded: std::collections::BTreeSet<VarId>,
 }
 
 impl<'p, 'g> Rewriter<'p, 'g> {
     fn new(vars: &'p mut VarTable, mode: Mode<'g>) -> Self {
-        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new() }
+        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new(), loaded: Default::default() }
     }
 
     fn subst(&self, e: &Expr) -> Expr {
@@ -448,14 +492,18 @@ impl<'p, 'g> Rewriter<'p, 'g> {
         // The tensor written: the target as it is now, or, when that became a tile (a loaded
         // parameter), the parameter itself.
         let now = self.subst(target);
-        let target = if matches!(self.vars.type_of(&now), Type::Tensor(_)) { now } else { target.clone() };
-        if !matches!(self.vars.type_of(&target), Type::Tensor(_)) {
+        let is_loaded = target.as_var().is_some_and(|v| self.loaded.contains(&v));
+        let target = if matches!(self.vars.type_of(&now), Type::Tensor(_)) {
+            now
+        } else if is_loaded {
+            target.clone()
+        } else {
             return Err(Diagnostic::error(
                 codes::OP_CHECK,
                 span,
                 "cannot convert 'tensor.assemble' in an InCore function: its target is not a tensor here; store the tile with pl.store(tile, offsets, shape, tensor)",
             ));
-        }
+        };
         let args = vec![source, self.subst(offsets), self.dims(&tile.shape, span), target];
         self.typed_call(ops::id::STORE, args, Vec::new(), span).map(Some)
     }
