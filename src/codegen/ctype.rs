@@ -41,19 +41,37 @@ fn tile_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
     })
 }
 
-/// `(rows, cols)` of a 1-D (`[n]` → `(1, n)`, a row) or 2-D tile.
+/// `(rows, cols)` of a 1-D (`[n]` → `(1, n)`, a row) or 2-D tile. A tile of more dimensions
+/// is its leading dimensions folded into rows (`[a, b, r, c]` → `(a·b·r, c)`): row-major, that
+/// is the same memory, and the GlobalTensor of its load or store keeps the dimensions (its 5-D
+/// shape is the window, `window.rs`), so TLOAD/TSTORE move the same elements. Only the ops
+/// that fold does not change may use such a tile (`ops::check_folded`).
 pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnostic> {
     match shape {
         [n] => Ok((1, tile_dim(n, span)?)),
         [r, c] => Ok((tile_dim(r, span)?, tile_dim(c, span)?)),
-        _ => Err(Diagnostic::error(
+        [] => Err(Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: a tile needs at least one dimension")),
+        _ if shape.len() > 5 => Err(Diagnostic::error(
             codes::NO_CPP_FORM,
             span,
-            format!(
-                "CCE codegen only supports 1D and 2D TileType, but got {} dimensions. Multi-dimensional tiles (>2D) are supported at IR level but not yet in code generation.",
-                shape.len()
-            ),
+            format!("CCE codegen: a tile has at most 5 dimensions (pto-isa's GlobalTensor), got {}", shape.len()),
         )),
+        [lead @ .., c] => {
+            let cols = tile_dim(c, span)?;
+            if cols == 1 {
+                return Err(Diagnostic::error(
+                    codes::NO_CPP_FORM,
+                    span,
+                    format!("CCE codegen: a {}-D tile whose last dimension is 1 has no C++ form", shape.len()),
+                )
+                .with_note("its leading dimensions fold into the rows of a one-column tile, which pto-isa lays out column-major; make the last dimension the longest"));
+            }
+            let mut rows = 1i64;
+            for d in lead {
+                rows = rows.saturating_mul(tile_dim(d, span)?);
+            }
+            Ok((rows, cols))
+        }
     }
 }
 

@@ -74,6 +74,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
     let name = def.name;
     let Some(form) = def.cce else { return Err(no_codegen(name, span)) };
     let args = &c.args;
+    check_folded(k, form, name, target, args, span)?;
     k.begin_op();
     // The message is only built on a mismatch.
     let arity = |n: usize, msg: &dyn Fn() -> String| -> Result<(), Diagnostic> {
@@ -305,6 +306,49 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
     }
     Ok(())
+}
+
+/// Refuses an op on a tile of more than two dimensions whose result folding the leading
+/// dimensions into rows would change (see [`super::ctype::tile_rows_cols`]): only loads,
+/// stores, moves, allocations and element-wise ops whose tile operands all have the result's
+/// shape compute element for element on the folded tiles what they compute on the N-D ones.
+fn check_folded(
+    k: &Kernel,
+    form: CceEmit,
+    name: &str,
+    target: Option<VarId>,
+    args: &[Expr],
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let result = target.map(|v| k.type_of(&Expr::var(v, span)).clone());
+    let tile_shape = |t: &Type| match t {
+        Type::Tile(t) => Some(t.shape.clone()),
+        _ => None,
+    };
+    let mut shapes: Vec<Vec<Expr>> = args.iter().filter_map(|a| tile_shape(k.type_of(a))).collect();
+    let result_shape = result.as_ref().and_then(tile_shape);
+    shapes.extend(result_shape.clone());
+    let Some(rank) = shapes.iter().map(Vec::len).max().filter(|r| *r > 2) else { return Ok(()) };
+    let same_shapes = shapes.iter().all(|s| Some(s) == result_shape.as_ref());
+    let folds = match form {
+        CceEmit::Load | CceEmit::Store | CceEmit::Nothing => true,
+        CceEmit::Move | CceEmit::VecMove | CceEmit::Cast | CceEmit::Elementwise { .. } => same_shapes,
+        _ => false,
+    };
+    if folds {
+        return Ok(());
+    }
+    let why = if matches!(form, CceEmit::Elementwise { .. } | CceEmit::Cast) {
+        "its operands have different shapes: a broadcast over a leading dimension does not fold"
+    } else {
+        "it works along rows or columns, or across the tile, where the folded rows are not the tile's"
+    };
+    Err(unsupported(
+        span,
+        &format!("CCE codegen: {name} on a {rank}-D tile: its C++ tile folds the leading dimensions into rows, which changes what {name} computes"),
+    )
+    .with_note(why)
+    .with_note("compute on 2-D tiles: load the data as a 2-D tile (a 2-D window of the tensor) for this op"))
 }
 
 fn no_codegen(name: &str, span: Span) -> Diagnostic {

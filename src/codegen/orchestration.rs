@@ -844,6 +844,39 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("Tensor {x} = {src}.view({});", lists.join(", ")));
                 self.declared.insert(x.to_string());
             }
+            // A transpose or reshape only changes how a buffer is seen (strides, shape): the
+            // runtime's Tensor does it, and a kernel reads the strides from the Tensor it is
+            // passed (docs/orchestration-abi.md).
+            ops::id::TENSOR_TRANSPOSE => {
+                let axes = (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
+                let (Some(t), (Some(a1), Some(a2))) = (arg_var(0), axes) else {
+                    return self.unsupported(span, "tensor.transpose requires a tensor variable and constant axes".into());
+                };
+                let rank = self.vars.var_type(t).shape().map_or(0, <[Expr]>::len) as i64;
+                let axis = |a: i64| Some(if a < 0 { a + rank } else { a }).filter(|a| (0..rank).contains(a));
+                let (Some(a1), Some(a2)) = (axis(a1), axis(a2)) else {
+                    return self.unsupported(span, format!("tensor.transpose: axes out of range for rank {rank}"));
+                };
+                let src = self.tensor_ref(t);
+                self.line(indent, &format!("Tensor {x} = {src}.transpose({a1}, {a2});"));
+                self.declared.insert(x.to_string());
+            }
+            ops::id::TENSOR_RESHAPE => {
+                let Some(t) = arg_var(0) else {
+                    return self.unsupported(span, "tensor.reshape requires a tensor variable".into());
+                };
+                let Type::Tensor(rt) = self.vars.type_of(value) else { return };
+                let dims: Vec<String> = rt
+                    .shape
+                    .iter()
+                    .map(|d| expr::shape_item(expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)))
+                    .collect();
+                let r = dims.len();
+                let src = self.tensor_ref(t);
+                self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
+                self.line(indent, &format!("Tensor {x} = {src}.reshape({x}_shapes, {r});"));
+                self.declared.insert(x.to_string());
+            }
             ops::id::TENSOR_DIM => {
                 let (Some(t), Some(axis)) = (arg_var(0), call.args.get(1).and_then(Expr::as_const_int)) else {
                     return self.unsupported(span, "tensor.dim requires a tensor variable and a constant axis".into());

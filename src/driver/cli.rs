@@ -74,7 +74,7 @@ pub struct Cli {
     pub passes: Option<Vec<String>>,
 
     /// Which pass list to run: `default` (convert-to-ssa, outline-incore-scopes,
-    /// flatten-call-expr, run-verifier, init-mem-ref, basic-memory-reuse, insert-sync,
+    /// convert-tensor-to-block-ops, flatten-call-expr, run-verifier, init-mem-ref, basic-memory-reuse, insert-sync,
     /// allocate-memory-addr), `ptoas` (the same without insert-sync) or `none` (parse and print).
     /// Default: `ptoas` with --emit pto, else `default`.
     #[arg(long, value_enum, value_name = "NAME", help_heading = "Passes")]

@@ -94,8 +94,8 @@ mod tests {
     #[test]
     fn o1_runs_remove_redundant_sync_after_insert_sync() {
         let got = names(resolve(Pipeline::Default, OptLevel::O1, None, None));
-        assert_eq!(got.len(), 9);
-        assert_eq!(got[6..8], ["insert-sync", "remove-redundant-sync"]);
+        assert_eq!(got.len(), 10);
+        assert_eq!(got[7..9], ["insert-sync", "remove-redundant-sync"]);
         let p = strings(&["insert-sync"]);
         assert_eq!(names(resolve(Pipeline::Default, OptLevel::O1, Some(&p), None)), ["insert-sync"]);
     }
@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn pipeline_lists() {
-        assert_eq!(names(resolve_o0(Pipeline::Default, None, None)).len(), 8);
+        assert_eq!(names(resolve_o0(Pipeline::Default, None, None)).len(), 9);
         assert!(names(resolve_o0(Pipeline::None, None, None)).is_empty());
     }
 
@@ -123,7 +123,10 @@ mod tests {
     #[test]
     fn stop_after_truncates_at_first_occurrence() {
         let got = names(resolve_o0(Pipeline::Default, None, Some("FlattenCallExpr")));
-        assert_eq!(got, ["convert-to-ssa", "outline-incore-scopes", "flatten-call-expr"]);
+        assert_eq!(
+            got,
+            ["convert-to-ssa", "outline-incore-scopes", "convert-tensor-to-block-ops", "flatten-call-expr"]
+        );
         let p = strings(&["flatten-single-stmt", "normalize-stmt-structure", "flatten-single-stmt"]);
         assert_eq!(names(resolve_o0(Pipeline::None, Some(&p), Some("flatten-single-stmt"))), ["flatten-single-stmt"]);
     }

@@ -5,9 +5,19 @@
 //! The tensor→block table is the operator table's [`OpDef::block_form`] column, shared with the
 //! IncoreBlockOps verifier ([`block_form`]).
 //!
-//! Reproduced reference behaviour (spec §6 Q4): calls from one InCore function to another are
-//! not updated (their arguments are substituted with tiles), and the `out_<i>` names restart at
-//! 0 for every call site.
+//! ptoc extends the reference in four ways, none of which changes a program the reference's
+//! tests convert: an InCore function with no tensor op to convert is left as it is (the
+//! reference prepends loads of every tensor parameter to it), which lets the default pipeline
+//! run the pass after outline-incore-scopes; so is an InCore function that calls a function or
+//! is called by an InCore function (nested `with pl.incore():` scopes), since the reference
+//! does not update such calls (spec §6 Q4: the call would be left with a tile argument and
+//! without the callee's new `Out` parameters, a program that does not type-check); `tensor.assemble(target, source, offsets)` of a
+//! converted source becomes `block.store(source, offsets, [source shape], target)`, the store
+//! the outlined body of `with pl.incore():` means by it; and a tensor parameter only written so
+//! (directly or through a loop's iter arg) is not loaded.
+//!
+//! Reproduced reference behaviour (spec §6 Q4): the `out_<i>` names restart at 0 for every call
+//! site.
 //!
 //! [`OpDef::block_form`]: crate::ops::OpDef::block_form
 
@@ -37,17 +47,100 @@ pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
     let mut out = prog;
     let mut functions = std::mem::take(&mut out.functions);
     let mut gained = BTreeMap::new();
-    for f in functions.iter_mut().filter(|f| f.kind == FunctionType::InCore) {
+    let nested = nested_incore(&functions);
+    let convertible =
+        |f: &Function| f.kind == FunctionType::InCore && !nested.contains(&f.name) && has_convertible_op(&f.body);
+    for f in functions.iter_mut().filter(|f| convertible(f)) {
         if let Some(sig) = convert_incore(f).map_err(|d| vec![d])? {
             gained.insert(f.name.clone(), sig);
         }
     }
-    for f in functions.iter_mut().filter(|f| f.kind != FunctionType::InCore) {
+    // With no function gaining `Out` parameters, phase 2 would rewrite no call.
+    for f in functions.iter_mut().filter(|f| f.kind != FunctionType::InCore && !gained.is_empty()) {
         let mut rw = Rewriter::new(&mut f.vars, Mode::Caller(&gained));
         f.body = Stmt::block(rw.stmt_list(&f.body).map_err(|d| vec![d])?, f.body.span());
     }
     out.functions = functions;
     Ok(out)
+}
+
+/// Whether `body` has a tensor op this pass converts (one with a block form, or `tensor.assemble`).
+fn has_convertible_op(body: &Stmt) -> bool {
+    let mut found = false;
+    crate::ir::visit::walk_all_exprs(body, &mut |e| {
+        if let Some(Call { callee: Callee::Op(op), .. }) = e.as_call() {
+            found |= *op == ops::id::TENSOR_ASSEMBLE || block_form(*op).is_some();
+        }
+    });
+    found
+}
+
+/// The InCore functions that call a function or are called by an InCore function.
+fn nested_incore(functions: &[Function]) -> std::collections::BTreeSet<String> {
+    let mut nested = std::collections::BTreeSet::new();
+    for f in functions.iter().filter(|f| f.kind == FunctionType::InCore) {
+        crate::ir::visit::walk_all_exprs(&f.body, &mut |e| {
+            if let Some(Call { callee: Callee::Function(g), .. }) = e.as_call() {
+                nested.insert(f.name.clone());
+                nested.insert(g.clone());
+            }
+        });
+    }
+    nested
+}
+
+/// The variables only written through `tensor.assemble` in `body`: each use is as the target
+/// (first argument) of an assemble, or as the init of a loop's iter arg that is itself only
+/// written so (`out = pl.assemble(out, t, [i * 8, 0])` in a loop).
+fn written_only(body: &Stmt, vars: &VarTable) -> std::collections::BTreeSet<VarId> {
+    use std::collections::BTreeSet;
+    let mut candidates = BTreeSet::new();
+    let mut other = BTreeSet::new();
+    let mut inits: Vec<(VarId, VarId)> = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        for e in crate::ir::visit::stmt_exprs(s) {
+            let mut rest: Vec<&Expr> = vec![e];
+            if let Some(c) = e.as_call().filter(|c| c.callee == Callee::Op(ops::id::TENSOR_ASSEMBLE)) {
+                if let Some(t) = c.args.first().and_then(Expr::as_var) {
+                    candidates.insert(t);
+                    rest = c.args[1..].iter().collect();
+                }
+            }
+            for r in rest {
+                crate::ir::visit::for_each_var(r, &mut |v| {
+                    other.insert(v);
+                });
+            }
+        }
+        if let Stmt::For { iter_args, .. } | Stmt::While { iter_args, .. } = s {
+            for &a in iter_args {
+                if let VarKind::IterArg { init } = &vars.var(a).kind {
+                    match init.as_var() {
+                        Some(v) => {
+                            candidates.insert(v);
+                            inits.push((v, a));
+                        }
+                        None => crate::ir::visit::for_each_var(init, &mut |v| {
+                            other.insert(v);
+                        }),
+                    }
+                }
+            }
+        }
+    });
+    candidates.retain(|v| !other.contains(v));
+    // An init stays only while the iter arg it starts does.
+    loop {
+        let dropped: Vec<VarId> =
+            inits.iter().filter(|(v, a)| candidates.contains(v) && !candidates.contains(a)).map(|(v, _)| *v).collect();
+        if dropped.is_empty() {
+            break;
+        }
+        for v in dropped {
+            candidates.remove(&v);
+        }
+    }
+    candidates
 }
 
 /// What callers of a converted InCore function must now pass and expect.
@@ -68,24 +161,38 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         Stmt::Seq { stmts, .. } => stmts.clone(),
         other => vec![other.clone()],
     };
-    let Some(Stmt::Return { values, span: ret_span }) = stmts.pop() else {
-        return Err(Diagnostic::error(
-            codes::MISSING_RETURN,
-            span,
-            format!("InCore function '{}' does not end with a return statement", f.name),
-        ));
+    // A function without results (an outlined scope whose values nobody reads) may end
+    // without a return; the reference requires one.
+    let (values, ret_span, returns) = match stmts.last() {
+        Some(Stmt::Return { values, span }) => (values.clone(), *span, true),
+        _ if f.return_types.is_empty() => (Vec::new(), span, false),
+        _ => {
+            return Err(Diagnostic::error(
+                codes::MISSING_RETURN,
+                span,
+                format!("InCore function '{}' does not end with a return statement", f.name),
+            ))
+        }
     };
+    if returns {
+        stmts.pop();
+    }
 
+    let written_only = written_only(&f.body, &f.vars);
     let mut rw = Rewriter::new(&mut f.vars, Mode::InCore);
     let mut body = Vec::new();
     for p in &f.params {
         let Type::Tensor(t) = rw.vars.var_type(p.var).clone() else { continue };
+        if written_only.contains(&p.var) {
+            continue;
+        }
         let args = vec![Expr::var(p.var, span), zeros(t.shape.len(), span), rw.dims(&t.shape, span)];
         let kwargs = vec![("target_memory", KwValue::Space(MemorySpace::Vec))];
         let load = rw.typed_call(ops::id::LOAD, args, kwargs, span)?;
         let name = format!("{}_tile", rw.vars.var_name(p.var));
         let tile = rw.define(p.var, name, load, span, &mut body);
         rw.map.insert(p.var, tile);
+        rw.loaded.insert(p.var);
     }
     for s in &stmts {
         rw.stmt(s, &mut body)?;
@@ -121,7 +228,9 @@ fn convert_incore(f: &mut Function) -> Result<Option<Gained>, Diagnostic> {
         return_values.push(Expr::var(stored, ret_span));
         return_types.push(ty);
     }
-    body.push(Stmt::Return { values: return_values, span: ret_span });
+    if returns {
+        body.push(Stmt::Return { values: return_values, span: ret_span });
+    }
     f.body = Stmt::block(body, f.body.span());
     f.return_types = return_types.clone();
     if out_types.is_empty() {
@@ -160,11 +269,13 @@ struct Rewriter<'p, 'g> {
     map: BTreeMap<VarId, VarId>,
     /// Stand-ins for the variables named by the types of each converted callee.
     imported: BTreeMap<String, crate::ir::import::Imported>,
+    /// The tensor parameters loaded into tiles (phase 1): still the tensors a store writes.
+    loaded: std::collections::BTreeSet<VarId>,
 }
 
 impl<'p, 'g> Rewriter<'p, 'g> {
     fn new(vars: &'p mut VarTable, mode: Mode<'g>) -> Self {
-        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new() }
+        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new(), loaded: Default::default() }
     }
 
     fn subst(&self, e: &Expr) -> Expr {
@@ -318,6 +429,13 @@ impl<'p, 'g> Rewriter<'p, 'g> {
     fn assign(&mut self, var: VarId, value: &Expr, span: Span, out: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
         let call = value.as_call();
         match (self.mode, call.map(|c| &c.callee)) {
+            (Mode::InCore, Some(Callee::Op(op))) if *op == ops::id::TENSOR_ASSEMBLE => {
+                let c = call.expect("matched a call");
+                if let Some(store) = self.assemble_as_store(c, value.span)? {
+                    self.assign_retyped(var, store, span, out);
+                    return Ok(());
+                }
+            }
             (Mode::InCore, Some(Callee::Op(op))) => {
                 if let Some(block_op) = block_form(*op) {
                     let c = call.expect("matched a call");
@@ -363,6 +481,31 @@ impl<'p, 'g> Rewriter<'p, 'g> {
             self.assign_retyped(var, new_value, span, out);
         }
         Ok(())
+    }
+
+    /// `tensor.assemble(target, source, offsets)` as `block.store(source, offsets, [source
+    /// shape], target)` when the source is now a tile; `None` (left as it is) when it is not.
+    fn assemble_as_store(&self, c: &Call, span: Span) -> Result<Option<Expr>, Diagnostic> {
+        let [target, source, offsets] = c.args.as_slice() else { return Ok(None) };
+        let source = self.subst(source);
+        let Type::Tile(tile) = self.vars.type_of(&source).clone() else { return Ok(None) };
+        // The tensor written: the target as it is now, or, when that became a tile (a loaded
+        // parameter), the parameter itself.
+        let now = self.subst(target);
+        let is_loaded = target.as_var().is_some_and(|v| self.loaded.contains(&v));
+        let target = if matches!(self.vars.type_of(&now), Type::Tensor(_)) {
+            now
+        } else if is_loaded {
+            target.clone()
+        } else {
+            return Err(Diagnostic::error(
+                codes::OP_CHECK,
+                span,
+                "cannot convert 'tensor.assemble' in an InCore function: its target is not a tensor here; store the tile with pl.store(tile, offsets, shape, tensor)",
+            ));
+        };
+        let args = vec![source, self.subst(offsets), self.dims(&tile.shape, span), target];
+        self.typed_call(ops::id::STORE, args, Vec::new(), span).map(Some)
     }
 
     /// `var = value`, with `var` re-created under the same name when the value's type differs.

@@ -329,7 +329,9 @@ impl OptLevel {
 /// The named pass lists of `--pipeline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pipeline {
-    /// The reference's Default strategy, with outline-incore-scopes after convert-to-ssa.
+    /// The reference's Default strategy, with outline-incore-scopes and
+    /// convert-tensor-to-block-ops after convert-to-ssa (the second changes only InCore functions
+    /// that hold tensor ops, which the reference's C++ emitter cannot compile).
     Default,
     /// The reference's PTOAS strategy: Default without insert-sync.
     Ptoas,
@@ -344,6 +346,7 @@ impl Pipeline {
             Pipeline::Default => &[
                 "convert-to-ssa",
                 "outline-incore-scopes",
+                "convert-tensor-to-block-ops",
                 "flatten-call-expr",
                 "run-verifier",
                 "init-mem-ref",
@@ -354,6 +357,7 @@ impl Pipeline {
             Pipeline::Ptoas => &[
                 "convert-to-ssa",
                 "outline-incore-scopes",
+                "convert-tensor-to-block-ops",
                 "flatten-call-expr",
                 "run-verifier",
                 "init-mem-ref",
@@ -421,6 +425,7 @@ mod tests {
         let without_sync: Vec<_> = default.iter().filter(|n| **n != "insert-sync").copied().collect();
         assert_eq!(ptoas, without_sync.as_slice());
         assert_eq!(default[1], "outline-incore-scopes");
+        assert_eq!(default[2], "convert-tensor-to-block-ops");
     }
 
     #[test]

@@ -89,6 +89,7 @@ pub fn generate(f: &Function) -> Res<String> {
         indent: BASE_INDENT,
         yielded: None,
     };
+    refuse_nd_tiles(vars, &f.body)?;
     // 1. buffers, 2. tensor views take the first counter values (§3).
     for b in &g.buffers.list {
         let ty = types::tile_buf(&b.tile, b.key.0).map_err(|()| invalid_dtype(f.span))?;
@@ -175,5 +176,30 @@ impl FnGen<'_> {
     /// Appends a body line at the current indentation.
     pub fn line(&mut self, text: &str) {
         push_line(&mut self.body, self.indent, text);
+    }
+}
+
+/// A tile of more than two dimensions is refused at its first definition: a `!pto.tile_buf` has
+/// rows and columns, and the reference's spelling of one (its first two dimensions) loads and
+/// computes on another tile. (The C++ backend folds the leading dimensions into rows.)
+fn refuse_nd_tiles(vars: &crate::ir::VarTable, body: &crate::ir::Stmt) -> Result<(), Diagnostic> {
+    let mut found = None;
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        if let crate::ir::Stmt::Assign { var, span, .. } = s {
+            if let crate::ir::Type::Tile(t) = vars.var_type(*var) {
+                if t.shape.len() > 2 && found.is_none() {
+                    found = Some((*span, t.shape.len()));
+                }
+            }
+        }
+    });
+    match found {
+        None => Ok(()),
+        Some((span, rank)) => Err(Diagnostic::error(
+            codes::NO_PTO_FORM,
+            span,
+            format!("the PTO backend has no form for a {rank}-D tile: a !pto.tile_buf has two dimensions"),
+        )
+        .with_note("load a 2-D window of the tensor, or use --emit cpp, which folds the leading dimensions into rows")),
     }
 }

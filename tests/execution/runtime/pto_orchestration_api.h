@@ -39,6 +39,35 @@ struct Tensor : PtocTensorLayout {
         t.ndims = k;
         return t;
     }
+    // The same elements with dimensions x and y exchanged (the runtime's Tensor::transpose).
+    Tensor transpose(uint64_t x, uint64_t y) const {
+        if (x >= ndims || y >= ndims) ptoc_die("transpose: axis out of range");
+        Tensor t = *this;
+        t.strides[x] = strides[y];
+        t.strides[y] = strides[x];
+        t.repeats[x] = repeats[y];
+        t.repeats[y] = repeats[x];
+        return t;
+    }
+    // The same elements, row-major, in another shape (the runtime's Tensor::reshape); only a
+    // row-major contiguous tensor can be seen so (anything else would need a copy).
+    Tensor reshape(const uint64_t* shape, uint64_t new_ndims) const {
+        uint64_t n = 1;
+        for (uint64_t i = ndims; i-- > 0;) {
+            if (repeats[i] != 1 && strides[i] != n) ptoc_die("reshape of a tensor that is not contiguous");
+            n *= repeats[i];
+        }
+        Tensor t = *this;
+        uint64_t m = 1;
+        for (uint64_t i = new_ndims; i-- > 0;) {
+            t.strides[i] = m;
+            t.repeats[i] = shape[i];
+            m *= shape[i];
+        }
+        if (m != n) ptoc_die("reshape to a different number of elements");
+        t.ndims = new_ndims;
+        return t;
+    }
 };
 static_assert(sizeof(Tensor) == sizeof(PtocTensorLayout), "Tensor must keep tensor.h's layout");
 
