@@ -97,7 +97,11 @@ fn then_only_name_used_after_the_if_is_refused() {
         .expect_err("a use of a name bound on one path");
     assert_eq!(err.len(), 1, "{err:?}");
     assert_eq!(err[0].code, crate::diag::codes::UNBOUND_ON_PATH);
-    assert!(err[0].message.contains("`y` has no value here when the condition of the `if` is false"), "{}", err[0].message);
+    assert!(
+        err[0].message.contains("`y` has no value here when the condition of the `if` is false"),
+        "{}",
+        err[0].message
+    );
 }
 
 #[test]
