@@ -1,7 +1,9 @@
 //! insta snapshots of whole multi-function outputs of outline-incore-scopes, alone and followed by
 //! convert-tensor-to-block-ops (the reference's test order, spec `passes-and-codegen.md` §1.8). The
-//! second shows the reproduced §6 Q4: the nested InCore call in `main_incore_0` gets a tile
-//! argument and no Out buffer, and every call site of `main` creates its own `out_0`.
+//! second shows how ptoc avoids §6 Q4 (the reference converts a nested InCore call's caller
+//! and callee without updating the call, passing a tile to a tensor parameter): the nested
+//! pair `main_incore_0` / `main_incore_0_incore_0` is left unconverted, the other outlined
+//! functions are converted.
 //! Review changes with `cargo insta review`.
 
 use ptoc::passes::{self, Backend, PassEnv};
