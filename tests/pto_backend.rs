@@ -331,15 +331,6 @@ fn ptoc_text(args: &[&str], input: &str) -> Output {
     driver::run(&argv, input.as_bytes())
 }
 
-fn genmix(script: &Path, kind: &str, seed: u64) -> Option<String> {
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .args(["--seed", &seed.to_string(), "--kind", kind])
-        .output()
-        .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 /// The instructions the spec lists: every `pto.<name>` token of pto-codegen.md.
 fn spec_instructions() -> Option<HashSet<String>> {
     let spec = std::fs::read_to_string(common::manifest_dir().join("../shared/spec/pto-codegen.md")).ok()?;
@@ -453,7 +444,7 @@ fn held_out_genmix_programs() {
     let mut failures = Vec::new();
     for kind in KINDS {
         for seed in FIRST_HELDOUT_SEED..FIRST_HELDOUT_SEED + per_kind {
-            let Some(src) = genmix(&script, kind, seed) else { continue };
+            let Some(src) = common::genmix(&script, kind, seed) else { continue };
             if let Err(e) = check_held_out(&src, isa.as_ref(), &mut t) {
                 failures.push(format!("genmix --kind {kind} --seed {seed}: {e}"));
             }

@@ -25,15 +25,6 @@ fn ptoc(args: &[&str]) -> driver::Output {
     driver::run(&argv, b"")
 }
 
-fn genmix(script: &Path, kind: &str, seed: u64) -> Option<String> {
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .args(["--seed", &seed.to_string(), "--kind", kind])
-        .output()
-        .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 /// `(indent, name, value)` of `name = value` / `name: T = value` with a call as value.
 fn binding(line: &str) -> Option<(usize, &str, &str)> {
     let indent = line.len() - line.trim_start().len();
@@ -149,7 +140,7 @@ fn run_all(file: &Path, funcs: &[String], dir: &Path) -> Result<BTreeMap<String,
 fn calls_in_the_positions_real_programs_use() {
     let root = common::manifest_dir();
     let script = root.join("../shared/tools/genmix.py");
-    if !script.is_file() || genmix(&script, "vector", 1).is_none() {
+    if !script.is_file() || common::genmix(&script, "vector", 1).is_none() {
         println!("real_forms: no genmix.py or python3; 0 checks");
         return;
     }
@@ -158,7 +149,7 @@ fn calls_in_the_positions_real_programs_use() {
     let (mut checked, mut folds, mut failures) = (0, 0, Vec::new());
     for kind in KINDS {
         for seed in 1..=seeds {
-            let Some(text) = genmix(&script, kind, seed) else { continue };
+            let Some(text) = common::genmix(&script, kind, seed) else { continue };
             let (folded, n) = fold(&text);
             if n == 0 {
                 continue;

@@ -16,7 +16,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ptoc::driver;
 
@@ -117,15 +117,6 @@ fn corpus_inputs() -> Vec<PathBuf> {
     files
 }
 
-fn genmix(script: &Path, kind: &str, seed: u64) -> Option<String> {
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .args(["--seed", &seed.to_string(), "--kind", kind])
-        .output()
-        .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 fn report(what: &str, t: &Totals) {
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * (b as f64 - a as f64) / b as f64 };
     eprintln!(
@@ -168,7 +159,7 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
     // On every core, with ptoc's own scoped-thread map (results in program order).
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let checked = ptoc::par::map(&programs, workers, |&(kind, seed)| {
-        let text = genmix(&script, kind, seed)?;
+        let text = common::genmix(&script, kind, seed)?;
         let mut totals = Totals::default();
         let verdict = check(&format!("genmix --kind {kind} --seed {seed}"), &text, &mut totals);
         Some((totals, verdict))

@@ -136,6 +136,17 @@ pub fn markdown_documents() -> Vec<PathBuf> {
     out
 }
 
+/// The text of genmix program `kind`/`seed` (`python3 <script> --seed N --kind K`), or `None`
+/// when python3 or the script cannot run.
+pub fn genmix(script: &Path, kind: &str, seed: u64) -> Option<String> {
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .args(["--seed", &seed.to_string(), "--kind", kind])
+        .output()
+        .ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 #[cfg(test)]
 #[allow(unused_imports)] // see mod.rs
 mod tests {
