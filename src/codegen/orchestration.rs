@@ -193,9 +193,9 @@ pub(crate) struct Signature {
     /// Scalar parameters of a dtype the host has no type for (FP16, BF16): held as their raw
     /// argument bits, which can be passed on to kernels but not computed with.
     pub raw_scalars: BTreeSet<VarId>,
-    /// The symbolic dimensions of the tensor parameters ([`dim_slots`]) by base name: their
+    /// The symbolic axes of the tensor parameters ([`dim_slots`]), in slot order: their
     /// argument slots follow the scalar slots.
-    pub dims: Vec<String>,
+    pub dims: Vec<DimArg>,
     /// Whether a scalar parameter is a dimension of a tensor parameter (`a: pl.Tensor[[n, 16],
     /// …]`): the scalars are then decoded before the external tensors.
     pub scalars_size_tensors: bool,
@@ -211,13 +211,14 @@ impl Signature {
         let mut ext_names = BTreeSet::new();
         let mut scalars = Vec::new();
         let mut raw_scalars = BTreeSet::new();
-        let dim_vars = dim_slots(f);
-        let dims = dim_vars.iter().map(|&v| base_name(f.vars.var_name(v)).to_string()).collect();
+        let slots = dim_slots(f);
         let name = |v: VarId| base_name(f.vars.var_name(v)).to_string();
-        let mut known: BTreeSet<String> = f.params.iter().map(|p| p.var).chain(dim_vars).map(name).collect();
+        let mut known: BTreeSet<String> =
+            f.params.iter().map(|p| p.var).chain(slots.iter().map(|d| d.var)).map(name).collect();
         crate::ir::visit::walk_defined_vars(&f.body, &mut |v| {
             known.insert(name(v));
         });
+        let dims = dim_args(f, &slots, &known);
         // `v` names the slot; `of` is the variable whose type gives its shape.
         let external = |v: VarId, of: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
             let name = base_name(f.vars.var_name(v)).to_string();
@@ -240,10 +241,16 @@ impl Signature {
                 }
             }
         };
-        for p in &f.params {
+        for (i, p) in f.params.iter().enumerate() {
             ext_names.insert(base_name(f.vars.var_name(p.var)).to_string());
             match f.vars.var_type(p.var) {
-                Type::Tensor(_) => externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors)),
+                Type::Tensor(_) => externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors).map(|mut e| {
+                    // Each symbolic axis is the tensor's own extent, passed in its own slot.
+                    for d in dims.iter().filter(|d| d.param == i) {
+                        e.shape[d.axis] = expr::shape_item(d.local.clone());
+                    }
+                    e
+                })),
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
                     Some(_) => scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d)),
                     // No host type: the bits pass through to kernels untouched.
@@ -317,25 +324,79 @@ impl Signature {
     }
 }
 
-/// The symbolic dimensions of orchestration function `f`'s tensor parameters (`a:
-/// pl.Tensor[[M, 16], …]`), in order of first appearance: the variables of their dims that are
-/// no parameter (by C++ name: a type may still name the parameter as written, `n`, where the
-/// parameter is `n_0` after convert-to-ssa). The host passes each one's value in an argument
-/// slot after the scalar slots (docs/orchestration-abi.md).
-pub fn dim_slots(f: &Function) -> Vec<VarId> {
+/// One symbolic axis of a tensor parameter (`a: pl.Tensor[[M, 16], …]`, axis 0): an axis whose
+/// extent is a variable that is no parameter (by C++ name: a type may still name the parameter
+/// as written, `n`, where the parameter is `n_0` after convert-to-ssa).
+#[derive(Clone, Copy, Debug)]
+pub struct DimSlot {
+    /// Index of the parameter in `f.params`.
+    pub param: usize,
+    pub axis: usize,
+    /// The symbolic dimension the axis names.
+    pub var: VarId,
+}
+
+/// The symbolic axes of orchestration function `f`'s tensor parameters, in parameter then axis
+/// order. The host passes each one's extent in an argument slot after the scalar slots
+/// (docs/orchestration-abi.md): every tensor carries its own extents, as upstream PyPTO's dynamic
+/// dimensions do (`a: [M, N]` and `c: [M, N]` may be `[16, 32]` and `[32, 16]`), and a symbolic
+/// dimension used elsewhere in the function takes the extent of its first axis.
+pub fn dim_slots(f: &Function) -> Vec<DimSlot> {
     let name = |v: VarId| base_name(f.vars.var_name(v));
-    let mut out: Vec<VarId> = Vec::new();
-    for p in &f.params {
+    let mut out = Vec::new();
+    for (param, p) in f.params.iter().enumerate() {
         let Type::Tensor(t) = f.vars.var_type(p.var) else { continue };
-        for d in &t.shape {
-            crate::ir::visit::for_each_var(d, &mut |v| {
-                if !out.iter().any(|&u| name(u) == name(v)) && !f.params.iter().any(|q| name(q.var) == name(v)) {
-                    out.push(v);
+        for (axis, d) in t.shape.iter().enumerate() {
+            if let ExprKind::Var(v) = &d.kind {
+                if !f.params.iter().any(|q| name(q.var) == name(*v)) {
+                    out.push(DimSlot { param, axis, var: *v });
                 }
-            });
+            }
         }
     }
     out
+}
+
+/// A symbolic axis's argument slot as the entry function reads it.
+pub(crate) struct DimArg {
+    pub param: usize,
+    /// The parameter's variable.
+    pub tensor: VarId,
+    pub axis: usize,
+    /// `ARG_DIM_<slot>`: the parameter's base name and the axis (`A_0`).
+    pub slot: String,
+    /// The C++ local holding the extent: the symbolic dimension's name at its first axis, so
+    /// that other uses of the name see it; `<param>_dim<axis>` at every later one.
+    pub local: String,
+}
+
+fn dim_args(f: &Function, slots: &[DimSlot], known: &BTreeSet<String>) -> Vec<DimArg> {
+    let mut seen = BTreeSet::new();
+    let mut taken = known.clone();
+    slots
+        .iter()
+        .map(|d| {
+            let param = base_name(f.vars.var_name(f.params[d.param].var));
+            let symbol = base_name(f.vars.var_name(d.var)).to_string();
+            let local = if seen.insert(symbol.clone()) {
+                symbol
+            } else {
+                let mut local = format!("{param}_dim{}", d.axis);
+                while taken.contains(&local) {
+                    local.push('_');
+                }
+                local
+            };
+            taken.insert(local.clone());
+            DimArg {
+                param: d.param,
+                tensor: f.params[d.param].var,
+                axis: d.axis,
+                slot: format!("{}_{}", param.to_ascii_uppercase(), d.axis),
+                local,
+            }
+        })
+        .collect()
 }
 
 /// The returned values of orchestration function `f` that get an argument slot after the tensor
@@ -887,9 +948,13 @@ impl Emitter<'_, '_> {
                 let Some(d) = usize::try_from(a).ok().and_then(|a| shape.get(a)) else {
                     return self.unsupported(span, format!("tensor.dim: axis {axis} out of range for rank {rank}"));
                 };
-                // A dimension named by a callee's type only (a kernel's result `[M, 16]`) is the
+                // A symbolic axis of a parameter is that tensor's own extent, from its slot; a
+                // dimension named by a callee's type only (a kernel's result `[M, 16]`) is the
                 // runtime extent the tensor carries.
-                let d = if expr::unknown_var(self.vars, d, &self.sig.known).is_some() {
+                let slot = self.sig.dims.iter().find(|s| s.tensor == t && s.axis as i64 == a);
+                let d = if let Some(s) = slot {
+                    s.local.clone()
+                } else if expr::unknown_var(self.vars, d, &self.sig.known).is_some() {
                     format!("static_cast<int64_t>({}.repeats[{a}])", self.tensor_ref(t))
                 } else {
                     expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)

@@ -94,9 +94,9 @@ pub struct FuncSig {
     /// ARG slots ptoc gives them after the tensor parameters, with their index among the
     /// function's return values (the interpreter's `return_<i>.npy`).
     pub extra_returns: Vec<(usize, TensorSpec)>,
-    /// Orchestration only: the symbolic dimensions whose values take the ARG slots after the
-    /// scalars (`ptoc::codegen::orchestration::dim_slots`), each with the parameter and axis
-    /// the host main reads it from.
+    /// Orchestration only: the symbolic axes whose extents take the ARG slots after the scalars
+    /// (`ptoc::codegen::orchestration::dim_slots`), each as (symbol, parameter, axis): the host
+    /// main passes that parameter's extent on that axis.
     pub dim_slots: Vec<(String, usize, usize)>,
 }
 
@@ -214,23 +214,16 @@ fn extra_returns(prog: &Program, f: &ptoc::ir::Function) -> Result<Vec<(usize, T
         .collect()
 }
 
-/// The orchestration's symbolic-dimension slots in ptoc's order, each with the first tensor
-/// parameter and axis that has it.
+/// The orchestration's symbolic-axis slots in ptoc's order, each as (symbol, parameter, axis).
 fn dim_slots(f: &ptoc::ir::Function, params: &[ParamSig]) -> Result<Vec<(String, usize, usize)>, String> {
     ptoc::codegen::orchestration::dim_slots(f)
         .into_iter()
-        .map(|v| {
-            let name = f.var_name(v).to_string();
-            params
-                .iter()
-                .enumerate()
-                .find_map(|(i, p)| match &p.ty {
-                    ParamType::Tensor(t) => {
-                        t.symbols.iter().position(|s| s.as_deref() == Some(name.as_str())).map(|k| (name.clone(), i, k))
-                    }
-                    _ => None,
-                })
-                .ok_or_else(|| format!("symbolic dimension {name} is no whole dimension of a tensor parameter"))
+        .map(|d| {
+            let name = f.var_name(d.var).to_string();
+            match params.get(d.param).map(|p| &p.ty) {
+                Some(ParamType::Tensor(_)) => Ok((name, d.param, d.axis)),
+                _ => Err(format!("symbolic dimension {name}: slot of parameter {} is no tensor parameter", d.param)),
+            }
         })
         .collect()
 }

@@ -86,9 +86,9 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
     for (k, (name, _)) in sig.scalars.iter().enumerate() {
         let _ = writeln!(s, "#define ARG_SCALAR_{} {}", name.to_ascii_uppercase(), sig.externals.len() + k);
     }
-    for (k, name) in sig.dims.iter().enumerate() {
+    for (k, d) in sig.dims.iter().enumerate() {
         let slot = sig.externals.len() + sig.scalars.len() + k;
-        let _ = writeln!(s, "#define ARG_DIM_{} {slot}", name.to_ascii_uppercase());
+        let _ = writeln!(s, "#define ARG_DIM_{} {slot}", d.slot);
     }
     s.push('\n');
     s.push_str(FLOAT_HELPER);
@@ -118,9 +118,8 @@ pub fn file(f: &Function, sig: &Signature, body: &str) -> String {
     if !sig.dims.is_empty() {
         // Before the external tensors, whose shapes they are.
         s.push_str("\n    // Symbolic dimensions\n");
-        for name in &sig.dims {
-            let _ =
-                writeln!(s, "    int64_t {name} = static_cast<int64_t>(args[ARG_DIM_{}]);", name.to_ascii_uppercase());
+        for d in &sig.dims {
+            let _ = writeln!(s, "    int64_t {} = static_cast<int64_t>(args[ARG_DIM_{}]);", d.local, d.slot);
         }
     }
     // A scalar parameter that is a tensor parameter's dimension is decoded before the tensors.
