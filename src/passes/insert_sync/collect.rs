@@ -14,6 +14,7 @@ use super::effects::{leaf_accesses, memref_of, pipe_of, Effects, MemKey, Recorde
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
+use super::rules::Rules;
 use super::stamps::{Marks, Memo};
 use crate::diag::Span;
 use crate::ir::{Expr, PipeType, Stmt, VarId, VarTable};
@@ -33,6 +34,8 @@ pub struct Analysis {
     /// The position of every `break` and `continue`, a loop body's copy folded onto the body
     /// (phase 2 keeps the ends of a pair on the same side of them).
     pub jumps: Vec<PosId>,
+    /// The rules the phases follow.
+    pub rules: Rules,
 }
 
 impl Analysis {
@@ -77,15 +80,15 @@ const UNSEEN: u32 = u32::MAX;
 const NO_MEMREF: u32 = u32::MAX - 1;
 
 /// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
-pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt) -> Analysis {
-    run(vars, renamed, backend, positions_hint(body), |c, state| c.stmt(body, state))
+pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt, rules: Rules) -> Analysis {
+    run(vars, renamed, backend, positions_hint(body), rules, |c, state| c.stmt(body, state))
 }
 
 /// [`collect`] of the body `Seq(top)`, its statements given one by one (so that a caller can
 /// leave some out or stand others in for them without copying the rest of the body).
 pub fn collect_seq<S: Borrow<Stmt>>(vars: &VarTable, renamed: &Renamed, backend: Backend, top: &[S]) -> Analysis {
     let hint = top.iter().map(|s| positions_hint(s.borrow())).fold(1, usize::saturating_add);
-    run(vars, renamed, backend, hint, |c, state| c.seq(top, 1, state))
+    run(vars, renamed, backend, hint, Rules::Guarded, |c, state| c.seq(top, 1, state))
 }
 
 /// A collector over `vars` that `walk` drives; `hint`: about how many positions it interns.
@@ -94,6 +97,7 @@ fn run(
     renamed: &Renamed,
     backend: Backend,
     hint: usize,
+    rules: Rules,
     walk: impl FnOnce(&mut Collector, &mut State),
 ) -> Analysis {
     let mut c = Collector {
@@ -112,7 +116,7 @@ fn run(
         by_memref: vec![UNSEEN; vars.len()],
         effects: Effects::default(),
         recorded: Recorded::default(),
-        out: Analysis::default(),
+        out: Analysis { rules, ..Analysis::default() },
     };
     c.out.positions.reserve(hint.min(MAX_POSITIONS_HINT));
     let mut state = State::default();
@@ -267,8 +271,9 @@ impl Collector<'_> {
             self.leave();
         }
         self.recorded.truncate(mark);
-        remove_duplicates_and_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
-        remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes);
+        let rules = self.out.rules;
+        remove_duplicates_and_transitive(&mut self.pairs, &self.out.positions, start, &mut self.indexes, rules);
+        remove_linear(&mut self.pairs, &self.out.positions, start, &mut self.indexes, rules);
     }
 
     fn if_stmt(&mut self, then_body: &Stmt, else_body: Option<&Stmt>, state: &mut State) {

@@ -16,7 +16,7 @@ pub const MAX_EVENT_IDS: u8 = 8;
 
 /// Phase 2 over all pairs, in order; then de-duplicates them (first wins).
 pub fn adjust_scopes(a: &mut Analysis) {
-    let Analysis { pairs, positions, op_counts, jumps, .. } = a;
+    let Analysis { pairs, positions, op_counts, jumps, rules, .. } = a;
     for p in pairs.iter_mut() {
         let (set, wait) = (positions.path(p.set), positions.path(p.wait));
         let same = same_scope(set, wait);
@@ -42,7 +42,9 @@ pub fn adjust_scopes(a: &mut Analysis) {
         }
     }
     dedup_from(pairs, 0);
-    merge_shared_sets(pairs, positions);
+    if rules.guarded() {
+        merge_shared_sets(pairs, positions);
+    }
 }
 
 /// Cross-pipe pairs that phase 2 gave one set position (producers nested deeper than their

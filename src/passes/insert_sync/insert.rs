@@ -88,7 +88,10 @@ impl<'a> Plan<'a> {
                     (p.set, !p.set_before, Tag::Src(p.src, p.dst, id)),
                     Some((p.wait, p.wait_after, Tag::Dst(p.src, p.dst, id))),
                 ),
-                _ if p.same_pipe() => ((p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after)), None),
+                // The reference adds one barrier per place and pipe, whether before or after it.
+                _ if p.same_pipe() => {
+                    ((p.wait, p.wait_after, Tag::Bar(p.src, p.wait_after && a.rules.guarded())), None)
+                }
                 _ => continue,
             };
             for (at, after, tag) in std::iter::once(first).chain(second) {

@@ -40,14 +40,16 @@ mod insert;
 mod pairs;
 mod position;
 mod reduce;
+mod rules;
 mod stamps;
 
 pub use effects::Renamed;
 
 use super::stmt_structure::normalize_body;
-use super::{Carried, PassEnv};
+use super::{Carried, OptLevel, PassEnv};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{Function, Stmt, VarTable};
+use rules::Rules;
 use std::borrow::{Borrow, Cow};
 
 /// The pass on one function. The body is consumed (phase 4 moves untouched statements instead
@@ -79,11 +81,27 @@ pub fn carrying(mut f: Function, carried: Carried, env: &PassEnv) -> Result<(Fun
 #[derive(Debug)]
 pub struct Analysed(collect::Analysis);
 
-/// The synchronised body of one function.
+/// The synchronised body of one function. At `-O0` (and for `--passes`) the reference's
+/// placement ([`Rules::Reference`]) when the sync hazard checker finds it sound, so that ptoc
+/// places exactly what the reference places unless that has a hazard; else, and at `-O1`,
+/// the guarded rules'.
 fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
-    let analysis = collect::collect(vars, &Renamed::default(), env.backend, &body);
+    let reference = match env.opt {
+        OptLevel::O0 => synchronised(vars, env, body.clone(), Rules::Reference).ok(),
+        _ => None,
+    };
+    let guarded = synchronised(vars, env, body, Rules::Guarded)?;
+    Ok(match reference {
+        Some(r) if r == guarded || crate::verify::sync_hazard::is_hazard_free(vars, &r, env.backend) => r,
+        _ => guarded,
+    })
+}
+
+/// `body` (prepared) with the syncs of `rules` inserted.
+fn synchronised(vars: &VarTable, env: &PassEnv, body: Stmt, rules: Rules) -> Result<Stmt, Vec<Diagnostic>> {
+    let analysis = collect::collect(vars, &Renamed::default(), env.backend, &body, rules);
     let analysis = place_events(analysis).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
     Ok(insert::Plan::build(vars, &analysis).apply(body))
 }

@@ -9,6 +9,7 @@
 
 use super::pairs::{Pair, PairList};
 use super::position::{before, depth, dominates, same_scope, some_dominates, Elem, Kind, PosId, Positions};
+use super::rules::Rules;
 
 /// Keeps the first pair of each identity ([`Pair::key`]) among `pairs[start..]`, in order
 /// (earlier pairs are neither dropped nor compared). Equal pairs share their wait, so each pair
@@ -38,7 +39,13 @@ fn is_duplicate(pairs: &[Pair], by_wait: &Index, k: usize, p: &Pair) -> bool {
 /// Both reductions are decided in one pass over one index: whether a pair is transitive
 /// depends only on the ends present in the list, which dropping a duplicate does not change
 /// (an equal pair stays), so deciding on the list with its duplicates gives the same result.
-pub fn remove_duplicates_and_transitive(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
+pub fn remove_duplicates_and_transitive(
+    list: &mut PairList,
+    positions: &Positions,
+    start: usize,
+    ix: &mut Indexes,
+    rules: Rules,
+) {
     let pairs = &list.as_slice()[start..];
     ix.by_wait.build(pairs, |p| p.wait);
     // `B→C` can only make another pair transitive if B is before C: decided once per pair.
@@ -61,7 +68,7 @@ pub fn remove_duplicates_and_transitive(list: &mut PairList, positions: &Positio
                 .filter(|&(k, b)| b != ac.set && forward[k] && positions.before(ac.set, b) && list.links(ac.set, b))
                 .map(|(_, b)| positions.path(b)),
         );
-        !middles.is_empty() && some_dominates(positions, &middles, positions.path(ac.wait))
+        !middles.is_empty() && (!rules.guarded() || some_dominates(positions, &middles, positions.path(ac.wait)))
     }));
     ix.by_wait.release(pairs, |p| p.wait);
     list.drop_marked_from(start, &ix.drop);
@@ -78,7 +85,7 @@ pub fn remove_duplicates_and_transitive(list: &mut PairList, positions: &Positio
 /// wait with a forward `A→C` from before the loop, but phase 2 moves its wait to the end of
 /// the iteration, so it does not order `A` before `C` in the first iteration (fuzz finding
 /// F2; the spec's reduction, §2.10, has no such guard).
-pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes) {
+pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, ix: &mut Indexes, rules: Rules) {
     let pairs = &list.as_slice()[start..];
     ix.by_wait.build(pairs, |p| p.wait);
     ix.by_set.build(pairs, |p| p.set);
@@ -106,13 +113,16 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
             // pair's ends where phase 2 puts them must run whenever the dropped pair's wait
             // would (F2b: a pair left inside one branch of an `if` covered a wait after it).
             let runs = |kept: &Pair, dropped: &Pair, b, c| {
+                if !rules.guarded() {
+                    return true;
+                }
                 if p1.same_pipe() {
                     return dominates(path(b), path(c));
                 }
                 let ((ks, kw), (_, dw)) = (adjusted(positions, kept), adjusted(positions, dropped));
                 positions.dominates(ks, dw) && positions.dominates(kw, dw)
             };
-            let covers = |kept, dropped| covers(positions, kept, dropped);
+            let covers = |kept: &Pair, dropped: &Pair| !rules.guarded() || covers(positions, kept, dropped);
             if p1.wait == p2.wait {
                 if positions.before(p1.set, p2.set) && covers(p2, p1) && runs(p2, p1, p2.set, p2.wait) {
                     redundant[i] = true;
@@ -122,7 +132,7 @@ pub fn remove_linear(list: &mut PairList, positions: &Positions, start: usize, i
                 }
             } else if p1.set == p2.set {
                 let keeps = |kept: &Pair, dropped: &Pair| {
-                    (self::covers(positions, kept, dropped) && runs(kept, dropped, kept.wait, dropped.wait))
+                    (covers(kept, dropped) && runs(kept, dropped, kept.wait, dropped.wait))
                         || waits_in_every_iteration(positions, kept, dropped)
                 };
                 if positions.before(p1.wait, p2.wait) && keeps(p1, p2) {
@@ -337,7 +347,7 @@ mod tests {
         list.push(pair(Mte2, V, at[0], at[2])); // A→C
         list.push(pair(Mte2, V, at[0], at[2])); // a duplicate of A→C
         list.push(pair(V, V, at[1], at[2])); // a duplicate of B→C
-        remove_duplicates_and_transitive(&mut list, &ps, 1, &mut Indexes::default());
+        remove_duplicates_and_transitive(&mut list, &ps, 1, &mut Indexes::default(), Rules::Guarded);
         assert_eq!(
             list.as_slice().iter().map(|p| (p.set, p.wait)).collect::<Vec<_>>(),
             [(at[0], at[1]), (at[1], at[2])]
@@ -351,7 +361,7 @@ mod tests {
         let mut list = PairList::default();
         list.push(pair(V, V, at[1], at[2]));
         list.push(pair(Mte2, V, at[0], at[2]));
-        remove_duplicates_and_transitive(&mut list, &ps, 0, &mut Indexes::default());
+        remove_duplicates_and_transitive(&mut list, &ps, 0, &mut Indexes::default(), Rules::Guarded);
         assert_eq!(list.len(), 2);
     }
 
@@ -363,7 +373,7 @@ mod tests {
         list.push(pair(Mte2, V, at[1], at[3])); // later set, same wait: covers the first
         list.push(pair(Mte2, V, at[1], at[2])); // same set, earlier wait: covers the second
         list.push(pair(V, V, at[0], at[3])); // other pipes: untouched
-        remove_linear(&mut list, &ps, 0, &mut Indexes::default());
+        remove_linear(&mut list, &ps, 0, &mut Indexes::default(), Rules::Guarded);
         let left: Vec<_> = list.as_slice().iter().map(|p| (p.src, p.set, p.wait)).collect();
         assert_eq!(left, [(Mte2, at[1], at[2]), (V, at[0], at[3])]);
     }

@@ -27,7 +27,7 @@ pub use prune::RemovableSyncs;
 pub use prune::{delete_leaves, removable_syncs};
 
 use crate::diag::{codes, Diagnostic, Severity, Span};
-use crate::ir::{Function, PipeType, Program};
+use crate::ir::{Function, PipeType, Program, Stmt, VarTable};
 use crate::passes::Backend;
 use analysis::{analyse, Analysis, Finding, Prepared};
 
@@ -99,6 +99,13 @@ pub fn check_function(f: &Function, backend: Backend, model: &SyncModel) -> Vec<
         Finding::UnconsumedSet { set } => (set, set),
     });
     found.into_iter().map(|x| hazard(f, &prep, x)).collect()
+}
+
+/// Whether the body `body` over `vars` has no hazard at all (the check insert-sync makes of
+/// the reference's placement at `-O0`).
+pub fn is_hazard_free(vars: &VarTable, body: &Stmt, backend: Backend) -> bool {
+    let prep = Prepared::new(vars, body, backend);
+    analyse(&prep, body, &SyncModel::default(), &[]).findings.is_empty()
 }
 
 /// Whether `f` holds a sync op with a source position: one written in the input, not made by
