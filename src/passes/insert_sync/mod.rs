@@ -88,15 +88,13 @@ pub struct Analysed(collect::Analysis);
 fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
-    let reference = match env.opt {
-        OptLevel::O0 => synchronised(vars, env, body.clone(), Rules::Reference).ok(),
-        _ => None,
-    };
-    let guarded = synchronised(vars, env, body, Rules::Guarded)?;
-    Ok(match reference {
-        Some(r) if r == guarded || crate::verify::sync_hazard::is_hazard_free(vars, &r, env.backend) => r,
-        _ => guarded,
-    })
+    if env.opt == OptLevel::O0 {
+        let reference = synchronised(vars, env, body.clone(), Rules::Reference);
+        if let Some(r) = reference.ok().filter(|r| crate::verify::sync_hazard::is_hazard_free(vars, r, env.backend)) {
+            return Ok(r);
+        }
+    }
+    synchronised(vars, env, body, Rules::Guarded)
 }
 
 /// `body` (prepared) with the syncs of `rules` inserted.
