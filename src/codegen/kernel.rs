@@ -957,8 +957,22 @@ fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<()
                 let vec = m.is_some_and(
                     |m| matches!(&vars.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Vec),
                 );
-                if !vec {
-                    return fail(format!("CCE codegen: the loop-carried tile {} must be in Vec memory", data.name));
+                // A tile yielded in the carried buffer needs no copy (an accumulator built in
+                // place, basic-memory-reuse's `carry_accumulators`); any other needs a `TMOV`
+                // into the carried buffer, which pto-isa has only within Vec memory.
+                let k = iter_args.iter().position(|x| *x == a).unwrap_or(0);
+                let yielded = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var);
+                let in_place = yielded.is_some_and(|y| vars.var_type(y).memref() == m);
+                if !vec && !in_place {
+                    let hint = if m.is_some_and(|m| matches!(&vars.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Acc)) {
+                        " unless it is accumulated in place (`acc2 = pl.block.matmul_acc(acc, a, b)` yielded, `acc` read by nothing after it)"
+                    } else {
+                        ""
+                    };
+                    return fail(format!(
+                        "CCE codegen: the loop-carried tile {} must be in Vec memory{hint}",
+                        data.name
+                    ));
                 }
                 for later in &order[i + 1..] {
                     let uses_init = crate::ir::visit::stmt_exprs(later).any(|e| {

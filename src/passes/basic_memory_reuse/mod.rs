@@ -42,10 +42,12 @@ pub fn carrying(mut f: Function, _: Carried, env: &PassEnv) -> Result<(Function,
     let mut carried = Carried::Nothing;
     match env.opt {
         OptLevel::O0 => {
+            let carried_acc = carry_accumulators(&mut vars, &f);
             let shared = share_accumulators(&mut vars, &f);
-            reuse_in_function(&mut vars, &mut f, shared);
+            reuse_in_function(&mut vars, &mut f, shared || carried_acc);
         }
         OptLevel::O1 => {
+            carry_accumulators(&mut vars, &f);
             let chosen = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
             apply_plan(&mut vars, &mut f, &chosen.intervals, &chosen.decisions);
             if let Some(analysed) = chosen.analysed {
@@ -94,6 +96,94 @@ fn share_accumulators(vars: &mut VarTable, f: &Function) -> bool {
         }
     }
     !moves.is_empty()
+}
+
+/// A loop that carries an accumulator (`for k, (acc,) in pl.range(…, init_values=(acc0,))`,
+/// `acc2 = pl.block.matmul_acc(acc, a, b)`, `pl.yield_(acc2)`): the accumulating results of the
+/// chain from the iter arg to the yielded value, and the loop's result, take the buffer the
+/// loop carries (its init's), at both levels. `TMATMUL_ACC` adds into its destination, so the
+/// sum can only be built in place, and no instruction copies a tile into Acc memory: this is
+/// the only plan under which the loop computes what it says. Each accumulator of the chain must
+/// be read by nothing after its accumulation (else the chain is left as it is, and the code
+/// generators refuse the loop). The loop's result is re-typed too, so that the passes after
+/// this one see a read of it after the loop as a read of that buffer. Whether anything moved.
+fn carry_accumulators(vars: &mut VarTable, f: &Function) -> bool {
+    let mut moves: Vec<(VarId, VarId)> = Vec::new();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        let (Stmt::For { iter_args, return_vars, body, .. } | Stmt::While { iter_args, return_vars, body, .. }) = s
+        else {
+            return;
+        };
+        let Some(yields) = body.final_yield() else { return };
+        let stmts = as_statements(body);
+        for (k, &a) in iter_args.iter().enumerate() {
+            let home = crate::analysis::buffers::holder(vars, a);
+            let Some(home_ref) = vars.var_type(home).memref() else { continue };
+            let Some(mut y) = yields.get(k).and_then(|e| e.as_var()) else { continue };
+            // The chain back from the yielded value to the iter arg, each link an accumulation
+            // whose accumulator is read by nothing after it.
+            let mut chain = Vec::new();
+            let found = loop {
+                let Some((i, acc)) = accumulation_of(&stmts, y) else { break false };
+                if reads_after(&stmts, i, acc) {
+                    break false;
+                }
+                chain.push(y);
+                if acc == a {
+                    break true;
+                }
+                y = acc;
+            };
+            if found && vars.var_type(chain[0]).memref() != Some(home_ref) {
+                moves.extend(chain.into_iter().map(|v| (v, home_ref)));
+                if let Some(&r) = return_vars.get(k) {
+                    moves.push((r, home_ref));
+                }
+            }
+        }
+    });
+    for &(v, to) in &moves {
+        if let Type::Tile(t) = &mut vars.var_mut(v).ty {
+            Arc::make_mut(t).memref = Some(to);
+        }
+    }
+    !moves.is_empty()
+}
+
+/// The statements of a loop body (a sequence, its `OpStmts` flattened), in order.
+fn as_statements(body: &Stmt) -> Vec<&Stmt> {
+    let mut out = Vec::new();
+    fn push<'s>(s: &'s Stmt, out: &mut Vec<&'s Stmt>) {
+        match s {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|s| push(s, out)),
+            other => out.push(other),
+        }
+    }
+    push(body, &mut out);
+    out
+}
+
+/// `(index, accumulator)` of the statement of `stmts` that defines `v` by an accumulating
+/// matmul.
+fn accumulation_of(stmts: &[&Stmt], v: VarId) -> Option<(usize, VarId)> {
+    stmts.iter().enumerate().find_map(|(i, s)| {
+        let Stmt::Assign { var, value, .. } = s else { return None };
+        let call = value.as_call().filter(|_| *var == v)?;
+        call.callee.op().filter(|&op| ops::accumulates_in_place(op))?;
+        Some((i, call.args.first()?.as_var()?))
+    })
+}
+
+/// Whether a statement of `stmts` after the `i`-th (or one nested in it) reads `v`.
+fn reads_after(stmts: &[&Stmt], i: usize, v: VarId) -> bool {
+    let mut found = false;
+    for s in &stmts[i + 1..] {
+        crate::ir::visit::walk_stmts(s, &mut |t| {
+            crate::ir::visit::stmt_exprs(t)
+                .for_each(|e| crate::ir::visit::walk_expr(e, &mut |x| found |= x.as_var() == Some(v)));
+        });
+    }
+    found
 }
 
 /// Every accumulating matmul writes its result over its accumulator's buffer
