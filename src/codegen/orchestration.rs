@@ -1124,9 +1124,12 @@ impl Emitter<'_, '_> {
             ExprKind::ConstInt(v, _) if self.param_dtype(func, i).is_some_and(DataType::is_float) => {
                 Some(self.float_param(func, i, *v as f64))
             }
-            ExprKind::ConstInt(v, d) => Some(match d {
+            // An integer literal passed for a BOOL parameter is its truth value, 0 or 1 (the
+            // ABI's BOOL); for an integer parameter, a value of the parameter's type.
+            ExprKind::ConstInt(v, d) => Some(match self.param_dtype(func, i).unwrap_or(*d) {
+                DataType::Bool => format!("make_scalar_param((uint64_t){})", u8::from(*v != 0)),
                 DataType::Int64 => format!("make_scalar_param((uint64_t){v})"),
-                d => format!("make_scalar_param((uint64_t)static_cast<{}>({v}))", c_type(*d)),
+                d => format!("make_scalar_param((uint64_t)static_cast<{}>({v}))", c_type(d)),
             }),
             ExprKind::ConstFloat(v, _) => Some(self.float_param(func, i, *v)),
             ExprKind::ConstBool(b) => Some(format!("make_scalar_param((uint64_t){})", u8::from(*b))),
