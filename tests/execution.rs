@@ -400,12 +400,11 @@ const INPUT_SETS: usize = 2;
 /// Input sets for `p`: generated programs without scalar control flow (every kind but `branch`
 /// and `scalar`) take one, to keep the suite inside its CI time budget: their second set only
 /// repeats the same path through the kernel with other numbers.
-/// Transformed programs (`exec/genforms/`) take two where the form has paths or shapes that
-/// depend on the inputs (`onepath`/`convert`: the guard's flag; `dyn`: the original extents,
-/// then larger ones) and one for `break` (its condition is on the loop index).
+/// Transformed programs (`exec/genforms/`) take one, but `onepath` two: its guard's flag is
+/// an input, and both paths should run (`dyn` programs list their larger shapes first).
 fn input_sets(p: &corpus::Program) -> usize {
     if let corpus::Source::GenForm { form, .. } = &p.source {
-        return if *form == common::genforms::Form::Break { 1 } else { INPUT_SETS };
+        return if *form == common::genforms::Form::OnePath { INPUT_SETS } else { 1 };
     }
     let generated = p.id.starts_with("exec/genmix/") || p.id.starts_with("exec/heldout/");
     let scalar_paths = p.id.contains("/branch_s") || p.id.contains("/scalar_s");

@@ -12,7 +12,7 @@
 //! - `convert`: scalar conversions at calls: an integer passed for a BOOL parameter (the
 //!   `onepath` guard taking an INT64), a BOOL or an INT32 passed for an integer parameter.
 //! - `dyn`: tensor parameters with symbolic dimensions (`pl.Tensor[[M, 48], …]`), given values by
-//!   a `# exec-dims:` line: the original extents, and larger ones.
+//!   a `# exec-dims:` line: larger extents than the original's, and the original ones.
 //! - `break`: a loop-carried kernel loop rewritten as real programs write it (a natural loop
 //!   storing into the parameter) with `if i >= k: break` or `if i < k: continue` in its body.
 
@@ -81,10 +81,28 @@ pub struct Transformed {
     pub flag_false: Option<(String, String, String, usize)>,
 }
 
-/// The programs of each form the execution tests run (`exec/genforms/<form>-<kind>-s<seed>`):
-/// the first of each kind's seeds where the form applies to a program ptoc accepts
-/// (`tests/gen_forms.rs` checks that each applies).
-pub const EXEC_CORPUS: &[(Form, &str, u64)] = &[];
+/// The programs of each form the execution tests run (`exec/genforms/<form>-<kind>-s<seed>`),
+/// chosen for the variety of kinds and variants; `tests/gen_forms.rs` checks each of them as it
+/// checks its own.
+pub const EXEC_CORPUS: &[(Form, &str, u64)] = &[
+    (Form::OnePath, "vector", 1),
+    (Form::OnePath, "matmul", 2),
+    (Form::OnePath, "reduce", 9),
+    (Form::OnePath, "mixed", 1),
+    (Form::Convert, "vector", 8),
+    (Form::Convert, "branch", 5),
+    (Form::Convert, "scalar", 5),
+    (Form::Convert, "scalar", 9),
+    (Form::Convert, "mixed", 1),
+    (Form::Dyn, "matmul", 4),
+    (Form::Dyn, "loop", 3),
+    (Form::Dyn, "reduce", 1),
+    (Form::Dyn, "mixed", 3),
+    (Form::Break, "matmul", 2),
+    (Form::Break, "loop", 8),
+    (Form::Break, "branch", 7),
+    (Form::Break, "reduce", 10),
+];
 
 // ----------------------------------------------------------------------------- program text
 
@@ -217,9 +235,8 @@ fn binding(line: &str) -> Option<(&str, Option<&str>, &str)> {
 
 /// The destination argument of a store (`pl.store(t, offs, shape, dst)`), when `value` is one.
 fn store_dst(value: &str) -> Option<&str> {
-    let is_store = ["pl.store(", "pl.block.store(", "pl.l0c_store(", "pl.block.l0c_store("]
-        .iter()
-        .any(|p| value.starts_with(p));
+    let is_store =
+        ["pl.store(", "pl.block.store(", "pl.l0c_store(", "pl.block.l0c_store("].iter().any(|p| value.starts_with(p));
     if !is_store || !value.ends_with(')') {
         return None;
     }
@@ -263,7 +280,10 @@ fn add_param(def_line: &str, name: &str, ty: &str) -> String {
 
 fn fresh(lines: &[String], base: &str) -> String {
     let all = lines.join("\n");
-    (0..).map(|k| if k == 0 { base.to_string() } else { format!("{base}{k}") }).find(|n| occurrences(&all, n).is_empty()).unwrap()
+    (0..)
+        .map(|k| if k == 0 { base.to_string() } else { format!("{base}{k}") })
+        .find(|n| occurrences(&all, n).is_empty())
+        .unwrap()
 }
 
 /// A deterministic choice stream (SplitMix64 seeded by FNV-1a of a text).
@@ -333,9 +353,8 @@ fn store_sites(lines: &[String], funcs: &[Func]) -> Vec<StoreSite> {
             }
             let Some((name, _, value)) = binding(l) else { continue };
             let Some(dst) = store_dst(value) else { continue };
-            let out_param = f.params.iter().any(|(p, t)| {
-                p == dst && (t.starts_with("pl.Out[") || t.starts_with("pl.InOut["))
-            });
+            let out_param =
+                f.params.iter().any(|(p, t)| p == dst && (t.starts_with("pl.Out[") || t.starts_with("pl.InOut[")));
             // Read by the `return` only (twice in the body: here and there).
             let ret_line = (i + 1..f.end).find(|&k| lines[k].trim_start().starts_with("return "));
             let Some(rl) = ret_line else { continue };
@@ -397,11 +416,8 @@ fn one_path(lines: &[String], rng: &mut Rng, int_caller: bool) -> Option<Transfo
         if int_caller {
             // An existing integer parameter of the caller (seeded in [1, 8]: true), a new
             // INT64 parameter, or a literal.
-            let ints: Vec<&(String, String)> = g
-                .params
-                .iter()
-                .filter(|(_, t)| t == "pl.Scalar[pl.INT64]" || t == "pl.Scalar[pl.INT32]")
-                .collect();
+            let ints: Vec<&(String, String)> =
+                g.params.iter().filter(|(_, t)| t == "pl.Scalar[pl.INT64]" || t == "pl.Scalar[pl.INT32]").collect();
             match (choice, ints.first()) {
                 (0, Some((n, _))) => {
                     notes.push(format!("{} passes its integer `{n}`", g.name));
@@ -449,7 +465,10 @@ fn unbound(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
                 continue;
             }
             let Some((name, ann, value)) = binding(l) else { continue };
-            if store_dst(value).is_some() || ann.is_some_and(|a| a.starts_with("pl.Tensor")) || value.starts_with("pl.yield_(") {
+            if store_dst(value).is_some()
+                || ann.is_some_and(|a| a.starts_with("pl.Tensor"))
+                || value.starts_with("pl.yield_(")
+            {
                 continue;
             }
             // Its first binding, and the next line that names it reads it.
@@ -512,7 +531,13 @@ fn convert(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
     for (n, (g, _, callee, _, a, dt)) in args.iter().enumerate() {
         let other = if *dt == "INT64" { "INT32" } else { "INT64" };
         if let Ok(v) = a.parse::<i64>() {
-            options.push((n, format!("pl.const({v}, pl.{other})"), format!("{other} for the {dt} parameter"), vec![], vec![]));
+            options.push((
+                n,
+                format!("pl.const({v}, pl.{other})"),
+                format!("{other} for the {dt} parameter"),
+                vec![],
+                vec![],
+            ));
             if v == 1 {
                 options.push((n, "True".into(), format!("True for the {dt} parameter"), vec![], vec![]));
             }
@@ -522,11 +547,8 @@ fn convert(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
             // A parameter of the caller that only calls read: declared with another dtype.
             let body = lines[g.def + 1..g.end].join("\n");
             let uses = occurrences(&body, a).len();
-            let in_calls: usize = lines[g.def + 1..g.end]
-                .iter()
-                .filter(|l| l.contains("self."))
-                .map(|l| occurrences(l, a).len())
-                .sum();
+            let in_calls: usize =
+                lines[g.def + 1..g.end].iter().filter(|l| l.contains("self.")).map(|l| occurrences(l, a).len()).sum();
             if uses != in_calls || !pt.starts_with("pl.Scalar[pl.INT") {
                 continue;
             }
@@ -553,11 +575,15 @@ fn convert(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
         && funcs.iter().filter(|f| f.kind == "InCore").all(|f| {
             // Only kernels called from an orchestration (a kernel called nowhere would pass
             // nothing for the flag; it still runs alone).
-            funcs.iter().any(|g| g.kind == "Orchestration" && lines[g.def + 1..g.end].iter().any(|l| l.contains(&format!("self.{}(", f.name))))
+            funcs.iter().any(|g| {
+                g.kind == "Orchestration"
+                    && lines[g.def + 1..g.end].iter().any(|l| l.contains(&format!("self.{}(", f.name)))
+            })
         });
     // One of the three kinds of conversion that apply, each as likely: an integer for a BOOL
     // (the guard), another integer width, a BOOL for an integer.
-    let (bools, widths): (Vec<usize>, Vec<usize>) = (0..options.len()).partition(|&i| options[i].2.contains("BOOL") || options[i].1 == "True");
+    let (bools, widths): (Vec<usize>, Vec<usize>) =
+        (0..options.len()).partition(|&i| options[i].2.contains("BOOL") || options[i].1 == "True");
     let mut kinds: Vec<&[usize]> = Vec::new();
     if !widths.is_empty() {
         kinds.push(&widths);
@@ -648,13 +674,14 @@ fn dynamic(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
     if !changed || symbols.iter().any(|(_, _, s)| lines.iter().any(|l| !occurrences(l, s).is_empty())) {
         return None;
     }
-    // The original extents, then larger ones (more rows; columns by 32 elements, which keeps
-    // every row aligned for every dtype).
+    // Larger extents than the original's (more rows; columns by 32 elements, which keeps every
+    // row aligned for every dtype), then the original ones: the execution tests run these
+    // programs on their first input set only, where the shapes differ from the static ones.
     let dims: Vec<String> = symbols
         .iter()
         .map(|(axis, x, s)| {
             let v: u64 = x.parse().unwrap();
-            format!("{s}={v},{}", if *axis == 0 { v + 16 } else { v + 32 })
+            format!("{s}={},{v}", if *axis == 0 { v + 16 } else { v + 32 })
         })
         .collect();
     out.push(format!("# exec-dims: {}", dims.join(" ")));
