@@ -107,6 +107,10 @@ fn main() {
         Ok(extra) => programs.extend(extra),
         Err(why) => trials.push(Trial::test("exec/heldout", move || Err(Failed::from(why)))),
     }
+    match corpus::heldout_forms(&root, std::env::var(corpus::HELDOUT_FORMS_VAR).ok().as_deref()) {
+        Ok(extra) => programs.extend(extra),
+        Err(why) => trials.push(Trial::test("exec/heldout-forms", move || Err(Failed::from(why)))),
+    }
     let results: Results = Arc::default();
     let invalid_listed = invalid::parse(&std::fs::read_to_string(root.join(invalid::FILE)).unwrap_or_default());
 

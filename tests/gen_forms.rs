@@ -21,9 +21,11 @@ use common::genforms::{self, Expect, Form, Transformed, FORMS};
 use ptoc::driver;
 
 const KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "reduce", "scalar", "mixed"];
-/// Seeds per kind (`PTOC_GEN_FORMS=N` to change).
+/// Seeds per kind (`PTOC_GEN_FORMS=N` to change; `PTOC_GEN_FORMS_DUMP=DIR` writes the
+/// transformed programs there, with `what.txt` saying what was done to each).
 const SEEDS: u64 = 6;
-/// Programs per form and kind at most (`dyn` applies to nearly every program).
+/// Programs per form and kind at most (`dyn` applies to nearly every program;
+/// `PTOC_GEN_FORMS_PER_KIND=N` to change).
 const PER_KIND: usize = 3;
 
 fn ptoc(args: &[&str]) -> driver::Output {
@@ -162,6 +164,8 @@ fn generated_programs_in_real_forms() {
         return;
     }
     let seeds = std::env::var("PTOC_GEN_FORMS").ok().and_then(|v| v.parse().ok()).unwrap_or(SEEDS);
+    let per_kind_max =
+        std::env::var("PTOC_GEN_FORMS_PER_KIND").ok().and_then(|v| v.parse().ok()).unwrap_or(PER_KIND);
     let dump = std::env::var_os("PTOC_GEN_FORMS_DUMP").map(std::path::PathBuf::from);
     let dir = std::env::temp_dir().join(format!("ptoc-gen-forms-{}", std::process::id()));
     // Seeds 1..=seeds of every kind (at most PER_KIND programs per form and kind), and every
@@ -190,7 +194,7 @@ fn generated_programs_in_real_forms() {
                             let accepted = ptoc(&["--emit", "cpp", &orig.to_string_lossy()]).code == 0;
                             for form in FORMS {
                                 let in_corpus = corpus.contains(&(form, kind, seed));
-                                let wanted = seed <= seeds && per_kind.get(&form).is_none_or(|&n| n < PER_KIND);
+                                let wanted = seed <= seeds && per_kind.get(&form).is_none_or(|&n| n < per_kind_max);
                                 if !(in_corpus || wanted) {
                                     continue;
                                 }

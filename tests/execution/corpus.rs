@@ -127,6 +127,38 @@ pub fn heldout(var: Option<&str>) -> Result<Vec<Program>, String> {
     Ok(out)
 }
 
+/// Env var naming a held-out set of transformed programs: `<first seed>:<count>`.
+pub const HELDOUT_FORMS_VAR: &str = "PTOC_EXEC_HELDOUT_FORMS";
+
+/// The held-out set of `PTOC_EXEC_HELDOUT_FORMS=<first>:<count>`: for the seeds
+/// `first..first+count` of every kind, every form that applies to the genmix program and runs
+/// (not `unbound`, which ptoc refuses), named `exec/heldout/<form>-<kind>-s<seed>`. Generating
+/// them runs genmix for every kind and seed. `Ok(empty)` when the variable is unset.
+pub fn heldout_forms(root: &Path, var: Option<&str>) -> Result<Vec<Program>, String> {
+    let Some(v) = var else { return Ok(Vec::new()) };
+    let bad = || format!("{HELDOUT_FORMS_VAR}=`{v}`: expected <first seed>:<count>, e.g. 1000:20");
+    let (first, count) = v.split_once(':').ok_or_else(bad)?;
+    let (first, count): (u64, u64) =
+        (first.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
+    let script = root.join("../shared/tools/genmix.py");
+    let mut out = Vec::new();
+    for kind in GENMIX_KINDS {
+        for seed in first..first.saturating_add(count) {
+            let text = crate::common::genmix(&script, kind, seed).ok_or("genmix.py does not run")?;
+            for form in genforms::FORMS.into_iter().filter(|f| *f != Form::Unbound) {
+                if genforms::transform(form, kind, seed, &text).is_some() {
+                    out.push(Program {
+                        id: format!("{HELDOUT_PREFIX}{form}-{kind}-s{seed}"),
+                        source: Source::GenForm { form, kind, seed },
+                        optional: false,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The path of the program's text; genmix programs are generated on first use into the
 /// cache (keyed by a hash of genmix.py, so a new generator regenerates them).
 pub fn materialize(root: &Path, cache: &Path, src: &Source) -> Result<PathBuf, String> {
