@@ -164,8 +164,7 @@ fn generated_programs_in_real_forms() {
         return;
     }
     let seeds = std::env::var("PTOC_GEN_FORMS").ok().and_then(|v| v.parse().ok()).unwrap_or(SEEDS);
-    let per_kind_max =
-        std::env::var("PTOC_GEN_FORMS_PER_KIND").ok().and_then(|v| v.parse().ok()).unwrap_or(PER_KIND);
+    let per_kind_max = std::env::var("PTOC_GEN_FORMS_PER_KIND").ok().and_then(|v| v.parse().ok()).unwrap_or(PER_KIND);
     let dump = std::env::var_os("PTOC_GEN_FORMS_DUMP").map(std::path::PathBuf::from);
     let dir = std::env::temp_dir().join(format!("ptoc-gen-forms-{}", std::process::id()));
     // Seeds 1..=seeds of every kind (at most PER_KIND programs per form and kind), and every
@@ -186,7 +185,7 @@ fn generated_programs_in_real_forms() {
                         kind_seeds.sort();
                         kind_seeds.dedup();
                         for seed in kind_seeds {
-                            let Some(text) = common::genmix(&script, kind, seed) else { continue };
+                            let Some(text) = common::genmix(script, kind, seed) else { continue };
                             let id = format!("{kind}-s{seed}");
                             std::fs::create_dir_all(dir.join(&id)).unwrap();
                             let orig = dir.join(&id).join("original.pto");

@@ -172,14 +172,14 @@ fn calls_in_the_positions_real_programs_use() {
                 scope.spawn(move || {
                     let (mut checked, mut folds, mut failures) = (0, 0, Vec::new());
                     for seed in 1..=seeds {
-                        let Some(text) = common::genmix(&script, kind, seed) else { continue };
+                        let Some(text) = common::genmix(script, kind, seed) else { continue };
                         let (folded, n) = fold(&text);
                         if n == 0 {
                             continue;
                         }
                         let id = format!("{kind}_s{seed}");
                         let (a, b) = (dir.join(format!("{id}.pto")), dir.join(format!("{id}.folded.pto")));
-                        std::fs::create_dir_all(&dir).unwrap();
+                        std::fs::create_dir_all(dir).unwrap();
                         std::fs::write(&a, &text).unwrap();
                         std::fs::write(&b, &folded).unwrap();
                         let (ca, cb) = (

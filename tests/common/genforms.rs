@@ -386,9 +386,9 @@ fn thread_flag(
             continue;
         }
         let arg = caller_arg(g, lines);
-        for i in g.def + 1..g.end {
-            if lines[i].contains(&pat) {
-                lines[i] = add_call_arg(&lines[i], &f.name, &arg);
+        for line in lines.iter_mut().take(g.end).skip(g.def + 1) {
+            if line.contains(&pat) {
+                *line = add_call_arg(line, &f.name, &arg);
             }
         }
     }
@@ -502,19 +502,23 @@ fn unbound(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
     })
 }
 
+/// A rewrite of one call argument: (index into the arguments, the new argument or the caller's
+/// parameter's new type, what it is, inputs of the transformed program, of the reference).
+type Rewrite = (usize, String, String, Vec<Given>, Vec<Given>);
+
 /// `convert`: one scalar conversion at a call from an orchestration function.
 fn convert(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
     let funcs = functions(lines);
     // (caller, line, callee, argument index, argument text, parameter dtype)
     let mut args = Vec::new();
     for g in funcs.iter().filter(|g| g.kind == "Orchestration") {
-        for i in g.def + 1..g.end {
+        for (i, line) in lines.iter().enumerate().take(g.end).skip(g.def + 1) {
             for f in funcs.iter().filter(|f| f.name != g.name) {
                 let pat = format!("self.{}(", f.name);
-                let Some(k) = lines[i].find(&pat) else { continue };
+                let Some(k) = line.find(&pat) else { continue };
                 let open = k + pat.len() - 1;
-                let Some(close) = closing(&lines[i], open) else { continue };
-                for (ai, a) in split_top(&lines[i][open + 1..close]).into_iter().enumerate() {
+                let Some(close) = closing(line, open) else { continue };
+                for (ai, a) in split_top(&line[open + 1..close]).into_iter().enumerate() {
                     let Some((_, pt)) = f.params.get(ai) else { continue };
                     let dt = match pt.as_str() {
                         "pl.Scalar[pl.INT64]" => "INT64",
@@ -527,7 +531,7 @@ fn convert(lines: &[String], rng: &mut Rng) -> Option<Transformed> {
         }
     }
     // Rewrites of one argument: (new argument or parameter type, what, given, given_ref).
-    let mut options: Vec<(usize, String, String, Vec<Given>, Vec<Given>)> = Vec::new();
+    let mut options: Vec<Rewrite> = Vec::new();
     for (n, (g, _, callee, _, a, dt)) in args.iter().enumerate() {
         let other = if *dt == "INT64" { "INT32" } else { "INT64" };
         if let Ok(v) = a.parse::<i64>() {
