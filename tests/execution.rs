@@ -107,6 +107,10 @@ fn main() {
         Ok(extra) => programs.extend(extra),
         Err(why) => trials.push(Trial::test("exec/heldout", move || Err(Failed::from(why)))),
     }
+    match corpus::heldout_forms(&root, std::env::var(corpus::HELDOUT_FORMS_VAR).ok().as_deref()) {
+        Ok(extra) => programs.extend(extra),
+        Err(why) => trials.push(Trial::test("exec/heldout-forms", move || Err(Failed::from(why)))),
+    }
     let results: Results = Arc::default();
     let invalid_listed = invalid::parse(&std::fs::read_to_string(root.join(invalid::FILE)).unwrap_or_default());
 
@@ -400,7 +404,12 @@ const INPUT_SETS: usize = 2;
 /// Input sets for `p`: generated programs without scalar control flow (every kind but `branch`
 /// and `scalar`) take one, to keep the suite inside its CI time budget: their second set only
 /// repeats the same path through the kernel with other numbers.
+/// Transformed programs (`exec/genforms/`) take one, but `onepath` two: its guard's flag is
+/// an input, and both paths should run (`dyn` programs list their larger shapes first).
 fn input_sets(p: &corpus::Program) -> usize {
+    if let corpus::Source::GenForm { form, .. } = &p.source {
+        return if *form == common::genforms::Form::OnePath { INPUT_SETS } else { 1 };
+    }
     let generated = p.id.starts_with("exec/genmix/") || p.id.starts_with("exec/heldout/");
     let scalar_paths = p.id.contains("/branch_s") || p.id.contains("/scalar_s");
     if generated && !scalar_paths {
@@ -732,12 +741,13 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, judge: invalid:
     // 5. The other optimisation levels: the same functions on the same inputs must give the
     // same results. A level whose C++ is the same text, or links the same objects, gives the
     // same executable: it is not run again (the executable is deterministic).
-    // Generated programs run at the default level only: building every one twice would take
-    // the suite past its CI time budget; the hand-written corpora (examples, lit, DSL
+    // Generated programs (and their transformed forms) run at the default level only: building
+    // every one twice would take the suite past its CI time budget; the hand-written corpora
+    // (examples, lit, DSL
     // conformance, cpusim programs) cover both levels, and tests/sync_levels.rs checks every
     // generated program's -O1 sync ops against -O0 and the hazard checker.
-    let levels: &[&str] =
-        if p.id.starts_with("exec/genmix/") || p.id.starts_with("exec/heldout/") { &[] } else { &OPT_LEVELS[1..] };
+    let generated = ["exec/genmix/", "exec/heldout/", corpus::GENFORMS_PREFIX].iter().any(|g| p.id.starts_with(g));
+    let levels: &[&str] = if generated { &[] } else { &OPT_LEVELS[1..] };
     for level in levels {
         let started = Instant::now();
         let out = ptoc(&["--error-format", "short", "--emit", "cpp", level, "-o", "cpp", &file_s]);

@@ -125,7 +125,24 @@ fn run_all(file: &Path, funcs: &[String], dir: &Path) -> Result<BTreeMap<String,
     let mut all = BTreeMap::new();
     for f in funcs {
         let out_dir = dir.join(f);
-        let o = ptoc(&["run", "--func", f, "--seed", "7", "-o", &out_dir.to_string_lossy(), &file.to_string_lossy()]);
+        // `run` must be the first argument (`ptoc --error-format short run` is no run).
+        let argv: Vec<String> = [
+            "ptoc",
+            "run",
+            "--error-format",
+            "short",
+            "--func",
+            f,
+            "--seed",
+            "7",
+            "-o",
+            &out_dir.to_string_lossy(),
+            &file.to_string_lossy(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = driver::run(&argv, b"");
         if o.code != 0 {
             return Err(format!("{f}: {}", String::from_utf8_lossy(&o.stderr)));
         }
@@ -146,46 +163,76 @@ fn calls_in_the_positions_real_programs_use() {
     }
     let seeds = std::env::var("PTOC_REAL_FORMS").ok().and_then(|v| v.parse().ok()).unwrap_or(SEEDS);
     let dir = std::env::temp_dir().join(format!("ptoc-real-forms-{}", std::process::id()));
+    // The kinds in parallel: (programs checked, folds, failures) each.
+    let per_kind: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = KINDS
+            .iter()
+            .map(|&kind| {
+                let (script, dir) = (&script, &dir);
+                scope.spawn(move || {
+                    let (mut checked, mut folds, mut failures) = (0, 0, Vec::new());
+                    for seed in 1..=seeds {
+                        let Some(text) = common::genmix(script, kind, seed) else { continue };
+                        let (folded, n) = fold(&text);
+                        if n == 0 {
+                            continue;
+                        }
+                        let id = format!("{kind}_s{seed}");
+                        let (a, b) = (dir.join(format!("{id}.pto")), dir.join(format!("{id}.folded.pto")));
+                        std::fs::create_dir_all(dir).unwrap();
+                        std::fs::write(&a, &text).unwrap();
+                        std::fs::write(&b, &folded).unwrap();
+                        let (ca, cb) = (
+                            ptoc(&["--emit", "cpp", &a.to_string_lossy()]),
+                            ptoc(&["--emit", "cpp", &b.to_string_lossy()]),
+                        );
+                        if ca.code != 0 {
+                            continue; // the generated program itself is refused: nothing to compare
+                        }
+                        checked += 1;
+                        folds += n;
+                        if cb.code != 0 {
+                            failures.push(format!(
+                                "{id}: the folded program is refused: {}",
+                                String::from_utf8_lossy(&cb.stderr)
+                            ));
+                            continue;
+                        }
+                        let (ia, ib) = (instructions(&split_files(&ca)), instructions(&split_files(&cb)));
+                        if ia != ib {
+                            failures.push(format!(
+                                "{id}: C++ instructions differ:\n  as generated {ia:?}\n  folded       {ib:?}"
+                            ));
+                            continue;
+                        }
+                        let funcs: Vec<String> = text
+                            .lines()
+                            .filter_map(|l| {
+                                l.trim_start().strip_prefix("def ").and_then(|r| r.split('(').next()).map(String::from)
+                            })
+                            .collect();
+                        match (
+                            run_all(&a, &funcs, &dir.join(&id).join("a")),
+                            run_all(&b, &funcs, &dir.join(&id).join("b")),
+                        ) {
+                            (Ok(ra), Ok(rb)) if ra == rb => {}
+                            (Ok(_), Ok(_)) => failures.push(format!("{id}: the interpreter's results differ")),
+                            (Ok(_), Err(e)) => failures.push(format!("{id}: the folded program does not run: {e}")),
+                            (Err(_), _) => {} // not runnable as generated (e.g. a division by zero): skipped
+                        }
+                    }
+
+                    (checked, folds, failures)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a kind's thread panicked")).collect()
+    });
     let (mut checked, mut folds, mut failures) = (0, 0, Vec::new());
-    for kind in KINDS {
-        for seed in 1..=seeds {
-            let Some(text) = common::genmix(&script, kind, seed) else { continue };
-            let (folded, n) = fold(&text);
-            if n == 0 {
-                continue;
-            }
-            let id = format!("{kind}_s{seed}");
-            let (a, b) = (dir.join(format!("{id}.pto")), dir.join(format!("{id}.folded.pto")));
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&a, &text).unwrap();
-            std::fs::write(&b, &folded).unwrap();
-            let (ca, cb) =
-                (ptoc(&["--emit", "cpp", &a.to_string_lossy()]), ptoc(&["--emit", "cpp", &b.to_string_lossy()]));
-            if ca.code != 0 {
-                continue; // the generated program itself is refused: nothing to compare
-            }
-            checked += 1;
-            folds += n;
-            if cb.code != 0 {
-                failures.push(format!("{id}: the folded program is refused: {}", String::from_utf8_lossy(&cb.stderr)));
-                continue;
-            }
-            let (ia, ib) = (instructions(&split_files(&ca)), instructions(&split_files(&cb)));
-            if ia != ib {
-                failures.push(format!("{id}: C++ instructions differ:\n  as generated {ia:?}\n  folded       {ib:?}"));
-                continue;
-            }
-            let funcs: Vec<String> = text
-                .lines()
-                .filter_map(|l| l.trim_start().strip_prefix("def ").and_then(|r| r.split('(').next()).map(String::from))
-                .collect();
-            match (run_all(&a, &funcs, &dir.join(&id).join("a")), run_all(&b, &funcs, &dir.join(&id).join("b"))) {
-                (Ok(ra), Ok(rb)) if ra == rb => {}
-                (Ok(_), Ok(_)) => failures.push(format!("{id}: the interpreter's results differ")),
-                (Ok(_), Err(e)) => failures.push(format!("{id}: the folded program does not run: {e}")),
-                (Err(_), _) => {} // not runnable as generated (e.g. a division by zero): skipped
-            }
-        }
+    for (c, f, fs) in per_kind {
+        checked += c;
+        folds += f;
+        failures.extend(fs);
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!("real_forms: {checked} programs with {folds} calls folded into returns, yields and arguments");

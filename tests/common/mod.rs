@@ -8,6 +8,7 @@
 
 pub mod corpus;
 pub mod filecheck;
+pub mod genforms;
 pub mod json;
 pub mod pending;
 pub mod run_line;

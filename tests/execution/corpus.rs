@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::genforms::{self, Form};
+
 /// genmix programs per kind (seeds 1..=N), generated at test time.
 pub const GENMIX_PER_KIND: u64 = 43;
 pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "reduce", "scalar", "mixed"];
@@ -10,6 +12,12 @@ pub const GENMIX_KINDS: [&str; 7] = ["vector", "matmul", "loop", "branch", "redu
 pub enum Source {
     File(PathBuf),
     Genmix {
+        kind: &'static str,
+        seed: u64,
+    },
+    /// A genmix program in the form of `tests/common/genforms.rs`.
+    GenForm {
+        form: Form,
         kind: &'static str,
         seed: u64,
     },
@@ -76,8 +84,14 @@ pub fn programs(root: &Path) -> Vec<Program> {
             add(format!("exec/genmix/{kind}_s{seed}"), Source::Genmix { kind, seed }, false);
         }
     }
+    for &(form, kind, seed) in genforms::EXEC_CORPUS {
+        add(format!("{GENFORMS_PREFIX}{form}-{kind}-s{seed}"), Source::GenForm { form, kind, seed }, false);
+    }
     out
 }
+
+/// Id prefix of the transformed genmix programs (`genforms::EXEC_CORPUS`).
+pub const GENFORMS_PREFIX: &str = "exec/genforms/";
 
 /// Env var naming a held-out set: `<first seed>:<count>`.
 pub const HELDOUT_VAR: &str = "PTOC_EXEC_HELDOUT";
@@ -113,12 +127,60 @@ pub fn heldout(var: Option<&str>) -> Result<Vec<Program>, String> {
     Ok(out)
 }
 
+/// Env var naming a held-out set of transformed programs: `<first seed>:<count>`.
+pub const HELDOUT_FORMS_VAR: &str = "PTOC_EXEC_HELDOUT_FORMS";
+
+/// The held-out set of `PTOC_EXEC_HELDOUT_FORMS=<first>:<count>`: for the seeds
+/// `first..first+count` of every kind, every form that applies to the genmix program and runs
+/// (not `unbound`, which ptoc refuses), named `exec/heldout/<form>-<kind>-s<seed>`. Generating
+/// them runs genmix for every kind and seed. `Ok(empty)` when the variable is unset.
+pub fn heldout_forms(root: &Path, var: Option<&str>) -> Result<Vec<Program>, String> {
+    let Some(v) = var else { return Ok(Vec::new()) };
+    let bad = || format!("{HELDOUT_FORMS_VAR}=`{v}`: expected <first seed>:<count>, e.g. 1000:20");
+    let (first, count) = v.split_once(':').ok_or_else(bad)?;
+    let (first, count): (u64, u64) =
+        (first.trim().parse().map_err(|_| bad())?, count.trim().parse().map_err(|_| bad())?);
+    let script = root.join("../shared/tools/genmix.py");
+    let mut out = Vec::new();
+    for kind in GENMIX_KINDS {
+        for seed in first..first.saturating_add(count) {
+            let text = crate::common::genmix(&script, kind, seed).ok_or("genmix.py does not run")?;
+            for form in genforms::FORMS.into_iter().filter(|f| *f != Form::Unbound) {
+                if genforms::transform(form, kind, seed, &text).is_some() {
+                    out.push(Program {
+                        id: format!("{HELDOUT_PREFIX}{form}-{kind}-s{seed}"),
+                        source: Source::GenForm { form, kind, seed },
+                        optional: false,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The path of the program's text; genmix programs are generated on first use into the
 /// cache (keyed by a hash of genmix.py, so a new generator regenerates them).
 pub fn materialize(root: &Path, cache: &Path, src: &Source) -> Result<PathBuf, String> {
     match src {
         Source::File(p) => Ok(p.clone()),
         Source::Systest(dir) => Ok(dir.join("program.pto")),
+        Source::GenForm { form, kind, seed } => {
+            let original = materialize(root, cache, &Source::Genmix { kind, seed: *seed })?;
+            let text = std::fs::read_to_string(&original).map_err(|e| e.to_string())?;
+            let t = genforms::transform(*form, kind, *seed, &text)
+                .ok_or_else(|| format!("the form {form} does not apply to genmix {kind} seed {seed}"))?;
+            // Keyed by the transformed text: a changed transformation writes a new file.
+            let dir = cache.join("genforms").join(&super::toolchain::hash_hex(&[t.text.as_bytes()])[..16]);
+            let path = dir.join(format!("{form}-{kind}-s{seed}.pto"));
+            if !path.is_file() {
+                std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+                let tmp = dir.join(format!("{form}-{kind}-s{seed}.pto.tmp{}", std::process::id()));
+                std::fs::write(&tmp, &t.text).map_err(|e| e.to_string())?;
+                std::fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
+            }
+            Ok(path)
+        }
         Source::Genmix { kind, seed } => {
             let script = root.join("../shared/tools/genmix.py");
             let text = std::fs::read(&script).map_err(|e| format!("cannot read {}: {e}", script.display()))?;

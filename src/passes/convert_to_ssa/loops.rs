@@ -98,6 +98,12 @@ impl Converter<'_> {
             let ty = self.vars.var_type(init).clone();
             let ia =
                 self.fresh(n, "_iter_", ty.clone(), VarKind::IterArg { init: Box::new(Expr::var(init, span)) }, span);
+            // A name bound on one path of an earlier `if` and reassigned in the loop: on loop
+            // entry the iter_arg is that binding, so a read of it in the body before the body
+            // reassigns it is the same error as a read of the binding.
+            if let Some(u) = self.unbound.get(&n).copied().filter(|u| u.var == init) {
+                self.unbound.insert(n, super::Unbound { var: ia, ..u });
+            }
             new_iter_args.push(ia);
             new_return_vars.push(self.fresh(n, "_", ty, VarKind::Plain, span));
         }
