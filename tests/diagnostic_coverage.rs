@@ -8,10 +8,6 @@ use std::path::Path;
 
 /// Codes that the `ptoc` command line cannot produce, so no lit case can show them.
 const NOT_FROM_THE_CLI: &[(&str, &str)] = &[
-    // Every registered pass has an implementation (`--list-passes` marks none "not implemented
-    // yet"); the code stays for passes registered before they are written. Tested by the unit
-    // tests in src/driver/compile.rs with a fake pass.
-    ("E0901", "no pass is unimplemented"),
     // insert-sync frees a hardware event id by moving a wait earlier when all eight of a pipe
     // pair are outstanding (lit-tests/insert-sync/event-ids-reused-by-moving-a-wait.pto); only
     // a set moved before its consumer's statements can leave it out of ids, and no known input
