@@ -273,21 +273,22 @@ fn lit_inputs_are_well_formed_ssa() {
     }
 }
 
+/// The PTO corpus (generated data) has 115 inputs, which give 190 MLIR texts.
+const MIN_PTO_INPUTS: usize = 115;
+const MIN_PTO_OUTPUTS: usize = 190;
+
 /// Every PTO corpus case ptoc compiles (its own output, conformant or deviating) defines each
 /// value once before use. Empty operands are allowed here, as `--pipeline none` reads corpus
 /// inputs whose conformant output may reproduce an empty operand of the reference.
 #[test]
 fn corpus_outputs_are_well_formed_ssa() {
-    let dir = match std::env::var_os("PTOC_CONFORMANCE_PTO_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => common::manifest_dir().join("../shared/conformance-pto"),
-    };
-    if !dir.is_dir() {
-        println!("PTO corpus not found at {}; 0 checks", dir.display());
+    let dir = common::corpus::pto_corpus_dir();
+    if !common::require_corpus(&dir, "the SSA form of ptoc's MLIR for the PTO corpus") {
         return;
     }
-    let mut checked = 0;
+    let (mut inputs, mut checked) = (0, 0);
     for input in common::files_under(&dir, "input.pto") {
+        inputs += 1;
         for args in
             [&["--pipeline", "none", "--emit", "pto"][..], &["--pipeline", "none", "--emit", "pto", "-o", "out"]]
         {
@@ -302,7 +303,8 @@ fn corpus_outputs_are_well_formed_ssa() {
             }
         }
     }
-    assert!(checked > 50, "only {checked} outputs checked");
+    common::assert_checked("PTO corpus inputs", inputs, MIN_PTO_INPUTS);
+    common::assert_checked("MLIR outputs of PTO corpus inputs", checked, MIN_PTO_OUTPUTS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,15 +433,16 @@ fn check_held_out(src: &str, isa: Option<&HashSet<String>>, t: &mut HeldOut) -> 
 #[test]
 fn held_out_genmix_programs() {
     let script = common::manifest_dir().join("../shared/tools/genmix.py");
-    if !script.is_file() {
-        eprintln!("pto held-out: {} not found; nothing checked", script.display());
+    if !common::require_corpus(&script, "PTO held-out programs") {
         return;
     }
     let per_kind: u64 = std::env::var("PTOC_PTO_HELDOUT").ok().and_then(|v| v.parse().ok()).unwrap_or(12);
-    let isa = spec_instructions();
-    if isa.is_none() {
-        eprintln!("pto held-out: spec not found; instructions are not checked against it");
-    }
+    let spec = common::manifest_dir().join("../shared/spec/pto-codegen.md");
+    let isa = if common::require_corpus(&spec, "the held-out programs' instructions against the spec") {
+        spec_instructions()
+    } else {
+        None
+    };
     let mut t = HeldOut::default();
     let mut failures = Vec::new();
     for kind in KINDS {
@@ -450,11 +453,12 @@ fn held_out_genmix_programs() {
             }
         }
     }
-    if t.programs == 0 {
+    if t.programs == 0 && !common::in_ci() {
         eprintln!("pto held-out: genmix.py produced nothing (no python3?); nothing checked");
         return;
     }
     eprintln!("pto held-out: {} programs, {} compiled and checked, refused: {:?}", t.programs, t.compiled, t.refused);
     assert!(failures.is_empty(), "{} of {} held-out programs:\n{}", failures.len(), t.programs, failures.join("\n"));
+    common::assert_checked("held-out programs", t.programs, KINDS.len() * per_kind as usize);
     assert!(t.compiled * 3 >= t.programs, "only {} of {} held-out programs compile", t.compiled, t.programs);
 }
