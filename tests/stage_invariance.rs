@@ -127,7 +127,9 @@ fn judge_stop(case: &str, stop: Option<(&str, &str)>, failures: &mut Vec<String>
     let listed = REJECTED.iter().find(|(c, ..)| *c == case).map(|&(_, at, code, _)| (at, code));
     match (listed, stop) {
         (None, None) => {}
-        (None, Some((at, code))) => failures.push(format!("{case}: stops at {at} with {code} (not listed in REJECTED)")),
+        (None, Some((at, code))) => {
+            failures.push(format!("{case}: stops at {at} with {code} (not listed in REJECTED)"))
+        }
         (Some((at, code)), None) => {
             failures.push(format!("{case}: listed as stopping at {at} with {code}, but goes through: delete its entry"))
         }
@@ -197,7 +199,9 @@ fn every_stage_reparses_and_the_rest_of_the_pipeline_agrees() {
                     alone_checked += 1;
                 }
                 Ok(Err(_)) if reference_failed => alone_rejected += 1,
-                Ok(Err(e)) => failures.push(format!("{case}: {} alone fails where the reference does not: {e:?}", pass.name)),
+                Ok(Err(e)) => {
+                    failures.push(format!("{case}: {} alone fails where the reference does not: {e:?}", pass.name))
+                }
                 Err(panic) => failures.push(format!("{case}: {} alone {panic}", pass.name)),
             }
         }

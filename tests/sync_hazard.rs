@@ -127,7 +127,9 @@ fn line_of(text: &str, offset: usize) -> usize {
 fn ptoc_insert_sync_output_is_hazard_free() {
     let dir = common::corpus::corpus_dir();
     let dsl = common::corpus::dsl_corpus_dir();
-    if !common::require_corpus(&dir, "ptoc's insert-sync output") || !common::require_corpus(&dsl, "ptoc's insert-sync output") {
+    if !common::require_corpus(&dir, "ptoc's insert-sync output")
+        || !common::require_corpus(&dsl, "ptoc's insert-sync output")
+    {
         return;
     }
     let runs: Vec<(PathBuf, &[&str])> = common::corpus::cases(&dir)
@@ -155,7 +157,12 @@ fn ptoc_insert_sync_output_is_hazard_free() {
         args.push(input.to_string_lossy().into_owned());
         let out = ptoc::driver::run(&args, b"");
         if out.code != 0 || !out.stderr.is_empty() {
-            failures.push(format!("{} (exit {}):\n{}", input.display(), out.code, String::from_utf8_lossy(&out.stderr)));
+            failures.push(format!(
+                "{} (exit {}):\n{}",
+                input.display(),
+                out.code,
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
     }
     assert!(failures.is_empty(), "ptoc's insert-sync fails or leaves hazards:\n{}", failures.join("\n"));

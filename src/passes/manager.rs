@@ -203,9 +203,8 @@ impl<'a> Manager<'a> {
         if !self.fuse || self.verify_each {
             return k + 1;
         }
-        let chainable = |p: &PassInfo| {
-            matches!(p.run, Transform::Function(_) | Transform::Carrying(_)) && p.findings.is_none()
-        };
+        let chainable =
+            |p: &PassInfo| matches!(p.run, Transform::Function(_) | Transform::Carrying(_)) && p.findings.is_none();
         let mut end = k;
         while end < self.passes.len() && chainable(self.passes[end]) {
             end += 1;
@@ -507,13 +506,10 @@ mod tests {
     use crate::passes::{Backend, Transform};
 
     /// A pass that appends `+` to the program name (so the order of runs is visible).
-    static MARK: PassInfo = fake(
-        "mark",
-        |mut p, _| {
-            p.name.push('+');
-            Ok(p)
-        },
-    );
+    static MARK: PassInfo = fake("mark", |mut p, _| {
+        p.name.push('+');
+        Ok(p)
+    });
     static FAIL: PassInfo = fake("fail", |_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "no")]));
 
     const fn fake(name: &'static str, run: crate::passes::PassFn) -> PassInfo {
@@ -592,10 +588,7 @@ mod tests {
     /// Requires SSAForm and always fails, as a pass whose precondition does not hold might.
     static NEEDS_SSA: PassInfo = PassInfo {
         required: &[Property::SsaForm],
-        ..fake(
-            "needs-ssa",
-            |_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "cannot handle this")]),
-        )
+        ..fake("needs-ssa", |_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "cannot handle this")]))
     };
     /// An if with return vars but no else: not in SSA form (SSAVerify code 3).
     const NOT_SSA: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        if a > 0:\n            r: pl.Scalar[pl.INT64] = pl.yield_(a)\n        return r\n";
