@@ -204,7 +204,8 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         );
     }
     // A pass name that names no pass (or none of this run) is an error of the request, exit
-    // status 1 (issue 3), reported before the input is read.
+    // status 1 (like an error in the input: the request cannot be carried out), reported before
+    // the input is read.
     let plan = match plan::resolve(cli.pipeline(), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref())
         .and_then(|p| plan::stop_before(p, cli.stop_before.as_deref()))
     {

@@ -1,4 +1,4 @@
-//! The IRBuilder (`ptoc::builder`, issue 6): built programs equal the same programs read from
+//! The IRBuilder (`ptoc::builder`): built programs equal the same programs read from
 //! text, pass the verifiers and the whole pipeline to C++, and every misuse is an error value.
 
 #[allow(dead_code)]

@@ -235,8 +235,8 @@ const OUT_DIR: &str = "ptoc-conformance-out";
 
 /// Runs ptoc in-process on `input` with `args` before the file name (one-line diagnostics).
 fn ptoc(args: &[&str], input: &Path) -> Output {
-    // -O0: the pipelines as the reference runs them (issue 18; its one departure, matmul_acc, is
-    // in tests/conformance-deviations.md).
+    // -O0: the pipelines as the reference runs them (its one departure, matmul_acc, is in
+    // tests/conformance-deviations.md).
     let mut argv: Vec<String> =
         ["ptoc", "-O0", "--error-format", "short"].into_iter().chain(args.iter().copied()).map(String::from).collect();
     argv.push(input.to_string_lossy().into_owned());

@@ -1,6 +1,6 @@
 //! Every diagnostic code in `src/diag.rs` (`diag::codes`) has an error-corpus case under
 //! `lit-tests/errors/` whose CHECK lines check its rustc-shaped header (`error[CODE]: `), with
-//! its `line:col` when the diagnostic has a location, and a row in `docs/diagnostics.md` whose example names such a file (issue 8).
+//! its `line:col` when the diagnostic has a location, and a row in `docs/diagnostics.md` whose example names such a file.
 //! The code list is read from the source, so a new code fails this test until it has both.
 
 use std::collections::BTreeMap;

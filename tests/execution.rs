@@ -461,7 +461,7 @@ fn harness(e: String) -> (Class, String) {
     (Class::Ice, format!("harness: {e}"))
 }
 
-/// ptoc's sync optimisation levels (issue 18): the C++ is built and run at both, `-O1` (the
+/// ptoc's sync optimisation levels: the C++ is built and run at both, `-O1` (the
 /// default) first; its results must match the interpreter's at both levels.
 const OPT_LEVELS: [&str; 2] = ["-O1", "-O0"];
 

@@ -220,7 +220,7 @@ fn names_an_op(first: &str) -> bool {
     ["block.", "tensor.", "pto.", "system."].iter().any(|p| msg.contains(p))
 }
 
-/// `ptoc --emit pto --pipeline ptoas EXAMPLE` without `-o` (issue 20): the single module, or a
+/// `ptoc --emit pto --pipeline ptoas EXAMPLE` without `-o`: the single module, or a
 /// located diagnostic naming the op. The one other refusal is the module form's refusal of an
 /// Orchestration function (spec pto-codegen.md §1.1, §13: the module has no C++; with `-o DIR`
 /// the same examples compile, `examples_compile_to_pto_files_or_name_what_they_cannot`).
@@ -308,9 +308,9 @@ fn corpus_outputs_are_well_formed_ssa() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Held-out programs (issue 20: "a held-out set of the same kinds of cases is checked the same
-// way"). The corpus `conformance-pto` holds the reference's output for genmix seeds 1–60 of
-// each kind; there is no reference output for any other program. So this test generates
+// Held-out programs, of the same kinds as the corpus's cases and checked the same way. The
+// corpus `conformance-pto` holds the reference's output for genmix seeds 1–60 of each kind;
+// there is no reference output for any other program. So this test generates
 // programs of the same kinds from seeds the corpus does not use — **genmix seeds 101..=100+N
 // for each of the 7 kinds, N = 12 by default, `PTOC_PTO_HELDOUT=N` for more** — and checks
 // the properties that hold without a reference (docs/pto-backend.md, "Held-out check"):
