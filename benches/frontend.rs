@@ -1,6 +1,6 @@
 //! Front-end benchmark: parse, lower and print a large generated program.
 //!
-//! `cargo bench --bench frontend` generates the 50,000-line program of issue 2 with
+//! `cargo bench --bench frontend` generates the 50,000-line benchmark program with
 //! `../shared/tools/genpto.py --funcs 100 --ops 500` (or reads `PTOC_BENCH_INPUT`), then times
 //! each stage over several runs and prints the best and median wall-clock times. Run it in
 //! release mode (cargo bench does); timing is never asserted in tests.

@@ -107,7 +107,7 @@ fn measure(name: &str, shape: Shape) {
     // What the driver does: each method lowered as soon as it is parsed (no whole syntax tree).
     let streamed = stage("parse+lower, streamed", || ptoc::lower::lower_source(&source, env.jobs).expect("lowers"));
     drop(streamed);
-    // The two steps apart, the whole syntax tree in between (the peak before session 28).
+    // The two steps apart, the whole syntax tree in between (what streaming the methods saves).
     let module = stage("parse", || ptoc::parser::parse(&source).expect("parses"));
     let mut prog = stage("lower", || ptoc::lower::lower(module).expect("lowers"));
     for pass in &passes {

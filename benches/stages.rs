@@ -1,4 +1,4 @@
-//! Per-stage benchmark of the whole compiler (issue 7): lex, parse, lower, each pass of the
+//! Per-stage benchmark of the whole compiler: lex, parse, lower, each pass of the
 //! default pipeline (each through the pass manager), the automatic verification, print and C++
 //! codegen (each stage on its own; parsing on every CPU and on one thread), plus the in-process
 //! driver end to end (`ptoc --emit=cpp -o DIR -`, everything but writing the files) as the CLI

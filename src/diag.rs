@@ -225,7 +225,6 @@ pub mod codes {
     /// A construct the PTO-ISA code generator has no form for.
     pub const NO_PTO_FORM: &str = "E0802";
     // Command line / pipeline (E09xx).
-    pub const PASS_NOT_IMPLEMENTED: &str = "E0901";
     pub const UNKNOWN_PASS: &str = "E0902";
     pub const VERIFY_FAILED: &str = "E0903";
     /// Command-line options that contradict each other (`--emit cpp --backend pto`).

@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-/// mimalloc instead of the system allocator (docs/performance.md, "Allocator"): allocation is a
+/// mimalloc instead of the system allocator (docs/performance.md, "Allocator and output"): allocation is a
 /// fifth of the compiler's time with glibc's. `no_thp`: without it mimalloc backs its arenas
 /// with transparent huge pages, which doubles the peak RSS of a small compilation.
 #[global_allocator]

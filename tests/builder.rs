@@ -1,7 +1,7 @@
-//! The IRBuilder (`ptoc::builder`, issue 6): built programs equal the same programs read from
+//! The IRBuilder (`ptoc::builder`): built programs equal the same programs read from
 //! text, pass the verifiers and the whole pipeline to C++, and every misuse is an error value.
 
-#[allow(dead_code)]
+#[allow(dead_code)] // the example's `main` (run by `cargo run --example build_kernel`); the test calls the rest
 #[path = "../examples/build_kernel.rs"]
 mod example;
 

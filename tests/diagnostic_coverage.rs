@@ -1,6 +1,6 @@
 //! Every diagnostic code in `src/diag.rs` (`diag::codes`) has an error-corpus case under
 //! `lit-tests/errors/` whose CHECK lines check its rustc-shaped header (`error[CODE]: `), with
-//! its `line:col` when the diagnostic has a location, and a row in `docs/diagnostics.md` whose example names such a file (issue 8).
+//! its `line:col` when the diagnostic has a location, and a row in `docs/diagnostics.md` whose example names such a file.
 //! The code list is read from the source, so a new code fails this test until it has both.
 
 use std::collections::BTreeMap;
@@ -8,10 +8,6 @@ use std::path::Path;
 
 /// Codes that the `ptoc` command line cannot produce, so no lit case can show them.
 const NOT_FROM_THE_CLI: &[(&str, &str)] = &[
-    // Every registered pass has an implementation (`--list-passes` marks none "not implemented
-    // yet"); the code stays for passes registered before they are written. Tested by the unit
-    // tests in src/driver/compile.rs with a fake pass.
-    ("E0901", "no pass is unimplemented"),
     // insert-sync frees a hardware event id by moving a wait earlier when all eight of a pipe
     // pair are outstanding (lit-tests/insert-sync/event-ids-reused-by-moving-a-wait.pto); only
     // a set moved before its consumer's statements can leave it out of ids, and no known input

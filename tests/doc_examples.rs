@@ -1,5 +1,5 @@
 //! Every DSL program shown in the README and `docs/` (a ```python block holding `@pl.program`)
-//! compiles, and compiles to the same IR as its canonical printed form (issue 14): the program as
+//! compiles, and compiles to the same IR as its canonical printed form: the program as
 //! written and the text ptoc prints for it (`--pipeline none`) give the same IR after the default
 //! pipeline, and the printed form prints back to itself.
 

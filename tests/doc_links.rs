@@ -1,4 +1,4 @@
-//! The README and `docs/` are self-contained (issue 19): every Markdown link in them resolves
+//! The README and `docs/` are self-contained: every Markdown link in them resolves
 //! inside this repository — to a file or directory that exists, and for a `#fragment` into a
 //! Markdown file, to one of its headings — and none leaves the repository (`../shared/…` is
 //! not there for a user who cloned only this project). Web links are not followed.

@@ -31,8 +31,11 @@ fn every_example_compiles_to_cpp() {
     }
 }
 
+/// The conformance corpus's folders (generated data, fixed).
+const MIN_CORPUS_FOLDERS: usize = 15;
+
 /// Inputs of the determinism test: every example, and one conformance input of every corpus
-/// folder (the first case with an `input.pto`; none when the corpus is absent).
+/// folder (the first case with an `input.pto`; none when the corpus is absent outside CI).
 fn determinism_inputs() -> Vec<PathBuf> {
     let root = common::manifest_dir();
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(root.join("examples"))
@@ -41,14 +44,20 @@ fn determinism_inputs() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "pto"))
         .collect();
     inputs.sort();
+    let corpus = common::corpus::corpus_dir();
+    if !common::require_corpus(&corpus, "determinism on conformance inputs") {
+        return inputs;
+    }
     let mut folders_seen: Vec<String> = Vec::new();
-    for (_, folder, dir) in common::corpus::cases(&common::corpus::corpus_dir()) {
+    for (_, folder, dir) in common::corpus::cases(&corpus) {
         let input = dir.join("input.pto");
         if input.is_file() && !folders_seen.contains(&folder) {
             folders_seen.push(folder);
             inputs.push(input);
         }
     }
+    // Every folder of the corpus has inputs (15 folders).
+    common::assert_checked("conformance folders with an input", folders_seen.len(), MIN_CORPUS_FOLDERS);
     inputs
 }
 

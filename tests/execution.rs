@@ -17,8 +17,10 @@
 //! Trials: `exec/<corpus>/<name>` per program, judged against
 //! `tests/execution-expected-failures.txt` (`execution::expected`); `exec/selftest/*` check
 //! the harness itself (a kernel that writes out of bounds must be caught); one trial checks the
-//! expected-failures file. After the run, a summary line gives the counts.
-//! Without clang++-19 (or `$PTOC_CXX`) or pto-isa, one trial says so and checks nothing.
+//! expected-failures file; `exec/corpora` checks that every corpus of `../shared` is there and
+//! yields as many programs as it holds. After the run, a summary line gives the counts.
+//! Without clang++-19 (or `$PTOC_CXX`) or pto-isa, one trial says so and checks nothing, except
+//! under `CI=true` (where `.ci/run` installs clang and `../shared` is present), where it fails.
 
 mod common;
 
@@ -92,6 +94,9 @@ fn main() {
         Ok(t) => Arc::new(t),
         Err(why) => {
             let trial = Trial::test("exec", move || {
+                if common::in_ci() {
+                    return Err(format!("execution tests under CI=true: {why}").into());
+                }
                 println!("execution tests: {why}; 0 checks");
                 Ok(())
             });
@@ -110,6 +115,11 @@ fn main() {
     match corpus::heldout_forms(&root, std::env::var(corpus::HELDOUT_FORMS_VAR).ok().as_deref()) {
         Ok(extra) => programs.extend(extra),
         Err(why) => trials.push(Trial::test("exec/heldout-forms", move || Err(Failed::from(why)))),
+    }
+    {
+        let ids: Vec<String> = programs.iter().map(|p| p.id.clone()).collect();
+        let shared = root.join("../shared");
+        trials.push(Trial::test("exec/corpora", move || corpora_yield_programs(&shared, &ids).map_err(Failed::from)));
     }
     let results: Results = Arc::default();
     let invalid_listed = invalid::parse(&std::fs::read_to_string(root.join(invalid::FILE)).unwrap_or_default());
@@ -210,6 +220,39 @@ fn main() {
         }
     }
     conclusion.exit();
+}
+
+/// The corpora of `../shared` (generated or recorded data, fixed) and how many programs each
+/// gives: (id prefix, folder, at least).
+const CORPORA: &[(&str, &str, usize)] = &[
+    ("exec/conformance-dsl/", "conformance-dsl", 30),
+    ("exec/cpusim/", "cpusim/programs", 7),
+    ("exec/systests/", "systests", 71),
+    ("exec/genmix/", "tools/genmix.py", corpus::GENMIX_KINDS.len() * corpus::GENMIX_PER_KIND as usize),
+];
+
+/// Every corpus is present (outside CI a missing one is reported and not counted) and gives at
+/// least the programs it holds; the examples give some.
+fn corpora_yield_programs(shared: &Path, ids: &[String]) -> Result<(), String> {
+    let count = |prefix: &str| ids.iter().filter(|id| id.starts_with(prefix)).count();
+    let mut problems = Vec::new();
+    for &(prefix, folder, floor) in CORPORA {
+        match common::corpus_found(&shared.join(folder), &format!("the execution tests' {prefix}* programs")) {
+            Ok(true) if count(prefix) < floor => {
+                problems.push(format!("only {} {prefix}* programs, expected at least {floor}", count(prefix)))
+            }
+            Ok(_) => println!("{} {prefix}* programs", count(prefix)),
+            Err(e) => problems.push(e),
+        }
+    }
+    if count("exec/examples/") == 0 {
+        problems.push("no exec/examples/* programs".into());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
 }
 
 fn summary(label: &str, results: &[(String, Outcome)], tc: &Toolchain) {
@@ -427,7 +470,7 @@ fn harness(e: String) -> (Class, String) {
     (Class::Ice, format!("harness: {e}"))
 }
 
-/// ptoc's sync optimisation levels (issue 18): the C++ is built and run at both, `-O1` (the
+/// ptoc's sync optimisation levels: the C++ is built and run at both, `-O1` (the
 /// default) first; its results must match the interpreter's at both levels.
 const OPT_LEVELS: [&str; 2] = ["-O1", "-O0"];
 

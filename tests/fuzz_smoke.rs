@@ -1,4 +1,4 @@
-//! Fuzz smoke test (issue 8): a bounded, deterministic fuzz run on stable Rust, for CI.
+//! Fuzz smoke test: a bounded, deterministic fuzz run on stable Rust, for CI.
 //!
 //! Three parts, each with a fixed seed and a fixed number of cases (so a failure reproduces
 //! exactly; `PTOC_FUZZ_SEED` and `PTOC_FUZZ_SCALE` change the seed and multiply the budgets for
@@ -15,11 +15,13 @@
 //!   threads give the same C++.
 //!
 //! Part (b) needs the conformance corpus (`../shared/conformance` or `PTOC_CONFORMANCE_DIR`)
-//! and is skipped with a message without it.
+//! and is skipped with a message without it, except under `CI=true`, where it fails.
 //!
 //! No dependencies: the random numbers come from a xorshift generator defined here.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use ptoc::ir::Program;
 use ptoc::passes::manager::Manager;
@@ -62,13 +64,6 @@ fn scale() -> usize {
     std::env::var("PTOC_FUZZ_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PTOC_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    dir.is_dir().then_some(dir)
-}
-
 /// Every `input.pto` of the corpus, sorted (so the run is the same on every machine).
 fn corpus_inputs(root: &Path) -> Vec<String> {
     let mut paths = Vec::new();
@@ -96,8 +91,8 @@ fn run_ok(extra: &[&str], input: &[u8], findings: &mut Vec<String>) -> Option<pt
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.code == 101 && stderr.contains("left a sync hazard") {
-        // The driver's sync postcondition (issue 18): a sync pass left a hazard, a finding of
-        // its own category (F2b was the last one, fixed).
+        // The driver's sync postcondition: a sync pass left a hazard, a finding of its own
+        // category (docs/fuzzing.md, F2b).
         findings.push(format!("after a sync pass: sync hazards (the driver's postcondition, exit 101)\n{stderr}"));
         return None;
     }
@@ -280,13 +275,14 @@ fn write_mutants(dir: &Path, rng: &mut Rng, programs: &[String], pool: &[&str]) 
 
 #[test]
 fn b_mutated_corpus_programs_never_crash_and_round_trip() {
-    let Some(root) = corpus_dir() else {
-        eprintln!("conformance corpus not found: fuzz smoke (b) skipped");
+    let root = common::corpus::corpus_dir();
+    if !common::require_corpus(&root, "fuzz smoke (b)") {
         return;
-    };
+    }
     let start = std::time::Instant::now();
     let programs = corpus_inputs(&root);
-    assert!(!programs.is_empty(), "no input.pto under {}", root.display());
+    // The corpus (generated data, fixed) has 244 inputs.
+    common::assert_checked("corpus programs to mutate", programs.len(), 244);
     let pool: Vec<&str> = programs.iter().flat_map(|p| p.lines()).collect();
     let mut rng = Rng::new(seed() ^ 0xb);
     if let Some(dir) = std::env::var_os("PTOC_MUTANTS_DIR") {
@@ -336,6 +332,7 @@ fn b_mutated_corpus_programs_never_crash_and_round_trip() {
         }
     }
     eprintln!("fuzz smoke (b): {compiled} of {cases} mutants compiled; {known_f3} x known finding F3/F4");
+    common::assert_checked("mutants that compile, with their printed IR", compiled, 1);
     finish("(b) mutants", cases, start, findings);
 }
 
@@ -653,7 +650,7 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
     match out.code {
         0 => stats[2] += 1,
         1 => {}
-        // The driver's sync postcondition (issue 18) reports a sync pass's own hazards as an
+        // The driver's sync postcondition reports a sync pass's own hazards as an
         // internal compiler error: a finding like any other status.
         101 if stderr.contains("left a sync hazard") => {
             fail(format!("after a sync pass: sync hazards (the driver's postcondition, exit 101)\n{stderr}"))

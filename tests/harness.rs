@@ -6,7 +6,8 @@
 mod common;
 
 /// The self-contained helpers of the execution tests (`.npy` files, result comparison, the
-/// expected-failures list), whose unit tests run here.
+/// expected-failures list), whose unit tests run here: only the tests use them in this target,
+/// hence the `dead_code` allowance.
 #[allow(dead_code)]
 mod execution {
     pub mod compare;

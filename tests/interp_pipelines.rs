@@ -1,8 +1,11 @@
 //! The interpreter checks the passes: every example and every DSL conformance input
-//! (`../shared/conformance-dsl/*/input.pto`, skipped with a message when absent) gives the same
-//! results as written (no passes) and after the whole default pipeline (through
-//! allocate-memory-addr), on the same seeded inputs. Also after every prefix of the pipeline,
-//! so that a difference names the pass that made it.
+//! (`../shared/conformance-dsl/*/input.pto`; when absent only the examples are checked, and
+//! under `CI=true` the test fails) gives the same results as written (no passes) and after the
+//! whole default pipeline (through allocate-memory-addr), on the same seeded inputs. Also after
+//! every prefix of the pipeline, so that a difference names the pass that made it. Every
+//! program must compile, run as written and go through the pipeline.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
@@ -24,10 +27,13 @@ fn cases() -> Vec<PathBuf> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "pto"))
         .collect();
-    let dsl = manifest().join("../shared/conformance-dsl");
-    match std::fs::read_dir(&dsl) {
-        Ok(dir) => out.extend(dir.filter_map(|e| e.ok().map(|e| e.path().join("input.pto"))).filter(|p| p.is_file())),
-        Err(_) => eprintln!("{} not found: only the examples are checked", dsl.display()),
+    let dsl = common::corpus::dsl_corpus_dir();
+    if common::require_corpus(&dsl, "the interpreter on the DSL corpus") {
+        let inputs: Vec<PathBuf> =
+            common::corpus::dsl_cases(&dsl).into_iter().map(|c| c.join("input.pto")).filter(|p| p.is_file()).collect();
+        // The DSL corpus (generated data, fixed) has 30 programs.
+        common::assert_checked("DSL corpus programs", inputs.len(), 30);
+        out.extend(inputs);
     }
     out.sort();
     out
@@ -61,15 +67,14 @@ fn same(a: &[Option<Array>], b: &[Option<Array>]) -> bool {
 #[test]
 fn results_are_the_same_before_and_after_the_passes() {
     let mut failures = Vec::new();
-    let (mut checked, mut skipped) = (0, 0);
+    let mut checked = 0;
     for path in cases() {
         let name = path.strip_prefix(manifest()).unwrap_or(&path).display().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
         let written = match ptoc::driver::frontend(&text) {
             Ok(p) => p,
             Err(d) => {
-                eprintln!("skip {name}: does not lower today ({} {})", d[0].code, d[0].message);
-                skipped += 1;
+                failures.push(format!("{name}: does not compile: {} {}", d[0].code, d[0].message));
                 continue;
             }
         };
@@ -84,14 +89,13 @@ fn results_are_the_same_before_and_after_the_passes() {
             .run_observed(written.clone(), None, &mut |step| stages.push((step.pass.name, step.program.clone())));
         if let Err(d) = result {
             let failing = passes.get(stages.len()).map_or("a pass", |p| p.name);
-            eprintln!("note {name}: {failing} fails ({}); later stages not checked", d[0].message);
+            failures.push(format!("{name}: {failing} fails: {} {}", d[0].code, d[0].message));
         }
         for func in &funcs {
             let want = match run(&written, func) {
                 Ok(r) => r,
                 Err(e) => {
-                    eprintln!("skip {name} {func}: does not run as written: {e}");
-                    skipped += 1;
+                    failures.push(format!("{name} {func}: does not run as written: {e}"));
                     continue;
                 }
             };
@@ -108,7 +112,9 @@ fn results_are_the_same_before_and_after_the_passes() {
             checked += 1;
         }
     }
-    eprintln!("interpreter pipeline check: {checked} functions checked, {skipped} skipped");
-    assert!(checked > 0, "nothing was checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // 8 examples and 30 DSL programs have 44 functions to run; outside CI without the corpus,
+    // the examples' 9.
+    let floor = if common::corpus::dsl_corpus_dir().is_dir() { 44 } else { 8 };
+    common::assert_checked("functions (as written and after every pass)", checked, floor);
 }

@@ -34,9 +34,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("driver", 8),
 ];
 
-/// Imports against the layers that exist today, as `(file, imported module)`. Each is a known
-/// debt (issue 17 item 4): fix the import and delete its line here; the test fails when an entry
-/// is no longer needed, so the list only shrinks.
+/// Imports against the layers, as `(file, imported module)`. Each is a known debt: fix the
+/// import and delete its line here; the test fails when an entry is no longer needed, so the
+/// list only shrinks.
 const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
 
 fn layer(module: &str) -> Option<u8> {

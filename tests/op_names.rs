@@ -1,4 +1,4 @@
-//! Operator names live in `src/ops/` only (issue 17): no code outside it compares or builds an
+//! Operator names live in `src/ops/` only (one source of truth per fact): no code outside it compares or builds an
 //! operator by its name, quoted (`"block.alloc"`) or as a name constant (`ops::names` is private
 //! to `ops`), and no code compares `ops::name(op)`; it asks the operator table (a column of the
 //! entry such as `result_space`, `result_buffer` or `sync`) or compares typed ids

@@ -1,4 +1,4 @@
-//! No partial output (issue 8): with `-o`, the real `ptoc` binary changes nothing at the output
+//! No partial output: with `-o`, the real `ptoc` binary changes nothing at the output
 //! path when the compilation fails — an input error, or a late pass that runs out of memory
 //! (E0602) after the front end succeeded — and replaces the output on success. Neither leaves
 //! temporary files behind. The same holds for a program whose last function fails after four
@@ -88,8 +88,8 @@ fn failing() -> Vec<(&'static str, String)> {
             "return r".into(),
         ],
     );
-    // (Nine MTE2→MTE1 transfers outstanding at once no longer fail with E0601: insert-sync
-    // frees an event id by moving a wait, lit-tests/insert-sync/event-ids-reused-by-moving-a-wait.pto.)
+    // (Nine MTE2→MTE1 transfers outstanding at once do not fail with E0601: insert-sync frees
+    // an event id by moving a wait, lit-tests/insert-sync/event-ids-reused-by-moving-a-wait.pto.)
     vec![("E0301", front), ("E0602", capacity)]
 }
 

@@ -220,7 +220,7 @@ fn names_an_op(first: &str) -> bool {
     ["block.", "tensor.", "pto.", "system."].iter().any(|p| msg.contains(p))
 }
 
-/// `ptoc --emit pto --pipeline ptoas EXAMPLE` without `-o` (issue 20): the single module, or a
+/// `ptoc --emit pto --pipeline ptoas EXAMPLE` without `-o`: the single module, or a
 /// located diagnostic naming the op. The one other refusal is the module form's refusal of an
 /// Orchestration function (spec pto-codegen.md §1.1, §13: the module has no C++; with `-o DIR`
 /// the same examples compile, `examples_compile_to_pto_files_or_name_what_they_cannot`).
@@ -273,21 +273,22 @@ fn lit_inputs_are_well_formed_ssa() {
     }
 }
 
+/// The PTO corpus (generated data) has 115 inputs, which give 190 MLIR texts.
+const MIN_PTO_INPUTS: usize = 115;
+const MIN_PTO_OUTPUTS: usize = 190;
+
 /// Every PTO corpus case ptoc compiles (its own output, conformant or deviating) defines each
 /// value once before use. Empty operands are allowed here, as `--pipeline none` reads corpus
 /// inputs whose conformant output may reproduce an empty operand of the reference.
 #[test]
 fn corpus_outputs_are_well_formed_ssa() {
-    let dir = match std::env::var_os("PTOC_CONFORMANCE_PTO_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => common::manifest_dir().join("../shared/conformance-pto"),
-    };
-    if !dir.is_dir() {
-        println!("PTO corpus not found at {}; 0 checks", dir.display());
+    let dir = common::corpus::pto_corpus_dir();
+    if !common::require_corpus(&dir, "the SSA form of ptoc's MLIR for the PTO corpus") {
         return;
     }
-    let mut checked = 0;
+    let (mut inputs, mut checked) = (0, 0);
     for input in common::files_under(&dir, "input.pto") {
+        inputs += 1;
         for args in
             [&["--pipeline", "none", "--emit", "pto"][..], &["--pipeline", "none", "--emit", "pto", "-o", "out"]]
         {
@@ -302,13 +303,14 @@ fn corpus_outputs_are_well_formed_ssa() {
             }
         }
     }
-    assert!(checked > 50, "only {checked} outputs checked");
+    common::assert_checked("PTO corpus inputs", inputs, MIN_PTO_INPUTS);
+    common::assert_checked("MLIR outputs of PTO corpus inputs", checked, MIN_PTO_OUTPUTS);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Held-out programs (issue 20: "a held-out set of the same kinds of cases is checked the same
-// way"). The corpus `conformance-pto` holds the reference's output for genmix seeds 1–60 of
-// each kind; there is no reference output for any other program. So this test generates
+// Held-out programs, of the same kinds as the corpus's cases and checked the same way. The
+// corpus `conformance-pto` holds the reference's output for genmix seeds 1–60 of each kind;
+// there is no reference output for any other program. So this test generates
 // programs of the same kinds from seeds the corpus does not use — **genmix seeds 101..=100+N
 // for each of the 7 kinds, N = 12 by default, `PTOC_PTO_HELDOUT=N` for more** — and checks
 // the properties that hold without a reference (docs/pto-backend.md, "Held-out check"):
@@ -431,15 +433,16 @@ fn check_held_out(src: &str, isa: Option<&HashSet<String>>, t: &mut HeldOut) -> 
 #[test]
 fn held_out_genmix_programs() {
     let script = common::manifest_dir().join("../shared/tools/genmix.py");
-    if !script.is_file() {
-        eprintln!("pto held-out: {} not found; nothing checked", script.display());
+    if !common::require_corpus(&script, "PTO held-out programs") {
         return;
     }
     let per_kind: u64 = std::env::var("PTOC_PTO_HELDOUT").ok().and_then(|v| v.parse().ok()).unwrap_or(12);
-    let isa = spec_instructions();
-    if isa.is_none() {
-        eprintln!("pto held-out: spec not found; instructions are not checked against it");
-    }
+    let spec = common::manifest_dir().join("../shared/spec/pto-codegen.md");
+    let isa = if common::require_corpus(&spec, "the held-out programs' instructions against the spec") {
+        spec_instructions()
+    } else {
+        None
+    };
     let mut t = HeldOut::default();
     let mut failures = Vec::new();
     for kind in KINDS {
@@ -450,11 +453,12 @@ fn held_out_genmix_programs() {
             }
         }
     }
-    if t.programs == 0 {
+    if t.programs == 0 && !common::in_ci() {
         eprintln!("pto held-out: genmix.py produced nothing (no python3?); nothing checked");
         return;
     }
     eprintln!("pto held-out: {} programs, {} compiled and checked, refused: {:?}", t.programs, t.compiled, t.refused);
     assert!(failures.is_empty(), "{} of {} held-out programs:\n{}", failures.len(), t.programs, failures.join("\n"));
+    common::assert_checked("held-out programs", t.programs, KINDS.len() * per_kind as usize);
     assert!(t.compiled * 3 >= t.programs, "only {} of {} held-out programs compile", t.compiled, t.programs);
 }

@@ -1,4 +1,4 @@
-//! Every lookup of a name offers "did you mean" (issue 19): this is the list of them. Each row
+//! Every lookup of a name offers "did you mean": this is the list of them. Each row
 //! is a lookup, an input with a misspelt name, and the suggestion ptoc must make. All of them go
 //! through `ptoc::suggest` (the one edit-distance rule). A new kind of lookup gets a row here.
 

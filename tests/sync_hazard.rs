@@ -4,8 +4,11 @@
 //! inputs that keep them — must be hazard-free; and deleting any one sync op by hand must give a
 //! finding, unless the checker lists that op as redundant.
 //!
-//! The corpus is `$PTOC_CONFORMANCE_DIR`, else `../shared/conformance`; when it is absent the
-//! tests say so and check nothing.
+//! The corpus is `$PTOC_CONFORMANCE_DIR`, else `../shared/conformance` (and the DSL corpus,
+//! `$PTOC_CONFORMANCE_DSL_DIR`, else `../shared/conformance-dsl`). When one is absent the tests
+//! say so and check nothing, except under `CI=true`, where they fail. Every program must
+//! compile, every ptoc run must succeed without a diagnostic, and each test checks at least as
+//! many programs as the corpus holds.
 
 mod common;
 
@@ -15,11 +18,17 @@ use ptoc::driver::frontend;
 use ptoc::passes::Backend;
 use ptoc::verify::sync_hazard::{check_sync, redundant_syncs, Hazard};
 
+/// The corpus's `.pto` files with sync ops (26), the sync ops among them whose deletion must be
+/// caught (166), and ptoc's insert-sync runs (44: 9 insert-sync cases, 5 default-pipeline cases
+/// and 30 DSL programs). The corpora are generated data; fewer means a broken walk.
+const MIN_FILES: usize = 26;
+const MIN_DELETIONS: usize = 166;
+const MIN_RUNS: usize = 44;
+
 /// The corpus files with sync ops, or `None` (with a message) when the corpus is absent.
 fn files_with_syncs() -> Option<Vec<PathBuf>> {
     let dir = common::corpus::corpus_dir();
-    if !dir.is_dir() {
-        eprintln!("sync_hazard: corpus {} not found; skipping", dir.display());
+    if !common::require_corpus(&dir, "sync hazards") {
         return None;
     }
     let files: Vec<PathBuf> = common::files_under(&dir, ".pto")
@@ -41,6 +50,7 @@ fn insert_sync_outputs_are_present() {
     let names: Vec<String> = files.iter().map(|p| p.to_string_lossy().into_owned()).collect();
     assert!(names.iter().any(|n| n.contains("insert-sync/") && n.ends_with("expected.pto")), "{names:?}");
     assert!(names.iter().any(|n| n.ends_with("after-06-insert-sync.pto")), "{names:?}");
+    common::assert_checked("corpus files with sync ops", files.len(), MIN_FILES);
 }
 
 #[test]
@@ -49,18 +59,19 @@ fn reference_outputs_are_hazard_free() {
     let mut failures = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        match check_file(path, &text) {
-            // A corpus input that does not compile is the front end's business, not ours.
-            Err(_) => {}
-            Ok(h) if h.is_empty() => {}
-            Ok(h) => failures.push(format!(
+        match common::guard(|| check_file(path, &text)) {
+            Ok(Ok(h)) if h.is_empty() => {}
+            Ok(Ok(h)) => failures.push(format!(
                 "{}:\n  {}",
                 path.display(),
                 h.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n  ")
             )),
+            Ok(Err(e)) => failures.push(e),
+            Err(panic) => failures.push(format!("{}: the checker {panic}", path.display())),
         }
     }
-    assert!(failures.is_empty(), "hazards in reference outputs:\n{}", failures.join("\n"));
+    assert!(failures.is_empty(), "reference outputs that fail the check:\n{}", failures.join("\n"));
+    common::assert_checked("reference outputs with sync ops", files.len(), MIN_FILES);
 }
 
 /// Deletes each sync-op line in turn: the checker must report something unless it called that
@@ -72,7 +83,13 @@ fn deleting_a_needed_sync_op_is_caught() {
     let mut tried = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        let Ok(prog) = frontend(&text) else { continue };
+        let prog = match frontend(&text) {
+            Ok(p) => p,
+            Err(d) => {
+                missed.push(format!("{}: does not compile: {}", path.display(), d[0].message));
+                continue;
+            }
+        };
         let redundant_lines: Vec<usize> = redundant_syncs(&prog, Backend::Cce)
             .iter()
             .flat_map(|r| r.ops.iter().map(|o| line_of(&text, o.span.lo as usize)))
@@ -85,14 +102,17 @@ fn deleting_a_needed_sync_op_is_caught() {
             let mutated: String =
                 lines.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, l)| format!("{l}\n")).collect();
             tried += 1;
-            match check_file(path, &mutated) {
-                Ok(h) if h.is_empty() => missed.push(format!("{}:{}: {}", path.display(), i + 1, line.trim())),
-                _ => {}
+            let at = format!("{}:{}: {}", path.display(), i + 1, line.trim());
+            match common::guard(|| check_file(path, &mutated)) {
+                Ok(Ok(h)) if h.is_empty() => missed.push(at),
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => missed.push(format!("{at}: without it, {e}")),
+                Err(panic) => missed.push(format!("{at}: without it, the checker {panic}")),
             }
         }
     }
     assert!(missed.is_empty(), "deleted sync ops not caught:\n{}", missed.join("\n"));
-    eprintln!("sync_hazard: {tried} deletions of sync ops, all caught");
+    common::assert_checked("sync-op deletions (each caught)", tried, MIN_DELETIONS);
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -100,13 +120,16 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// ptoc's own InsertSync output must be hazard-free: runs `--verify-sync` after insert-sync on
-/// the inputs of the insert-sync cases (with an `expected.pto`) and of the default-pipeline
-/// cases. Until the passes are implemented (error E0901) a case is skipped, with a message.
+/// the inputs of the insert-sync cases (with an `expected.pto`), of the default-pipeline cases
+/// and of the DSL corpus. Each run must succeed with nothing on stderr: a hazard (E0603/E0604),
+/// any other diagnostic and a crash all fail.
 #[test]
 fn ptoc_insert_sync_output_is_hazard_free() {
     let dir = common::corpus::corpus_dir();
-    if !dir.is_dir() {
-        eprintln!("sync_hazard: corpus {} not found; skipping", dir.display());
+    let dsl = common::corpus::dsl_corpus_dir();
+    if !common::require_corpus(&dir, "ptoc's insert-sync output")
+        || !common::require_corpus(&dsl, "ptoc's insert-sync output")
+    {
         return;
     }
     let runs: Vec<(PathBuf, &[&str])> = common::corpus::cases(&dir)
@@ -123,24 +146,25 @@ fn ptoc_insert_sync_output_is_hazard_free() {
         .collect();
     // The DSL corpus's programs (where the reference's own insert-sync output has hazards, see
     // conformance-deviations.md): ptoc's must have none.
-    let dsl = common::corpus::dsl_corpus_dir();
     let dsl_runs = common::corpus::dsl_cases(&dsl)
         .into_iter()
         .map(|case| (case.join("input.pto"), &["--pipeline", "default", "--stop-after", "insert-sync"][..]));
     let runs: Vec<(PathBuf, &[&str])> = runs.into_iter().chain(dsl_runs).collect();
-    let (mut skipped, mut failures) = (0, Vec::new());
+    let mut failures = Vec::new();
     for (input, flags) in &runs {
         let mut args = vec!["ptoc".to_string(), "--verify-sync".into(), "--error-format".into(), "short".into()];
         args.extend(flags.iter().map(|s| s.to_string()));
         args.push(input.to_string_lossy().into_owned());
         let out = ptoc::driver::run(&args, b"");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if out.code != 0 && stderr.contains("E0901") {
-            skipped += 1;
-        } else if stderr.contains("E0603") || stderr.contains("E0604") {
-            failures.push(format!("{}:\n{stderr}", input.display()));
+        if out.code != 0 || !out.stderr.is_empty() {
+            failures.push(format!(
+                "{} (exit {}):\n{}",
+                input.display(),
+                out.code,
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
     }
-    assert!(failures.is_empty(), "hazards in ptoc's insert-sync output:\n{}", failures.join("\n"));
-    eprintln!("sync_hazard: {} runs of ptoc's insert-sync, {skipped} skipped (a pass not implemented yet)", runs.len());
+    assert!(failures.is_empty(), "ptoc's insert-sync fails or leaves hazards:\n{}", failures.join("\n"));
+    common::assert_checked("runs of ptoc's insert-sync", runs.len(), MIN_RUNS);
 }

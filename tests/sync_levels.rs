@@ -1,4 +1,4 @@
-//! `-O1` against `-O0` on real programs (issue 18): for every input of the corpora (the DSL
+//! `-O1` against `-O0` on real programs: for every input of the corpora (the DSL
 //! conformance inputs, the default-pipeline and insert-sync inputs of the golden corpus, the
 //! cpusim programs, `examples/`) and for genmix programs of every kind, the default pipeline at
 //! `-O1` must
@@ -12,7 +12,9 @@
 //!
 //! The totals (sync pairs and barriers at both levels) are printed: they are the table in
 //! docs/performance.md. `PTOC_SYNC_GENMIX=N` sets the genmix programs per kind (default 43,
-//! i.e. 301 programs); without python3 or genmix.py only the corpora are checked.
+//! i.e. 301 programs); without python3 or genmix.py only the corpora are checked. A corpus that
+//! is missing is reported and left out, except under `CI=true`, where the test fails; each test
+//! checks at least as many programs as its corpora hold.
 
 mod common;
 
@@ -98,23 +100,36 @@ fn check(name: &str, text: &str, totals: &mut Totals) -> Result<(), String> {
     Ok(())
 }
 
-fn corpus_inputs() -> Vec<PathBuf> {
+/// The corpus inputs, and how many the corpora hold (generated data, fixed: 30 DSL programs, 14
+/// default-pipeline and insert-sync inputs, the cpusim programs and the examples: 53), counting
+/// only the corpora found.
+fn corpus_inputs() -> (Vec<PathBuf>, usize) {
     let root = common::manifest_dir();
     let mut files = Vec::new();
+    let mut expected = 0;
     let dsl = common::corpus::dsl_corpus_dir();
-    files.extend(common::corpus::dsl_cases(&dsl).into_iter().map(|c| c.join("input.pto")));
+    if common::require_corpus(&dsl, "sync levels on the DSL corpus") {
+        files.extend(common::corpus::dsl_cases(&dsl).into_iter().map(|c| c.join("input.pto")));
+        expected += 30;
+    }
     let dir = common::corpus::corpus_dir();
-    if dir.is_dir() {
+    if common::require_corpus(&dir, "sync levels on the conformance corpus") {
         for (_, folder, case) in common::corpus::cases(&dir) {
             if folder == "pipeline-default" || folder == "insert-sync" {
                 files.push(case.join("input.pto"));
             }
         }
+        expected += 14;
     }
-    files.extend(common::files_under(&root.join("../shared/cpusim/programs"), ".pto"));
+    let cpusim = root.join("../shared/cpusim/programs");
+    if common::require_corpus(&cpusim, "sync levels on the cpusim programs") {
+        files.extend(common::files_under(&cpusim, ".pto"));
+        expected += 1;
+    }
     files.extend(common::files_under(&root.join("examples"), ".pto"));
+    expected += 8;
     files.retain(|p| p.is_file());
-    files
+    (files, expected)
 }
 
 fn report(what: &str, t: &Totals) {
@@ -137,21 +152,22 @@ fn report(what: &str, t: &Totals) {
 fn o1_is_hazard_free_and_never_has_more_syncs_on_the_corpora() {
     let mut totals = Totals::default();
     let mut failures = Vec::new();
-    for path in corpus_inputs() {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+    let (inputs, expected) = corpus_inputs();
+    for path in &inputs {
+        let text = std::fs::read_to_string(path).unwrap();
         if let Err(e) = check(&path.display().to_string(), &text, &mut totals) {
             failures.push(e);
         }
     }
     report("corpora", &totals);
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    common::assert_checked("corpus programs at both levels", totals.programs, expected);
 }
 
 #[test]
 fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
     let script = common::manifest_dir().join("../shared/tools/genmix.py");
-    if !script.is_file() {
-        eprintln!("sync_levels: {} not found; no genmix programs checked", script.display());
+    if !common::require_corpus(&script, "sync levels on genmix programs") {
         return;
     }
     let per_kind: u64 = std::env::var("PTOC_SYNC_GENMIX").ok().and_then(|v| v.parse().ok()).unwrap_or(43);
@@ -172,14 +188,18 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
         totals.add(&t);
         failures.extend(verdict.err());
     }
-    if generated == 0 {
+    if generated == 0 && !common::in_ci() {
         eprintln!("sync_levels: genmix.py produced nothing (no python3?); no genmix programs checked");
+        return;
     }
     report(&format!("genmix ({per_kind} per kind)"), &totals);
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    common::assert_checked("genmix programs generated", generated, programs.len());
+    // Of the 301 programs of the default 43 per kind, 289 compile at both levels.
+    common::assert_checked("genmix programs at both levels", totals.programs, generated * 9 / 10);
 }
 
-/// The reference's sync ops against ptoc's at `-O1` (issue 18): for every DSL conformance case,
+/// The reference's sync ops against ptoc's at `-O1`: for every DSL conformance case,
 /// the reference's IR after its last pass (`after-07-allocate-memory-addr.pto`) against
 /// ptoc's default pipeline on the same `input.pto`, which must pass `--verify-sync`. These
 /// programs are generated ones that ptoc's sync passes were not tuned on case by case; the
@@ -187,11 +207,10 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
 #[test]
 fn o1_has_fewer_syncs_than_the_reference_on_the_dsl_corpus() {
     let dsl = common::corpus::dsl_corpus_dir();
-    let cases = common::corpus::dsl_cases(&dsl);
-    if cases.is_empty() {
-        eprintln!("sync_levels: no DSL corpus at {}; nothing compared with the reference", dsl.display());
+    if !common::require_corpus(&dsl, "ptoc's syncs against the reference's") {
         return;
     }
+    let cases = common::corpus::dsl_cases(&dsl);
     let (mut reference, mut ours, mut compared) = ((0, 0), (0, 0), 0);
     let mut failures = Vec::new();
     for case in cases {
@@ -199,6 +218,7 @@ fn o1_has_fewer_syncs_than_the_reference_on_the_dsl_corpus() {
             std::fs::read_to_string(case.join("input.pto")),
             std::fs::read_to_string(case.join("after-07-allocate-memory-addr.pto")),
         ) else {
+            failures.push(format!("{}: no input.pto or after-07-allocate-memory-addr.pto", case.display()));
             continue;
         };
         let o1 = ptoc(&["-O1", "--verify-sync", "-"], &input);
@@ -220,7 +240,7 @@ fn o1_has_fewer_syncs_than_the_reference_on_the_dsl_corpus() {
         reference.0, ours.0, reference.1, ours.1
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert!(compared > 0, "no case had both an input and the reference's final IR");
+    common::assert_checked("DSL programs compared with the reference", compared, 30);
     assert!(
         ours.0 + ours.1 < reference.0 + reference.1,
         "ptoc -O1 has {ours:?} sync pairs and barriers, the reference {reference:?}: not fewer"

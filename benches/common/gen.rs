@@ -5,7 +5,7 @@
 //! `ops` vector ops (`add, sub, mul, adds, muls, exp, maximum` in rotation), then an
 //! Orchestration function calling every kernel in a chain. A program has about
 //! `funcs * (ops + 8) + 8` lines, so `--funcs 100 --ops 500` is the 50k-line benchmark and
-//! `2 × 5000` is the "few very long kernels" shape of issue 7.
+//! `2 × 5000` is the "few very long kernels" shape.
 
 /// The vector ops of the chain, in the script's order.
 const OPS: [&str; 7] = ["add", "sub", "mul", "adds", "muls", "exp", "maximum"];

@@ -1,4 +1,4 @@
-//! IRBuilder: building IR from Rust with automatic SSA (seed 001, issue 6).
+//! IRBuilder: building IR from Rust with automatic SSA (docs/builder.md).
 //!
 //! A [`Builder`] is bound to one [`Program`] and holds nothing else; all building state lives in
 //! an explicit [`Context`] passed to every call (current function, scope stack with the

@@ -312,8 +312,8 @@ mod tests {
         assert_eq!(&*n.claim("TADD", &[""]), "TADD_1");
     }
 
-    /// Names whose numbered variants would all be reserved forms (this used to loop forever)
-    /// get a `v` prefix; those whose base is free keep it.
+    /// Names whose numbered variants would all be reserved forms get a `v` prefix (numbering
+    /// alone would never find a free one); those whose base is free keep it.
     #[test]
     fn reserved_forms_terminate() {
         let mut n = Namer::new();

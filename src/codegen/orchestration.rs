@@ -967,8 +967,8 @@ impl Emitter<'_, '_> {
             // kernel (docs/orchestration-abi.md).
             _ if !self.read.contains(&var) && !writes_memory(call) => {}
             // A value that is read has no code here: the orchestration runtime has no tensor
-            // arithmetic, only tasks on the cores (it used to be dropped, leaving its name
-            // undeclared in the C++).
+            // arithmetic, only tasks on the cores (dropping it would leave its name undeclared
+            // in the C++).
             _ => self.unsupported(
                 span,
                 format!(

@@ -151,7 +151,7 @@ pub struct Cli {
     #[arg(long, value_name = "RULE", help_heading = "Verification")]
     pub disable_rule: Vec<String>,
 
-    /// After the passes, check the sync ops of the final program (spec: issue 4): every
+    /// After the passes, check the sync ops of the final program: every
     /// cross-pipe RAW/WAR/WAW dependency on a MemRef not ordered by a set/wait pair or a
     /// barrier, and every wait without a matching set, is an error (exit 1).
     #[arg(long, help_heading = "Verification")]

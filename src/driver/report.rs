@@ -76,10 +76,10 @@ mod tests {
     fn short_format_is_one_line_per_diagnostic() {
         let d = [
             Diagnostic::error(codes::SYNTAX, Span::new(5, 6), "bad").with_note("ignored in short form"),
-            Diagnostic::error(codes::PASS_NOT_IMPLEMENTED, Span::NONE, "nope"),
+            Diagnostic::error(codes::UNKNOWN_PASS, Span::NONE, "nope"),
         ];
         let s = render(&d, Some(&file()), Style { format: ErrorFormat::Short, color: NEVER });
-        assert_eq!(s, "f.pto:2:4: error[E0201]: bad\nerror[E0901]: nope\n");
+        assert_eq!(s, "f.pto:2:4: error[E0201]: bad\nerror[E0902]: nope\n");
     }
 
     #[test]

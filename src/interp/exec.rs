@@ -366,7 +366,7 @@ impl<'p> Interp<'p> {
             ExprKind::Call(call) => {
                 let args = self.eval_list(fr, &call.args)?;
                 match &call.callee {
-                    Callee::Op(op) => ops::apply(self, *op, call, e, args),
+                    Callee::Op(op) => ops::apply(*op, call, e, args),
                     Callee::Function(name) => {
                         let prog = self.prog;
                         let Some(f) = prog.function(name) else {

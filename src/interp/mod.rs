@@ -1,4 +1,5 @@
-//! An interpreter for the IR: runs a [`Program`] at any pipeline stage (issue 15).
+//! An interpreter for the IR: runs a [`Program`] at any pipeline stage (`ptoc run`; the
+//! oracle of the execution tests).
 //!
 //! Tiles are values and tensors are shared buffers ([`value`]); memory planning (MemRefs,
 //! addresses, `block.alloc`) and sync ops take no part in the results, so a program gives the

@@ -198,10 +198,6 @@ impl Tensor {
     pub fn strides(&self) -> &[usize] {
         &self.strides
     }
-    /// Whether two tensors share a buffer.
-    pub fn same_buffer(&self, other: &Tensor) -> bool {
-        Rc::ptr_eq(&self.buf, &other.buf)
-    }
     /// Whether the window covers its buffer contiguously in row-major order.
     pub fn is_contiguous(&self) -> bool {
         self.strides == strides_of(&self.shape)
@@ -282,10 +278,6 @@ impl Value {
     }
     pub fn tile(a: Array) -> Value {
         Value::Tile(Rc::new(a))
-    }
-    /// A scalar of `dtype` from an `f64` (rounded / truncated to the dtype).
-    pub fn scalar_f64(dtype: DataType, v: f64) -> Value {
-        Value::Scalar(Scalar::new(dtype, Num::F(v)))
     }
     /// A scalar of `dtype` from an integer (wrapped to the dtype).
     pub fn scalar_i64(dtype: DataType, v: i64) -> Value {

@@ -1,6 +1,7 @@
 //! Lowering a file while it is parsed: each method of the program class is lowered on the
 //! worker thread that parsed it, as soon as it is parsed, and its syntax tree is dropped there;
-//! the tree of the whole file never exists (issue 17: the heap's peak was the whole tree).
+//! the tree of the whole file never exists, so the heap's peak is one method's tree, not the
+//! file's.
 //!
 //! A body needs what the rest of the file says: the signatures of the functions it calls and
 //! the file's authorship ([`super::Authorship`]). The lexing thread parses each method's header

@@ -112,8 +112,8 @@ fn tile_of(t: &Type) -> &TileType {
 // ---------------------------------------------------------------------------------------------
 // The table
 
-/// Each typed id is the entry of its name, and the memory and sync columns say what the
-/// passes used to decide by name.
+/// Each typed id is the entry of its name, and the memory and sync columns give the passes
+/// what they need without comparing names.
 #[test]
 fn typed_ids_name_their_entries() {
     assert!(id::ALL.len() > 60);

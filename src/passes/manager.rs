@@ -125,9 +125,7 @@ impl<'a> Manager<'a> {
                 continue;
             }
             let pass = self.passes[k];
-            let Some(run) = pass.run else {
-                return Err(vec![not_implemented(pass, self.passes)]);
-            };
+            let run = pass.run;
             if self.verify_each {
                 check_properties(&prog, pass, Moment::Before)?;
             }
@@ -205,9 +203,8 @@ impl<'a> Manager<'a> {
         if !self.fuse || self.verify_each {
             return k + 1;
         }
-        let chainable = |p: &PassInfo| {
-            matches!(p.run, Some(Transform::Function(_) | Transform::Carrying(_))) && p.findings.is_none()
-        };
+        let chainable =
+            |p: &PassInfo| matches!(p.run, Transform::Function(_) | Transform::Carrying(_)) && p.findings.is_none();
         let mut end = k;
         while end < self.passes.len() && chainable(self.passes[end]) {
             end += 1;
@@ -290,7 +287,7 @@ impl<'a> Manager<'a> {
             if checks.first_sync == Some(k) {
                 written = crate::verify::sync_hazard::has_written_syncs(&f);
             }
-            let ran = self.passes[k].run.and_then(|run| run.run_function(f, carried, &self.env));
+            let ran = self.passes[k].run.run_function(f, carried, &self.env);
             (f, carried) =
                 ran.expect("a chain has only function passes").map_err(|d| fail(k, Check::Run, d, Vec::new()))?;
             let todo = &checks.auto_verify[k];
@@ -321,7 +318,7 @@ impl<'a> Manager<'a> {
 
     /// The input of pass number `k`: the start program through the passes before it again.
     fn replay(&self, start: Start<'_>, k: usize) -> Option<Program> {
-        self.passes[..k].iter().try_fold(start().ok()?, |prog, pass| pass.run?.apply(prog, &self.env).ok())
+        self.passes[..k].iter().try_fold(start().ok()?, |prog, pass| pass.run.apply(prog, &self.env).ok())
     }
 }
 
@@ -453,13 +450,6 @@ fn rules_for(props: &[Property]) -> Vec<Property> {
     Property::ALL.iter().copied().filter(|r| props.contains(r)).collect()
 }
 
-fn not_implemented(pass: &PassInfo, run: &[&'static PassInfo]) -> Diagnostic {
-    let missing: Vec<&str> = run.iter().filter(|p| !p.is_implemented()).map(|p| p.name).collect();
-    Diagnostic::error(codes::PASS_NOT_IMPLEMENTED, Span::NONE, format!("pass `{}` is not implemented yet", pass.name))
-        .with_note(format!("passes of this run that are not implemented yet: {}", missing.join(", ")))
-        .with_note("`--pipeline none` parses and prints without passes; `--passes` selects passes")
-}
-
 /// When [`check_properties`] runs, relative to the pass.
 #[derive(Clone, Copy)]
 enum Moment {
@@ -516,21 +506,13 @@ mod tests {
     use crate::passes::{Backend, Transform};
 
     /// A pass that appends `+` to the program name (so the order of runs is visible).
-    static MARK: PassInfo = fake(
-        "mark",
-        Some(|mut p, _| {
-            p.name.push('+');
-            Ok(p)
-        }),
-    );
-    static FAIL: PassInfo = fake("fail", Some(|_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "no")])));
-    static TODO: PassInfo = fake("todo", None);
+    static MARK: PassInfo = fake("mark", |mut p, _| {
+        p.name.push('+');
+        Ok(p)
+    });
+    static FAIL: PassInfo = fake("fail", |_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "no")]));
 
-    const fn fake(name: &'static str, run: Option<crate::passes::PassFn>) -> PassInfo {
-        let run = match run {
-            Some(p) => Some(Transform::Program(p)),
-            None => None,
-        };
+    const fn fake(name: &'static str, run: crate::passes::PassFn) -> PassInfo {
         PassInfo {
             name,
             aliases: &[],
@@ -538,7 +520,7 @@ mod tests {
             required: &[],
             produced: &[],
             invalidated: &[],
-            run,
+            run: Transform::Program(run),
             findings: None,
         }
     }
@@ -565,41 +547,24 @@ mod tests {
     }
 
     #[test]
-    fn unimplemented_pass_stops_the_run_by_name() {
-        let e = run(&[&MARK, &TODO, &MARK]).unwrap_err();
-        assert_eq!(e.len(), 1);
-        assert_eq!(e[0].code, codes::PASS_NOT_IMPLEMENTED);
-        assert!(e[0].message.contains("`todo`"), "{}", e[0].message);
-        assert!(e[0].notes[0].ends_with(": todo"), "{:?}", e[0].notes);
-    }
-
-    #[test]
     fn a_failing_pass_reports_its_diagnostics() {
-        let e = run(&[&MARK, &FAIL, &TODO]).unwrap_err();
+        let e = run(&[&MARK, &FAIL, &MARK]).unwrap_err();
+        assert_eq!(e.len(), 1);
         assert_eq!(e[0].code, codes::OP_CHECK);
-    }
-
-    #[test]
-    fn not_implemented_names_the_pass_and_the_rest() {
-        static LATER: PassInfo = fake("later", None);
-        let d = not_implemented(&TODO, &[&MARK, &TODO, &LATER]);
-        assert_eq!(d.code, codes::PASS_NOT_IMPLEMENTED);
-        assert!(d.message.contains("`todo`"));
-        assert!(d.notes[0].ends_with(": todo, later"), "{:?}", d.notes);
     }
 
     /// A pass that claims SSAForm and TypeChecked but returns a program whose loop yields a
     /// float into an INT64 iter arg.
     static BREAKS_TYPES: PassInfo = PassInfo {
         produced: &[Property::SsaForm, Property::TypeChecked],
-        ..fake("breaks-types", Some(|_, _| Ok(frontend(ILL_TYPED))))
+        ..fake("breaks-types", |_, _| Ok(frontend(ILL_TYPED)))
     };
     const ILL_TYPED: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        for i, (s,) in pl.range(0, 10, 1, init_values=(a,)):\n            r: pl.Scalar[pl.INT64] = pl.yield_(1.0)\n        return r\n";
 
     /// Like [`BREAKS_TYPES`], but the program it returns is well typed.
     static KEEPS_TYPES: PassInfo = PassInfo {
         produced: &[Property::SsaForm, Property::TypeChecked],
-        ..fake("keeps-types", Some(|_, _| Ok(frontend(WELL_TYPED))))
+        ..fake("keeps-types", |_, _| Ok(frontend(WELL_TYPED)))
     };
     const WELL_TYPED: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        return a\n";
 
@@ -623,10 +588,7 @@ mod tests {
     /// Requires SSAForm and always fails, as a pass whose precondition does not hold might.
     static NEEDS_SSA: PassInfo = PassInfo {
         required: &[Property::SsaForm],
-        ..fake(
-            "needs-ssa",
-            Some(|_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "cannot handle this")])),
-        )
+        ..fake("needs-ssa", |_, _| Err(vec![Diagnostic::error(codes::OP_CHECK, Span::NONE, "cannot handle this")]))
     };
     /// An if with return vars but no else: not in SSA form (SSAVerify code 3).
     const NOT_SSA: &str = "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:\n        if a > 0:\n            r: pl.Scalar[pl.INT64] = pl.yield_(a)\n        return r\n";
@@ -672,7 +634,7 @@ mod tests {
 
     /// A function pass for the chain tests: `run` on every function.
     const fn function_pass(name: &'static str, run: crate::passes::FunctionFn) -> PassInfo {
-        PassInfo { run: Some(Transform::Function(run)), ..fake(name, None) }
+        PassInfo { run: Transform::Function(run), ..fake(name, |p, _| Ok(p)) }
     }
     static MARK_F: PassInfo = function_pass("mark-f", |mut f, _| {
         f.name.push('+');

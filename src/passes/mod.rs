@@ -1,8 +1,5 @@
 //! The pass registry: every IR pass ptoc knows, by name, with the IR properties it needs and
 //! produces (spec `passes-and-codegen.md` §1.1–1.2, §1.7), and the named pipelines.
-//!
-//! A pass whose transform is not written yet is still registered (with `run: None`), so the
-//! CLI can name it, list it, and refuse to run it with a clear error instead of skipping it.
 
 use crate::diag::Diagnostic;
 use crate::ir::{Function, Program};
@@ -157,18 +154,14 @@ pub struct PassInfo {
     pub required: &'static [Property],
     pub produced: &'static [Property],
     pub invalidated: &'static [Property],
-    /// The transform (whether it is a function or a program pass); `None` while the pass is
-    /// not implemented.
-    pub run: Option<Transform>,
+    /// The transform (whether it is a function or a program pass).
+    pub run: Transform,
     /// What the pass reports about the program it returns (see [`FindingsFn`]); the pass
     /// manager asks after each run.
     pub findings: Option<FindingsFn>,
 }
 
 impl PassInfo {
-    pub fn is_implemented(&self) -> bool {
-        self.run.is_some()
-    }
     /// True for the kebab-case name or any alias (exact spelling).
     pub fn answers_to(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
@@ -186,7 +179,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, SsaForm],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: Some(Transform::Function(convert_to_ssa::function)),
+        run: Transform::Function(convert_to_ssa::function),
         findings: None,
     },
     PassInfo {
@@ -196,7 +189,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SsaForm],
         produced: &[SplitIncoreOrch],
         invalidated: &[],
-        run: Some(Transform::Program(outline_incore_scopes::run)),
+        run: Transform::Program(outline_incore_scopes::run),
         findings: None,
     },
     PassInfo {
@@ -206,7 +199,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, NoNestedCalls],
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
-        run: Some(Transform::Function(flatten_call_expr::function)),
+        run: Transform::Function(flatten_call_expr::function),
         findings: None,
     },
     PassInfo {
@@ -216,7 +209,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, NormalizedStmtStructure],
         invalidated: &[FlattenedSingleStmt],
-        run: Some(Transform::Function(stmt_structure::normalize_function)),
+        run: Transform::Function(stmt_structure::normalize_function),
         findings: None,
     },
     PassInfo {
@@ -226,7 +219,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked],
         produced: &[TypeChecked, FlattenedSingleStmt],
         invalidated: &[NormalizedStmtStructure],
-        run: Some(Transform::Function(stmt_structure::flatten_single_function)),
+        run: Transform::Function(stmt_structure::flatten_single_function),
         findings: None,
     },
     PassInfo {
@@ -236,7 +229,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[],
         produced: &[],
         invalidated: &[],
-        run: Some(Transform::Program(run_verifier::run)),
+        run: Transform::Program(run_verifier::run),
         findings: Some(run_verifier::findings),
     },
     PassInfo {
@@ -246,7 +239,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
         produced: &[HasMemRefs, NormalizedStmtStructure],
         invalidated: &[SsaForm],
-        run: Some(Transform::Function(init_mem_ref::function)),
+        run: Transform::Function(init_mem_ref::function),
         findings: None,
     },
     PassInfo {
@@ -256,7 +249,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(Transform::Carrying(basic_memory_reuse::carrying)),
+        run: Transform::Carrying(basic_memory_reuse::carrying),
         findings: None,
     },
     PassInfo {
@@ -266,7 +259,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(Transform::Carrying(insert_sync::carrying)),
+        run: Transform::Carrying(insert_sync::carrying),
         findings: None,
     },
     PassInfo {
@@ -276,7 +269,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[],
         invalidated: &[],
-        run: Some(Transform::Function(remove_redundant_sync::function)),
+        run: Transform::Function(remove_redundant_sync::function),
         findings: None,
     },
     PassInfo {
@@ -286,7 +279,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
         produced: &[AllocatedMemoryAddr],
         invalidated: &[],
-        run: Some(Transform::Function(allocate_memory_addr::function)),
+        run: Transform::Function(allocate_memory_addr::function),
         findings: None,
     },
     PassInfo {
@@ -296,7 +289,7 @@ pub static PASSES: &[PassInfo] = &[
         required: &[SplitIncoreOrch],
         produced: &[IncoreBlockOps],
         invalidated: &[],
-        run: Some(Transform::Program(convert_tensor_to_block_ops::run)),
+        run: Transform::Program(convert_tensor_to_block_ops::run),
         findings: None,
     },
 ];
@@ -460,7 +453,7 @@ mod tests {
         assert!(Pipeline::None.pass_names_at(OptLevel::O1).is_empty());
         assert_eq!(OptLevel::default(), OptLevel::O1);
         for (_, added) in OptLevel::O1.additions() {
-            assert!(lookup(added).is_some_and(|p| p.is_implemented()), "{added}");
+            assert!(lookup(added).is_some(), "{added}");
         }
     }
 }

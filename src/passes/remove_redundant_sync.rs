@@ -1,4 +1,4 @@
-//! `remove-redundant-sync` (ptoc's own pass, issue 18; not in the reference): runs after
+//! `remove-redundant-sync` (ptoc's own pass, `-O1`; not in the reference): runs after
 //! insert-sync and deletes every sync op (`sync_src`/`sync_dst` pair, dangling `sync_src`,
 //! `bar_v`/`bar_m`/`bar_all`) whose deletion makes the sync hazard checker find nothing it did
 //! not find before, then renumbers the event ids of each pipe pair compactly.

@@ -39,6 +39,37 @@ pub fn files_under(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     out
 }
 
+/// Whether the tests run as CI runs them (`CI=true`, which `.ci/run` sets). CI always has
+/// `../shared` beside the checkout, so there a corpus that is missing is a failure, not a skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Whether the corpus (or tool) at `path` exists. When it does not: a message saying that
+/// `what` goes unchecked and `Ok(false)`; under CI an `Err`, since there it is always present.
+pub fn corpus_found(path: &Path, what: &str) -> Result<bool, String> {
+    if path.exists() {
+        Ok(true)
+    } else if in_ci() {
+        Err(format!("{} not found (CI=true, where ../shared is always present): {what} not checked", path.display()))
+    } else {
+        eprintln!("{} not found: {what} not checked", path.display());
+        Ok(false)
+    }
+}
+
+/// [`corpus_found`] for a `#[test]`: panics where that returns an `Err`.
+pub fn require_corpus(path: &Path, what: &str) -> bool {
+    corpus_found(path, what).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Prints how many `what` were checked and fails unless it is at least `floor` (and non-zero):
+/// a corpus that yields nothing, or much less than it holds, is a broken test, not a pass.
+pub fn assert_checked(what: &str, checked: usize, floor: usize) {
+    eprintln!("{checked} {what} checked");
+    assert!(checked >= floor.max(1), "only {checked} {what} checked, expected at least {}", floor.max(1));
+}
+
 /// `path` relative to `base`, with `/` separators (test and case names).
 pub fn relative_name(path: &Path, base: &Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);

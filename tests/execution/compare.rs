@@ -65,13 +65,13 @@ fn index(shape: &[usize], mut i: usize) -> String {
 mod tests {
     use super::*;
 
-    #[allow(dead_code)]
-    fn f32s(v: &[f32]) -> Array {
-        Array { descr: "<f4".into(), shape: vec![v.len()], data: v.iter().flat_map(|x| x.to_le_bytes()).collect() }
-    }
-
     #[test]
     fn tolerances_and_nan() {
+        let f32s = |v: &[f32]| Array {
+            descr: "<f4".into(),
+            shape: vec![v.len()],
+            data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        };
         assert!(compare(&f32s(&[1.0, f32::NAN]), &f32s(&[1.00005, f32::NAN]), Elem::F32).is_ok());
         let e = compare(&f32s(&[1.0, 2.0]), &f32s(&[1.0, 2.5]), Elem::F32).unwrap_err();
         assert!(e.starts_with("1 of 2 elements differ") && e.contains("[1] 2 vs 2.5"), "{e}");

@@ -215,8 +215,9 @@ impl Collector<'_> {
         match s {
             Stmt::Seq { stmts, .. } => self.seq(stmts, 1, state),
             Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
-            // A while loop is a loop like any other (the reference skips it, §2.10 step 5;
-            // issue 16): its body may run again after itself.
+            // A while loop is a loop like any other (the reference does not analyse while
+            // loops, §2.10 step 5, so their hazards stay unordered): its body may run again
+            // after itself.
             Stmt::For { start, stop, step, body, .. } => self.for_body(body, state, runs_once(start, stop, step)),
             Stmt::While { body, .. } => self.for_body(body, state, false),
             _ => {}

@@ -52,9 +52,8 @@ pub fn adjust_scopes(a: &mut Analysis) {
 /// event, which only one `sync_dst` can consume; the others would wait for a flag never set.
 /// (A set moved before the statement at a position and one left after it are two sets.)
 /// Keeps the pair with the earliest wait when that wait runs on every path to the others' (it
-/// then orders their consumers too), and drops the others. Before this, a reduction through a
-/// loop body usually dropped all but one (fuzz finding F2b: that reduction is now refused, as
-/// the loop may not run).
+/// then orders their consumers too), and drops the others. (A reduction through a loop body is
+/// refused, as the loop may not run: fuzz finding F2b, docs/fuzzing.md.)
 fn merge_shared_sets(pairs: &mut Vec<Pair>, positions: &Positions) {
     let mut groups: FxHashMap<(PipeType, PipeType, PosId, bool), Vec<usize>> = FxHashMap::default();
     for (i, p) in pairs.iter().enumerate() {

@@ -1,4 +1,4 @@
-//! The sync hazard checker (issue 4): given IR with sync ops, finds every cross-pipe RAW/WAR/WAW
+//! The sync hazard checker (`--verify-sync`): given IR with sync ops, finds every cross-pipe RAW/WAR/WAW
 //! dependency on a MemRef that no set/wait pair (matching pipes and event id) or barrier orders,
 //! and every wait that may find no matching set — following program order per pipe through
 //! sequences, both arms of `if`s and loops (including the back edge). It also finds sync ops
