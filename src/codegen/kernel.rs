@@ -48,6 +48,7 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         namer: Namer::new(),
         names: FxHashMap::default(),
         globals: FxHashMap::default(),
+        read_only: FxHashSet::default(),
         global_roots: FxHashMap::default(),
         declared: FxHashSet::default(),
         out: String::new(),
@@ -55,6 +56,7 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         pending_yield: None,
         tile_text: (None, String::new(), String::new()),
         tile_carry: tile_carry_checks(vars, &f.body),
+        dead_carries: dead_tile_carries(vars, &f.body),
         extra_decls: String::new(),
         decls_at: 0,
         views: FxHashMap::default(),
@@ -111,6 +113,9 @@ pub(super) struct Kernel<'p> {
     names: FxHashMap<VarId, Rc<str>>,
     /// Variables naming a GlobalTensor → its pointer and `Tensor*`.
     pub globals: FxHashMap<VarId, Global>,
+    /// The data pointers (`Global::ptr`) of the `In` tensor parameters: the tensors the kernel
+    /// never writes, which a scalar read (`tensor.read`) may read without a sync.
+    pub read_only: FxHashSet<String>,
     /// A parameter's data pointer name (`Global::ptr`) → its GlobalTensor variable, declared in
     /// the prologue: the initial value of a tensor result of an `if`, which is visible before
     /// the `if` and has the type of every GlobalTensor over that parameter.
@@ -122,6 +127,9 @@ pub(super) struct Kernel<'p> {
     /// Tile iter args → `Err` when the loop-carried tile has no correct C++ (see
     /// [`tile_carry_checks`]).
     tile_carry: FxHashMap<VarId, Result<(), Diagnostic>>,
+    /// Tile iter args whose carried value nobody reads (see [`dead_tile_carries`]): their
+    /// yields move nothing.
+    dead_carries: FxHashSet<VarId>,
     /// Values of the last `yield`, consumed by the enclosing `for`/`if`.
     pending_yield: Option<Vec<String>>,
     /// The `Tile<…>` text and the `(rows, cols);` constructor arguments of the last tile
@@ -265,6 +273,9 @@ impl<'p> Kernel<'p> {
                     self.global_roots.insert(n.to_string(), format!("{n}Global").into());
                     self.declared.insert(p.var);
                     self.globals.insert(p.var, Global { ptr: n.to_string(), tensor: format!("{n}_tensor") });
+                    if p.direction == crate::ir::ParamDirection::In {
+                        self.read_only.insert(n.to_string());
+                    }
                 }
                 Type::Scalar(dt) => {
                     let ct = c_type(*dt, data.span)?;
@@ -720,12 +731,13 @@ impl<'p> Kernel<'p> {
                         }
                         continue;
                     }
-                    // Same buffer (memory reuse gave the new value the carried tile's buffer):
-                    // nothing to move.
-                    let same = yielded.and_then(|ys| ys.get(k)).and_then(Expr::as_var).is_some_and(|y| {
-                        self.vars.var_type(y).memref().is_some()
-                            && self.vars.var_type(y).memref() == self.vars.var_type(iter_args[k]).memref()
-                    });
+                    // Same buffer (memory reuse gave the new value the carried tile's buffer),
+                    // or a carried value nobody reads: nothing to move.
+                    let same = self.dead_carries.contains(&iter_args[k])
+                        || yielded.and_then(|ys| ys.get(k)).and_then(Expr::as_var).is_some_and(|y| {
+                            self.vars.var_type(y).memref().is_some()
+                                && self.vars.var_type(y).memref() == self.vars.var_type(iter_args[k]).memref()
+                        });
                     if !same {
                         // The passes do not see this move: full barriers order it after the
                         // instructions that computed the value and before every later reader.
@@ -918,6 +930,33 @@ impl<'p> Kernel<'p> {
     }
 }
 
+/// The Tile-typed iter args of the loops in `body` whose value is never read: not in the loop
+/// body, and not after the loop through its return var. convert-to-ssa carries every name a
+/// loop body reassigns (`a_l1 = pl.load(...)` each iteration over an `a_l1` loaded before the
+/// loop); when nothing reads the carried value, the C++ needs no carry (no move into the
+/// initial tile's buffer), whatever memory the tile is in.
+fn dead_tile_carries(vars: &VarTable, body: &Stmt) -> FxHashSet<VarId> {
+    let mut used = FxHashSet::default();
+    crate::ir::visit::walk_all_exprs(body, &mut |e| {
+        if let Some(v) = e.as_var() {
+            used.insert(v);
+        }
+    });
+    let mut dead = FxHashSet::default();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        let (Stmt::For { iter_args, return_vars, .. } | Stmt::While { iter_args, return_vars, .. }) = s else {
+            return;
+        };
+        for (k, &a) in iter_args.iter().enumerate() {
+            let read_after = return_vars.get(k).is_none_or(|r| used.contains(r));
+            if matches!(vars.var_type(a), Type::Tile(_)) && !used.contains(&a) && !read_after {
+                dead.insert(a);
+            }
+        }
+    });
+    dead
+}
+
 /// For every Tile-typed iter arg of a `for` or `while` in `body`: whether its C++ form is correct. The
 /// carried tile is its init tile's buffer (InitMemRef gives an iter arg its init's MemRef), so:
 /// the init must be a Vec tile variable sharing that MemRef; the init must not be read once the
@@ -928,6 +967,7 @@ fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<()
     let mut order: Vec<&Stmt> = Vec::new();
     crate::ir::visit::walk_stmts(body, &mut |s| order.push(s));
     let mut out = FxHashMap::default();
+    let dead = dead_tile_carries(vars, body);
     for (i, s) in order.iter().enumerate() {
         let (Stmt::For { iter_args, body: loop_body, .. } | Stmt::While { iter_args, body: loop_body, .. }) = s else {
             continue;
@@ -937,6 +977,10 @@ fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<()
         for &a in iter_args {
             let data = vars.var(a);
             let Type::Tile(t) = &data.ty else { continue };
+            if dead.contains(&a) {
+                out.insert(a, Ok(()));
+                continue;
+            }
             let check = (|| {
                 let fail = |msg: String| {
                     Err(unsupported(data.span, &msg).with_note(
@@ -990,7 +1034,6 @@ fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<()
                 }
                 // BasicMemoryReuse does not count a yield as a use (§6 Q14): a tile defined
                 // after the yielded one in the body may have been given its buffer.
-                let k = iter_args.iter().position(|x| *x == a).unwrap_or(0);
                 if let Some(y) = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var) {
                     let ym = vars.var_type(y).memref();
                     let mut after_def = false;

@@ -301,6 +301,32 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}{dim};"));
         }
+        CceEmit::TensorRead => {
+            arity(2, &|| "tensor.read requires 2 arguments: tensor, indices".to_string())?;
+            let t = &args[0];
+            let var = t.as_var().ok_or_else(|| unsupported(t.span, "tensor.read: the tensor must be a variable"))?;
+            let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {
+                unsupported(t.span, "tensor.read: the tensor must be a kernel parameter")
+                    .with_note("a kernel can only access tensors passed as parameters")
+            })?;
+            // The scalar unit reads memory the vector and cube pipes may still be writing, and
+            // the passes place no sync for it: only a tensor the kernel never writes is safe.
+            if !k.read_only.contains(&ptr) {
+                return Err(unsupported(span, "tensor.read: a kernel reads only its input (`In`) tensors").with_note(
+                    "a scalar read of a tensor the kernel writes would need a sync the passes do not place",
+                ));
+            }
+            let ExprKind::MakeTuple(idx) = &args[1].kind else {
+                return Err(unsupported(args[1].span, "tensor.read: indices must be a list literal"));
+            };
+            let mut terms = vec![format!("{tensor}->start_offset")];
+            for (i, x) in idx.iter().enumerate() {
+                terms.push(format!("({}) * {tensor}->strides[{i}]", k.value(x)?));
+            }
+            let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
+            let decl = scalar_decl(k, var, span)?;
+            k.linef(format_args!("{decl}{ptr}[{}];", terms.join(" + ")));
+        }
         CceEmit::Unsupported { why } => {
             return Err(unsupported(span, &format!("CCE codegen: {name} is not supported")).with_note(why));
         }

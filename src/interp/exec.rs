@@ -19,8 +19,9 @@ enum Flow {
     Normal,
     Break,
     Continue,
-    /// A `yield` (to the enclosing loop or if, or the function result at top level).
-    Yield(Vec<Value>),
+    /// A `yield` (to the enclosing loop or if, or the function result at top level); `None`
+    /// for a yielded variable without a value (see [`Interp::eval_yielded`]).
+    Yield(Vec<Option<Value>>),
     Return(Vec<Value>),
 }
 
@@ -88,7 +89,13 @@ impl<'p> Interp<'p> {
         let flow = self.exec(&mut frame, &func.body);
         self.depth -= 1;
         match flow? {
-            Flow::Return(v) | Flow::Yield(v) => Ok(v),
+            Flow::Return(v) => Ok(v),
+            Flow::Yield(v) => v
+                .into_iter()
+                .map(|x| {
+                    x.ok_or_else(|| err(codes::RUN_ERROR, func.span, "the function yields a value it never computed"))
+                })
+                .collect(),
             Flow::Normal => Ok(Vec::new()),
             Flow::Break | Flow::Continue => {
                 Err(err(codes::RUN_UNSUPPORTED, func.span, "`break` or `continue` outside a loop"))
@@ -121,7 +128,9 @@ impl<'p> Interp<'p> {
                 Ok(Flow::Normal)
             }
             Stmt::Scope { body, .. } => self.exec(fr, body),
-            Stmt::Yield { values, .. } => Ok(Flow::Yield(self.eval_list(fr, values)?)),
+            Stmt::Yield { values, .. } => {
+                Ok(Flow::Yield(values.iter().map(|e| self.eval_yielded(fr, e)).collect::<Result<_, _>>()?))
+            }
             Stmt::Return { values, .. } => Ok(Flow::Return(self.eval_list(fr, values)?)),
             Stmt::Break { .. } => Ok(Flow::Break),
             Stmt::Continue { .. } => Ok(Flow::Continue),
@@ -155,7 +164,7 @@ impl<'p> Interp<'p> {
                     // variable — and the names the branch assigned are read by name afterwards
                     // (see `Frame`), so its values are not needed here.
                     Flow::Yield(vals) if !return_vars.is_empty() => {
-                        self.bind_all(fr, return_vars, vals, *span, "if")?;
+                        self.bind_yielded(fr, return_vars, vals, *span, "if")?;
                         Ok(Flow::Normal)
                     }
                     Flow::Yield(_) => Ok(Flow::Normal),
@@ -181,7 +190,7 @@ impl<'p> Interp<'p> {
                 while (st > 0 && i < hi) || (st < 0 && i > hi) {
                     self.bind(fr, *loop_var, Value::Scalar(Scalar::new(loop_dtype, Num::I(i))));
                     match self.exec(fr, body)? {
-                        Flow::Yield(vals) => self.bind_all(fr, iter_args, vals, *span, "loop")?,
+                        Flow::Yield(vals) => self.bind_yielded(fr, iter_args, vals, *span, "loop")?,
                         Flow::Break => break,
                         Flow::Return(v) => {
                             self.running_loop = outer;
@@ -200,7 +209,7 @@ impl<'p> Interp<'p> {
                 let outer = self.running_loop.replace(header(*span, [cond]));
                 while self.eval_scalar(fr, cond)?.num.is_true() {
                     match self.exec(fr, body)? {
-                        Flow::Yield(vals) => self.bind_all(fr, iter_args, vals, *span, "loop")?,
+                        Flow::Yield(vals) => self.bind_yielded(fr, iter_args, vals, *span, "loop")?,
                         Flow::Break => break,
                         Flow::Return(v) => {
                             self.running_loop = outer;
@@ -235,14 +244,20 @@ impl<'p> Interp<'p> {
         }
     }
 
-    /// Gives each iter arg its init value (the `init` of its variable-table entry).
+    /// Gives each iter arg its init value (the `init` of its variable-table entry). An init
+    /// variable without a value (assigned on a path not taken, e.g. in the `else` of an earlier
+    /// loop that ran once) leaves the iter arg without one: convert-to-ssa carries every name a
+    /// loop body reassigns, also one the body writes before reading it, and Python runs such a
+    /// program; reading the iter arg is the error.
     fn init_iter_args(&mut self, fr: &mut Frame<'p>, iter_args: &[VarId]) -> Result<(), Diagnostic> {
         for &ia in iter_args {
             match &fr.vars.var(ia).kind {
-                VarKind::IterArg { init } => {
-                    let v = self.eval(fr, init)?;
-                    self.bind(fr, ia, v);
-                }
+                VarKind::IterArg { init } => match self.eval_yielded(fr, init)? {
+                    Some(x) => self.bind(fr, ia, x),
+                    None => {
+                        fr.vals.remove(&ia);
+                    }
+                },
                 _ => {
                     return Err(err(
                         codes::RUN_UNSUPPORTED,
@@ -266,15 +281,33 @@ impl<'p> Interp<'p> {
         if rets.is_empty() {
             return Ok(());
         }
-        let vals = iter_args.iter().map(|ia| self.lookup(fr, *ia, span)).collect::<Result<Vec<_>, _>>()?;
-        self.bind_all(fr, rets, vals, span, "loop")
+        if rets.len() != iter_args.len() {
+            return Err(err(
+                codes::RUN_SHAPE,
+                span,
+                format!("the loop yields {} values for {} variables", iter_args.len(), rets.len()),
+            ));
+        }
+        // An iter arg still without a value (see `init_iter_args`) leaves its return var without
+        // one: reading that is the error.
+        for (ia, rv) in iter_args.iter().zip(rets) {
+            match fr.vals.get(ia).cloned() {
+                Some(x) => self.bind(fr, *rv, x),
+                None => {
+                    fr.vals.remove(rv);
+                }
+            }
+        }
+        Ok(())
     }
 
-    fn bind_all(
+    /// Binds the values of a yield; a variable yielded without a value (`None`) leaves its
+    /// target without one.
+    fn bind_yielded(
         &mut self,
         fr: &mut Frame<'p>,
         vars: &[VarId],
-        vals: Vec<Value>,
+        vals: Vec<Option<Value>>,
         span: Span,
         what: &str,
     ) -> Result<(), Diagnostic> {
@@ -286,9 +319,25 @@ impl<'p> Interp<'p> {
             ));
         }
         for (v, x) in vars.iter().zip(vals) {
-            self.bind(fr, *v, x);
+            match x {
+                Some(x) => self.bind(fr, *v, x),
+                None => {
+                    fr.vals.remove(v);
+                }
+            }
         }
         Ok(())
+    }
+
+    /// The value of a yielded expression: `None` for a variable without a value. convert-to-ssa
+    /// makes an `if` yield every name either branch assigns and a loop carry every name its
+    /// body reassigns (the reference's rules), also names assigned on some paths only, which
+    /// Python leaves unbound there; reading the result is the error, not the yield.
+    fn eval_yielded(&mut self, fr: &mut Frame<'p>, e: &Expr) -> Result<Option<Value>, Diagnostic> {
+        if let Some(v) = e.as_var().filter(|v| !matches!(fr.vars.var(*v).kind, VarKind::MemRef(_))) {
+            return Ok(self.lookup(fr, v, e.span).ok());
+        }
+        self.eval(fr, e).map(Some)
     }
 
     /// Binds `v` (and, for a plain variable, makes it its name's latest binding).

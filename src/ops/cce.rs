@@ -56,15 +56,19 @@ pub enum CceEmit {
     Barrier { pipe: &'static str },
     /// `int64_t d = <dim>;` — the tensor's static dim (its GlobalTensor only has the window).
     TensorDim,
+    /// `T d = p[start_offset + Σ i_k * strides[k]];`: one element of a tensor the kernel only
+    /// reads (an `In` parameter), read by the scalar unit.
+    TensorRead,
     /// The op has an IR form but no correct pto-isa lowering yet; the reason is reported.
     Unsupported { why: &'static str },
 }
 
 impl CceEmit {
     /// Whether the form runs an instruction on a device pipe (so the op needs a pipe in the
-    /// operator table). The allocation forms, `tensor.dim` and the unsupported form do not.
+    /// operator table). The allocation forms, `tensor.dim`, `tensor.read` and the unsupported
+    /// form do not.
     pub fn runs_on_device(self) -> bool {
-        !matches!(self, CceEmit::Nothing | CceEmit::TensorDim | CceEmit::Unsupported { .. })
+        !matches!(self, CceEmit::Nothing | CceEmit::TensorDim | CceEmit::TensorRead | CceEmit::Unsupported { .. })
     }
 
     /// Whether the form is one instruction that computes element (i, j) of the result from
@@ -113,6 +117,7 @@ impl CceEmit {
             CceEmit::Flag { instr } => instr.to_string(),
             CceEmit::Barrier { pipe } => format!("pipe_barrier({pipe})"),
             CceEmit::TensorDim => "— (a constant)".into(),
+            CceEmit::TensorRead => "— (a scalar read of the tensor's memory)".into(),
             CceEmit::Unsupported { .. } => "— (reported)".into(),
         }
     }

@@ -634,7 +634,8 @@ pub static OPS: &[OpDef] = &[
         .kwargs(&[req("dtype", KwKind::DType)])
         .aliases(&["create_tensor"])
         .unified(&["create_tensor"]),
-    tensor(names::TENSOR_READ, &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead),
+    tensor(names::TENSOR_READ, &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead)
+        .cce(CceEmit::TensorRead),
     tensor(names::TENSOR_DIM, &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), Some(PipeType::S)).unified(&["dim"])
         .cce(CceEmit::TensorDim),
     tensor(

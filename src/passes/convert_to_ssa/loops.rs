@@ -110,12 +110,22 @@ impl Converter<'_> {
         Carried { names, iter_args: new_iter_args, new_return_vars }
     }
 
-    /// Makes every iter_arg the current version of its base name inside the loop.
+    /// Makes every iter_arg the current version of its base name inside the loop. An explicit
+    /// iter_arg is rebuilt with a new id (its init is rewritten), so the body's uses of it, which
+    /// name it in full, must reach the new one too: `(out_iter,)` registers under `out` (the
+    /// reference's rule) and under `out_iter`, else a use of `out_iter` would keep the old id,
+    /// bound nowhere.
     fn register_iter_args(&mut self, carried: &Carried) {
-        for &ia in &carried.iter_args {
-            let base = carried_base(self.vars.var_name(ia));
+        let explicit = carried.iter_args.len() - carried.names.len();
+        for (k, &ia) in carried.iter_args.iter().enumerate() {
+            let full = self.vars.var_name(ia).to_owned();
+            let base = carried_base(&full);
             let n = self.names.intern(base);
             self.current.insert(n, ia);
+            if k < explicit && base.len() != full.len() {
+                let n = self.names.intern(&full);
+                self.current.insert(n, ia);
+            }
         }
     }
 
