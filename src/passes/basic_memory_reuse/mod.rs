@@ -762,7 +762,8 @@ mod tests {
     /// every corpus program, insert-sync after the pass gives the same IR with it as without.
     #[test]
     fn the_analysis_handed_on_is_insert_syncs_own() {
-        use crate::passes::{insert_sync, Backend, Pipeline};
+        use crate::backend::Backend;
+        use crate::passes::{insert_sync, Pipeline};
         let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(Backend::Cce) };
         let before: Vec<_> =
             Pipeline::Default.passes().into_iter().take_while(|p| p.name != "basic-memory-reuse").collect();
@@ -883,7 +884,7 @@ mod tests {
         }
         src += "        return x\n";
         let mut prog = crate::driver::frontend(&src).expect("input lowers");
-        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
+        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::backend::Backend::Cce) };
         // The compact plan alone (-O1 would take a roomier one with fewer syncs here).
         for f in &mut prog.functions {
             let mut vars = std::mem::take(&mut f.vars);

@@ -43,7 +43,7 @@ mod reduce;
 mod rules;
 mod stamps;
 
-pub use effects::Renamed;
+pub use effects::{leaf_reading, Effects, MemKey, Renamed};
 
 use super::stmt_structure::normalize_body;
 use super::{Carried, OptLevel, PassEnv};
@@ -94,7 +94,7 @@ fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec
     };
     let guarded = synchronised(vars, env, body, Rules::Guarded)?;
     Ok(match reference {
-        Some(r) if r == guarded || crate::verify::sync_hazard::is_hazard_free(vars, &r, env.backend) => r,
+        Some(r) if r == guarded || crate::analysis::hazard::is_hazard_free(vars, &r, env.backend) => r,
         _ => guarded,
     })
 }
@@ -223,8 +223,9 @@ fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
     use crate::ir::Program;
-    use crate::passes::{Backend, Pipeline};
+    use crate::passes::Pipeline;
 
     /// A kernel loading and adding in a loop, through basic-memory-reuse.
     fn planned() -> Program {
