@@ -25,8 +25,9 @@ use std::sync::{Mutex, PoisonError};
 
 use clap::Parser;
 
+use crate::backend::Backend;
 use crate::diag::{codes, Color, Diagnostic, Span};
-use crate::passes::{self, Backend, OptLevel, PassEnv, Pipeline};
+use crate::passes::{self, OptLevel, PassEnv, Pipeline};
 
 pub use compile::{dump_header, frontend, frontend_with_jobs};
 

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::passes::{Backend, OptLevel, Pipeline};
+use crate::backend::Backend;
+use crate::passes::{OptLevel, Pipeline};
 
 /// `ptoc --version`: the crate's version and the commit it was built from.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PTOC_COMMIT"), ")");

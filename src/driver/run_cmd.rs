@@ -10,10 +10,11 @@ use super::cli::{BackendArg, ColorArg, ErrorFormat, PipelineArg};
 use super::compile::Request;
 use super::report::Style;
 use super::{exit, input, input_error, plan, report, Host, Output};
+use crate::backend::Backend;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::interp::{self, Array, Num, Scalar, Value};
 use crate::ir::{DataType, Function, Program, Type};
-use crate::passes::{Backend, PassEnv, Pipeline};
+use crate::passes::{PassEnv, Pipeline};
 
 /// Files to write: (path, contents).
 type Files = Vec<(PathBuf, Vec<u8>)>;

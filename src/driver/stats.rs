@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::cli::StatsFormat;
+use crate::backend::Backend;
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
 use crate::ir::{ExprKind, Function, FunctionType, MemorySpace, Program, Stmt, VarId, VarKind};
-use crate::passes::Backend;
 use crate::verify::sync_hazard::{leaf_effect, Effect};
 
 /// Sync ops deleted per function (by name), summed over the runs of remove-redundant-sync.

@@ -54,10 +54,11 @@ impl Lowerer {
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::Backend;
     use crate::ir::visit::walk_stmts;
     use crate::ir::{Program, Stmt, VarId};
     use crate::passes::manager::Manager;
-    use crate::passes::{Backend, PassEnv, Pipeline};
+    use crate::passes::{PassEnv, Pipeline};
 
     fn read(text: &str) -> Program {
         let module = crate::parser::parse(text).unwrap_or_else(|d| panic!("{d:?}\n{text}"));

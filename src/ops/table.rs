@@ -88,6 +88,9 @@ pub struct OpDef {
     /// The synchronisation the op is, for the sync passes and the sync checker; `None` for
     /// every op that is not one.
     pub sync: Option<SyncOp>,
+    /// [`OpDef::written_arg`], found in `params` when the table is built: the sync analyses ask
+    /// it of every leaf they read.
+    written: Option<u8>,
 }
 
 /// The memory space of an op's result (the [`OpDef::result_space`] column).
@@ -216,7 +219,7 @@ impl OpDef {
     }
     /// The argument the op writes (see [`OpDef::writes_arg`]), if any.
     pub fn written_arg(&self) -> Option<usize> {
-        self.arg_params().position(|p| p.name == "output_tensor")
+        self.written.map(usize::from)
     }
     pub fn kwarg(&self, name: &str) -> Option<&'static KwSpec> {
         self.kwargs.iter().find(|k| k.name == name)
@@ -474,6 +477,29 @@ impl KwSpec {
     }
 }
 
+/// The position among the IR arguments of the parameter named `output_tensor`, if any.
+const fn output_tensor_arg(params: &[Param]) -> Option<u8> {
+    const NAME: &[u8] = b"output_tensor";
+    let (mut i, mut arg) = (0, 0);
+    while i < params.len() {
+        if let Slot::Arg { .. } = params[i].slot {
+            let name = params[i].name.as_bytes();
+            if name.len() == NAME.len() {
+                let mut k = 0;
+                while k < NAME.len() && name[k] == NAME[k] {
+                    k += 1;
+                }
+                if k == NAME.len() {
+                    return Some(arg);
+                }
+            }
+            arg += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
 const fn op(name: &'static str, category: Category, params: &'static [Param], rule: Rule) -> OpDef {
     OpDef {
         name,
@@ -494,6 +520,7 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         result_space: ResultSpace::Vec,
         result_buffer: ResultBuffer::Own,
         sync: None,
+        written: output_tensor_arg(params),
     }
 }
 const fn tensor(name: &'static str, params: &'static [Param], rule: Rule) -> OpDef {

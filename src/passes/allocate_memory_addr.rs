@@ -336,7 +336,7 @@ fn defining_stmt_span(vars: &VarTable, body: &Stmt, m: VarId) -> Option<Span> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::Backend;
+    use crate::backend::Backend;
 
     fn run_src(src: &str) -> Result<String, Vec<Diagnostic>> {
         let prog = crate::driver::frontend(src).expect("input lowers");

@@ -587,7 +587,7 @@ mod tests {
     fn output_reads_back_as_the_same_program() {
         let src = "# pypto.program: C\nimport pypto.language as pl\n\n@pl.program\nclass C:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, x: pl.Tensor[[16, 32], pl.FP16], n: pl.Scalar[pl.INT64]) -> pl.Tensor[[16, 32], pl.FP32]:\n        c: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.cast(x, target_type=pl.FP32)\n        for i, (acc,) in pl.range(0, n, 1, init_values=(c,)):\n            d: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.mul(acc, 2.0)\n            r: pl.Tensor[[16, 32], pl.FP32] = pl.yield_(d)\n        return r\n    @pl.function\n    def main(self, x: pl.Tensor[[16, 32], pl.FP16], n: pl.Scalar[pl.INT64]) -> pl.Tensor[[16, 32], pl.FP32]:\n        y: pl.Tensor[[16, 32], pl.FP32] = self.k(x, n)\n        return y\n";
         let prog = crate::driver::frontend(src).expect("input lowers");
-        let out = run(prog.clone(), &PassEnv::new(crate::passes::Backend::Cce)).expect("pass succeeds");
+        let out = run(prog.clone(), &PassEnv::new(crate::backend::Backend::Cce)).expect("pass succeeds");
         let text = crate::printer::print_program(&out);
         let back = crate::driver::frontend(&text).expect("output reads back");
         if let Some(diff) = crate::ir::equiv::programs_diff(&out, &back) {

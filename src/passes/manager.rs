@@ -285,7 +285,7 @@ impl<'a> Manager<'a> {
         let mut carried = Carried::Nothing;
         for k in range {
             if checks.first_sync == Some(k) {
-                written = crate::verify::sync_hazard::has_written_syncs(&f);
+                written = crate::analysis::hazard::has_written_syncs(&f);
             }
             let ran = self.passes[k].run.run_function(f, carried, &self.env);
             (f, carried) =
@@ -357,8 +357,8 @@ struct ChainFailure {
 
 /// The functions of `prog` holding sync ops written in the text.
 fn functions_with_written_syncs(prog: &Program) -> Vec<String> {
-    use crate::verify::sync_hazard;
-    prog.functions.iter().filter(|f| sync_hazard::has_written_syncs(f)).map(|f| f.name.clone()).collect()
+    use crate::analysis::hazard;
+    prog.functions.iter().filter(|f| hazard::has_written_syncs(f)).map(|f| f.name.clone()).collect()
 }
 
 /// The passes whose output must be free of sync hazards.
@@ -392,10 +392,10 @@ fn sync_postcondition(prog: &Program, ran: &[&str], written: &[String], env: &Pa
 
 /// The sync hazards of one function, as internal errors (see [`sync_postcondition`]).
 fn function_sync_hazards(f: &Function, ran: &[&str], env: &PassEnv) -> Vec<Diagnostic> {
-    use crate::verify::sync_hazard;
+    use crate::analysis::hazard;
     let passes = ran.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ");
-    let model = sync_hazard::SyncModel::default();
-    sync_hazard::check_function(f, env.backend, &model)
+    let model = hazard::SyncModel::default();
+    hazard::check_function(f, env.backend, &model)
         .into_iter()
         .map(|h| {
             let mut d = h.to_diagnostic();
@@ -503,7 +503,8 @@ fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::{Backend, Transform};
+    use crate::backend::Backend;
+    use crate::passes::Transform;
 
     /// A pass that appends `+` to the program name (so the order of runs is visible).
     static MARK: PassInfo = fake("mark", |mut p, _| {

@@ -15,7 +15,9 @@ pub mod remove_redundant_sync;
 pub mod run_verifier;
 pub mod stmt_structure;
 
-// Passes take the backend as a value; it is defined with the rest of the backend model.
+// Passes take the backend as a value; it is defined with the rest of the backend model
+// (`crate::backend`, which the code of `src/` imports), and named here too for users of the
+// pass API (tests, benches, tools), which build a `PassEnv` from it.
 pub use crate::backend::Backend;
 
 /// What a pass gets besides the program: the settings that are values, not globals (spec §1).

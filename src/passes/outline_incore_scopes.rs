@@ -392,7 +392,7 @@ fn rename_stmt(s: &Stmt, map: &BTreeMap<VarId, VarId>) -> Stmt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::Backend;
+    use crate::backend::Backend;
 
     fn outline(src: &str) -> Program {
         let prog = crate::driver::frontend(src).expect("input lowers");

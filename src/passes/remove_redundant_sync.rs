@@ -3,27 +3,27 @@
 //! `bar_v`/`bar_m`/`bar_all`) whose deletion makes the sync hazard checker find nothing it did
 //! not find before, then renumbers the event ids of each pipe pair compactly.
 //!
-//! The checker is the judge ([`sync_hazard::removable_syncs`] holds the search: order, trials,
+//! The checker is the judge ([`hazard::removable_syncs`], in the analysis layer the checker runs, holds the search: order, trials,
 //! re-checks after each deletion); this module only applies its answer to the IR. Every
 //! function is treated on its own, as the checker checks it.
 
 use std::collections::BTreeMap;
 
 use super::PassEnv;
+use crate::analysis::hazard::{self, SyncModel};
 use crate::diag::Diagnostic;
 use crate::ir::{Function, KwValue, Stmt};
 use crate::ops::SyncOp;
-use crate::verify::sync_hazard::{self, SyncModel};
 
 /// The pass's registry name.
 pub const NAME: &str = "remove-redundant-sync";
 
 /// The pass on one function.
 pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
-    let drop = sync_hazard::removable_syncs(&f.vars, &f.body, env.backend, &SyncModel::default()).drop;
+    let drop = hazard::removable_syncs(&f.vars, &f.body, env.backend, &SyncModel::default()).drop;
     if !drop.is_empty() {
         let body = std::mem::replace(&mut f.body, Stmt::empty());
-        f.body = sync_hazard::delete_leaves(body, &drop);
+        f.body = hazard::delete_leaves(body, &drop);
         renumber_events(&mut f.body);
     }
     Ok(f)

@@ -39,7 +39,7 @@ pub fn report<S: AsRef<str>>(prog: &Program, disabled: &[S], file: &str, source:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::Backend;
+    use crate::backend::Backend;
 
     const SRC: &str = "# pypto.program: P
 import pypto.language as pl

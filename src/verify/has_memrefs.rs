@@ -70,7 +70,7 @@ mod tests {
             "        t: pl.Tile[[16], pl.FP32] = pl.block.load(a, [0], [16], target_memory=pl.MemorySpace.Vec)\n        r: pl.Tensor[[16], pl.FP32] = pl.block.store(t, [0], [16], out)\n",
         );
         let prog = crate::driver::frontend(&src).expect("input lowers");
-        let env = crate::passes::PassEnv::new(crate::passes::Backend::Cce);
+        let env = crate::passes::PassEnv::new(crate::backend::Backend::Cce);
         let after = crate::passes::Transform::Function(crate::passes::init_mem_ref::function)
             .apply(prog.clone(), &env)
             .expect("pass runs");

@@ -117,7 +117,7 @@ fn carry_accumulators(vars: &mut VarTable, f: &Function) -> bool {
         let Some(yields) = body.final_yield() else { return };
         let stmts = as_statements(body);
         for (k, &a) in iter_args.iter().enumerate() {
-            let home = crate::analysis::buffers::holder(vars, a);
+            let home = crate::analysis::effects::holder(vars, a);
             let Some(home_ref) = vars.var_type(home).memref() else { continue };
             let Some(mut y) = yields.get(k).and_then(|e| e.as_var()) else { continue };
             // The chain back from the yielded value to the iter arg, each link an accumulation
@@ -852,7 +852,8 @@ mod tests {
     /// every corpus program, insert-sync after the pass gives the same IR with it as without.
     #[test]
     fn the_analysis_handed_on_is_insert_syncs_own() {
-        use crate::passes::{insert_sync, Backend, Pipeline};
+        use crate::backend::Backend;
+        use crate::passes::{insert_sync, Pipeline};
         let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(Backend::Cce) };
         let before: Vec<_> =
             Pipeline::Default.passes().into_iter().take_while(|p| p.name != "basic-memory-reuse").collect();
@@ -973,7 +974,7 @@ mod tests {
         }
         src += "        return x\n";
         let mut prog = crate::driver::frontend(&src).expect("input lowers");
-        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::passes::Backend::Cce) };
+        let env = PassEnv { opt: OptLevel::O1, ..PassEnv::new(crate::backend::Backend::Cce) };
         // The compact plan alone (-O1 would take a roomier one with fewer syncs here).
         for f in &mut prog.functions {
             let mut vars = std::mem::take(&mut f.vars);

@@ -1,8 +1,9 @@
 //! Unit tests: parse a small program, run the pass, check the printed output and that the
 //! result satisfies the SSA and type verifiers.
 
+use crate::backend::Backend;
 use crate::ir::Program;
-use crate::passes::{Backend, PassEnv};
+use crate::passes::PassEnv;
 use crate::printer::print_program;
 use crate::verify::{verify, Property};
 

@@ -10,15 +10,16 @@ use std::borrow::Borrow;
 
 use rustc_hash::FxHashMap;
 
-use super::effects::{leaf_accesses, memref_of, pipe_of, Effects, MemKey, Recorded, Renamed};
+use super::effects::{leaf_accesses, memref_of, Effects, MemKey, Recorded, Renamed};
 use super::pairs::{Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
 use super::rules::Rules;
 use super::stamps::{Marks, Memo};
+use crate::analysis::effects::Mode;
+use crate::backend::Backend;
 use crate::diag::Span;
 use crate::ir::{Expr, PipeType, Stmt, VarId, VarTable};
-use crate::passes::Backend;
 
 /// What phase 1 hands to the later phases.
 #[derive(Debug, Default)]
@@ -368,9 +369,10 @@ impl Collector<'_> {
     fn effects_of(&mut self, s: &Stmt, fx: &mut Effects<usize>) -> bool {
         fx.reads.clear();
         fx.writes.clear();
-        let Some(value) = leaf_accesses(self.vars, s, &mut |write, v| {
+        let backend = self.backend;
+        let Some(pipe) = leaf_accesses(self.vars, s, backend, &mut |mode, v| {
             if let Some(k) = self.dense_memref(v) {
-                if write { &mut fx.writes } else { &mut fx.reads }.push(k);
+                if mode == Mode::Write { &mut fx.writes } else { &mut fx.reads }.push(k);
             }
         }) else {
             return false;
@@ -381,7 +383,7 @@ impl Collector<'_> {
         let keys = &self.keys;
         fx.reads.sort_unstable_by_key(|&k| keys[k]);
         fx.reads.dedup();
-        fx.pipe = pipe_of(value, self.backend);
+        fx.pipe = pipe;
         true
     }
 

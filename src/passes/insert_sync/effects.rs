@@ -1,10 +1,11 @@
-//! What a leaf statement does to memory, and on which pipe (spec §2.10 "Leaf effects").
+//! What a leaf statement does to memory, and on which pipe (spec §2.10 "Leaf effects"), as
+//! phase 1 records it: the decisions are [`crate::analysis::effects`]'s (shared with the sync
+//! checker); this module keeps the per-function forms phase 1 works with (MemRefs as
+//! [`MemKey`]s or dense indexes, effects recorded for an unrolled loop body's second copy).
 
-use crate::backend;
-use crate::ir::visit::walk_expr;
-use crate::ir::{Callee, Expr, ExprKind, PipeType, Stmt, VarId, VarKind, VarTable};
-use crate::ops::ResultBuffer;
-use crate::passes::Backend;
+use crate::analysis::effects::{self, Kind, Mode};
+use crate::backend::Backend;
+use crate::ir::{PipeType, Stmt, VarId, VarKind, VarTable};
 
 /// A MemRef, ordered by its id (creation order) and then its variable: never by address
 /// (§6 Q7, §6.1 Q24).
@@ -75,56 +76,40 @@ impl<K: Copy> Recorded<K> {
     }
 }
 
-/// The memory a leaf reads and writes: each variable whose MemRef an assignment or eval reads
-/// (`mem(false, v)`) or writes (`mem(true, v)`), in operand order, reads first, repeats and
-/// variables without a MemRef included (an iter arg stands for its init value, see
-/// [`crate::analysis::buffers::holder`]); the leaf's value (whose call gives its pipe,
-/// [`pipe_of`]), or `None` for other statements. A leaf whose variables have no MemRef touches
-/// no memory (e.g. `block.alloc`, whose target is the MemRef itself, or scalar code).
-pub fn leaf_accesses<'s>(vars: &VarTable, s: &'s Stmt, mem: &mut impl FnMut(bool, VarId)) -> Option<&'s Expr> {
-    let (value, target) = match s {
-        Stmt::Assign { var, value, .. } => (value, Some(*var)),
-        Stmt::Eval { expr, .. } => (expr, None),
-        _ => return None,
-    };
-    let holder = |v| crate::analysis::buffers::holder(vars, v);
-    // An op whose result is its destination (`block.store`, spec §2.10) writes it through the
-    // assigned var and does not read it; its other operands are read.
-    let destination = value.as_call().and_then(|c| match crate::ops::def(c.callee.op()?).result_buffer {
-        ResultBuffer::Destination(k) => Some((c, k)),
-        _ => None,
-    });
-    let mut read = |root: &Expr| walk_expr(root, &mut |e| e.as_var().into_iter().for_each(|v| mem(false, holder(v))));
-    match destination {
-        Some((c, k)) => c.args.iter().enumerate().filter(|&(i, _)| i != k).for_each(|(_, a)| read(a)),
-        None => read(value),
+/// The memory a leaf reads and writes as phase 1 reads it: each variable whose MemRef it
+/// reads or writes given to `mem` ([`effects::accesses`], the reading the sync checker shares),
+/// and the pipe it runs on (S for scalar work, and for sync ops, which touch no memory); `None`
+/// for statements that are no leaf.
+pub fn leaf_accesses(
+    vars: &VarTable,
+    s: &Stmt,
+    backend: Backend,
+    mem: &mut impl FnMut(Mode, VarId),
+) -> Option<PipeType> {
+    match effects::leaf(vars, s, backend, mem)? {
+        Kind::Access(pipe) => Some(pipe),
+        _ => Some(PipeType::S),
     }
-    if let Some(v) = target {
-        mem(true, v);
-    }
-    // A store whose result is not assigned (`pl.block.store(t, …, out)` as a statement) writes
-    // its destination tensor all the same (the hazard checker's rule too). The reference
-    // records no write there, and its syncs then miss a load of that tensor before the store.
-    if let (None, Some(c)) = (target, value.as_call()) {
-        if let Callee::Op(op) = c.callee {
-            let def = crate::ops::def(op);
-            for (_, arg) in c.args.iter().enumerate().filter(|(k, _)| def.writes_arg(*k)) {
-                walk_expr(arg, &mut |e| e.as_var().into_iter().for_each(|v| mem(true, holder(v))));
-            }
-        }
-    }
-    Some(value)
 }
 
-/// The pipe of a leaf's call in the backend table; S for anything else.
-pub fn pipe_of(value: &Expr, backend: Backend) -> PipeType {
-    match &value.kind {
-        ExprKind::Call(c) => match c.callee {
-            Callee::Op(op) => backend::pipe(op, backend).unwrap_or(PipeType::S),
-            Callee::Function(_) => PipeType::S,
-        },
-        _ => PipeType::S,
+/// One leaf as phase 1 reads it: its pipe, the MemRefs it reads (ascending, no repeats) and
+/// those it writes (in operand order), or `None` when it touches no MemRef — what phase 1
+/// records for it, for the tests that compare this reading with the sync checker's.
+pub fn leaf_reading(vars: &VarTable, s: &Stmt, backend: Backend) -> Option<Effects> {
+    let mut fx = Effects::default();
+    let renamed = Renamed::default();
+    let pipe = leaf_accesses(vars, s, backend, &mut |mode, v| {
+        if let Some(k) = memref_of(vars, &renamed, v) {
+            if mode == Mode::Write { &mut fx.writes } else { &mut fx.reads }.push(k);
+        }
+    })?;
+    if fx.reads.is_empty() && fx.writes.is_empty() {
+        return None;
     }
+    fx.reads.sort_unstable();
+    fx.reads.dedup();
+    fx.pipe = pipe;
+    Some(fx)
 }
 
 /// MemRefs to read as others (`from` → `to`): a memory plan under trial, before it re-points

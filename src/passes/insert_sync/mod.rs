@@ -43,7 +43,7 @@ mod reduce;
 mod rules;
 mod stamps;
 
-pub use effects::Renamed;
+pub use effects::{leaf_reading, Effects, MemKey, Renamed};
 
 use super::stmt_structure::normalize_body;
 use super::{Carried, OptLevel, PassEnv};
@@ -90,7 +90,7 @@ fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec
     let body = normalize_scopes(normalize_body(body));
     if env.opt == OptLevel::O0 {
         let reference = synchronised(vars, env, body.clone(), Rules::Reference);
-        if let Some(r) = reference.ok().filter(|r| crate::verify::sync_hazard::is_hazard_free(vars, r, env.backend)) {
+        if let Some(r) = reference.ok().filter(|r| crate::analysis::hazard::is_hazard_free(vars, r, env.backend)) {
             return Ok(r);
         }
     }
@@ -221,8 +221,9 @@ fn out_of_event_ids(a: &collect::Analysis, pair: usize) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
     use crate::ir::Program;
-    use crate::passes::{Backend, Pipeline};
+    use crate::passes::Pipeline;
 
     /// A kernel loading and adding in a loop, through basic-memory-reuse.
     fn planned() -> Program {

@@ -1,7 +1,9 @@
 //! Unit tests of the sync hazard checker, on small kernels written as `.pto` text.
 
 use super::*;
+use crate::diag::{codes, Severity};
 use crate::driver::frontend;
+use crate::ir::PipeType;
 
 /// A kernel with DDR tensors `input`/`output`, a scalar `n`, and `body` (lines at the kernel's
 /// indentation, written with the helpers below).

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use super::analysis::{Finding, Fx, LeafSet, Prepared, SyncModel};
+use super::dataflow::{Finding, Fx, LeafSet, Prepared, SyncModel};
 use super::DepKind;
 use crate::ir::Stmt;
 

@@ -19,11 +19,11 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-use super::analysis::{analyse_with, Analysis, Options, Prepared, SyncModel};
-use super::effects::Kind;
+use super::dataflow::{analyse_with, Analysis, Options, Prepared, SyncModel};
 use super::necessity;
+use crate::analysis::effects::Kind;
+use crate::backend::Backend;
 use crate::ir::{Stmt, VarTable};
-use crate::passes::Backend;
 
 /// What [`removable_syncs`] found and how much work it took.
 #[derive(Clone, Debug, Default, PartialEq)]

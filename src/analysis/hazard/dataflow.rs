@@ -26,10 +26,10 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::effects::{leaf_access, memloc, Event, Kind, MemLoc};
+use crate::analysis::effects::{self, memloc, Event, Kind, MemLoc, Mode};
+use crate::backend::Backend;
 use crate::diag::Span;
 use crate::ir::{MemorySpace, PipeType, Stmt, VarId, VarTable};
-use crate::passes::Backend;
 
 /// Which same-pipe dependencies need a barrier.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -288,11 +288,14 @@ impl Collect<'_> {
                 let (mut reads, mut writes) = (std::mem::take(&mut self.reads), std::mem::take(&mut self.writes));
                 reads.clear();
                 writes.clear();
-                let kind = leaf_access(self.vars, s, self.backend, &mut |write, v| {
-                    if let Some(k) = self.location_of(v) {
-                        if write { &mut writes } else { &mut reads }.push(k);
-                    }
-                });
+                let kind = super::leaf::hazard_kind(s, self.backend);
+                if let Kind::Access(_) = kind {
+                    effects::accesses(self.vars, s, &mut |mode, v| {
+                        if let Some(k) = self.location_of(v) {
+                            if mode == Mode::Write { &mut writes } else { &mut reads }.push(k);
+                        }
+                    });
+                }
                 let fx = match kind {
                     Kind::Access(pipe) => {
                         // Each list sorted and without repeats (by location: the indices are
