@@ -68,12 +68,6 @@ const REJECTED: &[(&str, &str, &str, &str)] = &[
     ("init-mem-ref/0017_test_block_ops_codegen", "basic-memory-reuse", codes::ACCUMULATOR_STILL_USED, "as convert-to-ssa/0017"),
     ("run-verifier/0017_test_block_ops_codegen", "basic-memory-reuse", codes::ACCUMULATOR_STILL_USED, "as convert-to-ssa/0017"),
     (
-        "flatten-call-expr/0038_test_preserve_incore_func_type",
-        "convert-tensor-to-block-ops",
-        codes::OP_CHECK,
-        "convert-tensor-to-block-ops runs before flatten-call-expr and does not convert a tensor op whose argument is a nested tensor call (`pl.tensor.mul(pl.tensor.add(x, 1.0), 2.0)`)",
-    ),
-    (
         "outline-incore-scopes/0009_test_outline_scope_in_control_flow",
         "convert-to-ssa",
         codes::UNBOUND_ON_PATH,

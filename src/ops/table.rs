@@ -662,6 +662,7 @@ pub static OPS: &[OpDef] = &[
         .aliases(&["create_tensor"])
         .unified(&["create_tensor"]),
     tensor(names::TENSOR_READ, &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead)
+        .pipes(Some(PipeType::S), None)
         .cce(CceEmit::TensorRead),
     tensor(names::TENSOR_DIM, &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), Some(PipeType::S)).unified(&["dim"])
         .cce(CceEmit::TensorDim),

@@ -271,11 +271,13 @@ struct Rewriter<'p, 'g> {
     imported: BTreeMap<String, crate::ir::import::Imported>,
     /// The tensor parameters loaded into tiles (phase 1): still the tensors a store writes.
     loaded: std::collections::BTreeSet<VarId>,
+    /// Nested calls converted so far ([`Rewriter::hoist_nested`]), for their names.
+    hoisted: usize,
 }
 
 impl<'p, 'g> Rewriter<'p, 'g> {
     fn new(vars: &'p mut VarTable, mode: Mode<'g>) -> Self {
-        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new(), loaded: Default::default() }
+        Rewriter { vars, mode, map: BTreeMap::new(), imported: BTreeMap::new(), loaded: Default::default(), hoisted: 0 }
     }
 
     fn subst(&self, e: &Expr) -> Expr {
@@ -427,6 +429,14 @@ impl<'p, 'g> Rewriter<'p, 'g> {
     }
 
     fn assign(&mut self, var: VarId, value: &Expr, span: Span, out: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
+        let hoisted;
+        let value = match self.mode {
+            Mode::InCore => {
+                hoisted = self.hoist_nested(value, var, span, out)?;
+                &hoisted
+            }
+            Mode::Caller(_) => value,
+        };
         let call = value.as_call();
         match (self.mode, call.map(|c| &c.callee)) {
             (Mode::InCore, Some(Callee::Op(op))) if *op == ops::id::TENSOR_ASSEMBLE => {
@@ -481,6 +491,39 @@ impl<'p, 'g> Rewriter<'p, 'g> {
             self.assign_retyped(var, new_value, span, out);
         }
         Ok(())
+    }
+
+    /// `value` with every convertible tensor op among its call's arguments (at any depth)
+    /// converted into a tile of its own, defined before the statement (`pl.assemble(out,
+    /// pl.add(a, 3.0), [0, 0])` as PyPTO writes it): flatten-call-expr, which would bind such a
+    /// call to a name, runs after this pass, so a nested tensor op would otherwise stay a
+    /// tensor op in the kernel, which has no C++ form. Arguments that are no convertible call
+    /// are left as they are.
+    fn hoist_nested(&mut self, value: &Expr, var: VarId, span: Span, out: &mut Vec<Stmt>) -> Result<Expr, Diagnostic> {
+        let Some(c) = value.as_call() else { return Ok(value.clone()) };
+        let mut args = Vec::with_capacity(c.args.len());
+        let mut changed = false;
+        for a in &c.args {
+            let Some(block_op) = a.as_call().and_then(|ac| ac.callee.op()).and_then(block_form) else {
+                args.push(a.clone());
+                continue;
+            };
+            let inner = self.hoist_nested(a, var, span, out)?;
+            let ic = inner.as_call().expect("a convertible call stays a call");
+            let inner_args: Vec<Expr> = ic.args.iter().map(|x| self.subst(x)).collect();
+            let converted = self.typed_call(block_op, inner_args, ic.kwargs.clone(), a.span)?;
+            self.hoisted += 1;
+            let name = format!("{}_arg{}_tile", self.vars.var_name(var), self.hoisted);
+            let t = self.define(var, name, converted, span, out);
+            args.push(Expr::var(t, a.span));
+            changed = true;
+        }
+        if !changed {
+            return Ok(value.clone());
+        }
+        let ty = self.vars.type_of(value).clone();
+        let call = Call { callee: c.callee.clone(), args, kwargs: c.kwargs.clone() };
+        Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, value.span))
     }
 
     /// `tensor.assemble(target, source, offsets)` as `block.store(source, offsets, [source
