@@ -854,9 +854,11 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.txors", 2)),
     block(names::PRELU, &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tprelu", 2)),
-    block(names::ADDC, TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
+    block(names::ADDC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TADDC", 3, TERNARY))
         .pto(pto("pto.taddc", 3)),
-    block(names::SUBC, TILE_TILE_TILE, Rule::AddC).pipes(None, Some(PipeType::V))
+    block(names::SUBC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TSUBC", 3, TERNARY))
         .pto(pto("pto.tsubc", 3)),
     block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
         .pto(pto("pto.taddsc", 3)),
