@@ -860,9 +860,11 @@ pub static OPS: &[OpDef] = &[
     block(names::SUBC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TSUBC", 3, TERNARY))
         .pto(pto("pto.tsubc", 3)),
-    block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
+    block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TADDSC", 3, BINARY_SCALAR))
         .pto(pto("pto.taddsc", 3)),
-    block(names::SUBSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(None, Some(PipeType::V))
+    block(names::SUBSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(ew("TSUBSC", 3, BINARY_SCALAR))
         .pto(pto("pto.tsubsc", 3)),
     block(names::SEL, &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tsel", 3)),
