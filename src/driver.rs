@@ -29,7 +29,8 @@ use crate::backend::Backend;
 use crate::diag::{codes, Color, Diagnostic, Span};
 use crate::passes::{self, OptLevel, PassEnv, Pipeline};
 
-pub use compile::{dump_header, frontend, frontend_with_jobs};
+pub use compile::{frontend, frontend_with_jobs};
+pub use dumps::dump_header;
 
 use cli::{Cli, ColorArg, Emit, VerifyLevel};
 use compile::{Emitted, PtoOutput, Request};

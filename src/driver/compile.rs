@@ -234,20 +234,9 @@ fn check_sync(prog: &Program, source: &str, req: &Request, stderr: &mut String) 
     Ok(())
 }
 
-/// The line before each `--print-after-all` dump (`position` is 1-based).
-pub fn dump_header(position: usize, pass: &str) -> String {
-    format!("# ==== after-{position:02}-{pass} ====")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dump_header_matches_corpus_stage_names() {
-        assert_eq!(dump_header(3, "run-verifier"), "# ==== after-03-run-verifier ====");
-        assert_eq!(dump_header(12, "x"), "# ==== after-12-x ====");
-    }
 
     #[test]
     fn findings_are_reported_with_locations() {

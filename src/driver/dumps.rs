@@ -87,7 +87,7 @@ impl<'s> Dumper<'s> {
             let text = self.spec.text(prog);
             let changed = self.last.as_ref().is_none_or(|l| *l != text);
             if !self.spec.changed || changed {
-                push_dump(out, &super::compile::dump_header(position, pass.name), &text);
+                push_dump(out, &dump_header(position, pass.name), &text);
             }
             if self.spec.changed {
                 self.last = Some(text);
@@ -145,9 +145,20 @@ impl Timings {
     }
 }
 
+/// The line before each `--print-after-all` dump (`position` is 1-based).
+pub fn dump_header(position: usize, pass: &str) -> String {
+    format!("# ==== after-{position:02}-{pass} ====")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dump_header_matches_corpus_stage_names() {
+        assert_eq!(dump_header(3, "run-verifier"), "# ==== after-03-run-verifier ====");
+        assert_eq!(dump_header(12, "x"), "# ==== after-12-x ====");
+    }
 
     #[test]
     fn timings_table_lists_steps_and_total() {

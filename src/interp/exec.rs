@@ -2,7 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::numeric::supported;
+use super::numeric::check_dtype;
 use super::ops;
 use super::scalar;
 use super::value::{Array, Num, Scalar, Value};
@@ -457,15 +457,6 @@ fn describe_value(v: &Value) -> String {
     match v {
         Value::Tuple(vs) => format!("tuple of {} elements", vs.len()),
         v => v.kind_name().to_string(),
-    }
-}
-
-/// An error unless the interpreter can hold values of `d`.
-pub(super) fn check_dtype(d: DataType, span: Span) -> Result<(), Diagnostic> {
-    if supported(d) {
-        Ok(())
-    } else {
-        Err(err(codes::RUN_UNSUPPORTED, span, format!("the interpreter has no arithmetic for {}", d.name())))
     }
 }
 

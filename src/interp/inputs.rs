@@ -10,7 +10,7 @@
 //! - integer scalars: `draw % 8 + 1` (in [1, 8]: they are often sizes or loop bounds).
 
 use super::err;
-use super::exec::check_dtype;
+use super::numeric::check_dtype;
 use super::value::{element_count, Array, Num, Scalar, Value};
 use crate::diag::{codes, Diagnostic};
 use crate::ir::{DataType, ExprKind, Function, Type, VarId};

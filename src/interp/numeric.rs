@@ -4,6 +4,7 @@
 //! Values travel as `f64` (float dtypes) or `i128` (integer dtypes and BOOL): `i128` holds every
 //! INT64 and UINT64 value exactly, so wrapping is a mask and a sign extension.
 
+use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::DataType;
 
 /// Whether the interpreter can hold elements of this dtype. FP8/FP4/HiFloat formats have no
@@ -11,6 +12,15 @@ use crate::ir::DataType;
 pub fn supported(d: DataType) -> bool {
     use DataType::*;
     !matches!(d, Fp4 | Fp8E4M3Fn | Fp8E5M2 | Hf4 | Hf8)
+}
+
+/// An error unless the interpreter can hold values of `d`.
+pub(super) fn check_dtype(d: DataType, span: Span) -> Result<(), Diagnostic> {
+    if supported(d) {
+        Ok(())
+    } else {
+        Err(super::err(codes::RUN_UNSUPPORTED, span, format!("the interpreter has no arithmetic for {}", d.name())))
+    }
 }
 
 /// Whether elements of `d` are kept as floats (`f64`); otherwise as integers (`i128`).

@@ -3,7 +3,7 @@
 //! to the result dtype, which is always the one the type rules gave the call (`Expr::ty`).
 
 use super::err;
-use super::exec::check_dtype;
+use super::numeric::check_dtype;
 use super::numeric::{float_to_int, is_float, round_float, wrap_int, RoundMode};
 use super::value::{element_count, next_index, strides_of, Array, Num, Scalar, Tensor, Value};
 use crate::diag::{codes, Diagnostic, Span};

@@ -1,6 +1,6 @@
-//! Result-type deduction of operator calls (spec §4): the call context [`Cx`], kwarg
-//! validation, arity and argument kinds ([`Expect`]); then the op's rule (`rules.rs`) computes
-//! the result type.
+//! The call context of result-type deduction (spec §4): [`Cx`], kwarg validation, arity and
+//! argument kinds ([`Expect`]). `ops::deduce_call` runs these checks, then the op's rule
+//! (`rules.rs`, which reads the call through [`Cx`]) computes the result type.
 //!
 //! Errors are [`DeduceError`]s that say which argument or kwarg is at fault, so that
 //! `build_op_call` can point at it and `deduce_type` can report a plain message.
@@ -42,19 +42,6 @@ pub(crate) struct Cx<'a> {
     pub kwargs: &'a [(&'static str, KwValue)],
 }
 
-/// Deduces the type of a call of `def` (the whole check sequence).
-pub(crate) fn deduce(
-    vars: &VarTable,
-    def: &'static OpDef,
-    args: &[Expr],
-    kwargs: &[(&'static str, KwValue)],
-) -> R<Type> {
-    let cx = Cx { vars, def, args, kwargs };
-    cx.check_kwargs()?;
-    cx.check_args()?;
-    super::rules::apply(def.rule, &cx)
-}
-
 impl<'a> Cx<'a> {
     pub(super) fn name(&self) -> &'static str {
         self.def.name
@@ -80,7 +67,7 @@ impl<'a> Cx<'a> {
 
     /// Kwargs: known names (only when the op declares kwargs, as in the reference), right kinds,
     /// required ones present.
-    fn check_kwargs(&self) -> R<()> {
+    pub(super) fn check_kwargs(&self) -> R<()> {
         let def = self.def;
         if def.kwargs.is_empty() {
             return Ok(());
@@ -116,7 +103,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Arity (the number of argument parameters) and each argument's [`Expect`].
-    fn check_args(&self) -> R<()> {
+    pub(super) fn check_args(&self) -> R<()> {
         let n = self.def.arity();
         if self.args.len() != n {
             let names: Vec<&str> = self.def.arg_params().map(|p| p.name).collect();

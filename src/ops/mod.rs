@@ -6,6 +6,8 @@
 
 mod bind;
 pub mod cce;
+#[cfg(test)]
+mod cpp_doc;
 mod deduce;
 mod dispatch;
 mod index;
@@ -22,7 +24,6 @@ mod tests;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Type, UnOp, VarTable};
 use dispatch::Target;
-pub use names::ids as id;
 pub use promote::promote_dtypes;
 pub(crate) use shape::{const_dim, fmt_type};
 pub use table::{Category, OpDef, ResultBuffer, ResultSpace, SyncOp, OPS};
@@ -97,7 +98,7 @@ pub fn build_op_call_in(
     // without a defaulted kwarg reads back unchanged.
     let insert_defaults = hand_written || !is_dotted(path, def.printed);
     let bound = bind::bind(vars, def, args, kwargs, insert_defaults, span)?;
-    let ty = deduce::deduce(vars, def, &bound.args, &bound.kwargs).map_err(|e| {
+    let ty = deduce_call(vars, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
             && matches!(bound.args.get(1).map(|a| vars.type_of(a)), Some(Type::Scalar(_)));
         let d = bound.diagnostic(e);
@@ -300,7 +301,7 @@ pub fn deduce_type(
     kwargs: &[(&'static str, KwValue)],
 ) -> Result<Type, String> {
     let def = OPS.get(op.0 as usize).ok_or_else(|| format!("unknown operator id {}", op.0))?;
-    deduce::deduce(vars, def, args, kwargs).map_err(|e| e.message)
+    deduce_call(vars, def, args, kwargs).map_err(|e| e.message)
 }
 
 /// Checks that `docs/<doc>` is `want`, the text the operator table generates, or rewrites it
@@ -318,3 +319,35 @@ pub(crate) fn check_generated_doc(doc: &str, want: &str, test: &str) {
         "docs/{doc} is stale (the operator table changed): regenerate it with PTOC_UPDATE_DOCS=1 cargo test --lib {test}"
     );
 }
+
+/// Deduces the type of a call of `def`: kwargs and arguments against the table's signature,
+/// then the op's result-type rule.
+fn deduce_call(
+    vars: &VarTable,
+    def: &'static OpDef,
+    args: &[Expr],
+    kwargs: &[(&'static str, KwValue)],
+) -> Result<Type, deduce::DeduceError> {
+    let cx = deduce::Cx { vars, def, args, kwargs };
+    cx.check_kwargs()?;
+    cx.check_args()?;
+    rules::apply(def.rule, &cx)
+}
+
+/// Makes `ops::id`: the table id of each operator of [`names`] (found when the crate is
+/// compiled: a name without an entry does not compile).
+macro_rules! id_consts {
+    ($($id:ident = $name:literal,)*) => {
+        /// The id of each operator named in `ops::names`, for comparing and building operator
+        /// calls without their names.
+        pub mod id {
+            use crate::ir::OpId;
+            $(pub const $id: OpId = super::table::id_of(super::names::$id);)*
+
+            /// Every id with its name (evaluating each id when the tests are compiled).
+            #[cfg(test)]
+            pub const ALL: &[(OpId, &str)] = &[$(($id, super::names::$id)),*];
+        }
+    };
+}
+names::operator_list!(id_consts);

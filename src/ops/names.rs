@@ -1,95 +1,91 @@
 //! The IR names of the operators that code outside `ops` singles out (memory allocation, the
 //! sync ops the sync passes make, the tensor ops orchestration codegen writes by hand, each op
-//! the interpreter evaluates), and their typed ids ([`ids`], re-exported as `ops::id`). The
+//! the interpreter evaluates), and, through [`operator_list`], their typed ids (`ops::id`, made in `ops/mod.rs`, which sees the table). The
 //! table's entries are declared with the name constants, so each name is written once; code
 //! outside `ops` compares and builds operators by id (`op == ops::id::ALLOC`) or asks the
 //! entry's columns, never by name (`tests/op_names.rs`).
 
-/// Declares each name constant and, in [`ids`], the id of the table entry of that name
-/// (found when the crate is compiled: a name without an entry does not compile).
-macro_rules! operators {
-    ($($id:ident = $name:literal,)*) => {
-        $(pub const $id: &str = $name;)*
+/// Hands the list of named operators (`ID = "name",` each) to the macro `$then`: the name
+/// constants here, the ids in `ops::id`. The list is written once.
+macro_rules! operator_list {
+    ($then:ident) => {
+        $then! {
+            ALLOC = "block.alloc",
+            LOAD = "block.load",
+            STORE = "block.store",
+            L0C_STORE = "block.l0c_store",
+            MOVE = "block.move",
+            CREATE_TILE = "block.create_tile",
+            MATMUL = "block.matmul",
+            MATMUL_ACC = "block.matmul_acc",
+            RESHAPE = "block.reshape",
+            SYNC_SRC = "system.sync_src",
+            SYNC_DST = "system.sync_dst",
+            BAR_V = "system.bar_v",
+            BAR_M = "system.bar_m",
+            BAR_ALL = "system.bar_all",
+            TENSOR_CREATE = "tensor.create",
+            TENSOR_READ = "tensor.read",
+            TENSOR_VIEW = "tensor.view",
+            TENSOR_DIM = "tensor.dim",
 
-        /// The id of each operator named in [`super::names`](self), for comparing and building
-        /// operator calls without their names.
-        pub mod ids {
-            use crate::ir::OpId;
-            $(pub const $id: OpId = crate::ops::table::id_of(super::$id);)*
-
-            /// Every id with its name (evaluating each id when the tests are compiled).
-            #[cfg(test)]
-            pub const ALL: &[(OpId, &str)] = &[$(($id, super::$id)),*];
+            // Evaluated by the interpreter one by one (`interp::ops`).
+            ADDC = "block.addc",
+            ADDSC = "block.addsc",
+            BATCH_MATMUL = "block.batch_matmul",
+            CAST = "block.cast",
+            CMP = "block.cmp",
+            CMPS = "block.cmps",
+            COL_EXPAND = "block.col_expand",
+            COL_EXPAND_DIV = "block.col_expand_div",
+            COL_EXPAND_MUL = "block.col_expand_mul",
+            COL_EXPAND_SUB = "block.col_expand_sub",
+            EXPANDS = "block.expands",
+            FILLPAD = "block.fillpad",
+            FULL = "block.full",
+            GEMV = "block.gemv",
+            GEMV_ACC = "block.gemv_acc",
+            GEMV_BIAS = "block.gemv_bias",
+            GET_BLOCK_IDX = "block.get_block_idx",
+            LRELU = "block.lrelu",
+            MATMUL_BIAS = "block.matmul_bias",
+            MAX = "block.max",
+            MIN = "block.min",
+            PRELU = "block.prelu",
+            ROW_EXPAND = "block.row_expand",
+            ROW_EXPAND_ADD = "block.row_expand_add",
+            ROW_EXPAND_DIV = "block.row_expand_div",
+            ROW_EXPAND_MUL = "block.row_expand_mul",
+            ROW_EXPAND_SUB = "block.row_expand_sub",
+            ROW_MAX = "block.row_max",
+            ROW_MIN = "block.row_min",
+            ROW_SUM = "block.row_sum",
+            SEL = "block.sel",
+            SELS = "block.sels",
+            SUBC = "block.subc",
+            SUBSC = "block.subsc",
+            SUM = "block.sum",
+            TRANSPOSE = "block.transpose",
+            VEC_MOVE = "block.vec_move",
+            VIEW = "block.view",
+            TENSOR_ASSEMBLE = "tensor.assemble",
+            TENSOR_CAST = "tensor.cast",
+            TENSOR_EXP = "tensor.exp",
+            TENSOR_MATMUL = "tensor.matmul",
+            TENSOR_RESHAPE = "tensor.reshape",
+            TENSOR_ROW_MAX = "tensor.row_max",
+            TENSOR_ROW_SUM = "tensor.row_sum",
+            TENSOR_TRANSPOSE = "tensor.transpose",
+            TEST_OP = "test.op",
         }
     };
 }
+pub(crate) use operator_list;
 
-operators! {
-    ALLOC = "block.alloc",
-    LOAD = "block.load",
-    STORE = "block.store",
-    L0C_STORE = "block.l0c_store",
-    MOVE = "block.move",
-    CREATE_TILE = "block.create_tile",
-    MATMUL = "block.matmul",
-    MATMUL_ACC = "block.matmul_acc",
-    RESHAPE = "block.reshape",
-    SYNC_SRC = "system.sync_src",
-    SYNC_DST = "system.sync_dst",
-    BAR_V = "system.bar_v",
-    BAR_M = "system.bar_m",
-    BAR_ALL = "system.bar_all",
-    TENSOR_CREATE = "tensor.create",
-    TENSOR_READ = "tensor.read",
-    TENSOR_VIEW = "tensor.view",
-    TENSOR_DIM = "tensor.dim",
-
-    // Evaluated by the interpreter one by one (`interp::ops`).
-    ADDC = "block.addc",
-    ADDSC = "block.addsc",
-    BATCH_MATMUL = "block.batch_matmul",
-    CAST = "block.cast",
-    CMP = "block.cmp",
-    CMPS = "block.cmps",
-    COL_EXPAND = "block.col_expand",
-    COL_EXPAND_DIV = "block.col_expand_div",
-    COL_EXPAND_MUL = "block.col_expand_mul",
-    COL_EXPAND_SUB = "block.col_expand_sub",
-    EXPANDS = "block.expands",
-    FILLPAD = "block.fillpad",
-    FULL = "block.full",
-    GEMV = "block.gemv",
-    GEMV_ACC = "block.gemv_acc",
-    GEMV_BIAS = "block.gemv_bias",
-    GET_BLOCK_IDX = "block.get_block_idx",
-    LRELU = "block.lrelu",
-    MATMUL_BIAS = "block.matmul_bias",
-    MAX = "block.max",
-    MIN = "block.min",
-    PRELU = "block.prelu",
-    ROW_EXPAND = "block.row_expand",
-    ROW_EXPAND_ADD = "block.row_expand_add",
-    ROW_EXPAND_DIV = "block.row_expand_div",
-    ROW_EXPAND_MUL = "block.row_expand_mul",
-    ROW_EXPAND_SUB = "block.row_expand_sub",
-    ROW_MAX = "block.row_max",
-    ROW_MIN = "block.row_min",
-    ROW_SUM = "block.row_sum",
-    SEL = "block.sel",
-    SELS = "block.sels",
-    SUBC = "block.subc",
-    SUBSC = "block.subsc",
-    SUM = "block.sum",
-    TRANSPOSE = "block.transpose",
-    VEC_MOVE = "block.vec_move",
-    VIEW = "block.view",
-    TENSOR_ASSEMBLE = "tensor.assemble",
-    TENSOR_CAST = "tensor.cast",
-    TENSOR_EXP = "tensor.exp",
-    TENSOR_MATMUL = "tensor.matmul",
-    TENSOR_RESHAPE = "tensor.reshape",
-    TENSOR_ROW_MAX = "tensor.row_max",
-    TENSOR_ROW_SUM = "tensor.row_sum",
-    TENSOR_TRANSPOSE = "tensor.transpose",
-    TEST_OP = "test.op",
+macro_rules! name_consts {
+    ($($id:ident = $name:literal,)*) => {
+        $(pub const $id: &str = $name;)*
+    };
 }
+
+operator_list!(name_consts);
