@@ -46,23 +46,9 @@ fn layer(module: &str) -> Option<u8> {
 /// The modules a line names as `crate::NAME` (in a `use` or an inline path), including those
 /// of a group: `use crate::{ir, ops::X}`.
 fn crate_modules(line: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut rest = line;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let name: String = item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if !name.is_empty() {
-                    found.push(name);
-                }
-            }
-        } else {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            found.push(name);
-        }
-    }
+    let mut found: Vec<String> =
+        named_paths(line, &[]).into_iter().filter(|p| p[0] == "crate" && p.len() > 1).map(|p| p[1].clone()).collect();
+    found.dedup();
     found
 }
 
@@ -138,7 +124,7 @@ fn module_path(rel: &str) -> Vec<String> {
 }
 
 /// The paths a line names, as written: `crate::a::b`, `super::a`, `self::a`, and `child::a`
-/// for each `child` in `children`; a `{…}` group adds one path per item (one level deep).
+/// for each `child` in `children`; a `{…}` group adds one path per item (groups may nest).
 fn named_paths(line: &str, children: &[String]) -> Vec<Vec<String>> {
     let bytes: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
@@ -153,7 +139,7 @@ fn named_paths(line: &str, children: &[String]) -> Vec<Vec<String>> {
             (i..bytes.len()).find(|&j| !(bytes[j].is_alphanumeric() || bytes[j] == '_')).unwrap_or(bytes.len());
         let word: String = bytes[i..word_end].iter().collect();
         let is_root = matches!(word.as_str(), "crate" | "super" | "self") || children.contains(&word);
-        if !is_root || !line[byte_at(line, word_end)..].starts_with("::") {
+        if !is_root || bytes.get(word_end) != Some(&':') || bytes.get(word_end + 1) != Some(&':') {
             i = word_end;
             continue;
         }
@@ -162,10 +148,6 @@ fn named_paths(line: &str, children: &[String]) -> Vec<Vec<String>> {
         i = end.max(word_end);
     }
     out
-}
-
-fn byte_at(s: &str, char_index: usize) -> usize {
-    s.char_indices().nth(char_index).map_or(s.len(), |(b, _)| b)
 }
 
 /// Reads `a::b::{c, d::e}` from `chars[start..]`: the paths it names and where it ends.

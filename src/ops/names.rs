@@ -1,7 +1,8 @@
 //! The IR names of the operators that code outside `ops` singles out (memory allocation, the
 //! sync ops the sync passes make, the tensor ops orchestration codegen writes by hand, each op
-//! the interpreter evaluates), and, through [`operator_list`], their typed ids (`ops::id`, made in `ops/mod.rs`, which sees the table). The
-//! table's entries are declared with the name constants, so each name is written once; code
+//! the interpreter evaluates), and, through [`operator_list`], their typed ids (`ops::id`, made
+//! in `ops/mod.rs`, which sees the table). The table's entries are declared with the name
+//! constants, so each name is written once; code
 //! outside `ops` compares and builds operators by id (`op == ops::id::ALLOC`) or asks the
 //! entry's columns, never by name (`tests/op_names.rs`).
 
