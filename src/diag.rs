@@ -84,6 +84,19 @@ impl fmt::Debug for Span {
 pub enum Severity {
     Error,
     Warning,
+    /// A bug of ptoc found by one of its own checks (a pass left IR it promised not to): shown
+    /// as an error whose message says so, and the CLI exits with status 101.
+    Internal,
+}
+
+impl Severity {
+    /// The word a rendered diagnostic starts with.
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Error | Severity::Internal => "error",
+            Severity::Warning => "warning",
+        }
+    }
 }
 
 /// One problem found in the input. `code` is a stable identifier (`E0101` …) listed in
@@ -112,6 +125,17 @@ impl Diagnostic {
             label: String::new(),
             secondary: Vec::new(),
             notes: Vec::new(),
+        }
+    }
+    /// An internal error: a bug of ptoc, not of the input (see [`Severity::Internal`]).
+    pub fn internal(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Internal, ..Diagnostic::error(code, span, message) }
+    }
+    /// The message as printed: an internal error says that it is one.
+    pub fn headline(&self) -> std::borrow::Cow<'_, str> {
+        match self.severity {
+            Severity::Internal => format!("internal compiler error: {}", self.message).into(),
+            Severity::Error | Severity::Warning => self.message.as_str().into(),
         }
     }
     pub fn with_label(mut self, label: impl Into<String>) -> Self {
@@ -242,7 +266,7 @@ pub enum Color {
 pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color) -> String {
     use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
     let color_of = |sev: Severity| match sev {
-        Severity::Error => ariadne::Color::Red,
+        Severity::Error | Severity::Internal => ariadne::Color::Red,
         Severity::Warning => ariadne::Color::Yellow,
     };
     let mut out = Vec::new();
@@ -264,14 +288,14 @@ pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, color: Color)
     };
     for d in diags {
         // rustc's header, `error[E0501]: message` (ariadne's own is `[E0501] Error: message`).
-        let header = format!("{}[{}]", severity_word(d.severity), d.code);
+        let header = format!("{}[{}]", d.severity.word(), d.code);
         let kind = ReportKind::Custom(&header, color_of(d.severity));
         let config = Config::default()
             .with_index_type(IndexType::Byte)
             .with_color(color == Color::Always)
             .with_char_set(if color == Color::Always { CharSet::Unicode } else { CharSet::Ascii });
         let primary = (file_name, clamp(d.span));
-        let mut report = Report::build(kind, primary.clone()).with_config(config).with_message(&d.message);
+        let mut report = Report::build(kind, primary.clone()).with_config(config).with_message(d.headline());
         // Labels in source order: ariadne starts a new section (headed with the primary
         // location) whenever a label comes before the previous one.
         let order = |r: &std::ops::Range<usize>| i32::try_from(r.start).unwrap_or(i32::MAX);
@@ -391,13 +415,6 @@ fn default_label(code: &str) -> &'static str {
     }
 }
 
-fn severity_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
-}
-
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(source.len());
@@ -411,5 +428,27 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
 /// A one-line form `file:line:col: error[CODE]: message`, used in tests and by `--error-format=short`.
 pub fn short(d: &Diagnostic, file_name: &str, source: &str) -> String {
     let (line, col) = if d.span.is_none() { (0, 0) } else { line_col(source, d.span.lo as usize) };
-    format!("{}:{}:{}: {}[{}]: {}", file_name, line, col, severity_word(d.severity), d.code, d.message)
+    format!("{}:{}:{}: {}[{}]: {}", file_name, line, col, d.severity.word(), d.code, d.headline())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_error_is_an_error_that_says_it_is_a_bug() {
+        let source = "x = 1\n";
+        let d = Diagnostic::internal(codes::VERIFY_FAILED, Span::new(0, 1), "a pass left a hazard");
+        assert_eq!(d.severity, Severity::Internal);
+        let text = short(&d, "f.pto", source);
+        assert_eq!(
+            text,
+            format!("f.pto:1:1: error[{}]: internal compiler error: a pass left a hazard", codes::VERIFY_FAILED)
+        );
+        let rendered = render(&[d], "f.pto", source, Color::Never);
+        assert!(rendered.contains("internal compiler error: a pass left a hazard"), "{rendered}");
+        // An ordinary error's message is printed as it is.
+        let plain = Diagnostic::error(codes::VERIFY_FAILED, Span::new(0, 1), "bad input");
+        assert!(short(&plain, "f.pto", source).ends_with("]: bad input"));
+    }
 }

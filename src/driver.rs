@@ -259,7 +259,7 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Err(diags) => {
             let mut out = input_error(&diags, &file, style, dumps);
             // A failed postcondition of a pass is a bug of ptoc, not of the input.
-            if diags.iter().any(|d| d.message.starts_with(crate::passes::manager::INTERNAL_ERROR_PREFIX)) {
+            if diags.iter().any(|d| d.severity == crate::diag::Severity::Internal) {
                 out.code = exit::INTERNAL_ERROR;
             }
             out

@@ -3,7 +3,8 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::{Function, FunctionType, Program, Stmt, VarTable};
-use crate::passes::manager::{findings_report, Finish, Manager};
+use crate::passes::manager::instrument::Hooked;
+use crate::passes::manager::{findings_report, Finish, Instrument, Manager, Step};
 use crate::passes::{remove_redundant_sync, PassEnv, PassInfo};
 use crate::verify::sync_hazard;
 use crate::{lower, parser, printer};
@@ -176,43 +177,88 @@ fn compile_timed<T: Send>(
         // for: then the function passes may run as chains, one function at a time.
         fuse: chains(req),
     };
-    // With --stats: the sync ops of each function before remove-redundant-sync (the counts
-    // after the pass before it), to count what it removed.
-    let mut removed = super::stats::Removed::new();
     timings.start();
     let first = start()?;
     timings.stop("parse+lower");
-    let mut dumper = super::dumps::Dumper::new(req.dumps, &first, req.passes, dumps);
-    let mut last_counts = if req.stats.is_some() { super::stats::sync_counts(&first) } else { Vec::new() };
-    let (prog, finished) = manager.run_finishing(
-        first,
-        Some(&start),
-        &mut |step| {
-            // The pass's own time: dumps and statistics below are not counted.
-            timings.stop(step.pass.name);
-            if req.stats.is_some() {
-                if step.pass.name == remove_redundant_sync::NAME {
-                    super::stats::add_removed(&mut removed, &last_counts, step.program);
-                }
-                last_counts = super::stats::sync_counts(step.program);
-            }
-            // Findings (run-verifier's) are printed in the reference's report format, in run order
-            // with the dumps; they do not fail the run.
-            if !step.findings.is_empty() {
-                dumps.push_str(&findings_report(step.findings, req.source_name, source));
-            }
-            if !req.dumps.is_empty() {
-                dumper.after(step.position, req.passes, step.program, dumps);
-            }
-            timings.start();
-        },
-        finish,
-    )?;
+    // The caller's instruments run their before-hooks in this order and their after-hooks in
+    // the reverse: a pass's time is taken closest to it, the dumps and statistics outside it.
+    let mut report = Report { req, source, out: dumps, dumper: super::dumps::Dumper::new(req.dumps) };
+    let mut stats = req.stats.map(|_| SyncStats::new(&first));
+    let mut time = req.time_passes.then_some(TimePasses(timings));
+    let mut instruments: Vec<&mut dyn Instrument> = vec![&mut report];
+    if let Some(s) = stats.as_mut() {
+        instruments.push(s);
+    }
+    if let Some(t) = time.as_mut() {
+        instruments.push(t);
+    }
+    let (prog, finished) = manager.run_finishing(first, Some(&start), &mut instruments, finish)?;
+    let dumps = report.out;
     check_sync(&prog, source, req, dumps)?;
-    if let Some(format) = req.stats {
-        dumps.push_str(&super::stats::render(&prog, req.env.backend, &removed, format));
+    if let (Some(format), Some(stats)) = (req.stats, stats) {
+        dumps.push_str(&super::stats::render(&prog, req.env.backend, &stats.removed, format));
     }
     Ok((prog, finished))
+}
+
+/// Dumps (`--print-after-all`, …) and findings (run-verifier's, in the reference's report
+/// format), in run order into the text for stderr; findings do not fail the run.
+struct Report<'r> {
+    req: &'r Request<'r>,
+    source: &'r str,
+    out: &'r mut String,
+    dumper: super::dumps::Dumper<'r>,
+}
+
+impl Instrument for Report<'_> {
+    fn before_pass(&mut self, position: usize, pass: &'static PassInfo, prog: &Program) -> Hooked {
+        self.dumper.before(position, pass, prog, self.out);
+        Ok(())
+    }
+    fn after_pass(&mut self, step: Step<'_>) -> Hooked {
+        if !step.findings.is_empty() {
+            self.out.push_str(&findings_report(step.findings, self.req.source_name, self.source));
+        }
+        self.dumper.after(step.position, step.pass, step.program, self.out);
+        Ok(())
+    }
+}
+
+/// `--stats`: the sync ops of each function after each pass, to count what
+/// remove-redundant-sync removed.
+struct SyncStats {
+    removed: super::stats::Removed,
+    last_counts: Vec<(String, usize)>,
+}
+
+impl SyncStats {
+    fn new(start: &Program) -> SyncStats {
+        SyncStats { removed: super::stats::Removed::new(), last_counts: super::stats::sync_counts(start) }
+    }
+}
+
+impl Instrument for SyncStats {
+    fn after_pass(&mut self, step: Step<'_>) -> Hooked {
+        if step.pass.name == remove_redundant_sync::NAME {
+            super::stats::add_removed(&mut self.removed, &self.last_counts, step.program);
+        }
+        self.last_counts = super::stats::sync_counts(step.program);
+        Ok(())
+    }
+}
+
+/// `--time-passes`: each pass's own time (dumps and statistics are not counted).
+struct TimePasses<'t>(&'t mut super::dumps::Timings);
+
+impl Instrument for TimePasses<'_> {
+    fn before_pass(&mut self, _position: usize, _pass: &'static PassInfo, _prog: &Program) -> Hooked {
+        self.0.start();
+        Ok(())
+    }
+    fn after_pass(&mut self, step: Step<'_>) -> Hooked {
+        self.0.stop(step.pass.name);
+        Ok(())
+    }
 }
 
 /// `--report-redundant-sync` (one short line per finding, appended to stderr) and

@@ -61,28 +61,23 @@ pub struct Dumper<'s> {
 }
 
 impl<'s> Dumper<'s> {
-    /// Starts a run on `start`, the program before the first pass of `passes`.
-    pub fn new(spec: &'s DumpSpec, start: &Program, passes: &[&'static PassInfo], out: &mut String) -> Dumper<'s> {
-        let mut d = Dumper { spec, last: None };
-        if spec.changed {
-            d.last = Some(spec.text(start));
-        }
-        if let Some(first) = passes.first() {
-            d.before(1, first, start, out);
-        }
-        d
+    /// A run's dumps as `spec` asks for them.
+    pub fn new(spec: &'s DumpSpec) -> Dumper<'s> {
+        Dumper { spec, last: None }
     }
 
-    fn before(&self, position: usize, pass: &PassInfo, prog: &Program, out: &mut String) {
+    /// Pass number `position` (1-based) is about to run on `prog`.
+    pub fn before(&mut self, position: usize, pass: &PassInfo, prog: &Program, out: &mut String) {
+        if self.spec.changed && self.last.is_none() {
+            self.last = Some(self.spec.text(prog));
+        }
         if self.spec.wants_before(pass) {
             push_dump(out, &format!("# ==== before-{position:02}-{} ====", pass.name), &self.spec.text(prog));
         }
     }
 
-    /// After pass number `position` (1-based) of `passes` left `prog`: its dump, and the dump
-    /// before the next pass.
-    pub fn after(&mut self, position: usize, passes: &[&'static PassInfo], prog: &Program, out: &mut String) {
-        let pass = passes[position - 1];
+    /// Pass number `position` (1-based) left `prog`.
+    pub fn after(&mut self, position: usize, pass: &PassInfo, prog: &Program, out: &mut String) {
         if self.spec.wants_after(pass) {
             let text = self.spec.text(prog);
             let changed = self.last.as_ref().is_none_or(|l| *l != text);
@@ -94,9 +89,6 @@ impl<'s> Dumper<'s> {
             }
         } else if self.spec.changed {
             self.last = Some(self.spec.text(prog));
-        }
-        if let Some(next) = passes.get(position) {
-            self.before(position + 1, next, prog, out);
         }
     }
 }

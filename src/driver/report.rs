@@ -37,15 +37,12 @@ pub fn render(diags: &[Diagnostic], file: Option<&SourceFile>, style: Style) -> 
 
 /// `error[CODE]: message`, the first line of a diagnostic that has no source position.
 fn headline(d: &Diagnostic, color: Color) -> String {
-    let sev = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let sev = d.severity.word();
     match color {
-        Color::Never => format!("{sev}[{}]: {}", d.code, d.message),
+        Color::Never => format!("{sev}[{}]: {}", d.code, d.headline()),
         Color::Always => {
-            let paint = if d.severity == Severity::Error { "\x1b[1;31m" } else { "\x1b[1;33m" };
-            format!("{paint}{sev}[{}]\x1b[0m\x1b[1m: {}\x1b[0m", d.code, d.message)
+            let paint = if d.severity != Severity::Warning { "\x1b[1;31m" } else { "\x1b[1;33m" };
+            format!("{paint}{sev}[{}]\x1b[0m\x1b[1m: {}\x1b[0m", d.code, d.headline())
         }
     }
 }

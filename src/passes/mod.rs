@@ -161,12 +161,20 @@ pub struct PassInfo {
     /// What the pass reports about the program it returns (see [`FindingsFn`]); the pass
     /// manager asks after each run.
     pub findings: Option<FindingsFn>,
+    /// Whether the pass places or removes sync ops: the output of the last such pass of a run
+    /// must be free of sync hazards (the pass manager's sync postcondition).
+    pub edits_syncs: bool,
 }
 
 impl PassInfo {
     /// True for the kebab-case name or any alias (exact spelling).
     pub fn answers_to(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
+    }
+
+    /// The name the reference's messages use: its CamelCase name when it has one.
+    pub fn reference_name(&self) -> &'static str {
+        self.aliases.first().copied().unwrap_or(self.name)
     }
 }
 
@@ -183,6 +191,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
         run: Transform::Function(convert_to_ssa::function),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "outline-incore-scopes",
@@ -193,6 +202,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Program(outline_incore_scopes::run),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "flatten-call-expr",
@@ -203,6 +213,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
         run: Transform::Function(flatten_call_expr::function),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "normalize-stmt-structure",
@@ -213,6 +224,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[FlattenedSingleStmt],
         run: Transform::Function(stmt_structure::normalize_function),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "flatten-single-stmt",
@@ -223,6 +235,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[NormalizedStmtStructure],
         run: Transform::Function(stmt_structure::flatten_single_function),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "run-verifier",
@@ -233,6 +246,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Program(run_verifier::run),
         findings: Some(run_verifier::findings),
+        edits_syncs: false,
     },
     PassInfo {
         name: "init-mem-ref",
@@ -243,6 +257,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[SsaForm],
         run: Transform::Function(init_mem_ref::function),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "basic-memory-reuse",
@@ -253,6 +268,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Carrying(basic_memory_reuse::carrying),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "insert-sync",
@@ -263,6 +279,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Carrying(insert_sync::carrying),
         findings: None,
+        edits_syncs: true,
     },
     PassInfo {
         name: remove_redundant_sync::NAME,
@@ -273,6 +290,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Function(remove_redundant_sync::function),
         findings: None,
+        edits_syncs: true,
     },
     PassInfo {
         name: "allocate-memory-addr",
@@ -283,6 +301,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Function(allocate_memory_addr::function),
         findings: None,
+        edits_syncs: false,
     },
     PassInfo {
         name: "convert-tensor-to-block-ops",
@@ -293,6 +312,7 @@ pub static PASSES: &[PassInfo] = &[
         invalidated: &[],
         run: Transform::Program(convert_tensor_to_block_ops::run),
         findings: None,
+        edits_syncs: false,
     },
 ];
 

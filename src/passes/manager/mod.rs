@@ -2,19 +2,27 @@
 //! run`, the tests, the benchmarks and the fuzz targets all call it, so that what a pass sees
 //! (and what is checked around it) is the same everywhere.
 //!
-//! Around each pass it does what spec `passes-and-codegen.md` §1.5–1.7 asks: with
-//! `verify_each`, check the properties the pass requires before it and those it produces after
-//! it; with `auto_verify`, verify the pipeline's automatically checked properties when a pass
-//! produces them; collect the pass's findings ([`PassInfo::findings`], e.g. `run-verifier`'s
-//! report), which do not fail the run. What happens with each step (dumps, printing findings)
-//! is the caller's business, through the `observe` callback.
+//! Around each pass it runs instruments ([`instrument`]), as spec `passes-and-codegen.md`
+//! §1.5–1.7 asks: with `verify_each`, the properties the pass requires before it and those it
+//! produces after it ([`VerifyEach`]); with `auto_verify`, the pipeline's automatically checked
+//! properties when a pass produces them ([`auto_verify`]); with `sync_postcondition`, the sync
+//! passes' output ([`sync_postcondition`]); and the caller's own (dumps, timings, findings).
+//! It collects each pass's findings ([`PassInfo::findings`], e.g. `run-verifier`'s report),
+//! which do not fail the run.
+
+pub mod auto_verify;
+pub mod instrument;
+pub mod sync_postcondition;
 
 use std::ops::Range;
 
 use super::{Carried, PassEnv, PassInfo, Property, Transform};
-use crate::diag::{codes, line_col, Diagnostic, Span};
+use crate::diag::{line_col, Diagnostic, Span};
 use crate::ir::{Function, Program};
 use crate::verify::{self, VerifyDiagnostic};
+use auto_verify::AutoVerify;
+pub use instrument::{Found, FunctionCheck, Instrument, Step, VerifyEach};
+use sync_postcondition::SyncPostcondition;
 
 /// How to run a list of passes.
 #[derive(Clone, Copy)]
@@ -32,31 +40,21 @@ pub struct Manager<'a> {
     /// Check the output of the sync passes for hazards ([`sync_postcondition`]).
     pub sync_postcondition: bool,
     /// Run each stretch of consecutive function passes (without findings) as one chain per
-    /// function: every function goes through the whole stretch, with the checks after each
-    /// pass, on `--jobs` threads, instead of every pass going over every function in turn. The
-    /// output and the diagnostics are the same; the observer is not called for the passes of a
-    /// chain, so only callers whose observer looks at nothing but findings set it (the driver
-    /// without dumps, statistics or `--time-passes`). Ignored with `verify_each`.
+    /// function: every function goes through the whole stretch, with the function checks after
+    /// each pass, on `--jobs` threads, instead of every pass going over every function in turn.
+    /// The output and the diagnostics are the same; instruments are not called for the passes
+    /// of a chain, so only callers whose instruments look at nothing but findings set it (the
+    /// driver without dumps, statistics or `--time-passes`). Ignored with `verify_each`.
     pub fuse: bool,
-}
-
-/// One pass done, as the `observe` callback of [`Manager::run_observed`] sees it.
-pub struct Step<'p> {
-    /// 1-based position of the pass in the list.
-    pub position: usize,
-    pub pass: &'static PassInfo,
-    /// The program after the pass.
-    pub program: &'p Program,
-    /// What the pass found (empty for passes without findings).
-    pub findings: &'p [VerifyDiagnostic],
 }
 
 /// How a run gets its starting program again when a pass fails: the failing pass's input is
 /// rebuilt (see [`Manager::run_observed`]) instead of every successful run keeping a copy.
 pub type Start<'s> = &'s dyn Fn() -> Result<Program, Vec<Diagnostic>>;
 
-/// The properties a pipeline verifies by itself (§1.6).
-const AUTO_VERIFIED: &[Property] = &[Property::SsaForm, Property::TypeChecked, Property::AllocatedMemoryAddr];
+/// The last step of a run for each function (see [`Manager::run_finishing`]): the function
+/// (or what is left of it) and what the step made of it.
+pub type Finish<'f, T> = dyn Fn(Function) -> (Function, T) + Sync + 'f;
 
 impl<'a> Manager<'a> {
     /// Runs `passes` with no checks between them and no rules disabled.
@@ -72,10 +70,10 @@ impl<'a> Manager<'a> {
         }
     }
 
-    /// Runs the passes in order on `prog`; the first pass that is not implemented or fails
-    /// ends the run with its diagnostics.
+    /// Runs the passes in order on `prog`; the first pass that fails ends the run with its
+    /// diagnostics.
     pub fn run(&self, prog: Program) -> Result<Program, Vec<Diagnostic>> {
-        self.run_observed(prog, None, &mut |_| {})
+        self.run_observed(prog, None, &mut |_: Step<'_>| {})
     }
 
     /// [`Manager::run`], calling `observe` after each pass (each pass outside a chain, see
@@ -86,72 +84,40 @@ impl<'a> Manager<'a> {
         &self,
         prog: Program,
         start: Option<Start<'_>>,
-        observe: &mut dyn FnMut(Step<'_>),
+        mut observe: &mut dyn FnMut(Step<'_>),
     ) -> Result<Program, Vec<Diagnostic>> {
-        self.run_finishing::<()>(prog, start, observe, None).map(|(prog, _)| prog)
+        self.run_finishing::<()>(prog, start, &mut [&mut observe], None).map(|(prog, _)| prog)
     }
 
-    /// [`Manager::run_observed`], then `finish` (when given) on every function, on `--jobs`
-    /// threads, with what it returns in function order. When the list ends with a chain,
-    /// `finish` is the chain's last step: each function is finished as soon as its own passes
-    /// are done (the driver makes a kernel's C++ there and keeps only a stand-in of its IR),
-    /// and none is kept when any fails.
+    /// [`Manager::run`] with the caller's `instruments` (after the manager's own), then
+    /// `finish` (when given) on every function, on `--jobs` threads, with what it returns in
+    /// function order. When the list ends with a chain, `finish` is the chain's last step:
+    /// each function is finished as soon as its own passes are done (the driver makes a
+    /// kernel's C++ there and keeps only a stand-in of its IR), and none is kept when any
+    /// fails.
     pub fn run_finishing<T: Send>(
         &self,
         mut prog: Program,
         start: Option<Start<'_>>,
-        observe: &mut dyn FnMut(Step<'_>),
+        instruments: &mut [&mut dyn Instrument],
         finish: Option<&Finish<'_, T>>,
     ) -> Result<(Program, Vec<T>), Vec<Diagnostic>> {
-        let checks = self.checks();
-        // The functions holding sync ops written in the text, as the first sync pass finds
-        // them (a later one may delete those syncs): the sync postcondition leaves them alone.
-        let mut written_syncs: Option<Vec<String>> = None;
+        let checks = self.function_checks();
+        let mut verify_each = self.verify_each.then_some(VerifyEach);
         let mut k = 0;
         while k < self.passes.len() {
             let end = self.chain_end(k);
             if end > k + 1 {
                 let last = finish.filter(|_| end == self.passes.len());
-                let (out, written, finished) =
-                    self.run_chain(prog, k..end, &checks, written_syncs.as_deref(), start, last)?;
+                let (out, finished) = self.run_chain(prog, k..end, &checks, start, last)?;
                 if last.is_some() {
                     return Ok((out, finished));
                 }
                 prog = out;
-                if checks.first_sync.is_some_and(|s| (k..end).contains(&s)) {
-                    written_syncs = Some(written);
-                }
                 k = end;
                 continue;
             }
-            let pass = self.passes[k];
-            let run = pass.run;
-            if self.verify_each {
-                check_properties(&prog, pass, Moment::Before)?;
-            }
-            if checks.first_sync == Some(k) {
-                written_syncs = Some(functions_with_written_syncs(&prog));
-            }
-            prog = match run.apply(prog, &self.env) {
-                Ok(out) => out,
-                Err(diags) => return Err(self.failed_run(diags, start, k)),
-            };
-            let findings = pass.findings.map_or_else(Vec::new, |f| f(&prog, self.disabled_rules, self.env.jobs));
-            observe(Step { position: k + 1, pass, program: &prog, findings: &findings });
-            if self.verify_each {
-                check_properties(&prog, pass, Moment::After)?;
-            }
-            let todo = &checks.auto_verify[k];
-            if !todo.is_empty() {
-                let found = verify::verify_with_jobs(&prog, todo, self.env.jobs);
-                if !found.is_empty() {
-                    return Err(vec![auto_verify_error(pass, todo, &found)]);
-                }
-            }
-            if checks.last_sync == Some(k) {
-                let written = written_syncs.as_deref().unwrap_or_default();
-                sync_postcondition(&prog, &checks.sync_passes, written, &self.env)?;
-            }
+            prog = self.run_pass(prog, k, &checks, &mut verify_each, instruments, start)?;
             k += 1;
         }
         let Some(finish) = finish else { return Ok((prog, Vec::new())) };
@@ -161,40 +127,68 @@ impl<'a> Manager<'a> {
         Ok((prog, finished))
     }
 
-    /// What is checked after each pass of the list, decided before any runs.
-    fn checks(&self) -> Checks {
-        // §1.6 step 2, pass by pass: forget what the pass invalidated, then verify what it
-        // produced that is not verified yet. Like the reference, this checks SSAForm and
-        // TypeChecked after convert-to-ssa and nothing more until a pass produces them again.
-        let mut verified: Vec<Property> = Vec::new();
-        let mut auto_verify = Vec::new();
-        for pass in self.passes {
-            let mut todo = Vec::new();
-            if self.auto_verify {
-                verified.retain(|p| !pass.invalidated.contains(p));
-                let new: Vec<Property> = AUTO_VERIFIED
-                    .iter()
-                    .copied()
-                    .filter(|p| pass.produced.contains(p) && !verified.contains(p))
-                    .collect();
-                todo = rules_for(&new);
-                verified.extend(todo.iter().copied());
+    /// The manager's own function checks of this list, in the order they run after a pass.
+    fn function_checks(&self) -> Vec<Box<dyn FunctionCheck + 'static>> {
+        let mut checks: Vec<Box<dyn FunctionCheck>> = Vec::new();
+        if self.auto_verify {
+            checks.push(Box::new(AutoVerify::new(self.passes)));
+        }
+        if self.sync_postcondition {
+            if let Some(check) = SyncPostcondition::new(self.passes, self.env) {
+                checks.push(Box::new(check));
             }
-            auto_verify.push(todo);
         }
-        // The postcondition runs once, after the last sync pass of the list: later sync passes
-        // only remove syncs, so a hazard left by an earlier one is still there to be found.
-        let syncs = || self.passes.iter().enumerate().filter(|(_, p)| is_sync_pass(p)).map(|(k, _)| k);
-        let last_sync = syncs().next_back().filter(|_| self.sync_postcondition);
-        Checks {
-            auto_verify,
-            first_sync: syncs().next().filter(|_| last_sync.is_some()),
-            last_sync,
-            sync_passes: match last_sync {
-                Some(last) => self.passes[..=last].iter().filter(|p| is_sync_pass(p)).map(|p| p.name).collect(),
-                None => Vec::new(),
-            },
+        checks
+    }
+
+    /// Pass `k` on the whole program, with the instruments around it and the function checks
+    /// after it.
+    fn run_pass(
+        &self,
+        prog: Program,
+        k: usize,
+        checks: &[Box<dyn FunctionCheck>],
+        verify_each: &mut Option<VerifyEach>,
+        instruments: &mut [&mut dyn Instrument],
+        start: Option<Start<'_>>,
+    ) -> Result<Program, Vec<Diagnostic>> {
+        let pass = self.passes[k];
+        // The manager's own instrument first, then the caller's.
+        let mut instruments: Vec<&mut dyn Instrument> = verify_each
+            .iter_mut()
+            .map(|v| v as &mut dyn Instrument)
+            .chain(instruments.iter_mut().map(|i| &mut **i as &mut dyn Instrument))
+            .collect();
+        for i in instruments.iter_mut() {
+            i.before_pass(k + 1, pass, &prog)?;
         }
+        for check in checks {
+            crate::par::map(&prog.functions, self.env.jobs, |f| check.before(k, f));
+        }
+        let prog = match pass.run.apply(prog, &self.env) {
+            Ok(out) => out,
+            Err(diags) => {
+                let mut diags = self.failed_run(diags, start, k);
+                for i in instruments.iter_mut() {
+                    i.after_failed(k + 1, pass, &mut diags);
+                }
+                return Err(diags);
+            }
+        };
+        let findings = pass.findings.map_or_else(Vec::new, |f| f(&prog, self.disabled_rules, self.env.jobs));
+        // After-hooks in the reverse order of the before-hooks, like MLIR's instrumentations:
+        // the innermost instrument sees the pass first.
+        for i in instruments.iter_mut().rev() {
+            i.after_pass(Step { position: k + 1, pass, program: &prog, findings: &findings })?;
+        }
+        for check in checks {
+            let found: Vec<Found> =
+                crate::par::map(&prog.functions, self.env.jobs, |f| check.after(k, f)).into_iter().flatten().collect();
+            if !found.is_empty() {
+                return Err(check.report(k, found));
+            }
+        }
+        Ok(prog)
     }
 
     /// The end of the chain of function passes starting at pass `k` (`k + 1` when there is
@@ -213,98 +207,81 @@ impl<'a> Manager<'a> {
     }
 
     /// Runs the passes `range` (all function passes) as one chain per function, with the
-    /// checks after each pass; the first failure in pass order is reported as the pass-by-pass
-    /// run reports it (every function that fails at that pass and check, in function order).
-    /// With `finish`, each function that passes them is finished after them; the names of the
-    /// functions with sync ops written in the text (see [`Manager::run_finishing`]) come back
-    /// with the program.
-    #[allow(clippy::type_complexity)] // the program, the written-sync functions, the finished
+    /// function checks after each pass; the first failure in pass order is reported as the
+    /// pass-by-pass run reports it (every function that fails at that pass and check, in
+    /// function order). With `finish`, each function that passes them is finished after them.
     fn run_chain<T: Send>(
         &self,
         mut prog: Program,
         range: Range<usize>,
-        checks: &Checks,
-        written_syncs: Option<&[String]>,
+        checks: &[Box<dyn FunctionCheck>],
         start: Option<Start<'_>>,
         finish: Option<&Finish<'_, T>>,
-    ) -> Result<(Program, Vec<String>, Vec<T>), Vec<Diagnostic>> {
+    ) -> Result<(Program, Vec<T>), Vec<Diagnostic>> {
         let functions = std::mem::take(&mut prog.functions);
         let results = crate::par::map_into(functions, self.env.jobs, |f| -> Result<_, ChainFailure> {
-            let (f, written) = self.chain_function(f, range.clone(), checks, written_syncs)?;
+            let f = self.chain_function(f, range.clone(), checks)?;
             Ok(match finish {
                 Some(finish) => {
                     let (f, t) = finish(f);
-                    (f, written, Some(t))
+                    (f, Some(t))
                 }
-                None => (f, written, None),
+                None => (f, None),
             })
         });
         let mut failures = Vec::new();
-        let mut written = Vec::new();
         let mut finished = Vec::new();
         for r in results {
             match r {
-                Ok((f, has_written_syncs, t)) => {
-                    if has_written_syncs {
-                        written.push(f.name.clone());
-                    }
+                Ok((f, t)) => {
                     prog.functions.push(f);
                     finished.extend(t);
                 }
                 Err(failure) => failures.push(failure),
             }
         }
-        let Some(first) = failures.iter().map(|f| (f.pass, f.check)).min() else {
-            return Ok((prog, written, finished));
+        let Some(first) = failures.iter().map(|f| (f.pass, f.stage)).min() else {
+            return Ok((prog, finished));
         };
-        let failures = failures.into_iter().filter(|f| (f.pass, f.check) == first);
-        let (k, pass) = (first.0, self.passes[first.0]);
+        let failures = failures.into_iter().filter(|f| (f.pass, f.stage) == first);
         Err(match first.1 {
-            Check::Run => self.failed_run(failures.flat_map(|f| f.diags).collect(), start, k),
-            Check::AutoVerify => {
-                // In the automatic verification's order: property by property, functions in order.
-                let found = verify::in_rule_order(failures.map(|f| f.found).collect());
-                vec![auto_verify_error(pass, &checks.auto_verify[k], &found)]
-            }
-            Check::SyncPostcondition => failures.flat_map(|f| f.diags).collect(),
+            Stage::Run => self.failed_run(failures.flat_map(|f| f.diags).collect(), start, first.0),
+            Stage::Check(c) => checks[c].report(first.0, failures.filter_map(|f| f.found).collect()),
         })
     }
 
-    /// One function through the chain `range`, with the checks after each pass; with whether
-    /// it holds sync ops written in the text (see [`Manager::run_observed`]).
+    /// One function through the chain `range`, with the function checks after each pass.
     fn chain_function(
         &self,
         mut f: Function,
         range: Range<usize>,
-        checks: &Checks,
-        written_syncs: Option<&[String]>,
-    ) -> Result<(Function, bool), ChainFailure> {
-        let fail = |pass, check, diags, found| ChainFailure { pass, check, diags, found };
-        let mut written = written_syncs.is_some_and(|w| w.contains(&f.name));
+        checks: &[Box<dyn FunctionCheck>],
+    ) -> Result<Function, ChainFailure> {
         // What the last pass handed over: for the next pass only.
         let mut carried = Carried::Nothing;
         for k in range {
-            if checks.first_sync == Some(k) {
-                written = crate::analysis::hazard::has_written_syncs(&f);
+            for check in checks {
+                check.before(k, &f);
             }
             let ran = self.passes[k].run.run_function(f, carried, &self.env);
-            (f, carried) =
-                ran.expect("a chain has only function passes").map_err(|d| fail(k, Check::Run, d, Vec::new()))?;
-            let todo = &checks.auto_verify[k];
-            if !todo.is_empty() {
-                let found = verify::check_rules(&f, todo);
-                if found.iter().any(|v| !v.is_empty()) {
-                    return Err(fail(k, Check::AutoVerify, Vec::new(), found));
-                }
-            }
-            if checks.last_sync == Some(k) && !written {
-                let hazards = function_sync_hazards(&f, &checks.sync_passes, &self.env);
-                if !hazards.is_empty() {
-                    return Err(fail(k, Check::SyncPostcondition, hazards, Vec::new()));
+            (f, carried) = ran.expect("a chain has only function passes").map_err(|diags| ChainFailure {
+                pass: k,
+                stage: Stage::Run,
+                diags,
+                found: None,
+            })?;
+            for (c, check) in checks.iter().enumerate() {
+                if let Some(found) = check.after(k, &f) {
+                    return Err(ChainFailure {
+                        pass: k,
+                        stage: Stage::Check(c),
+                        diags: Vec::new(),
+                        found: Some(found),
+                    });
                 }
             }
         }
-        Ok((f, written))
+        Ok(f)
     }
 
     /// The error of pass `k`'s run: its diagnostics, with what its input lacks when `start`
@@ -322,95 +299,22 @@ impl<'a> Manager<'a> {
     }
 }
 
-/// The last step of a run for each function (see [`Manager::run_finishing`]): the function
-/// (or what is left of it) and what the step made of it.
-pub type Finish<'f, T> = dyn Fn(Function) -> (Function, T) + Sync + 'f;
-
-/// What the manager checks after each pass (see [`Manager::checks`]).
-struct Checks {
-    /// For each pass, the properties the automatic verification checks after it (in the
-    /// verifier's order).
-    auto_verify: Vec<Vec<Property>>,
-    /// The first and the last sync pass, when the sync postcondition is on.
-    first_sync: Option<usize>,
-    last_sync: Option<usize>,
-    /// The names of the sync passes up to the last one.
-    sync_passes: Vec<&'static str>,
-}
-
-/// The steps of a pass, in the order they run (a failing run stops before its checks).
+/// The steps of a pass, in the order they run (a failing run stops before its checks; the
+/// checks run in the order of [`Manager::function_checks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Check {
+enum Stage {
     Run,
-    AutoVerify,
-    SyncPostcondition,
+    Check(usize),
 }
 
-/// How one function failed in a chain: at which pass and step, with the pass's diagnostics or
-/// the sync hazards (`diags`), or the automatic verification's findings by property (`found`).
+/// How one function failed in a chain: at which pass and stage, with the pass's diagnostics
+/// or what the check found.
 struct ChainFailure {
     pass: usize,
-    check: Check,
+    stage: Stage,
     diags: Vec<Diagnostic>,
-    found: Vec<Vec<VerifyDiagnostic>>,
+    found: Option<Found>,
 }
-
-/// The functions of `prog` holding sync ops written in the text.
-fn functions_with_written_syncs(prog: &Program) -> Vec<String> {
-    use crate::analysis::hazard;
-    prog.functions.iter().filter(|f| hazard::has_written_syncs(f)).map(|f| f.name.clone()).collect()
-}
-
-/// The passes whose output must be free of sync hazards.
-const SYNC_PASSES: &[&str] = &["insert-sync", super::remove_redundant_sync::NAME];
-
-fn is_sync_pass(p: &PassInfo) -> bool {
-    SYNC_PASSES.contains(&p.name)
-}
-
-/// After the last of the sync passes `ran`, like Cranelift's verifier after a pass: a sync
-/// hazard in their output is a bug of ptoc, reported as an internal compiler error that names
-/// the two ops and the passes. A function that held sync ops written in the input (`written`:
-/// they have a source position, the passes' own have none) is left to `--verify-sync`: its
-/// hazards may be the author's, even once remove-redundant-sync has deleted those ops.
-fn sync_postcondition(prog: &Program, ran: &[&str], written: &[String], env: &PassEnv) -> Result<(), Vec<Diagnostic>> {
-    // Each function is checked on its own, on `jobs` threads; the findings in program order.
-    let hazards = crate::par::map(&prog.functions, env.jobs, |f| {
-        if written.contains(&f.name) {
-            Vec::new()
-        } else {
-            function_sync_hazards(f, ran, env)
-        }
-    });
-    let found: Vec<Diagnostic> = hazards.into_iter().flatten().collect();
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(found)
-    }
-}
-
-/// The sync hazards of one function, as internal errors (see [`sync_postcondition`]).
-fn function_sync_hazards(f: &Function, ran: &[&str], env: &PassEnv) -> Vec<Diagnostic> {
-    use crate::analysis::hazard;
-    let passes = ran.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" and ");
-    let model = hazard::SyncModel::default();
-    hazard::check_function(f, env.backend, &model)
-        .into_iter()
-        .map(|h| {
-            let mut d = h.to_diagnostic();
-            d.message = format!("{INTERNAL_ERROR_PREFIX}{passes} left a sync hazard in `{}`: {}", f.name, d.message);
-            d.notes.push(
-                "this is a bug in ptoc; please report it with the input file (`--verify-level none` skips this check)"
-                    .into(),
-            );
-            d
-        })
-        .collect()
-}
-
-/// How the message of an internal-error diagnostic starts (the driver exits with status 101).
-pub const INTERNAL_ERROR_PREFIX: &str = "internal compiler error: ";
 
 /// The reference's verification report for findings (`IR Verification Report …`), each
 /// located `file:line:col` in `source`; spanless findings at `file:-1:-1`. Empty when nothing
@@ -427,34 +331,9 @@ pub fn findings_report(found: &[VerifyDiagnostic], file: &str, source: &str) -> 
     verify::report(found, &location)
 }
 
-/// The automatic verification's error after `pass` (§1.6): `found` are the findings of the
-/// properties `todo`, which the pass produced and which were not verified yet.
-fn auto_verify_error(pass: &PassInfo, todo: &[Property], found: &[VerifyDiagnostic]) -> Diagnostic {
-    let mut names: Vec<Property> = todo.to_vec();
-    names.sort(); // printed in bit order, like the reference's property sets
-    let names: Vec<&str> = names.iter().map(|p| p.name()).collect();
-    let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
-    let mut d = Diagnostic::error(
-        codes::VERIFY_FAILED,
-        found[0].span,
-        format!("Verification failed after '{reference_name}' for properties {{{}}}", names.join(", ")),
-    );
-    for v in found {
-        d = d.with_note(format!("{} ({}): {}", v.rule.rule_name(), v.error_code, v.message));
-    }
-    d
-}
-
 /// These properties in the verifier's order (each is checked by its rule).
 fn rules_for(props: &[Property]) -> Vec<Property> {
     Property::ALL.iter().copied().filter(|r| props.contains(r)).collect()
-}
-
-/// When [`check_properties`] runs, relative to the pass.
-#[derive(Clone, Copy)]
-enum Moment {
-    Before,
-    After,
 }
 
 /// When a pass rejects its input, says which of the properties it requires the input lacks
@@ -472,38 +351,11 @@ fn with_missing_preconditions(mut diags: Vec<Diagnostic>, input: &Program, pass:
     diags
 }
 
-/// `--verify-each`: before a pass, checks the properties it requires; after it, the properties
-/// it promises to produce — with the verifier rules that exist for them (SSAVerify, TypeCheck,
-/// NoNestedCall), like the reference's `VerificationInstrument(BEFORE_AND_AFTER)`.
-fn check_properties(prog: &Program, pass: &PassInfo, moment: Moment) -> Result<(), Vec<Diagnostic>> {
-    let (props, what) = match moment {
-        Moment::Before => (pass.required, "Pre-verification failed before"),
-        Moment::After => (pass.produced, "Post-verification failed after"),
-    };
-    let rules = rules_for(props);
-    if rules.is_empty() {
-        return Ok(());
-    }
-    let found = verify::verify(prog, &rules);
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(found
-        .into_iter()
-        .map(|v| {
-            // The reference's wording (§1.5), one diagnostic per finding so each has its span.
-            let reference_name = pass.aliases.first().copied().unwrap_or(pass.name);
-            let msg =
-                format!("{what} pass '{reference_name}': {} ({}): {}", v.rule.rule_name(), v.error_code, v.message);
-            Diagnostic::error(codes::VERIFY_FAILED, v.span, msg)
-        })
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::Backend;
+    use crate::diag::codes;
     use crate::passes::Transform;
 
     /// A pass that appends `+` to the program name (so the order of runs is visible).
@@ -523,6 +375,7 @@ mod tests {
             invalidated: &[],
             run: Transform::Program(run),
             findings: None,
+            edits_syncs: false,
         }
     }
 
@@ -552,6 +405,67 @@ mod tests {
         let e = run(&[&MARK, &FAIL, &MARK]).unwrap_err();
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].code, codes::OP_CHECK);
+    }
+
+    /// Writes what each hook sees into a shared log, tagged.
+    struct Log<'l>(&'static str, &'l std::cell::RefCell<Vec<String>>);
+
+    impl Instrument for Log<'_> {
+        fn before_pass(&mut self, position: usize, pass: &'static PassInfo, _prog: &Program) -> instrument::Hooked {
+            self.1.borrow_mut().push(format!("{} before {position} {}", self.0, pass.name));
+            Ok(())
+        }
+        fn after_pass(&mut self, step: Step<'_>) -> instrument::Hooked {
+            self.1.borrow_mut().push(format!("{} after {} {}", self.0, step.position, step.program.name));
+            Ok(())
+        }
+        fn after_failed(&mut self, position: usize, pass: &'static PassInfo, diags: &mut Vec<Diagnostic>) {
+            self.1.borrow_mut().push(format!("{} failed {position} {}", self.0, pass.name));
+            diags[0].notes.push(format!("seen by {}", self.0));
+        }
+    }
+
+    #[test]
+    fn instruments_run_around_each_pass_after_hooks_in_reverse() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let (mut a, mut b) = (Log("a", &log), Log("b", &log));
+        let out = Manager::new(&[&MARK, &FAIL], ENV).run_finishing::<()>(
+            Program::new("p"),
+            None,
+            &mut [&mut a, &mut b],
+            None,
+        );
+        let e = out.unwrap_err();
+        assert_eq!(e[0].notes, ["seen by a", "seen by b"]);
+        assert_eq!(
+            *log.borrow(),
+            [
+                "a before 1 mark",
+                "b before 1 mark",
+                "b after 1 p+",
+                "a after 1 p+",
+                "a before 2 fail",
+                "b before 2 fail",
+                "a failed 2 fail",
+                "b failed 2 fail"
+            ]
+        );
+    }
+
+    /// An instrument whose after-hook fails the run.
+    struct Refuse;
+    impl Instrument for Refuse {
+        fn after_pass(&mut self, step: Step<'_>) -> instrument::Hooked {
+            Err(vec![Diagnostic::error(codes::VERIFY_FAILED, Span::NONE, format!("refused {}", step.program.name))])
+        }
+    }
+
+    #[test]
+    fn an_instrument_can_fail_the_run() {
+        let e = Manager::new(&[&MARK, &MARK], ENV)
+            .run_finishing::<()>(Program::new("p"), None, &mut [&mut Refuse], None)
+            .unwrap_err();
+        assert_eq!(e[0].message, "refused p+");
     }
 
     /// A pass that claims SSAForm and TypeChecked but returns a program whose loop yields a
