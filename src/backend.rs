@@ -75,6 +75,15 @@ pub fn memory_path(from: MemorySpace, to: MemorySpace) -> Option<Vec<MemorySpace
     None
 }
 
+/// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
+pub const ALIGN: u64 = 32;
+
+/// `(x + 31) & !31`, saturating instead of wrapping on absurd sizes: where the next MemRef
+/// starts after one of `x` bytes (also what the `-O1` memory plan counts a buffer as).
+pub fn align_up(x: u64) -> u64 {
+    x.saturating_add(ALIGN - 1) & !(ALIGN - 1)
+}
+
 /// The pipe that executes `op` on `backend`; `None` when the backend has no entry for it.
 pub fn pipe(op: OpId, backend: Backend) -> Option<PipeType> {
     let def = crate::ops::def(op);

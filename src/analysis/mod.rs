@@ -5,3 +5,4 @@ pub mod effects;
 pub mod hazard;
 pub mod memref_plan;
 pub mod one_path;
+pub mod visit_order;

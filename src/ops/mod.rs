@@ -252,6 +252,17 @@ pub fn lookup(name: &str) -> Option<OpId> {
     index::by_name(name)
 }
 
+/// The block op that tensor op `op` becomes in an InCore function, if it has one (spec §2.7
+/// table; the [`OpDef::block_form`] column): what convert-tensor-to-block-ops rewrites and the
+/// IncoreBlockOps verifier looks for.
+pub fn block_form(op: OpId) -> Option<OpId> {
+    let d = OPS.get(op.0 as usize)?;
+    if d.category != Category::Tensor {
+        return None;
+    }
+    d.block_form.and_then(lookup)
+}
+
 /// The table entry of an operator.
 ///
 /// # Panics

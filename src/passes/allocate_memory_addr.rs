@@ -20,13 +20,10 @@
 use std::collections::BTreeMap;
 
 use super::{basic_memory_reuse, OptLevel, PassEnv};
-use crate::backend::capacity;
+use crate::backend::{align_up, capacity};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::visit::{for_each_var, walk_stmts};
-use crate::ir::{DataType, Expr, ExprKind, Function, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
-
-/// Start addresses are rounded up to this many bytes (not the SoC's 64/128, as observed).
-const ALIGN: u64 = 32;
+use crate::ir::visit::walk_stmts;
+use crate::ir::{DataType, Expr, ExprKind, Function, MemorySpace, Stmt, VarId, VarKind, VarTable};
 
 /// `allocate-memory-addr` on one function: lays out its on-chip MemRefs.
 pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
@@ -83,12 +80,6 @@ fn layout(f: &Function) -> Vec<Placed> {
     placed
 }
 
-/// `(x + 31) & !31`, saturating instead of wrapping on absurd sizes: where the next MemRef
-/// starts after one of `x` bytes (also what the `-O1` memory plan counts a buffer as).
-pub(crate) fn align_up(x: u64) -> u64 {
-    x.saturating_add(ALIGN - 1) & !(ALIGN - 1)
-}
-
 /// The address constant stored in a MemRef and in its `block.alloc` call (INT64, like the
 /// `-1` it replaces).
 fn address(addr: u64) -> Expr {
@@ -98,7 +89,7 @@ fn address(addr: u64) -> Expr {
 /// The distinct MemRef variables carried by tile-typed variables of `body` (§2.11 step 1).
 pub(crate) fn body_tile_memrefs(vars: &VarTable, body: &Stmt) -> Vec<VarId> {
     let mut seen = Vec::new();
-    for v in tile_vars_in_visit_order(vars, body) {
+    for v in crate::analysis::visit_order::tile_vars_in_visit_order(vars, body) {
         if let Some(m) = vars.var_type(v).memref() {
             if !seen.contains(&m) {
                 seen.push(m);
@@ -106,68 +97,6 @@ pub(crate) fn body_tile_memrefs(vars: &VarTable, body: &Stmt) -> Vec<VarId> {
         }
     }
     seen
-}
-
-/// The distinct tile-typed variables with a MemRef that `body` mentions, in the reference
-/// visitor's order: statements in order; an assignment's target before its value; a loop's
-/// loop var, range, iter args (each followed by its init value), body, then return vars; an
-/// if's condition, branches, then return vars. Parameters appear only where the body uses them.
-pub(crate) fn tile_vars_in_visit_order(vars: &VarTable, body: &Stmt) -> Vec<VarId> {
-    let mut order = Vec::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    visit_vars(vars, body, &mut |v| {
-        if matches!(vars.var_type(v), Type::Tile(t) if t.memref.is_some()) && seen.insert(v) {
-            order.push(v);
-        }
-    });
-    order
-}
-
-/// Calls `f` on every variable mentioned by `s`, in the order of [`tile_vars_in_visit_order`].
-fn visit_vars(vars: &VarTable, s: &Stmt, f: &mut impl FnMut(VarId)) {
-    let exprs = |e: &Expr, f: &mut dyn FnMut(VarId)| for_each_var(e, &mut |v| f(v));
-    let iter_args = |args: &[VarId], f: &mut dyn FnMut(VarId)| {
-        for &a in args {
-            f(a);
-            if let VarKind::IterArg { init } = &vars.var(a).kind {
-                exprs(init, f);
-            }
-        }
-    };
-    match s {
-        Stmt::Assign { var, value, .. } => {
-            f(*var);
-            exprs(value, f);
-        }
-        Stmt::If { cond, then_body, else_body, return_vars, .. } => {
-            exprs(cond, f);
-            visit_vars(vars, then_body, f);
-            if let Some(e) = else_body {
-                visit_vars(vars, e, f);
-            }
-            return_vars.iter().for_each(|&v| f(v));
-        }
-        Stmt::For { loop_var, start, stop, step, iter_args: args, body, return_vars, .. } => {
-            f(*loop_var);
-            for e in [start, stop, step] {
-                exprs(e, f);
-            }
-            iter_args(args, f);
-            visit_vars(vars, body, f);
-            return_vars.iter().for_each(|&v| f(v));
-        }
-        Stmt::While { cond, iter_args: args, body, return_vars, .. } => {
-            iter_args(args, f);
-            exprs(cond, f);
-            visit_vars(vars, body, f);
-            return_vars.iter().for_each(|&v| f(v));
-        }
-        Stmt::Yield { values, .. } | Stmt::Return { values, .. } => values.iter().for_each(|e| exprs(e, f)),
-        Stmt::Eval { expr, .. } => exprs(expr, f),
-        Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().for_each(|c| visit_vars(vars, c, f)),
-        Stmt::Scope { body, .. } => visit_vars(vars, body, f),
-        Stmt::Break { .. } | Stmt::Continue { .. } => {}
-    }
 }
 
 /// Sets the address argument (index 1) of each `m = block.alloc(space, addr, size, id)` whose

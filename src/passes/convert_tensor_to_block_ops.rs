@@ -3,7 +3,7 @@
 //! stored into new `Out` parameters that the callers allocate with `tensor.create`.
 //!
 //! The tensor→block table is the operator table's [`OpDef::block_form`] column, shared with the
-//! IncoreBlockOps verifier ([`block_form`]).
+//! IncoreBlockOps verifier ([`ops::block_form`]).
 //!
 //! ptoc extends the reference in four ways, none of which changes a program the reference's
 //! tests convert: an InCore function with no tensor op to convert is left as it is (the
@@ -31,16 +31,7 @@ use crate::ir::{
     Call, Callee, DataType, Expr, ExprKind, Function, FunctionType, KwValue, MemorySpace, OpId, Param, ParamDirection,
     Program, Stmt, Type, VarId, VarKind, VarTable,
 };
-use crate::ops::{self, Category};
-
-/// The block op that tensor op `op` becomes in an InCore function, if it has one (§2.7 table).
-pub fn block_form(op: OpId) -> Option<OpId> {
-    let def = ops::OPS.get(op.0 as usize)?;
-    if def.category != Category::Tensor {
-        return None;
-    }
-    def.block_form.and_then(ops::lookup)
-}
+use crate::ops::{self, block_form};
 
 /// The pass entry point (registered as `convert-tensor-to-block-ops`).
 pub fn run(prog: Program, _env: &PassEnv) -> Result<Program, Vec<Diagnostic>> {
@@ -606,6 +597,7 @@ impl<'p, 'g> Rewriter<'p, 'g> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Category;
 
     #[test]
     fn conversion_table_names_block_ops() {

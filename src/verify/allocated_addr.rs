@@ -4,10 +4,10 @@
 //! the SoC, so the check needs no backend choice).
 
 use super::{Property, VerifyDiagnostic};
+use crate::analysis::visit_order::tile_vars_in_visit_order;
 use crate::backend::capacity;
 use crate::ir::visit::{child_stmts, defined_vars, for_each_var, stmt_exprs};
 use crate::ir::{Function, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
-use crate::passes::allocate_memory_addr::tile_vars_in_visit_order;
 
 /// Per function: code 0 for each distinct non-DDR MemRef (first met through a tile variable of
 /// the body, in visitor order) whose address is not an integer constant ≥ 0, at that variable;

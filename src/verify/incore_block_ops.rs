@@ -1,11 +1,11 @@
 //! IncoreBlockOps (spec `passes-and-codegen.md` §1.3), the property ConvertTensorToBlockOps
 //! produces: an InCore function calls no tensor op that has a block form. "Has a block form" is
-//! the pass's own table ([`block_form`]), so the verifier and the pass cannot disagree.
+//! the operator table's column ([`block_form`]), so the verifier and the pass cannot disagree.
 
 use super::{Property, VerifyDiagnostic};
 use crate::ir::visit::walk_stmts;
 use crate::ir::{Callee, Function, FunctionType, Stmt};
-use crate::passes::convert_tensor_to_block_ops::block_form;
+use crate::ops::block_form;
 
 /// Code 0 for every assignment or evaluation in an InCore function whose value is a call of a
 /// convertible tensor op (calls nested inside other expressions are not looked at, as in the

@@ -16,8 +16,8 @@ use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::allocate_memory_addr::align_up;
 use super::{Carried, OptLevel, PassEnv};
+use crate::backend::align_up;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{for_each_var, walk_defined_vars};
 use crate::ir::{
