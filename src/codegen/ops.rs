@@ -34,10 +34,10 @@ use std::rc::Rc;
 use super::ctype::{Placed, TileCType};
 use super::kernel::{unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{
-    Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId,
-};
+use crate::ir::{Call, Callee, DataType, Expr, ExprKind, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId};
 use crate::ops::cce::{CceEmit, BINARY_SCALAR};
+use crate::ops::kwargs;
+use crate::ops::modes::{CmpMode, RoundMode};
 use crate::text::cat;
 
 /// The pto-isa function names an emitter form uses (reserved by the namer).
@@ -60,9 +60,6 @@ pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
 
 /// Instructions the lowering adds to an op's own (reserved by the namer).
 pub const HELPER_INSTRUCTIONS: &[&str] = &["TCVT", "TROWEXPAND", "TCOLEXPAND", "TEXPANDS", "TSELS", "PadValue"];
-
-const ROUND_MODES: [&str; 7] = ["NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"];
-const CMP_MODES: [&str; 6] = ["EQ", "NE", "LT", "LE", "GT", "GE"];
 
 /// Emits the call `c`, assigned to `target` (an `EvalStmt` has none).
 pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) -> Result<(), Diagnostic> {
@@ -163,21 +160,15 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Cast => {
             arity(1, &|| "Unary op requires 1 argument".to_string())?;
-            let mode = kw_int(c, "mode").unwrap_or(2);
-            let m = usize::try_from(mode)
-                .ok()
-                .and_then(|m| ROUND_MODES.get(m))
-                .ok_or_else(|| unsupported(span, &format!("Cast round mode must be in range [0, 6], got {mode}")))?;
+            let m = kwargs::round_mode(c)
+                .map(RoundMode::isa_name)
+                .ok_or_else(|| unsupported(span, "Cast round mode must be in range [0, 6]"))?;
             elementwise(k, target, name, "TCVT", args, None, &format!(", RoundMode::CAST_{m}"), false, span)?;
         }
         CceEmit::Cmp { instr } => {
             arity(2, &|| format!("{name} requires 2 arguments"))?;
-            let t = kw_int(c, "cmp_type").unwrap_or(0);
-            let m = usize::try_from(t).ok().and_then(|m| CMP_MODES.get(m)).ok_or_else(|| {
-                unsupported(
-                    span,
-                    &format!("{name}: cmp_type must be in range [0, 5] (EQ, NE, LT, LE, GT, GE), got {t}"),
-                )
+            let m = kwargs::cmp_mode(c).map(CmpMode::isa_name).ok_or_else(|| {
+                unsupported(span, &format!("{name}: cmp_type must be one of {}", CmpMode::range_text()))
             })?;
             compare(k, target, name, instr, args, m, span)?;
         }
@@ -559,7 +550,7 @@ fn prepare(
             });
             let ct = TileCType::new(d.ct.dtype, t.ct.rows, t.ct.cols, layout, None, span)?;
             let s = k.scratch(ct, (t.ct.rows, t.ct.cols), "cvt", span)?;
-            pre.push(format!("TCVT({}, {}, RoundMode::CAST_RINT);", s.name, t.name));
+            pre.push(format!("TCVT({}, {}, RoundMode::CAST_{});", s.name, t.name, RoundMode::Rint.isa_name()));
             t = s;
         }
         if (t.ct.rows, t.ct.cols) != (d.ct.rows, d.ct.cols) {
@@ -749,7 +740,7 @@ fn reduce(
             k.line("pipe_barrier(PIPE_V);");
             k.linef(format_args!("{col}({}, {});", acc.name, x.name));
             k.line("pipe_barrier(PIPE_V);");
-            k.linef(format_args!("TCVT({}, {}, RoundMode::CAST_RINT);", d.name, acc.name));
+            k.linef(format_args!("TCVT({}, {}, RoundMode::CAST_{});", d.name, acc.name, RoundMode::Rint.isa_name()));
             return Ok(());
         }
         k.linef(format_args!("{col}({}, {});", d.name, x.name));
@@ -802,31 +793,16 @@ fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str
     Ok((g.clone(), format!("TASSIGN({g}, {ptr} + ({}));", terms.join(" + "))))
 }
 
-fn kw<'c>(c: &'c Call, key: &str) -> Option<&'c KwValue> {
-    c.kwargs.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-}
-
 fn kw_int(c: &Call, key: &str) -> Option<i64> {
-    match kw(c, key)? {
-        KwValue::Int(i) => Some(*i),
-        _ => None,
-    }
+    kwargs::int(c, key)
 }
 
 fn kw_bool(c: &Call, key: &str) -> Option<bool> {
-    match kw(c, key)? {
-        KwValue::Bool(b) => Some(*b),
-        KwValue::Int(i) => Some(*i != 0),
-        _ => None,
-    }
+    kwargs::bool(c, key)
 }
 
 fn kw_space(c: &Call, key: &str) -> Option<MemorySpace> {
-    match kw(c, key)? {
-        KwValue::Space(s) => Some(*s),
-        KwValue::Int(i) => MemorySpace::from_index(*i),
-        _ => None,
-    }
+    kwargs::space(c, key)
 }
 
 /// The memory space of a tile operand's MemRef.

@@ -78,6 +78,7 @@ fn kw_value(kind: KwKind, default: Option<KwDefault>, required: bool) -> String 
                 KwKind::DType => "dtype",
                 KwKind::Space(_) => "memory space",
                 KwKind::Mode => "rounding mode",
+                KwKind::Cmp => "comparison",
                 KwKind::Pipe => "pipe",
             };
             if required {

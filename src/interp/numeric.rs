@@ -71,59 +71,6 @@ pub fn int_range(d: DataType) -> (i128, i128) {
     }
 }
 
-/// Rounding modes of `cast` (kwarg `mode`, codes 0…6 as in pto-isa's `RoundMode`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RoundMode {
-    None,
-    Rint,
-    Round,
-    Floor,
-    Ceil,
-    Trunc,
-    Odd,
-}
-
-impl RoundMode {
-    pub fn from_code(c: i64) -> Option<RoundMode> {
-        use RoundMode::*;
-        Some(match c {
-            0 => None,
-            1 => Rint,
-            2 => Round,
-            3 => Floor,
-            4 => Ceil,
-            5 => Trunc,
-            6 => Odd,
-            _ => return Option::None,
-        })
-    }
-
-    /// Rounds to an integral value the way pto-isa's CPU simulator does before a float → integer
-    /// conversion (`applyRoundingToIntegral` in its TCvt): `None` leaves the value as it is,
-    /// so the conversion then truncates; `Odd` rounds ties to the odd neighbour.
-    pub fn to_integral(self, v: f64) -> f64 {
-        match self {
-            RoundMode::None => v,
-            RoundMode::Rint => v.round_ties_even(),
-            RoundMode::Round => v.round(),
-            RoundMode::Floor => v.floor(),
-            RoundMode::Ceil => v.ceil(),
-            RoundMode::Trunc => v.trunc(),
-            RoundMode::Odd => {
-                let f = v.floor();
-                let frac = v - f;
-                // Nearest; a tie goes to the odd neighbour.
-                let odd_floor = (f as i64) & 1 != 0;
-                if frac > 0.5 || (frac == 0.5 && !odd_floor) {
-                    f + 1.0
-                } else {
-                    f
-                }
-            }
-        }
-    }
-}
-
 /// Float → integer dtype: the C++ conversion truncates toward zero; a value outside the
 /// target's range (undefined behaviour in C++) saturates here, NaN becomes 0.
 pub fn float_to_int(d: DataType, v: f64) -> i128 {
@@ -171,7 +118,7 @@ mod tests {
 
     #[test]
     fn round_modes() {
-        use RoundMode::*;
+        use crate::ops::modes::RoundMode::{self, *};
         let cases: [(RoundMode, [f64; 4]); 7] = [
             (None, [2.5, -2.5, 1.7, -1.7]),
             (Rint, [2.0, -2.0, 2.0, -2.0]),

@@ -4,11 +4,12 @@
 
 use super::err;
 use super::numeric::check_dtype;
-use super::numeric::{float_to_int, is_float, round_float, wrap_int, RoundMode};
+use super::numeric::{float_to_int, is_float, round_float, wrap_int};
 use super::value::{element_count, next_index, strides_of, Array, Num, Scalar, Tensor, Value};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, DataType, Expr, KwValue, OpId, Type};
 use crate::ops::id;
+use crate::ops::modes::{CmpMode, RoundMode};
 
 /// Operators of the table that the interpreter refuses, with the reason (shown in the error).
 pub const NOT_EXECUTED: &[(OpId, &str)] = &[
@@ -155,24 +156,13 @@ fn arith(op: Bin, out: DataType, a: Num, b: Num) -> Result<Num, String> {
     }))
 }
 
-/// A comparison (cmp_type 0…5: EQ NE LT LE GT GE) as 1 / 0.
-fn compare(cmp: i64, a: Num, b: Num) -> Result<Num, String> {
+/// A comparison as 1 / 0.
+fn compare(cmp: CmpMode, a: Num, b: Num) -> Num {
     let ord = match (a, b) {
         (Num::I(x), Num::I(y)) => Some(x.cmp(&y)),
         _ => a.as_f64().partial_cmp(&b.as_f64()),
     };
-    let r = match (cmp, ord) {
-        (1, None) => true,
-        (0..=5, None) => false,
-        (0, Some(o)) => o.is_eq(),
-        (1, Some(o)) => o.is_ne(),
-        (2, Some(o)) => o.is_lt(),
-        (3, Some(o)) => o.is_le(),
-        (4, Some(o)) => o.is_gt(),
-        (5, Some(o)) => o.is_ge(),
-        _ => return Err(format!("cmp_type {cmp} is not one of 0 (EQ) … 5 (GE)")),
-    };
-    Ok(Num::I(i128::from(r)))
+    Num::I(i128::from(cmp.holds(ord)))
 }
 
 /// A unary element operation computed for result dtype `out`.
@@ -523,22 +513,21 @@ impl Cx<'_> {
         element_count(&dims).map_err(|m| self.fail(codes::RUN_ERROR, i, m))?;
         Ok(dims)
     }
-    fn kw(&self, name: &str) -> Option<&KwValue> {
-        self.call.kwargs.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    /// The call's kwarg, or the operator table's default for it.
+    fn kw(&self, name: &str) -> Option<KwValue> {
+        crate::ops::kwargs::kwarg(self.call, name)
     }
-    fn kw_int(&self, name: &str, default: i64) -> i64 {
+    /// An int kwarg (a bool counts as 0 / 1), else the table default, else `fallback` for a
+    /// kwarg the table gives no default (the type checker made sure a required one is there).
+    fn kw_int(&self, name: &str, fallback: i64) -> i64 {
         match self.kw(name) {
-            Some(KwValue::Int(v)) => *v,
-            Some(KwValue::Bool(b)) => i64::from(*b),
-            _ => default,
+            Some(KwValue::Int(v)) => v,
+            Some(KwValue::Bool(b)) => i64::from(b),
+            _ => fallback,
         }
     }
-    fn kw_bool(&self, name: &str, default: bool) -> bool {
-        match self.kw(name) {
-            Some(KwValue::Bool(b)) => *b,
-            Some(KwValue::Int(v)) => *v != 0,
-            _ => default,
-        }
+    fn kw_bool(&self, name: &str, fallback: bool) -> bool {
+        crate::ops::kwargs::bool(self.call, name).unwrap_or(fallback)
     }
     /// The result dtype the type rules gave the call (else `fallback`).
     fn out(&self, fallback: DataType) -> DataType {
@@ -800,17 +789,18 @@ impl Cx<'_> {
             id::CAST | id::TENSOR_CAST => {
                 let a = self.arr(0)?;
                 let to = self.out(a.dtype());
-                let code = self.kw_int("mode", 2);
-                let mode = RoundMode::from_code(code).ok_or_else(|| {
-                    err(codes::RUN_UNSUPPORTED, self.e.span, format!("{}: unknown rounding mode {code}", self.name))
+                let mode = crate::ops::kwargs::round_mode(self.call).ok_or_else(|| {
+                    err(codes::RUN_UNSUPPORTED, self.e.span, format!("{}: unknown rounding mode", self.name))
                 })?;
                 let from = a.dtype();
                 self.elementwise(&[&a], to, |v| Ok(cast(v[0], from, to, mode)))
             }
             id::CMP | id::CMPS => {
                 let (a, b) = (self.arr(0)?, self.arr(1)?);
-                let c = self.kw_int("cmp_type", 0);
-                self.elementwise(&[&a, &b], self.out(a.dtype()), |v| compare(c, v[0], v[1]))
+                let c = crate::ops::kwargs::cmp_mode(self.call).ok_or_else(|| {
+                    err(codes::RUN_UNSUPPORTED, self.e.span, format!("{}: unknown comparison", self.name))
+                })?;
+                self.elementwise(&[&a, &b], self.out(a.dtype()), |v| Ok(compare(c, v[0], v[1])))
             }
             id::SEL => {
                 let (m, l, r) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);

@@ -1,9 +1,10 @@
 //! Scalar expressions (`Binary`/`Unary` nodes) with the IR's dtype rules: the node's dtype is
 //! the result dtype; integers wrap at its width, floats are rounded to it after the operation.
 
-use super::numeric::{is_float, RoundMode};
+use super::numeric::is_float;
 use super::value::{Num, Scalar};
 use crate::ir::{BinOp, DataType, UnOp};
+use crate::ops::modes::RoundMode;
 
 /// Evaluates `x op y` with result dtype `d` (BOOL for comparisons and logical operators).
 pub fn binary(op: BinOp, d: DataType, x: Scalar, y: Scalar) -> Result<Scalar, String> {

@@ -228,10 +228,7 @@ impl<'a> Cx<'a> {
     /// The kwarg's value, or its constructor default when the call leaves it out (calls in
     /// the printed spelling are kept as written, so they may lack defaulted kwargs).
     pub(super) fn kw(&self, name: &str) -> Option<KwValue> {
-        match self.kwargs.iter().find(|(k, _)| *k == name) {
-            Some((_, v)) => Some(v.clone()),
-            None => self.def.kwarg(name).and_then(|s| s.default).map(|d| d.value()),
-        }
+        super::kwargs::value_or_default(self.def, self.kwargs, name)
     }
     pub(super) fn kw_int(&self, name: &str) -> Option<i64> {
         match self.kw(name) {

@@ -1,7 +1,8 @@
 //! Kwarg value kinds: checking a [`KwValue`] against a [`KwKind`] and converting the forms the
 //! reference accepts (a dtype code for a DataType, a mode name for `mode`) to the stored form.
 
-use super::table::{KwKind, ROUND_MODES};
+use super::modes::{CmpMode, RoundMode};
+use super::table::KwKind;
 use crate::ir::{DataType, Expr, ExprKind, KwValue, PipeType, UnOp};
 
 /// Converts `v` to the stored form of `kind`, or `None` when it is not of that kind.
@@ -17,10 +18,9 @@ pub(crate) fn coerce(kind: KwKind, v: KwValue) -> Option<KwValue> {
         (KwKind::Space(allowed), KwValue::Space(s)) if allowed.is_empty() || allowed.contains(&s) => {
             Some(KwValue::Space(s))
         }
-        (KwKind::Mode, KwValue::Int(m)) if (0..ROUND_MODES.len() as i64).contains(&m) => Some(KwValue::Int(m)),
-        (KwKind::Mode, KwValue::Str(name)) => {
-            ROUND_MODES.iter().position(|n| *n == name).map(|i| KwValue::Int(i as i64))
-        }
+        (KwKind::Mode, KwValue::Int(m)) if RoundMode::from_code(m).is_some() => Some(KwValue::Int(m)),
+        (KwKind::Mode, KwValue::Str(name)) => RoundMode::from_name(&name).map(|m| KwValue::Int(m.code())),
+        (KwKind::Cmp, KwValue::Int(c)) if CmpMode::from_code(c).is_some() => Some(KwValue::Int(c)),
         (KwKind::Pipe, KwValue::Int(p)) if PipeType::from_index(p).is_some() => Some(KwValue::Int(p)),
         (KwKind::Pipe, KwValue::Str(name)) => PipeType::from_name(&name).map(|p| KwValue::Int(p.index() as i64)),
         _ => None,
@@ -50,7 +50,11 @@ pub(crate) fn expected(kind: KwKind) -> String {
             let names: Vec<String> = allowed.iter().map(|s| format!("pl.MemorySpace.{}", s.name())).collect();
             format!("one of {}", names.join(", "))
         }
-        KwKind::Mode => format!("a rounding mode (0..6 or one of '{}')", ROUND_MODES.join("', '")),
+        KwKind::Mode => {
+            let names: Vec<&str> = RoundMode::ALL.iter().map(|m| m.name()).collect();
+            format!("a rounding mode (0..6 or one of '{}')", names.join("', '"))
+        }
+        KwKind::Cmp => format!("a comparison ({})", CmpMode::range_text()),
         KwKind::Pipe => "a pipe (pl.PipeType.X)".into(),
     }
 }

@@ -339,14 +339,17 @@ pub enum KwKind {
     DType,
     /// A MemorySpace, restricted to the listed members when the list is non-empty.
     Space(&'static [MemorySpace]),
-    /// Cast rounding mode: an int 0..=6 or one of [`ROUND_MODES`], stored as int.
+    /// Cast rounding mode: an int 0..=6 or the name of a [`RoundMode`], stored as int.
+    ///
+    /// [`RoundMode`]: super::modes::RoundMode
     Mode,
+    /// A comparison of `cmp`/`cmps`: an int 0..=5 ([`CmpMode`]).
+    ///
+    /// [`CmpMode`]: super::modes::CmpMode
+    Cmp,
     /// A PipeType, stored as its int code.
     Pipe,
 }
-
-/// Rounding-mode names of `cast` in code order (0…6).
-pub const ROUND_MODES: &[&str] = &["none", "rint", "round", "floor", "ceil", "trunc", "odd"];
 
 /// A constructor default.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -634,7 +637,7 @@ const ROW_REDUCE: &[Param] = &[
 const ROW_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("row_vec", Expect::Tile)];
 const COL_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("col_vec", Expect::Tile)];
 const CAST_KW: &[KwSpec] = &[req("target_type", KwKind::DType), opt("mode", KwKind::Mode).default(KwDefault::Int(2))];
-const CMP_KW: &[KwSpec] = &[req("cmp_type", KwKind::Int).default(KwDefault::Int(0))];
+const CMP_KW: &[KwSpec] = &[req("cmp_type", KwKind::Cmp).default(KwDefault::Int(0))];
 const TENSOR_ROW_REDUCE: &[Param] = &[arg("input", Expect::Tensor), kw("axis"), kw("keep_dim")];
 const TENSOR_ROW_REDUCE_KW: &[KwSpec] = &[opt("axis", KwKind::Int), opt("keep_dim", KwKind::Bool)];
 const SYNC: &[Param] = &[kw("set_pipe"), kw("wait_pipe"), kw("event_id")];

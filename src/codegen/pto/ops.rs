@@ -5,26 +5,16 @@ use super::func::{FnGen, Res};
 use super::tensors::Root;
 use super::types;
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Call, Callee, Expr, ExprKind, KwValue, Type, VarId, VarKind};
+use crate::ir::{Call, Callee, Expr, ExprKind, Type, VarId, VarKind};
+use crate::ops::kwargs;
+use crate::ops::modes::{CmpMode, RoundMode};
 use crate::ops::pto::PtoEmit;
 
 /// Where an op writes: the target's buffer value and type (§7.1).
 pub type Target = Option<(String, String)>;
 
-/// Comparison modes of `block.cmp`/`cmps` by `cmp_type` code.
-const CMP_MODES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
-/// Rounding modes of `block.cast` by `mode` code.
-const ROUND_MODES: &[&str] = &["NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "CAST_RINT"];
-
 fn check(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(codes::OP_CHECK, span, msg)
-}
-
-fn int_kwarg(c: &Call, name: &str) -> Option<i64> {
-    c.kwargs.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
-        KwValue::Int(i) => Some(*i),
-        _ => None,
-    })
 }
 
 impl FnGen<'_> {
@@ -41,15 +31,13 @@ impl FnGen<'_> {
         match emit {
             PtoEmit::Generic { instr, arity } => self.generic(c, span, instr, arity, None, target),
             PtoEmit::Cmp { instr } => {
-                let mode = int_kwarg(c, "cmp_type").unwrap_or(0);
-                let m = usize::try_from(mode).ok().and_then(|m| CMP_MODES.get(m));
-                let m = m.ok_or_else(|| check(span, format!("Tile cmp mode out of range: {mode}")))?;
+                let m = kwargs::cmp_mode(c).map(CmpMode::mlir_name);
+                let m = m.ok_or_else(|| check(span, "Tile cmp mode out of range"))?;
                 self.generic(c, span, instr, 2, Some(format!("{{cmpMode = #pto<cmp {m}>}}")), target)
             }
             PtoEmit::Cast => {
-                let mode = int_kwarg(c, "mode").unwrap_or(2);
-                let m = usize::try_from(mode).ok().and_then(|m| ROUND_MODES.get(m));
-                let m = m.ok_or_else(|| check(span, format!("Round mode out of range: {mode}")))?;
+                let m = kwargs::round_mode(c).map(RoundMode::isa_name);
+                let m = m.ok_or_else(|| check(span, "Round mode out of range"))?;
                 self.generic(c, span, "pto.tcvt", 1, Some(format!("{{rmode = #pto<round_mode {m}>}}")), target)
             }
             PtoEmit::Full => {

@@ -1,0 +1,60 @@
+//! Reading an operator call's kwargs: the value written in the call, or else the default the
+//! operator table gives it (calls in the printed spelling are kept as written, so they may
+//! lack defaulted kwargs). The interpreter, both backends and the type deduction read kwargs
+//! through here, so a default is written once, in the table.
+
+use super::modes::{CmpMode, RoundMode};
+use super::table::OpDef;
+use crate::ir::{Call, KwValue, MemorySpace};
+
+/// The value of kwarg `name` among `kwargs` of a call of `def`, or its table default.
+pub fn value_or_default(def: &OpDef, kwargs: &[(&str, KwValue)], name: &str) -> Option<KwValue> {
+    match kwargs.iter().find(|(k, _)| *k == name) {
+        Some((_, v)) => Some(v.clone()),
+        None => def.kwarg(name).and_then(|s| s.default).map(|d| d.value()),
+    }
+}
+
+/// The value of kwarg `name` of `call`: as written, or the table default of the operator it
+/// calls (a function call has no defaults).
+pub fn kwarg(call: &Call, name: &str) -> Option<KwValue> {
+    match call.callee.op() {
+        Some(op) => value_or_default(super::def(op), &call.kwargs, name),
+        None => call.kwargs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone()),
+    }
+}
+
+pub fn int(call: &Call, name: &str) -> Option<i64> {
+    match kwarg(call, name)? {
+        KwValue::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// A bool kwarg; an int stands for a bool as in Python (`0` is false).
+pub fn bool(call: &Call, name: &str) -> Option<bool> {
+    match kwarg(call, name)? {
+        KwValue::Bool(b) => Some(b),
+        KwValue::Int(i) => Some(i != 0),
+        _ => None,
+    }
+}
+
+/// A memory-space kwarg; an int stands for the space of that index.
+pub fn space(call: &Call, name: &str) -> Option<MemorySpace> {
+    match kwarg(call, name)? {
+        KwValue::Space(s) => Some(s),
+        KwValue::Int(i) => MemorySpace::from_index(i),
+        _ => None,
+    }
+}
+
+/// `cast`'s rounding mode (kwarg `mode`).
+pub fn round_mode(call: &Call) -> Option<RoundMode> {
+    int(call, "mode").and_then(RoundMode::from_code)
+}
+
+/// `cmp`/`cmps`'s comparison (kwarg `cmp_type`).
+pub fn cmp_mode(call: &Call) -> Option<CmpMode> {
+    int(call, "cmp_type").and_then(CmpMode::from_code)
+}
