@@ -35,7 +35,7 @@ use super::ctype::{Placed, TileCType};
 use super::kernel::{unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{Call, Callee, DataType, Expr, ExprKind, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId};
-use crate::ops::cce::{CceEmit, BINARY_SCALAR};
+use crate::ops::cce::{CceEmit, Family};
 use crate::ops::kwargs;
 use crate::ops::modes::{CmpMode, RoundMode};
 use crate::text::cat;
@@ -81,7 +81,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             Err(unsupported(span, &msg()))
         }
     };
-    let family_arity = |n: usize, family: &str| {
+    let family_arity = |n: usize, family: Family| {
+        let family = family.message_name();
         arity(n, &|| format!("{family} requires {n} argument{}", if n == 1 { "" } else { "s" }))
     };
     match form {
@@ -92,7 +93,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Elementwise { instr, arity: n, family } => {
             family_arity(n, family)?;
-            let scalar = (family == BINARY_SCALAR).then_some(1);
+            let scalar = (family == Family::BinaryScalar).then_some(1);
             elementwise(k, target, name, instr, args, scalar, "", true, span)?;
         }
         CceEmit::DstArg { instr, arg } => {
@@ -174,7 +175,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Reduce { col, row } => reduce(k, target, name, c, col, row, span)?,
         CceEmit::RowReduce { instr } => {
-            family_arity(2, crate::ops::cce::BINARY)?;
+            family_arity(2, Family::Binary)?;
             let var = dst_var(k, target, name, span)?;
             let d = k.tile_var(var, span)?;
             let d = as_column(k, &d);
@@ -182,7 +183,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             k.linef(format_args!("{instr}({}, {}, {});", d.name, x.name, tmp.name));
         }
         CceEmit::RowExpand { instr, arity: n } | CceEmit::ColExpand { instr, arity: n } => {
-            family_arity(n, crate::ops::cce::BINARY)?;
+            family_arity(n, Family::Binary)?;
             let var = dst_var(k, target, name, span)?;
             let d = k.tile_var(var, span)?;
             let mut names = vec![d.name.clone()];

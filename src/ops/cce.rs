@@ -9,13 +9,13 @@
 pub enum CceEmit {
     /// `INSTR(d, a0, …, a{n-1});` with every argument, in order. `arity` is checked; the
     /// error names `family` (`Binary elementwise op requires 2 arguments`).
-    Dst { instr: &'static str, arity: usize, family: &'static str },
-    /// An element-wise `INSTR(d, a0, …);` (`family` [`BINARY`], [`BINARY_SCALAR`] with the
-    /// scalar second, or [`UNARY`]). pto-isa wants every tile operand of the result's dtype and
+    Dst { instr: &'static str, arity: usize, family: Family },
+    /// An element-wise `INSTR(d, a0, …);` (`family` [`Family::Binary`], [`Family::BinaryScalar`]
+    /// with the scalar second, or [`Family::Unary`]). pto-isa wants every tile operand of the result's dtype and
     /// shape, row-major: an operand of another dtype is first converted (`TCVT` into a scratch
     /// tile), one that broadcasts is first expanded (`TROWEXPAND`/`TCOLEXPAND` into a scratch
     /// tile), and column-major tiles (`[N, 1]`) are seen as the rows they are in memory.
-    Elementwise { instr: &'static str, arity: usize, family: &'static str },
+    Elementwise { instr: &'static str, arity: usize, family: Family },
     /// `INSTR(d, a_arg);`: the other arguments only describe the result's shape.
     DstArg { instr: &'static str, arg: usize },
     /// `TASSIGN(G, p + (offset)); TLOAD(d, G);`.
@@ -149,11 +149,29 @@ impl CceEmit {
     }
 }
 
-/// The arity-message families (§4.7 "Arity checks").
-pub const BINARY: &str = "Binary elementwise op";
-pub const BINARY_SCALAR: &str = "Binary scalar op";
-pub const UNARY: &str = "Unary op";
-pub const TERNARY: &str = "Ternary op";
+/// The operand shape of an element-wise emit, which also names the op in arity messages
+/// (§4.7 "Arity checks").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Unary,
+    /// Two tiles.
+    Binary,
+    /// A tile and a scalar, second.
+    BinaryScalar,
+    Ternary,
+}
+
+impl Family {
+    /// How an arity message names the op (`Binary elementwise op requires 2 arguments`).
+    pub fn message_name(self) -> &'static str {
+        match self {
+            Family::Unary => "Unary op",
+            Family::Binary => "Binary elementwise op",
+            Family::BinaryScalar => "Binary scalar op",
+            Family::Ternary => "Ternary op",
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 //! the constructor default that the reference inserts) and which result-type rule applies.
 //! Later stages add their own columns (pipe per backend, C++ emitter) to [`OpDef`].
 
-use super::cce::{CceEmit, BINARY, BINARY_SCALAR, TERNARY, UNARY};
+use super::cce::{CceEmit, Family};
 use super::names;
 use super::pto::PtoEmit;
 use crate::ir::{DataType, MemorySpace, OpId, PipeType};
@@ -582,10 +582,10 @@ impl OpDef {
         OpDef { pto: Some(emit), ..self }
     }
 }
-const fn dst(instr: &'static str, arity: usize, family: &'static str) -> CceEmit {
+const fn dst(instr: &'static str, arity: usize, family: Family) -> CceEmit {
     CceEmit::Dst { instr, arity, family }
 }
-const fn ew(instr: &'static str, arity: usize, family: &'static str) -> CceEmit {
+const fn ew(instr: &'static str, arity: usize, family: Family) -> CceEmit {
     CceEmit::Elementwise { instr, arity, family }
 }
 const fn dst_arg(instr: &'static str, arg: usize) -> CceEmit {
@@ -791,22 +791,22 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tfillpad", 1)),
     // element-wise tile ⊕ tile
     block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds")
-        .cce(ew("TADD", 2, BINARY))
+        .cce(ew("TADD", 2, Family::Binary))
         .pto(pto("pto.tadd", 2)),
     block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs")
-        .cce(ew("TSUB", 2, BINARY))
+        .cce(ew("TSUB", 2, Family::Binary))
         .pto(pto("pto.tsub", 2)),
     block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls")
-        .cce(ew("TMUL", 2, BINARY))
+        .cce(ew("TMUL", 2, Family::Binary))
         .pto(pto("pto.tmul", 2)),
     block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs")
-        .cce(ew("TDIV", 2, BINARY))
+        .cce(ew("TDIV", 2, Family::Binary))
         .pto(pto("pto.tdiv", 2)),
     block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TMAX", 2, BINARY))
+        .cce(ew("TMAX", 2, Family::Binary))
         .pto(pto("pto.tmax", 2)),
     block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"])
-        .cce(ew("TMIN", 2, BINARY))
+        .cce(ew("TMIN", 2, Family::Binary))
         .pto(pto("pto.tmin", 2)),
     block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V))
         .pto(pto("pto.trem", 2)),
@@ -820,27 +820,27 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tshr", 2)),
     // tile ⊕ scalar
     block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"])
-        .cce(ew("TADDS", 2, BINARY_SCALAR))
+        .cce(ew("TADDS", 2, Family::BinaryScalar))
         .pto(pto("pto.tadds", 2)),
     block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"])
-        .cce(ew("TSUBS", 2, BINARY_SCALAR))
+        .cce(ew("TSUBS", 2, Family::BinaryScalar))
         .pto(pto("pto.tsubs", 2)),
     block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"])
-        .cce(ew("TMULS", 2, BINARY_SCALAR))
+        .cce(ew("TMULS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmuls", 2)),
     block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"])
-        .cce(ew("TDIVS", 2, BINARY_SCALAR))
+        .cce(ew("TDIVS", 2, Family::BinaryScalar))
         .pto(pto("pto.tdivs", 2)),
     block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
         .pto(pto("pto.trems", 2)),
     block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TMAXS", 2, BINARY_SCALAR))
+        .cce(ew("TMAXS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmaxs", 2)),
     block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TMINS", 2, BINARY_SCALAR))
+        .cce(ew("TMINS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmins", 2)),
     block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TLRELU", 2, BINARY_SCALAR))
+        .cce(ew("TLRELU", 2, Family::BinaryScalar))
         .pto(pto("pto.tlrelu", 2)),
     block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tshls", 2)),
@@ -858,16 +858,16 @@ pub static OPS: &[OpDef] = &[
     block(names::PRELU, &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tprelu", 2)),
     block(names::ADDC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TADDC", 3, TERNARY))
+        .cce(ew("TADDC", 3, Family::Ternary))
         .pto(pto("pto.taddc", 3)),
     block(names::SUBC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TSUBC", 3, TERNARY))
+        .cce(ew("TSUBC", 3, Family::Ternary))
         .pto(pto("pto.tsubc", 3)),
     block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TADDSC", 3, BINARY_SCALAR))
+        .cce(ew("TADDSC", 3, Family::BinaryScalar))
         .pto(pto("pto.taddsc", 3)),
     block(names::SUBSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TSUBSC", 3, BINARY_SCALAR))
+        .cce(ew("TSUBSC", 3, Family::BinaryScalar))
         .pto(pto("pto.tsubsc", 3)),
     block(names::SEL, &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
         .pto(pto("pto.tsel", 3)),
@@ -884,31 +884,31 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Cmp { instr: "pto.tcmps" }),
     // unary
     block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"])
-        .cce(ew("TNEG", 1, UNARY))
+        .cce(ew("TNEG", 1, Family::Unary))
         .pto(pto("pto.tneg", 1)),
     block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(ew("TEXP", 1, UNARY))
+        .cce(ew("TEXP", 1, Family::Unary))
         .pto(pto("pto.texp", 1)),
     block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"])
-        .cce(ew("TRECIP", 1, UNARY))
+        .cce(ew("TRECIP", 1, Family::Unary))
         .pto(pto("pto.trecip", 1)),
     block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"])
-        .cce(ew("TSQRT", 1, UNARY))
+        .cce(ew("TSQRT", 1, Family::Unary))
         .pto(pto("pto.tsqrt", 1)),
     block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"])
-        .cce(ew("TRSQRT", 1, UNARY))
+        .cce(ew("TRSQRT", 1, Family::Unary))
         .pto(pto("pto.trsqrt", 1)),
     block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"])
-        .cce(ew("TLOG", 1, UNARY))
+        .cce(ew("TLOG", 1, Family::Unary))
         .pto(pto("pto.tlog", 1)),
     block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"])
-        .cce(ew("TABS", 1, UNARY))
+        .cce(ew("TABS", 1, Family::Unary))
         .pto(pto("pto.tabs", 1)),
     block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"])
-        .cce(ew("TRELU", 1, UNARY))
+        .cce(ew("TRELU", 1, Family::Unary))
         .pto(pto("pto.trelu", 1)),
     block("block.not", TILE, Rule::NotTile).pipes(Some(PipeType::V), Some(PipeType::V)).aliases(&["not_"])
-        .cce(ew("TNOT", 1, UNARY))
+        .cce(ew("TNOT", 1, Family::Unary))
         .pto(pto("pto.tnot", 1)),
     block(names::CAST, &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
         .cce(CceEmit::Cast)
@@ -916,14 +916,14 @@ pub static OPS: &[OpDef] = &[
     // matrix
     block(names::MATMUL, MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)).reads(MATMUL_READS)
         .result_space(ResultSpace::Acc)
-        .cce(dst("TMATMUL", 2, BINARY))
+        .cce(dst("TMATMUL", 2, Family::Binary))
         .pto(pto("pto.tmatmul", 2)),
     block(names::GEMV, MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]).reads(MATMUL_READS)
         .pto(pto("pto.tgemv", 2)),
     block(names::MATMUL_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
         .result_space(ResultSpace::Acc)
         .reads(MATMUL_ACC_READS)
-        .cce(dst("TMATMUL_ACC", 3, TERNARY))
+        .cce(dst("TMATMUL_ACC", 3, Family::Ternary))
         .pto(pto("pto.tmatmul.acc", 3)),
     block(names::GEMV_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"])
         .reads(MATMUL_ACC_READS)
