@@ -35,7 +35,7 @@
 
 use crate::backend::{self, Backend};
 use crate::ir::visit::for_each_var;
-use crate::ir::{Call, Callee, Expr, KwValue, MemorySpace, PipeType, Stmt, VarId, VarKind, VarTable};
+use crate::ir::{Call, Callee, Expr, MemorySpace, PipeType, Stmt, VarId, VarKind, VarTable};
 use crate::ops::SyncOp;
 
 /// A set/wait flag: `set_pipe` signals `wait_pipe` on hardware event `id`.
@@ -144,20 +144,10 @@ pub fn leaf(vars: &VarTable, s: &Stmt, backend: Backend, mem: &mut impl FnMut(Mo
     Some(k)
 }
 
-/// The event of a sync op from its `set_pipe` / `wait_pipe` / `event_id` kwargs (ints in the
-/// IR); `None` if one is missing or out of range.
+/// The event of a sync op; `None` if a kwarg is missing or out of range.
 fn event(call: &Call) -> Option<Event> {
-    let int = |name: &str| {
-        call.kwargs.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
-            KwValue::Int(i) => Some(*i),
-            _ => None,
-        })
-    };
-    Some(Event {
-        set_pipe: PipeType::from_index(int("set_pipe")?)?,
-        wait_pipe: PipeType::from_index(int("wait_pipe")?)?,
-        id: int("event_id")?,
-    })
+    let e = crate::ops::kwargs::sync_event_of(&call.kwargs)?;
+    Some(Event { set_pipe: e.set_pipe, wait_pipe: e.wait_pipe, id: e.id })
 }
 
 /// A MemRef as a memory location: its id (the MemRef's identity) and, when known, the byte

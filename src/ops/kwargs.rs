@@ -4,8 +4,8 @@
 //! through here, so a default is written once, in the table.
 
 use super::modes::{CmpMode, RoundMode};
-use super::table::OpDef;
-use crate::ir::{Call, KwValue, MemorySpace};
+use super::table::{KwKind, OpDef};
+use crate::ir::{Call, KwValue, MemorySpace, OpId, PipeType};
 
 /// The value of kwarg `name` among `kwargs` of a call of `def`, or its table default.
 pub fn value_or_default(def: &OpDef, kwargs: &[(&str, KwValue)], name: &str) -> Option<KwValue> {
@@ -57,4 +57,34 @@ pub fn round_mode(call: &Call) -> Option<RoundMode> {
 /// `cmp`/`cmps`'s comparison (kwarg `cmp_type`).
 pub fn cmp_mode(call: &Call) -> Option<CmpMode> {
     int(call, "cmp_type").and_then(CmpMode::from_code)
+}
+
+/// Whether kwarg `name` of `op` holds a pipe (stored as its code; the printer shows the
+/// member).
+pub fn is_pipe(op: OpId, name: &str) -> bool {
+    super::def(op).kwarg(name).is_some_and(|k| k.kind == KwKind::Pipe)
+}
+
+/// The event of a sync op (`system.sync_src` / `sync_dst`): the pipe that sets it, the pipe
+/// that waits for it, and its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SyncEvent {
+    pub set_pipe: PipeType,
+    pub wait_pipe: PipeType,
+    pub id: i64,
+}
+
+/// The [`SyncEvent`] of a sync op's kwargs; `None` if one is missing or out of range.
+pub fn sync_event_of(kwargs: &[(&str, KwValue)]) -> Option<SyncEvent> {
+    let int = |name: &str| {
+        kwargs.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
+            KwValue::Int(i) => Some(*i),
+            _ => None,
+        })
+    };
+    Some(SyncEvent {
+        set_pipe: PipeType::from_index(int("set_pipe")?)?,
+        wait_pipe: PipeType::from_index(int("wait_pipe")?)?,
+        id: int("event_id")?,
+    })
 }

@@ -56,13 +56,8 @@ fn renumber_events(body: &mut Stmt) {
 
 /// ((set pipe, wait pipe), event id) of a sync op's kwargs.
 fn event_of(kw: &[(&'static str, KwValue)]) -> Option<((i64, i64), i64)> {
-    let int = |name: &str| {
-        kw.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
-            KwValue::Int(i) => Some(*i),
-            _ => None,
-        })
-    };
-    Some(((int("set_pipe")?, int("wait_pipe")?), int("event_id")?))
+    let e = crate::ops::kwargs::sync_event_of(kw)?;
+    Some(((e.set_pipe.index() as i64, e.wait_pipe.index() as i64), e.id))
 }
 
 /// Calls `f` with the kwargs of every `system.sync_src` / `system.sync_dst` in `s`.

@@ -158,14 +158,16 @@ impl<'a> Ctx<'a> {
             }
             _ => self.expr(a, arg),
         });
+        let pipe = |key: &str| c.callee.op().is_some_and(|op| ops::kwargs::is_pipe(op, key));
         let kwargs =
-            c.kwargs.iter().map(|(key, value)| a.text(*key).append("=").append(self.kwarg_value(a, key, value)));
+            c.kwargs.iter().map(|(key, value)| a.text(*key).append("=").append(self.kwarg_value(a, pipe(key), value)));
         open.append(doc::bracketed(a, self.width, "(", args.chain(kwargs), "", ")"))
     }
 
-    fn kwarg_value(&self, a: &'a Arena<'a>, key: &str, v: &'a KwValue) -> Doc<'a> {
+    /// A kwarg's value; `pipe`: the table says it holds a pipe, stored as its code.
+    fn kwarg_value(&self, a: &'a Arena<'a>, pipe: bool, v: &'a KwValue) -> Doc<'a> {
         match v {
-            KwValue::Int(i) if key == "set_pipe" || key == "wait_pipe" => match PipeType::from_index(*i) {
+            KwValue::Int(i) if pipe => match PipeType::from_index(*i) {
                 Some(pipe) => a.text("pl.PipeType.").append(pipe.name()),
                 // Not a pipe: keep the number rather than invent a member.
                 None => doc::int(a, *i),
