@@ -15,7 +15,7 @@
 //!   each for FP32 inputs, plus 6 of startup;
 //! * vector: per instruction a fixed part and a part per 256-byte repeat of each row (see
 //!   [`vector`]); the first vector instruction of a kernel also pays the pipe's startup latency
-//!   ([`VECTOR_STARTUP`]);
+//!   ([`vector_startup`]);
 //! * scalar: `TASSIGN` one cycle.
 
 use crate::ir::{Call, Callee, DataType, Expr, Function, MemorySpace, PipeType, Type, VarId};
@@ -33,10 +33,6 @@ const L0C_TO_GM: f64 = 70.0;
 const L1_TO_L0A: f64 = 441.0;
 const L1_TO_L0B: f64 = 220.5;
 const UB_TO_UB: f64 = 1300.0;
-
-/// The vector pipe's startup latency (head + tail of its first instruction): paid once per
-/// kernel, as back-to-back vector instructions overlap it away.
-pub const VECTOR_STARTUP: u64 = 24;
 
 /// One instruction on one pipe.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,22 +80,25 @@ fn dtype_bytes(d: DataType) -> u64 {
     u64::from(d.bits().max(8) / 8)
 }
 
-/// The shape of a tile or tensor type; dims that are not constants count as 16.
-pub fn shape_of(ty: &Type) -> Option<Shape> {
+/// The shape of a tile or tensor type, its valid shape where known: `dim` evaluates a
+/// dimension (a constant, or a scalar the walk knows); one it cannot counts as 16. A column
+/// `[N, 1]` is the row `[1, N]` it is in memory (the C++ sees it so).
+pub fn shape_of(ty: &Type, dim: &dyn Fn(&Expr) -> Option<i64>) -> Option<Shape> {
     let (dims, valid, dtype) = match ty {
         Type::Tile(t) => (&t.shape, t.view.as_ref().map(|v| &v.valid_shape), t.dtype),
         Type::Tensor(t) => (&t.shape, None, t.dtype),
         _ => return None,
     };
-    let dim = |i: usize| -> u64 {
-        let from = |d: &[Expr]| d.get(i).and_then(Expr::as_const_int).and_then(|v| u64::try_from(v).ok());
+    let at = |i: usize| -> u64 {
+        let from = |d: &[Expr]| d.get(i).and_then(dim).and_then(|v| u64::try_from(v).ok());
         valid.filter(|v| v.len() == dims.len()).and_then(|v| from(v)).or_else(|| from(dims)).unwrap_or(16)
     };
     let (rows, cols) = match dims.len() {
         0 => (1, 1),
-        1 => (1, dim(0)),
-        n => ((0..n - 1).map(dim).product(), dim(n - 1)),
+        1 => (1, at(0)),
+        n => ((0..n - 1).map(at).product(), at(n - 1)),
     };
+    let (rows, cols) = if cols == 1 { (1, rows) } else { (rows, cols) };
     Some(Shape { rows, cols, bytes: dtype_bytes(dtype) })
 }
 
@@ -115,15 +114,27 @@ fn transfer(bytes: u64, gib_per_s: f64) -> u64 {
     (bytes as f64 / GIB / gib_per_s * CLOCK_HZ) as u64
 }
 
+/// [`transfer`] rounded up (the fixpipe's count).
+fn transfer_ceil(bytes: u64, gib_per_s: f64) -> u64 {
+    (bytes as f64 / GIB / gib_per_s * CLOCK_HZ).ceil() as u64
+}
+
 /// The instructions of `call` (assigned to `target`, if any), which the effect model places
 /// on `pipe`.
-pub fn instrs(f: &Function, call: &Call, target: Option<VarId>, pipe: PipeType) -> Vec<Instr> {
+/// `dim` evaluates shape dimensions (see [`shape_of`]).
+pub fn instrs(
+    f: &Function,
+    call: &Call,
+    target: Option<VarId>,
+    pipe: PipeType,
+    dim: &dyn Fn(&Expr) -> Option<i64>,
+) -> Vec<Instr> {
     let Callee::Op(op) = call.callee else { return Vec::new() };
     let def = crate::ops::def(op);
     let arg = |i: usize| call.args.get(i).map(|e| f.type_of(e));
-    let arg_shape = |i: usize| arg(i).and_then(shape_of);
+    let arg_shape = |i: usize| arg(i).and_then(|t| shape_of(t, dim));
     let result = target.map(|v| f.var_type(v));
-    let res_shape = result.and_then(shape_of).or_else(|| arg_shape(0));
+    let res_shape = result.and_then(|t| shape_of(t, dim)).or_else(|| arg_shape(0));
     let Some(emit) = def.cce else { return Vec::new() };
     let s = |n| instr(PipeType::S, "TASSIGN", n);
     match emit {
@@ -136,7 +147,7 @@ pub fn instrs(f: &Function, call: &Call, target: Option<VarId>, pipe: PipeType) 
             let src = arg_shape(0);
             let from_acc = arg(0).and_then(|t| space_of(f, t)) == Some(MemorySpace::Acc);
             let c = match (src, from_acc) {
-                (Some(sh), true) => transfer(sh.rows * sh.cols * 2, L0C_TO_GM),
+                (Some(sh), true) => transfer_ceil(sh.rows * sh.cols * 2, L0C_TO_GM),
                 (Some(sh), false) => transfer(sh.total_bytes(), UB_TO_GM),
                 (None, _) => 0,
             };
@@ -196,25 +207,27 @@ fn vector_instrs(
     arg_shape: &dyn Fn(usize) -> Option<Shape>,
 ) -> Vec<Instr> {
     let Some(r) = res else { return Vec::new() };
-    let v = |name: &'static str, sh: Shape, src_cols: u64| sized(PipeType::V, name, vector(name, sh, src_cols), Some(sh));
+    let v = |name: &'static str, sh: Shape, src_bytes: u64| {
+        sized(PipeType::V, name, vector(name, Shape { bytes: sh.bytes.max(src_bytes), ..sh }), Some(sh))
+    };
     match emit {
         CceEmit::Elementwise { instr: name, arity, .. } => {
             let mut out = Vec::new();
             for i in 0..arity {
                 let Some(a) = arg_shape(i) else { continue };
                 if a.bytes != r.bytes {
-                    out.push(v("TCVT", r, r.cols));
+                    out.push(v("TCVT", r, a.bytes));
                 }
                 if a.rows * a.cols < r.rows * r.cols {
-                    out.push(v(if a.rows == r.rows { "TROWEXPAND" } else { "TCOLEXPAND" }, r, r.cols));
+                    out.push(v(if a.rows == r.rows { "TROWEXPAND" } else { "TCOLEXPAND" }, r, 0));
                 }
             }
-            out.push(v(name, r, r.cols));
+            out.push(v(name, r, 0));
             out
         }
         CceEmit::Cmp { instr: name } => {
             let src = arg_shape(0).unwrap_or(r);
-            vec![v(name, src, src.cols), v("TEXPANDS", r, r.cols), v("TSELS", r, r.cols)]
+            vec![v(name, src, 0), v("TEXPANDS", r, 0), v("TSELS", r, 0)]
         }
         CceEmit::Reduce { col, row } => {
             let src = arg_shape(0).unwrap_or(r);
@@ -223,27 +236,27 @@ fn vector_instrs(
                 _ => None,
             });
             if axis == Some(0) {
-                let mut out = vec![v(col, src, src.cols)];
+                let mut out = vec![v(col, src, 0)];
                 if col == "TCOLSUM" && src.bytes < 4 {
-                    out.push(v("TCVT", r, r.cols));
+                    out.push(v("TCVT", r, 4));
                 }
                 out
             } else {
-                vec![v(row, src, src.cols)]
+                vec![v(row, src, 0)]
             }
         }
         CceEmit::RowReduce { instr: name } => {
             let src = arg_shape(0).unwrap_or(r);
-            vec![v(name, src, src.cols)]
+            vec![v(name, src, 0)]
         }
         CceEmit::RowExpand { instr: name, .. } | CceEmit::ColExpand { instr: name, .. } => {
-            vec![v(name, r, r.cols)]
+            vec![v(name, r, 0)]
         }
-        CceEmit::Dst { instr: name, .. } | CceEmit::DstArg { instr: name, .. } => vec![v(name, r, r.cols)],
-        CceEmit::Cast => vec![v("TCVT", r, r.cols)],
-        CceEmit::VecMove => vec![v("TMOV", r, r.cols)],
-        CceEmit::Extract => vec![v("TEXTRACT", r, r.cols)],
-        CceEmit::FillPad => vec![v("TFILLPAD", r, r.cols)],
+        CceEmit::Dst { instr: name, .. } | CceEmit::DstArg { instr: name, .. } => vec![v(name, r, 0)],
+        CceEmit::Cast => vec![v("TCVT", r, arg_shape(0).map_or(0, |a| a.bytes))],
+        CceEmit::VecMove => vec![v("TMOV", r, 0)],
+        CceEmit::Extract => vec![v("TEXTRACT", r, 0)],
+        CceEmit::FillPad => vec![v("TFILLPAD", r, 0)],
         _ => {
             let _ = f;
             Vec::new()
@@ -251,31 +264,56 @@ fn vector_instrs(
     }
 }
 
-/// Cycles of vector instruction `name` on a tile of shape `sh` (for reductions the source,
-/// `src_cols` its columns), warm (after the first vector instruction of the kernel).
+/// Cycles of vector instruction `name` on a tile of shape `sh` (for reductions the source;
+/// for a conversion the wider of the two dtypes), warm: after the first vector instruction of
+/// the kernel, which pays [`vector_startup`] on top.
 ///
-/// Each family is a fixed part plus a part per 256-byte repeat: element-wise ALU ops work
-/// row by row when a row is not a whole number of repeats (count-mode masks, with a dispatch
-/// floor), else over the tile as one run.
-pub fn vector(name: &str, sh: Shape, src_cols: u64) -> u64 {
-    let _ = src_cols;
-    let reps = if sh.aligned() { sh.rows * sh.row_repeats() } else { sh.rows * sh.row_repeats() };
-    let unaligned = !sh.aligned();
-    // (fixed, per repeat, extra fixed when unaligned)
-    let (fixed, slope, floor): (u64, u64, u64) = match name {
-        "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => (0, 2, 18),
-        "TDIV" => (0, 4, 18),
-        "TADDS" | "TSUBS" | "TMULS" | "TDIVS" | "TMAXS" | "TMINS" | "TLRELU" | "TRELU" | "TABS" | "TNEG" => (0, 1, 2),
-        "TEXP" | "TLOG" | "TSQRT" | "TRSQRT" | "TRECIP" => (16, 2, 0),
-        "TEXPANDS" => (4, 0, 0),
-        "TSELS" => (67, 0, 0),
-        "TCMP" | "TCMPS" => (34, 0, 0),
-        "TCVT" => (18, 1, 0),
-        "TMOV" => (6, 0, 0),
-        "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => (40, 2, 0),
-        "TROWEXPANDDIV" => (50, 4, 0),
-        "TROWSUM" | "TROWMAX" | "TROWMIN" => (30, 2, 0),
-        _ => (10, 2, 0),
-    };
-    fixed + slope * reps + if unaligned { floor } else { 0 }
+/// A tile whose rows are whole 256-byte repeats is one run of repeats; otherwise the unit works
+/// row by row with count-mode masks, which adds a dispatch floor. Fitted on Perf-Sim's figures
+/// per instruction (the a2a3 implementations of the reductions, column broadcasts and
+/// padding step row by row with barriers in between).
+pub fn vector(name: &str, sh: Shape) -> u64 {
+    let aligned = sh.aligned();
+    let runs = if aligned { sh.rows * sh.row_repeats() } else { sh.rows * sh.row_repeats() };
+    let rows = sh.rows;
+    match name {
+        // Two-operand ALU ops: 2 cycles a repeat, a floor of 18 in count mode.
+        "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => 2 * runs + if aligned { 0 } else { 18 },
+        "TDIV" => 4 * runs + if aligned { 0 } else { 18 },
+        // Tile-scalar and cheap unary ops, conversions: 1 cycle a repeat.
+        "TADDS" | "TSUBS" | "TMULS" | "TDIVS" | "TMAXS" | "TMINS" | "TLRELU" | "TRELU" | "TABS" | "TNEG" | "TNOT"
+        | "TCVT" => runs + if aligned { 0 } else { 2 },
+        // Transcendentals: 2 cycles a repeat over the tile as one run.
+        "TEXP" | "TLOG" | "TSQRT" | "TRSQRT" | "TRECIP" => 2 * sh.total_bytes().div_ceil(256).max(1),
+        "TEXPANDS" => 4,
+        "TSELS" => 67,
+        "TCMP" | "TCMPS" => 34,
+        "TMOV" => 6,
+        "TEXTRACT" => 4,
+        "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
+        "TROWEXPANDDIV" => 50 + 4 * runs,
+        "TROWMAX" | "TROWMIN" => 24 + rows / 2,
+        "TROWSUM" => 40 + 2 * rows,
+        "TROWEXPAND" => 28 * rows + 4,
+        "TCOLEXPAND" => rows / 2 + 2,
+        "TCOLEXPANDADD" | "TCOLEXPANDSUB" | "TCOLEXPANDMUL" | "TCOLEXPANDDIV" | "TCOLEXPANDMAX" | "TCOLEXPANDMIN" => {
+            16 * rows + 4
+        }
+        "TCOLMAX" | "TCOLMIN" | "TCOLSUM" => 40 * rows,
+        "TFILLPAD" => 6 * rows + 10,
+        _ => 10 + 2 * runs,
+    }
+}
+
+/// The startup latency (head + tail) the first vector instruction of a kernel pays: the
+/// pipe's stream then overlaps it away for the instructions that follow.
+pub fn vector_startup(name: &str) -> u64 {
+    match name {
+        "TEXP" => 31,
+        "TLOG" => 33,
+        "TCVT" => 27,
+        "TADDS" | "TSUBS" | "TMULS" | "TDIVS" | "TMAXS" | "TMINS" => 31,
+        "TCMP" | "TCMPS" => 6,
+        _ => 24,
+    }
 }

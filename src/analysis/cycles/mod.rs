@@ -150,7 +150,7 @@ pub fn schedule(items: &[Item], opts: &Options) -> Estimate {
                 let mut cycles = i.cycles;
                 if i.pipe == PipeType::V && !vector_started {
                     vector_started = true;
-                    cycles += cost::VECTOR_STARTUP;
+                    cycles += cost::vector_startup(i.name);
                 }
                 let end = start + cycles;
                 free.insert(i.pipe, end);

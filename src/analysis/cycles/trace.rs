@@ -9,7 +9,7 @@
 //! trip count is still unknown runs [`super::Options::default_trips`] times and an unknown
 //! condition takes the `then` arm — both counted in [`Trace::assumed`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::cost::{self, Instr};
 use super::Options;
@@ -35,8 +35,9 @@ pub enum Item {
 #[derive(Debug, Default)]
 pub struct Trace {
     pub items: Vec<Item>,
-    /// Loops run [`Options::default_trips`] times and conditions taken as true because their
-    /// value was unknown.
+    /// Loops and conditions whose value the walk assumed: from a scalar parameter's assumed
+    /// value, or unknown (a loop then runs [`Options::default_trips`] times, a condition is
+    /// taken as true).
     pub assumed: usize,
     /// The stream reached [`Options::max_items`] and was cut there.
     pub truncated: bool,
@@ -76,14 +77,19 @@ struct Walker<'a> {
     backend: Backend,
     opts: &'a Options,
     env: HashMap<VarId, Val>,
-    /// The values of the last `yield` executed.
+    /// Variables whose value derives from an assumed scalar parameter value.
+    assumed_vars: HashSet<VarId>,
+    /// The statements (by address) whose bounds or condition were assumed.
+    assumed_at: HashSet<usize>,
+    /// The values of the last `yield` executed, and the variables it yielded.
     yielded: Vec<Option<Val>>,
+    yielded_vars: Vec<Option<VarId>>,
     out: Trace,
 }
 
 /// The instruction stream of `f` on `backend`.
 pub fn trace(f: &Function, backend: Backend, opts: &Options) -> Trace {
-    let mut w = Walker { f, backend, opts, env: HashMap::new(), yielded: Vec::new(), out: Trace::default() };
+    let mut w = Walker { f, backend, opts, env: HashMap::new(), assumed_vars: HashSet::new(), assumed_at: HashSet::new(), yielded: Vec::new(), yielded_vars: Vec::new(), out: Trace::default() };
     for p in &f.params {
         let v = match f.var_type(p.var) {
             Type::Scalar(d) if is_float(*d) => Some(Val::Float(opts.scalar_float)),
@@ -92,6 +98,7 @@ pub fn trace(f: &Function, backend: Backend, opts: &Options) -> Trace {
         };
         if let Some(v) = v {
             w.env.insert(p.var, v);
+            w.assumed_vars.insert(p.var);
         }
     }
     // The prologue gives every tile variable its buffer (`TASSIGN`, one cycle each).
@@ -137,6 +144,9 @@ impl Walker<'_> {
                 if let Some(v) = self.eval(value) {
                     self.env.insert(*var, v);
                 }
+                if self.uses_assumed(value) {
+                    self.assumed_vars.insert(*var);
+                }
                 self.leaf(s);
                 Flow::Normal
             }
@@ -146,6 +156,7 @@ impl Walker<'_> {
             }
             Stmt::Yield { values, .. } => {
                 self.yielded = values.iter().map(|e| self.eval(e)).collect();
+                self.yielded_vars = values.iter().map(Expr::as_var).collect();
                 Flow::Normal
             }
             Stmt::Return { .. } => Flow::Return,
@@ -153,9 +164,14 @@ impl Walker<'_> {
             Stmt::Continue { .. } => Flow::Continue,
             Stmt::If { cond, then_body, else_body, return_vars, .. } => {
                 let taken = match self.eval(cond) {
-                    Some(v) => v.truthy(),
+                    Some(v) => {
+                        if self.uses_assumed(cond) {
+                            self.assume(s);
+                        }
+                        v.truthy()
+                    }
                     None => {
-                        self.out.assumed += 1;
+                        self.assume(s);
                         true
                     }
                 };
@@ -173,11 +189,14 @@ impl Walker<'_> {
                 let bounds = (self.eval_int(start), self.eval_int(stop), self.eval_int(step));
                 let (first, trips, step) = match bounds {
                     (Some(a), Some(b), Some(c)) if c != 0 => {
+                        if [start, stop, step].iter().any(|e| self.uses_assumed(e)) {
+                            self.assume(s);
+                        }
                         let n = if c > 0 { (b - a + c - 1).div_euclid(c) } else { (a - b - c - 1).div_euclid(-c) };
                         (Some(a), n.max(0) as u64, c)
                     }
                     (a, _, c) => {
-                        self.out.assumed += 1;
+                        self.assume(s);
                         (a, self.opts.default_trips, c.unwrap_or(1))
                     }
                 };
@@ -196,6 +215,7 @@ impl Walker<'_> {
                         }
                         Flow::Normal | Flow::Continue => {}
                     }
+                    self.carry_tiles(iter_args);
                     self.bind(iter_args);
                     if self.full() {
                         break;
@@ -212,9 +232,7 @@ impl Walker<'_> {
                     let go = match self.eval(cond) {
                         Some(v) => v.truthy(),
                         None => {
-                            if trips == 0 {
-                                self.out.assumed += 1;
-                            }
+                            self.assume(s);
                             trips < self.opts.default_trips
                         }
                     };
@@ -235,6 +253,27 @@ impl Walker<'_> {
                 }
                 self.copy_iter_args(iter_args, return_vars);
                 flow
+            }
+        }
+    }
+
+    /// A yielded tile in another buffer than its iter arg's is copied into it between two full
+    /// barriers (the C++ the code generator writes for it; the passes do not see the copy).
+    fn carry_tiles(&mut self, iter_args: &[VarId]) {
+        let vars = std::mem::take(&mut self.yielded_vars);
+        for (&a, y) in iter_args.iter().zip(&vars) {
+            let (Type::Tile(_), Some(y)) = (self.f.var_type(a), y) else { continue };
+            let (ma, my) = (self.f.var_type(a).memref(), self.f.var_type(*y).memref());
+            if my.is_some() && ma != my {
+                let shape = cost::shape_of(self.f.var_type(a), &|e: &Expr| self.eval_int(e));
+                self.out.items.push(Item::BarrierAll);
+                self.out.items.push(Item::Instr(Instr {
+                    pipe: crate::ir::PipeType::V,
+                    name: "TMOV",
+                    cycles: shape.map_or(6, |sh| cost::vector("TMOV", sh)),
+                    shape,
+                }));
+                self.out.items.push(Item::BarrierAll);
             }
         }
     }
@@ -286,12 +325,26 @@ impl Walker<'_> {
                     _ => return,
                 };
                 if let Some(call) = value.as_call() {
-                    for i in cost::instrs(self.f, call, target, pipe) {
+                    let dim = |e: &Expr| self.eval_int(e);
+                    for i in cost::instrs(self.f, call, target, pipe, &dim) {
                         self.out.items.push(Item::Instr(i));
                     }
                 }
             }
         }
+    }
+
+    /// Notes that the walk assumed the value of `s`'s bounds or condition.
+    fn assume(&mut self, s: &Stmt) {
+        self.assumed_at.insert(s as *const Stmt as usize);
+        self.out.assumed = self.assumed_at.len();
+    }
+
+    /// Whether `e` reads a variable whose value was assumed.
+    fn uses_assumed(&self, e: &Expr) -> bool {
+        let mut any = false;
+        crate::ir::visit::for_each_var(e, &mut |v| any |= self.assumed_vars.contains(&v));
+        any
     }
 
     fn eval_int(&self, e: &Expr) -> Option<i64> {
