@@ -201,7 +201,12 @@ pub fn render(
             for (f, s) in &kernels {
                 text(&mut out, &format!("function {}", f.name), s, model.default_trips);
             }
-            text(&mut out, &format!("program {} ({} kernel functions)", prog.name, kernels.len()), &total, model.default_trips);
+            text(
+                &mut out,
+                &format!("program {} ({} kernel functions)", prog.name, kernels.len()),
+                &total,
+                model.default_trips,
+            );
             out
         }
         StatsFormat::Json => {
@@ -248,7 +253,6 @@ fn text(out: &mut String, title: &str, s: &Stats, trips: u64) {
     let _ = writeln!(out, "  busy cycles: {}", busy.join(", "));
     let _ = writeln!(out, "  critical-pipe bound: {} (cycles/bound {ratio})", s.bound());
 }
-
 
 /// `Vec 1024` → `Vec 1024/196608`.
 fn with_capacity(item: &str) -> String {

@@ -158,7 +158,13 @@ pub fn svg(kernel: &str, est: &Estimate) -> String {
             sl.end
         );
         if w > sl.name.len() as f64 * 6.5 + 4.0 {
-            let _ = write!(s, "<text x=\"{:.2}\" y=\"{:.1}\" fill=\"white\">{}</text>", x0 + 2.0, y + lane_h * 0.62, sl.name);
+            let _ = write!(
+                s,
+                "<text x=\"{:.2}\" y=\"{:.1}\" fill=\"white\">{}</text>",
+                x0 + 2.0,
+                y + lane_h * 0.62,
+                sl.name
+            );
         }
         s.push('\n');
     }
@@ -177,7 +183,8 @@ pub fn svg(kernel: &str, est: &Estimate) -> String {
     let axis_y = top + lanes.len() as f64 * lane_h + 14.0;
     for k in 0..=4u64 {
         let t = est.cycles * k / 4;
-        let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{axis_y:.1}\" text-anchor=\"middle\" fill=\"#555\">{t}</text>", x(t));
+        let _ =
+            writeln!(s, "<text x=\"{:.1}\" y=\"{axis_y:.1}\" text-anchor=\"middle\" fill=\"#555\">{t}</text>", x(t));
     }
     s.push_str("</svg>\n");
     s

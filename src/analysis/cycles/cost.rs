@@ -72,7 +72,7 @@ impl Shape {
     /// Whether the tile is one contiguous run of whole repeats (a row a multiple of 256
     /// bytes), so that the vector unit covers it with full masks.
     fn aligned(self) -> bool {
-        (self.cols * self.bytes) % 256 == 0
+        (self.cols * self.bytes).is_multiple_of(256)
     }
 }
 
@@ -181,26 +181,24 @@ pub fn instrs(
             };
             vec![sized(pipe, name, c, lhs)]
         }
-        CceEmit::Nothing | CceEmit::TensorDim | CceEmit::TensorRead | CceEmit::Unsupported { .. } => {
-            if op == crate::ops::id::ALLOC {
-                return Vec::new();
-            }
-            Vec::new()
-        }
-        CceEmit::Flag { .. } | CceEmit::Barrier { .. } => Vec::new(),
+        CceEmit::Nothing
+        | CceEmit::TensorDim
+        | CceEmit::TensorRead
+        | CceEmit::Unsupported { .. }
+        | CceEmit::Flag { .. }
+        | CceEmit::Barrier { .. } => Vec::new(),
         CceEmit::BlockIdx => vec![s(1)],
         _ if pipe != PipeType::V => {
             // An instruction of another unit: its size only.
             let bytes = res_shape.map_or(0, Shape::total_bytes);
             vec![instr(pipe, "T?", transfer(bytes, UB_TO_GM) + 1)]
         }
-        other => vector_instrs(f, call, other, res_shape, &arg_shape),
+        other => vector_instrs(call, other, res_shape, &arg_shape),
     }
 }
 
 /// The vector instructions of an op in form `emit` with result shape `res`.
 fn vector_instrs(
-    f: &Function,
     call: &Call,
     emit: CceEmit,
     res: Option<Shape>,
@@ -257,10 +255,7 @@ fn vector_instrs(
         CceEmit::VecMove => vec![v("TMOV", r, 0)],
         CceEmit::Extract => vec![v("TEXTRACT", r, 0)],
         CceEmit::FillPad => vec![v("TFILLPAD", r, 0)],
-        _ => {
-            let _ = f;
-            Vec::new()
-        }
+        _ => Vec::new(),
     }
 }
 
@@ -274,7 +269,7 @@ fn vector_instrs(
 /// padding step row by row with barriers in between).
 pub fn vector(name: &str, sh: Shape) -> u64 {
     let aligned = sh.aligned();
-    let runs = if aligned { sh.rows * sh.row_repeats() } else { sh.rows * sh.row_repeats() };
+    let runs = sh.rows * sh.row_repeats();
     let rows = sh.rows;
     match name {
         // Two-operand ALU ops: 2 cycles a repeat, a floor of 18 in count mode.
@@ -286,6 +281,8 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // Transcendentals: 2 cycles a repeat over the tile as one run.
         "TEXP" | "TLOG" | "TSQRT" | "TRSQRT" | "TRECIP" => 2 * sh.total_bytes().div_ceil(256).max(1),
         "TEXPANDS" => 4,
+        // A new view of the same buffer: no data moves.
+        "TRESHAPE" => 0,
         "TSELS" => 67,
         "TCMP" | "TCMPS" => 34,
         "TMOV" => 6,

@@ -89,7 +89,17 @@ struct Walker<'a> {
 
 /// The instruction stream of `f` on `backend`.
 pub fn trace(f: &Function, backend: Backend, opts: &Options) -> Trace {
-    let mut w = Walker { f, backend, opts, env: HashMap::new(), assumed_vars: HashSet::new(), assumed_at: HashSet::new(), yielded: Vec::new(), yielded_vars: Vec::new(), out: Trace::default() };
+    let mut w = Walker {
+        f,
+        backend,
+        opts,
+        env: HashMap::new(),
+        assumed_vars: HashSet::new(),
+        assumed_at: HashSet::new(),
+        yielded: Vec::new(),
+        yielded_vars: Vec::new(),
+        out: Trace::default(),
+    };
     for p in &f.params {
         let v = match f.var_type(p.var) {
             Type::Scalar(d) if is_float(*d) => Some(Val::Float(opts.scalar_float)),
@@ -109,7 +119,12 @@ pub fn trace(f: &Function, backend: Backend, opts: &Options) -> Trace {
         }
     });
     if tiles > 0 {
-        w.out.items.push(Item::Instr(Instr { pipe: crate::ir::PipeType::S, name: "TASSIGN", cycles: tiles, shape: None }));
+        w.out.items.push(Item::Instr(Instr {
+            pipe: crate::ir::PipeType::S,
+            name: "TASSIGN",
+            cycles: tiles,
+            shape: None,
+        }));
     }
     w.stmt(&f.body);
     w.out
