@@ -276,21 +276,33 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => 2 * runs + if aligned { 0 } else { 18 },
         "TDIV" => 4 * runs + if aligned { 0 } else { 18 },
         // Tile-scalar and cheap unary ops, conversions: 1 cycle a repeat.
-        "TADDS" | "TSUBS" | "TMULS" | "TDIVS" | "TMAXS" | "TMINS" | "TLRELU" | "TRELU" | "TABS" | "TNEG" | "TNOT"
-        | "TCVT" => runs + if aligned { 0 } else { 2 },
+        // Division by a scalar: a reciprocal and a multiply per repeat.
+        "TDIVS" => 5 * runs + 49,
+        "TADDS" | "TSUBS" | "TMULS" | "TMAXS" | "TMINS" | "TLRELU" | "TNEG" | "TNOT" | "TCVT" => {
+            runs + if aligned { 0 } else { 2 }
+        }
+        // One cycle a repeat over the tile as one run.
+        "TRELU" | "TABS" | "TRSQRT" => sh.total_bytes().div_ceil(256).max(1),
         // Transcendentals: 2 cycles a repeat over the tile as one run.
-        "TEXP" | "TLOG" | "TSQRT" | "TRSQRT" | "TRECIP" => 2 * sh.total_bytes().div_ceil(256).max(1),
+        "TEXP" | "TLOG" | "TSQRT" | "TRECIP" => 2 * sh.total_bytes().div_ceil(256).max(1),
         "TEXPANDS" => 4,
         // A new view of the same buffer: no data moves.
         "TRESHAPE" => 0,
-        "TSELS" => 67,
-        "TCMP" | "TCMPS" => 34,
-        "TMOV" => 6,
+        "TSELS" => 2 * rows + 35,
+        "TCMP" | "TCMPS" => 2 * rows + 2,
+        // A copy within UB, about 600 bytes a cycle.
+        "TMOV" => (sh.total_bytes() / 600).max(1),
         "TEXTRACT" => 4,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
-        "TROWMAX" | "TROWMIN" => 24 + rows / 2,
-        "TROWSUM" => 40 + 2 * rows,
+        "TROWMAX" | "TROWMIN" => 2 * rows + if aligned { 0 } else { 3 },
+        "TROWSUM" => {
+            if aligned {
+                40 + 2 * rows
+            } else {
+                7 * rows + 3
+            }
+        }
         "TROWEXPAND" => 28 * rows + 4,
         "TCOLEXPAND" => rows / 2 + 2,
         "TCOLEXPANDADD" | "TCOLEXPANDSUB" | "TCOLEXPANDMUL" | "TCOLEXPANDDIV" | "TCOLEXPANDMAX" | "TCOLEXPANDMIN" => {
