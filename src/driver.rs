@@ -16,6 +16,7 @@ mod plan;
 mod report;
 mod run_cmd;
 mod stats;
+mod timeline;
 
 use std::any::Any;
 use std::io::{Read, Write};
@@ -250,12 +251,27 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         report_redundant_sync: cli.report_redundant_sync,
         sync_postcondition: verify_level == VerifyLevel::Basic,
         stats: cli.stats,
+        timeline: cli.timeline.is_some(),
+        cycle_model: crate::analysis::cycles::Options {
+            barrier_all: match cli.pipe_all {
+                cli::PipeAllMode::Drain => crate::analysis::cycles::BarrierAll::Drain,
+                cli::PipeAllMode::Free => crate::analysis::cycles::BarrierAll::Free,
+            },
+            ..Default::default()
+        },
         jobs: jobs(cli.jobs),
         print_width: cli.print_width.map_or(crate::printer::NO_WRAP, usize::from),
     };
     let mut dumps = String::new();
-    match compile::compile(&file.text, &request, &mut dumps) {
-        Ok(emitted) => success(emitted, cli.output, dumps),
+    let mut timelines = Vec::new();
+    match compile::compile(&file.text, &request, &mut dumps, &mut timelines) {
+        Ok(emitted) => {
+            let mut out = success(emitted, cli.output, dumps);
+            if let Some(dir) = &cli.timeline {
+                out.files.extend(timelines.into_iter().map(|(rel, text)| (dir.join(rel), text.into_bytes())));
+            }
+            out
+        }
         Err(diags) => {
             let mut out = input_error(&diags, &file, style, dumps);
             // A failed postcondition of a pass is a bug of ptoc, not of the input.

@@ -1,6 +1,7 @@
 //! Analyses shared by lowering, the passes and the verifiers (docs/architecture.md, "Layers"):
 //! they read the IR and the operator table and return facts, and import nothing above them.
 
+pub mod cycles;
 pub mod effects;
 pub mod hazard;
 pub mod memref_plan;

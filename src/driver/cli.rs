@@ -95,6 +95,18 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text", help_heading = "Output")]
     pub stats: Option<StatsFormat>,
 
+    /// Write, per kernel function, the cycle model's schedule into DIR: `<f>.trace.json` (Chrome
+    /// trace: one track per pipe, one slice per instruction, set→wait flows; opens in Perfetto)
+    /// and `<f>.svg` (the same as a swimlane picture).
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub timeline: Option<PathBuf>,
+
+    /// How the cycle model (`--stats`, `--timeline`) counts `pipe_barrier(PIPE_ALL)`: `drain`
+    /// (default) every pipe waits until all have finished, as the hardware does; `free` costs
+    /// nothing, as in Perf-Sim (for comparing with it).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "drain", help_heading = "Output")]
+    pub pipe_all: PipeAllMode,
+
     /// Wrap the printed IR (`--emit ir`) at N columns: a statement longer than N breaks inside
     /// its brackets (call arguments, lists, type parameters), which the language joins back, so
     /// the text reads back as the same program. Default: never wrap (one line per statement).
@@ -244,6 +256,13 @@ pub enum Emit {
     Cpp,
     /// PTO-ISA MLIR (`pto-codegen.md`).
     Pto,
+}
+
+/// `--pipe-all`: how the cycle model counts `pipe_barrier(PIPE_ALL)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PipeAllMode {
+    Drain,
+    Free,
 }
 
 /// The format of `--stats`.

@@ -46,6 +46,10 @@ pub struct Request<'a> {
     pub sync_postcondition: bool,
     /// `--stats`: statistics of the final program on stderr.
     pub stats: Option<super::cli::StatsFormat>,
+    /// `--timeline`: the cycle model's schedule of each kernel as files.
+    pub timeline: bool,
+    /// What the cycle model of `--stats` and `--timeline` assumes.
+    pub cycle_model: crate::analysis::cycles::Options,
     /// Threads the compilation may use (`--jobs`); the output does not depend on it.
     pub jobs: usize,
     /// `--print-width`: the line width of the printed IR (`printer::NO_WRAP` by default).
@@ -74,7 +78,13 @@ pub fn frontend_with_jobs(source: &str, jobs: usize) -> Result<Program, Vec<Diag
 
 /// Runs the request on `source`. IR dumps of `--print-after-all` and the passes' findings are
 /// appended to `dumps` as they happen, so they survive a later error.
-pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitted, Vec<Diagnostic>> {
+/// `--timeline` files (relative paths and text) are appended to `timelines`.
+pub fn compile(
+    source: &str,
+    req: &Request,
+    dumps: &mut String,
+    timelines: &mut Vec<(String, String)>,
+) -> Result<Emitted, Vec<Diagnostic>> {
     // The passes' threads start while the front end runs (see `par::prepare`).
     crate::par::prepare(req.jobs);
     let mut timings = super::dumps::Timings::default();
@@ -112,6 +122,9 @@ pub fn compile(source: &str, req: &Request, dumps: &mut String) -> Result<Emitte
         return crate::codegen::assemble(&prog, kernels.into_iter().flatten().collect()).map(Emitted::Files);
     }
     let (prog, _) = compile_timed::<()>(source, req, dumps, &mut timings, None)?;
+    if req.timeline {
+        timelines.extend(super::timeline::files(&prog, req.env.backend, &req.cycle_model));
+    }
     timings.start();
     let emitted = if req.emit_cpp {
         crate::codegen::generate_with_jobs(&prog, req.jobs).map(Emitted::Files)
@@ -153,7 +166,7 @@ pub(super) fn compile_program(source: &str, req: &Request, dumps: &mut String) -
 /// Whether the function passes may run as chains (see [`Manager::fuse`]): nothing observes the
 /// program between them.
 fn chains(req: &Request) -> bool {
-    req.dumps.is_empty() && req.stats.is_none() && !req.time_passes
+    req.dumps.is_empty() && req.stats.is_none() && !req.time_passes && !req.timeline
 }
 
 /// [`compile_program`], timing parse+lower and each pass into `timings`, with `finish` (when
@@ -196,7 +209,7 @@ fn compile_timed<T: Send>(
     let dumps = report.out;
     check_sync(&prog, source, req, dumps)?;
     if let (Some(format), Some(stats)) = (req.stats, stats) {
-        dumps.push_str(&super::stats::render(&prog, req.env.backend, &stats.removed, format));
+        dumps.push_str(&super::stats::render(&prog, req.env.backend, &stats.removed, format, &req.cycle_model));
     }
     Ok((prog, finished))
 }

@@ -142,6 +142,8 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         sync_postcondition: super::cli::VerifyLevel::resolve(None, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
             == super::cli::VerifyLevel::Basic,
         stats: None,
+        timeline: false,
+        cycle_model: Default::default(),
         jobs: crate::parser::default_jobs(),
         print_width: crate::printer::NO_WRAP,
     };

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::cli::StatsFormat;
+use crate::analysis::cycles::{self, Estimate, PIPES};
 use crate::backend::Backend;
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
-use crate::ir::{ExprKind, Function, FunctionType, MemorySpace, Program, Stmt, VarId, VarKind};
+use crate::ir::{ExprKind, Function, FunctionType, MemorySpace, PipeType, Program, Stmt, VarId, VarKind};
 use crate::verify::sync_hazard::{leaf_effect, Effect};
 
 /// Sync ops deleted per function (by name), summed over the runs of remove-redundant-sync.
@@ -52,11 +53,24 @@ struct Stats {
     /// the sum of the MemRefs' sizes).
     peak_bytes: BTreeMap<MemorySpace, u64>,
     syncs_removed: usize,
+    /// The cycle model's estimate (for the program: the kernels one after another, so cycles
+    /// and busy cycles are sums).
+    cycles: u64,
+    busy: BTreeMap<PipeType, u64>,
+    /// Trip counts and conditions the model assumed.
+    assumed: usize,
 }
 
 impl Stats {
-    fn of(f: &Function, backend: Backend, removed: &Removed) -> Stats {
-        let mut st = Stats { syncs_removed: removed.get(&f.name).copied().unwrap_or(0), ..Stats::default() };
+    fn of(f: &Function, backend: Backend, removed: &Removed, model: &cycles::Options) -> Stats {
+        let est: Estimate = cycles::estimate(f, backend, model);
+        let mut st = Stats {
+            syncs_removed: removed.get(&f.name).copied().unwrap_or(0),
+            cycles: est.cycles,
+            busy: est.busy,
+            assumed: est.assumed,
+            ..Stats::default()
+        };
         walk_stmts(&f.body, &mut |s| match leaf_effect(&f.vars, s, backend) {
             Effect::Access { pipe, .. } => *st.ops_per_pipe.entry(pipe.name()).or_default() += 1,
             Effect::Set(e) | Effect::Wait(e) => {
@@ -99,6 +113,29 @@ impl Stats {
             *e = (*e).max(*v);
         }
         self.syncs_removed += o.syncs_removed;
+        self.cycles += o.cycles;
+        for (k, v) in &o.busy {
+            *self.busy.entry(*k).or_default() += v;
+        }
+        self.assumed += o.assumed;
+    }
+
+    /// The critical-pipe bound: the busiest pipe's busy cycles.
+    fn bound(&self) -> u64 {
+        self.busy.values().copied().max().unwrap_or(0)
+    }
+
+    /// cycles / bound, two decimals ("-" without a bound).
+    fn ratio(&self) -> String {
+        match self.bound() {
+            0 => "null".into(),
+            b => format!("{:.2}", self.cycles as f64 / b as f64),
+        }
+    }
+
+    /// Busy cycles per pipe, every pipe of the model in report order.
+    fn busy_list(&self) -> Vec<(&'static str, u64)> {
+        PIPES.iter().map(|p| (cycles::pipe_label(*p), self.busy.get(p).copied().unwrap_or(0))).collect()
     }
 }
 
@@ -141,12 +178,18 @@ fn peak_bytes(f: &Function) -> BTreeMap<MemorySpace, u64> {
 
 /// The statistics of `prog` in `format`: one block per kernel function (every function but
 /// orchestration ones), then the program.
-pub fn render(prog: &Program, backend: Backend, removed: &Removed, format: StatsFormat) -> String {
+pub fn render(
+    prog: &Program,
+    backend: Backend,
+    removed: &Removed,
+    format: StatsFormat,
+    model: &cycles::Options,
+) -> String {
     let kernels: Vec<(&Function, Stats)> = prog
         .functions
         .iter()
         .filter(|f| f.kind != FunctionType::Orchestration)
-        .map(|f| (f, Stats::of(f, backend, removed)))
+        .map(|f| (f, Stats::of(f, backend, removed, model)))
         .collect();
     let mut total = Stats::default();
     for (_, s) in &kernels {
@@ -156,9 +199,14 @@ pub fn render(prog: &Program, backend: Backend, removed: &Removed, format: Stats
         StatsFormat::Text => {
             let mut out = String::new();
             for (f, s) in &kernels {
-                text(&mut out, &format!("function {}", f.name), s);
+                text(&mut out, &format!("function {}", f.name), s, model.default_trips);
             }
-            text(&mut out, &format!("program {} ({} kernel functions)", prog.name, kernels.len()), &total);
+            text(
+                &mut out,
+                &format!("program {} ({} kernel functions)", prog.name, kernels.len()),
+                &total,
+                model.default_trips,
+            );
             out
         }
         StatsFormat::Json => {
@@ -181,7 +229,7 @@ fn list<K: std::fmt::Display, V>(m: &BTreeMap<K, V>, f: impl Fn(&V) -> String) -
     m.iter().map(|(k, v)| format!("{k} {}", f(v))).collect::<Vec<_>>().join(", ")
 }
 
-fn text(out: &mut String, title: &str, s: &Stats) {
+fn text(out: &mut String, title: &str, s: &Stats, trips: u64) {
     let _ = writeln!(out, "stats: {title}");
     let _ = writeln!(out, "  ops per pipe: {}", list(&s.ops_per_pipe, |n| n.to_string()));
     let _ = writeln!(out, "  sync pairs (src/dst): {}", list(&s.sync_pairs, |(a, b)| format!("{a}/{b}")));
@@ -194,6 +242,16 @@ fn text(out: &mut String, title: &str, s: &Stats) {
         list(&mem, |v| format!("{v}")).split(", ").map(with_capacity).collect::<Vec<_>>().join(", ")
     );
     let _ = writeln!(out, "  syncs removed: {}", s.syncs_removed);
+    let ratio = if s.bound() == 0 { "-".to_string() } else { s.ratio() };
+    let assumed = if s.assumed > 0 {
+        format!(" (assumed: {} loops or conditions with unknown values; such a loop runs {trips} times)", s.assumed)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "  estimated cycles: {}{assumed}", s.cycles);
+    let busy: Vec<String> = s.busy_list().iter().map(|(p, n)| format!("{p} {n}")).collect();
+    let _ = writeln!(out, "  busy cycles: {}", busy.join(", "));
+    let _ = writeln!(out, "  critical-pipe bound: {} (cycles/bound {ratio})", s.bound());
 }
 
 /// `Vec 1024` → `Vec 1024/196608`.
@@ -228,7 +286,8 @@ fn json_map<K: AsRef<str>, V>(m: impl Iterator<Item = (K, V)>, f: impl Fn(V) -> 
 
 fn json(s: &Stats) -> String {
     format!(
-        "\"ops_per_pipe\":{},\"sync_pairs\":{},\"barriers\":{},\"event_ids\":{},\"memory\":{},\"syncs_removed\":{}",
+        "\"ops_per_pipe\":{},\"sync_pairs\":{},\"barriers\":{},\"event_ids\":{},\"memory\":{},\"syncs_removed\":{},\
+         \"cycles\":{},\"busy\":{},\"bound\":{},\"cycles_per_bound\":{},\"assumed\":{}",
         json_map(s.ops_per_pipe.iter(), |n| n.to_string()),
         json_map(s.sync_pairs.iter(), |(a, b)| format!("{{\"src\":{a},\"dst\":{b}}}")),
         json_map(s.barriers.iter(), |n| n.to_string()),
@@ -236,6 +295,11 @@ fn json(s: &Stats) -> String {
         json_map(s.peak_bytes.iter().map(|(k, v)| (k.name(), (*v, crate::backend::capacity(*k)))), |(v, c)| format!(
             "{{\"peak_bytes\":{v},\"capacity\":{c}}}"
         )),
-        s.syncs_removed
+        s.syncs_removed,
+        s.cycles,
+        json_map(s.busy_list().into_iter(), |n| n.to_string()),
+        s.bound(),
+        s.ratio(),
+        s.assumed
     )
 }
