@@ -10,6 +10,7 @@ pub mod convert_to_ssa;
 pub mod flatten_call_expr;
 pub mod init_mem_ref;
 pub mod insert_sync;
+pub mod legalize_cce;
 pub mod manager;
 pub mod remove_redundant_sync;
 pub mod run_verifier;
@@ -255,6 +256,16 @@ pub static PASSES: &[PassInfo] = &[
         findings: None,
     },
     PassInfo {
+        name: "legalize-cce",
+        aliases: &["LegalizeCce"],
+        description: "make the copies the CCE kernel needs IR ops: Vec-to-Vec moves become block.vec_move, loop-carried tiles and tile if results are copied into their buffers before the yield (CCE backend only)",
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[],
+        invalidated: &[],
+        run: Transform::Carrying(legalize_cce::carrying),
+        findings: None,
+    },
+    PassInfo {
         name: "insert-sync",
         aliases: &["InsertSync"],
         description: "insert set_flag/wait_flag and pipe barriers between dependent pipes",
@@ -346,6 +357,7 @@ impl Pipeline {
                 "run-verifier",
                 "init-mem-ref",
                 "basic-memory-reuse",
+                "legalize-cce",
                 "insert-sync",
                 "allocate-memory-addr",
             ],
@@ -357,6 +369,7 @@ impl Pipeline {
                 "run-verifier",
                 "init-mem-ref",
                 "basic-memory-reuse",
+                "legalize-cce",
                 "allocate-memory-addr",
             ],
             Pipeline::None => &[],
@@ -440,7 +453,7 @@ mod tests {
         ] {
             assert!(lookup(n).is_some(), "{n}");
         }
-        assert_eq!(PASSES.len(), 12);
+        assert_eq!(PASSES.len(), 13);
     }
 
     #[test]
