@@ -1155,7 +1155,10 @@ fn not_in_context(vars: &VarTable, var: VarId, span: Span) -> Diagnostic {
 /// Whether the value `body` yields at `j` is a tile in the buffer of the result `r`.
 fn in_result_buffer(vars: &VarTable, body: &Stmt, j: usize, r: VarId) -> bool {
     let m = vars.var_type(r).memref();
-    body.final_yield().and_then(|ys| ys.get(j)).and_then(Expr::as_var).is_some_and(|y| m.is_some() && vars.var_type(y).memref() == m)
+    body.final_yield()
+        .and_then(|ys| ys.get(j))
+        .and_then(Expr::as_var)
+        .is_some_and(|y| m.is_some() && vars.var_type(y).memref() == m)
 }
 
 /// A copy that legalize-cce makes an op of the IR, found in IR that did not go through it.

@@ -186,8 +186,10 @@ impl Legalize<'_> {
             }
             // Every branch's value must be a Vec tile: the copy is a vector instruction (code
             // generation reports any other).
-            let yields: Vec<&Expr> = [&then_yield, &else_yield].into_iter().flatten().filter_map(|ys| ys.get(j)).collect();
-            if yields.is_empty() || yields.iter().any(|y| y.as_var().is_none() || self.space(y) != Some(MemorySpace::Vec))
+            let yields: Vec<&Expr> =
+                [&then_yield, &else_yield].into_iter().flatten().filter_map(|ys| ys.get(j)).collect();
+            if yields.is_empty()
+                || yields.iter().any(|y| y.as_var().is_none() || self.space(y) != Some(MemorySpace::Vec))
             {
                 continue;
             }
@@ -259,7 +261,8 @@ impl Legalize<'_> {
     /// A new Vec MemRef of the size of `like`'s buffer (no address yet).
     fn new_memref_like(&mut self, like: VarId, span: Span) -> VarId {
         let size = self.vars.var_type(like).memref().map_or(0, |m| self.size(m));
-        let info = MemRefInfo { space: MemorySpace::Vec, addr: Expr::int(-1, DataType::Int64, span), size, id: self.next_id };
+        let info =
+            MemRefInfo { space: MemorySpace::Vec, addr: Expr::int(-1, DataType::Int64, span), size, id: self.next_id };
         self.next_id += 1;
         let name = info.derived_name();
         self.names.insert(name.clone());
