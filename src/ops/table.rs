@@ -773,7 +773,8 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Move)
         .pto(pto("pto.tmov", 1)),
     block(names::VEC_MOVE, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(CceEmit::VecMove),
+        .cce(CceEmit::VecMove)
+        .pto(pto("pto.tmov", 1)),
     block(
         names::ALLOC,
         &[
