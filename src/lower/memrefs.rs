@@ -18,9 +18,7 @@
 //! that is not such an output (hand-written MemRefs, or passes that create variables run after
 //! init-mem-ref) may get other MemRefs than the program it was printed from had; when the text
 //! describes the planned id with another memory space or size, the variable keeps the type of
-//! its value. legalize-cce is such a pass: it adds copies and re-points a loop's tile result at
-//! the carried buffer, so a loop result bound by a multi-value yield after it reads back with
-//! init-mem-ref's DDR MemRef (the tests below check every stage before it).
+//! its value.
 
 use super::Lowerer;
 use crate::analysis::memref_plan::{plan_memrefs, set_memref};
@@ -89,12 +87,12 @@ mod tests {
         out
     }
 
-    /// Runs the default pipeline up to legalize-cce on `source`; after every pass, the printed
-    /// program must read back to the same program, hidden types included. Returns the hidden
-    /// types after the last pass.
+    /// Runs the default pipeline on `source`; after every pass, the printed program must read
+    /// back to the same program, hidden types included. Returns the hidden types after the
+    /// last pass.
     fn check_every_stage(source: &str) -> Vec<String> {
         let env = PassEnv::new(Backend::Cce);
-        let passes: Vec<_> = Pipeline::Default.passes().into_iter().take_while(|p| p.name != "legalize-cce").collect();
+        let passes = Pipeline::Default.passes();
         let p = Manager::new(&passes, env).run_observed(read(source), None, &mut |step| {
             let (p, name) = (step.program, step.pass.name);
             let text = crate::printer::print_program(p);
@@ -162,8 +160,8 @@ mod tests {
             ],
         );
         let last = check_every_stage(&src);
-        // t2 moved to t0's buffer (id 2); acc4 stays in t2's first one (id 4).
-        assert!(last[0].starts_with("acc4:") && last[0].contains("pl.MemorySpace.Vec, -1, 16384, 4)"), "{last:?}");
+        // t2 moved to t0's buffer (id 2, address 0); acc4 stays in t2's first one (id 4).
+        assert!(last[0].starts_with("acc4:") && last[0].contains("pl.MemorySpace.Vec, 32768, 16384, 4)"), "{last:?}");
     }
 
     /// Return vars of an if with a multi-value yield, and of a `while_` loop.

@@ -773,8 +773,7 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Move)
         .pto(pto("pto.tmov", 1)),
     block(names::VEC_MOVE, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(CceEmit::VecMove)
-        .pto(pto("pto.tmov", 1)),
+        .cce(CceEmit::VecMove),
     block(
         names::ALLOC,
         &[

@@ -10,7 +10,6 @@ pub mod convert_to_ssa;
 pub mod flatten_call_expr;
 pub mod init_mem_ref;
 pub mod insert_sync;
-pub mod legalize_cce;
 pub mod manager;
 pub mod remove_redundant_sync;
 pub mod run_verifier;
@@ -272,16 +271,6 @@ pub static PASSES: &[PassInfo] = &[
         edits_syncs: false,
     },
     PassInfo {
-        name: "legalize-cce",
-        aliases: &["LegalizeCce"],
-        description: "make the copies the CCE kernel needs IR ops: Vec-to-Vec moves become block.vec_move, loop-carried tiles and tile if results are copied into their buffers before the yield (CCE backend only)",
-        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
-        produced: &[],
-        invalidated: &[],
-        run: Transform::Carrying(legalize_cce::carrying),
-        findings: None,
-    },
-    PassInfo {
         name: "insert-sync",
         aliases: &["InsertSync"],
         description: "insert set_flag/wait_flag and pipe barriers between dependent pipes",
@@ -359,8 +348,7 @@ pub enum Pipeline {
     /// convert-tensor-to-block-ops after convert-to-ssa (the second changes only InCore functions
     /// that hold tensor ops, which the reference's C++ emitter cannot compile).
     Default,
-    /// The reference's PTOAS strategy: Default without insert-sync (and without legalize-cce,
-    /// which only the CCE kernel writer needs).
+    /// The reference's PTOAS strategy: Default without insert-sync.
     Ptoas,
     /// No passes: parse, lower, print.
     None,
@@ -378,7 +366,6 @@ impl Pipeline {
                 "run-verifier",
                 "init-mem-ref",
                 "basic-memory-reuse",
-                "legalize-cce",
                 "insert-sync",
                 "allocate-memory-addr",
             ],
@@ -450,9 +437,7 @@ mod tests {
         }
         let default = Pipeline::Default.pass_names();
         let ptoas = Pipeline::Ptoas.pass_names();
-        // PTOAS emits MLIR, whose `scf.yield` carries buffers itself: no CCE legalization.
-        let without_sync: Vec<_> =
-            default.iter().filter(|n| !matches!(**n, "insert-sync" | "legalize-cce")).copied().collect();
+        let without_sync: Vec<_> = default.iter().filter(|n| **n != "insert-sync").copied().collect();
         assert_eq!(ptoas, without_sync.as_slice());
         assert_eq!(default[1], "outline-incore-scopes");
         assert_eq!(default[2], "convert-tensor-to-block-ops");
@@ -475,7 +460,7 @@ mod tests {
         ] {
             assert!(lookup(n).is_some(), "{n}");
         }
-        assert_eq!(PASSES.len(), 13);
+        assert_eq!(PASSES.len(), 12);
     }
 
     #[test]
