@@ -263,7 +263,8 @@ fn with_capacity(item: &str) -> String {
     }
 }
 
-fn json_str(s: &str) -> String {
+/// `s` as a JSON string literal.
+pub(super) fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

@@ -27,24 +27,10 @@ pub fn files(prog: &Program, backend: Backend, model: &cycles::Options) -> Vec<(
     out
 }
 
+use super::stats::json_str;
+
 fn tid(p: PipeType) -> usize {
     PIPES.iter().position(|&q| q == p).map_or(0, |i| i + 1)
-}
-
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The Chrome trace JSON of one kernel's schedule.
