@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use crate::diag::Span;
 use crate::ir::visit::{child_stmts, for_each_var, stmt_exprs};
 use crate::ir::{
-    Call, DataType, Expr, Function, KwValue, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable,
+    Call, DataType, Expr, Function, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable,
 };
 use crate::ops;
 
@@ -70,31 +70,12 @@ fn memory_spaces(body: &Stmt) -> FxHashMap<VarId, VarVisit> {
         if let Stmt::Assign { var, value, .. } = s {
             if let Some((def, call)) = op_call(value) {
                 if def.category == ops::Category::Block {
-                    spaces.insert(*var, VarVisit { space: Some(space_written_by(def, call)), seen: false });
+                    spaces.insert(*var, VarVisit { space: Some(ops::result_space_of(def, call)), seen: false });
                 }
             }
         }
     });
     spaces
-}
-
-/// The space table of §2.8 step 2 (the operator table's `result_space` column).
-fn space_written_by(def: &ops::OpDef, call: &Call) -> MemorySpace {
-    match def.result_space {
-        ops::ResultSpace::TargetMemory => target_memory(call).unwrap_or(MemorySpace::Vec),
-        ops::ResultSpace::Ddr => MemorySpace::Ddr,
-        ops::ResultSpace::Acc => MemorySpace::Acc,
-        ops::ResultSpace::Vec => MemorySpace::Vec,
-    }
-}
-
-/// The `target_memory` kwarg (stored as a space; hand-built IR may hold its integer code).
-fn target_memory(call: &Call) -> Option<MemorySpace> {
-    call.kwargs.iter().find(|(k, _)| *k == "target_memory").and_then(|(_, v)| match v {
-        KwValue::Space(s) => Some(*s),
-        KwValue::Int(i) => MemorySpace::from_index(*i),
-        _ => None,
-    })
 }
 
 /// The table entry and call of an operator call (not a function call).

@@ -197,7 +197,18 @@ impl Lowerer {
                 }),
             }
         }
-        let call = ops::build_op_call_in(&self.vars, path, f.span, &mut pos, kws, span, self.authorship.hand_written);
+        let spaces = &self.tile_spaces;
+        let space_of = |v: VarId| spaces.get(&v).copied();
+        let call = ops::build_op_call_in(
+            &self.vars,
+            path,
+            f.span,
+            &mut pos,
+            kws,
+            span,
+            self.authorship.hand_written,
+            &space_of,
+        );
         self.op_args = pos;
         call
     }

@@ -131,6 +131,9 @@ pub(crate) struct Lowerer {
     op_args: Vec<crate::ops::ArgIn>,
     /// What the file's text says about who wrote it (see [`Authorship`]).
     authorship: Authorship,
+    /// The memory space of each variable of the current body bound to a block op's result:
+    /// today's `pl.store` of a tile in Acc means `block.l0c_store`.
+    tile_spaces: rustc_hash::FxHashMap<VarId, crate::ir::MemorySpace>,
 }
 
 /// Whether a program's text was written by hand (the DSL style) or by the printer, and what
@@ -197,6 +200,7 @@ impl Lowerer {
             constant_types: Vec::new(),
             op_args: Vec::new(),
             authorship: Authorship::default(),
+            tile_spaces: Default::default(),
         }
     }
 
@@ -396,6 +400,7 @@ impl Lowerer {
         self.free_dims.clear();
         self.yield_frames.clear();
         self.hidden_types.clear();
+        self.tile_spaces.clear();
     }
 
     /// Takes the per-function state out (to lower the body later).
@@ -418,6 +423,7 @@ impl Lowerer {
         self.free_dims = s.free_dims;
         self.yield_frames.clear();
         self.hidden_types.clear();
+        self.tile_spaces.clear();
     }
 
     fn lower_signature(&mut self, f: &ast::FuncDef) -> Signature {

@@ -121,15 +121,14 @@ impl Lowerer {
                 Ok(())
             }
             S::With { item, body, .. } => {
-                let ok = match &item.kind {
-                    A::Call(f, args) => args.is_empty() && self.prefixed_name(f) == Some("incore"),
-                    _ => false,
-                };
-                if !ok {
+                if !self.is_incore_scope(item) {
                     return Err(Diagnostic::error(
                         codes::UNSUPPORTED,
                         item.span,
-                        format!("only `with {}.incore():` scopes are supported", self.prefix),
+                        format!(
+                            "only `with {p}.incore():` scopes (today's PyPTO spells it `with {p}.at(level={p}.Level.CORE_GROUP):`) are supported",
+                            p = self.prefix
+                        ),
                     ));
                 }
                 self.scopes.push();
@@ -152,6 +151,22 @@ impl Lowerer {
                 Ok(())
             }
             S::Pass => Ok(()),
+        }
+    }
+
+    /// Whether a `with` item opens an InCore scope: `pl.incore()`, or today's PyPTO spelling of
+    /// the same scope, `pl.at(level=pl.Level.CORE_GROUP)`.
+    fn is_incore_scope(&self, item: &ast::Expr) -> bool {
+        let A::Call(f, args) = &item.kind else { return false };
+        match self.prefixed_name(f) {
+            Some("incore") => args.is_empty(),
+            Some("at") => match args.as_slice() {
+                [Arg::Keyword(k, level)] => {
+                    k.name == "level" && self.prefixed_path(level).as_deref() == Some(&["Level", "CORE_GROUP"][..])
+                }
+                _ => false,
+            },
+            _ => false,
         }
     }
 
@@ -248,6 +263,14 @@ impl Lowerer {
         };
         let var = self.vars.new_var(target.name.as_str(), ty, VarKind::Plain, target.span);
         self.scopes.bind(&target.name, var);
+        if let ExprKind::Call(call) = &value.kind {
+            if let Callee::Op(op) = call.callee {
+                let def = crate::ops::def(op);
+                if def.category == crate::ops::Category::Block {
+                    self.tile_spaces.insert(var, crate::ops::result_space_of(def, call));
+                }
+            }
+        }
         out.push(Stmt::Assign { var, value, span });
         Ok(())
     }

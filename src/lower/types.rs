@@ -498,7 +498,8 @@ impl Lowerer {
                 "fractal" => view.fractal = self.lower_u64(v, "fractal")?,
                 "pad" => {
                     view.pad = match self.prefixed_path(v).as_deref() {
-                        Some(["TilePad", name]) => TilePad::from_name(name),
+                        // `pl.PadValue` is today's PyPTO name of the enum.
+                        Some(["TilePad" | "PadValue", name]) => TilePad::from_name(name),
                         _ => None,
                     }
                     .ok_or_else(|| unknown_member(v, "TilePad", &self.prefix, TilePad::ALL.iter().map(|l| l.name())))?

@@ -2,7 +2,7 @@
 //! name after `pl.` and the arguments to a registered operator, or to a scalar `min`/`max`/`cast`
 //! node.
 
-use super::table::{Category, OpDef, OPS};
+use super::table::{Category, OpDef, TodayForm, OPS};
 use super::{ArgIn, ArgValue, KwIn};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, KwValue, OpId, Type, VarTable};
@@ -10,7 +10,9 @@ use crate::ir::{BinOp, KwValue, OpId, Type, VarTable};
 /// What a call resolves to.
 #[derive(Debug)]
 pub(crate) enum Target {
-    Op(OpId, &'static OpDef),
+    /// An operator, and how the call's arguments bind to it (a spelling of today's PyPTO may
+    /// arrange them otherwise).
+    Op(OpId, &'static OpDef, TodayForm),
     /// `pl.min(a, b)` / `pl.max(a, b)` on scalars.
     MinMax(BinOp),
     /// `pl.cast(x, pl.D)` on a scalar (ptoc extension, §3.12).
@@ -43,14 +45,18 @@ pub(crate) fn resolve(
     match path {
         [ns, name] => {
             let Some(entry) = category_of(ns).and_then(|c| find_in(c, name)) else {
-                return Err(unknown_op(&path.join("."), path_span, namespaced_suggestion(ns, name)));
+                return today(vars, &path.join("."), args, kwargs)
+                    .ok_or_else(|| unknown_op(&path.join("."), path_span, namespaced_suggestion(ns, name)));
             };
             // The tensor constructors pick `*_scalar` themselves (§4.5 item 4).
             let entry =
                 if entry.1.category == Category::Tensor { scalar_variant(vars, entry, args, kwargs) } else { entry };
-            Ok(Target::Op(entry.0, entry.1))
+            Ok(Target::Op(entry.0, entry.1, TodayForm::Same))
         }
-        [name] => unified(vars, name, path_span, args, kwargs, span),
+        [name] => match today(vars, name, args, kwargs) {
+            Some(target) => Ok(target),
+            None => unified(vars, name, path_span, args, kwargs, span),
+        },
         _ => Err(unknown_op(&path.join("."), path_span, None)),
     }
 }
@@ -65,7 +71,7 @@ fn unified(
     span: Span,
 ) -> Result<Target, Diagnostic> {
     if let Some(id) = super::index::unified(name) {
-        return Ok(Target::Op(id, super::def(id)));
+        return Ok(Target::Op(id, super::def(id), TodayForm::Same));
     }
     let in_tensor = find_in(Category::Tensor, name);
     let in_block = find_in(Category::Block, name);
@@ -92,7 +98,7 @@ fn unified(
         Type::Tensor(_) | Type::Tile(_) => {
             let (found, ns) = if matches!(ty, Type::Tensor(_)) { (in_tensor, "tensor") } else { (in_block, "block") };
             let (id, def) = scalar_variant(vars, found.ok_or_else(|| missing(ns))?, args, kwargs);
-            Ok(Target::Op(id, def))
+            Ok(Target::Op(id, def, TodayForm::Same))
         }
         Type::Scalar(_) => match name {
             "min" => Ok(Target::MinMax(BinOp::Min)),
@@ -110,6 +116,15 @@ fn unified(
             }
         ))),
     }
+}
+
+/// `pl.<dotted>` in today's PyPTO spelling (`tile.add`, `tile.create`, `store`). Its `pl.tile.*`
+/// element-wise ops take a tile or a scalar second operand, as its tensor ops do: a scalar picks
+/// the scalar variant.
+fn today(vars: &VarTable, dotted: &str, args: &[ArgIn], kwargs: &[KwIn]) -> Option<Target> {
+    let (id, form) = super::index::today(dotted)?;
+    let (id, def) = scalar_variant(vars, (id, super::def(id)), args, kwargs);
+    Some(Target::Op(id, def, form))
 }
 
 /// The op, or its scalar-operand variant when the second argument (or `rhs=`) is a scalar.

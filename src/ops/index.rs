@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-use super::table::{entries, Category};
+use super::table::{entries, Category, TodayForm};
 use crate::ir::OpId;
 
 struct Index {
@@ -16,13 +16,20 @@ struct Index {
     by_spelling: FxHashMap<(Category, &'static str), OpId>,
     /// Unified `pl.NAME` spelling → the first op in table order that claims it.
     unified: FxHashMap<&'static str, OpId>,
+    /// A spelling of today's PyPTO (dotted, after `pl.`) → the op and how its arguments bind:
+    /// the `today` column first, then `tile.<short name or alias>` of the `today_tile` ops.
+    today: FxHashMap<String, (OpId, TodayForm)>,
 }
 
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut ix =
-            Index { by_name: FxHashMap::default(), by_spelling: FxHashMap::default(), unified: FxHashMap::default() };
+        let mut ix = Index {
+            by_name: FxHashMap::default(),
+            by_spelling: FxHashMap::default(),
+            unified: FxHashMap::default(),
+            today: FxHashMap::default(),
+        };
         for (id, d) in entries() {
             ix.by_name.entry(d.name).or_insert(id);
             for spelling in std::iter::once(d.short_name()).chain(d.aliases.iter().copied()) {
@@ -30,6 +37,14 @@ fn index() -> &'static Index {
             }
             for &u in d.unified {
                 ix.unified.entry(u).or_insert(id);
+            }
+            for t in d.today {
+                ix.today.entry(t.name.to_string()).or_insert((id, t.form));
+            }
+        }
+        for (id, d) in entries().filter(|(_, d)| d.today_tile) {
+            for spelling in std::iter::once(d.short_name()).chain(d.aliases.iter().copied()) {
+                ix.today.entry(format!("tile.{spelling}")).or_insert((id, TodayForm::Same));
             }
         }
         ix
@@ -44,6 +59,19 @@ pub fn by_name(name: &str) -> Option<OpId> {
 /// The op of `category` spelled `name` (its short name or an alias).
 pub fn by_spelling(category: Category, name: &str) -> Option<OpId> {
     index().by_spelling.get(&(category, name)).copied()
+}
+
+/// The op today's PyPTO spells `pl.<dotted>` (`tile.add`, `tile.create`, `store`), with how
+/// the call's arguments bind.
+pub fn today(dotted: &str) -> Option<(OpId, TodayForm)> {
+    index().today.get(dotted).copied()
+}
+
+/// Every spelling of today's PyPTO with its op, sorted (for `--list-ops` and suggestions).
+pub fn today_spellings() -> Vec<(&'static str, OpId)> {
+    let mut v: Vec<(&'static str, OpId)> = index().today.iter().map(|(k, (id, _))| (k.as_str(), *id)).collect();
+    v.sort();
+    v
 }
 
 /// The op that owns the unified spelling `pl.<name>`.

@@ -22,13 +22,15 @@ mod shape;
 pub mod table;
 #[cfg(test)]
 mod tests;
+mod today;
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, OpId, Type, UnOp, VarTable};
+use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, OpId, Type, UnOp, VarTable};
 use dispatch::Target;
 pub use promote::promote_dtypes;
 pub(crate) use shape::{const_dim, fmt_type};
 pub use table::{Category, OpDef, ResultBuffer, ResultSpace, SyncOp, OPS};
+pub use today::SpaceOf;
 
 /// An argument as lowering hands it over: an IR expression, or a plain value when the text was
 /// a dtype / enum member / string (`pl.FP16`, `pl.MemorySpace.Vec`, `'round'`) or a literal given
@@ -71,11 +73,13 @@ pub fn build_op_call(
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    build_op_call_in(vars, path, path_span, &mut args, kwargs, span, false)
+    build_op_call_in(vars, path, path_span, &mut args, kwargs, span, false, &|_| None)
 }
 
 /// [`build_op_call`] taking the positional arguments out of `args` (left empty), so that a
 /// caller building call after call (lowering) fills one buffer instead of allocating each time.
+/// `space_of` says what the caller knows of the memory space of a variable's tile (today's
+/// `pl.store` of an Acc tile is `block.l0c_store`).
 pub fn build_op_call_in(
     vars: &VarTable,
     path: &[&str],
@@ -84,9 +88,19 @@ pub fn build_op_call_in(
     kwargs: Vec<KwIn>,
     span: Span,
     hand_written: bool,
+    space_of: SpaceOf,
 ) -> Result<Expr, Diagnostic> {
+    let mut kwargs = kwargs;
     let (id, def) = match dispatch::resolve(vars, path, path_span, args, &kwargs, span) {
-        Ok(Target::Op(id, def)) => (id, def),
+        Ok(Target::Op(id, def, form)) => {
+            match today::adapt(vars, form, (id, def), path, args, &mut kwargs, space_of, span) {
+                Ok(entry) => entry,
+                Err(d) => {
+                    args.clear();
+                    return Err(d);
+                }
+            }
+        }
         Ok(Target::MinMax(op)) => return scalar_min_max(vars, op, std::mem::take(args), kwargs, span),
         Ok(Target::ScalarCast) => return unified_scalar_cast(vars, std::mem::take(args), kwargs, span),
         Err(d) => {
@@ -269,6 +283,31 @@ pub fn block_form(op: OpId) -> Option<OpId> {
 ///
 /// # Panics
 /// If `op` was not made by this module (ids are indices into [`OPS`]).
+/// The spellings of today's PyPTO that reach `op` (dotted, after `pl.`), sorted.
+pub fn today_spellings(op: OpId) -> Vec<&'static str> {
+    index::today_spellings().into_iter().filter(|(_, id)| *id == op).map(|(s, _)| s).collect()
+}
+
+/// The memory space the result of `call`, a call of block op `def`, is in (the table's
+/// `result_space` column; `passes-and-codegen.md` §2.8 step 2).
+pub fn result_space_of(def: &OpDef, call: &Call) -> MemorySpace {
+    match def.result_space {
+        ResultSpace::TargetMemory => target_memory(call).unwrap_or(MemorySpace::Vec),
+        ResultSpace::Ddr => MemorySpace::Ddr,
+        ResultSpace::Acc => MemorySpace::Acc,
+        ResultSpace::Vec => MemorySpace::Vec,
+    }
+}
+
+/// The `target_memory` kwarg of a call (stored as a space; hand-built IR may hold its code).
+pub fn target_memory(call: &Call) -> Option<MemorySpace> {
+    call.kwargs.iter().find(|(k, _)| *k == "target_memory").and_then(|(_, v)| match v {
+        KwValue::Space(s) => Some(*s),
+        KwValue::Int(i) => MemorySpace::from_index(*i),
+        _ => None,
+    })
+}
+
 pub fn def(op: OpId) -> &'static OpDef {
     &OPS[op.0 as usize]
 }

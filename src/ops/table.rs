@@ -88,6 +88,13 @@ pub struct OpDef {
     /// The synchronisation the op is, for the sync passes and the sync checker; `None` for
     /// every op that is not one.
     pub sync: Option<SyncOp>,
+    /// Whether today's PyPTO reaches this block op as `pl.tile.<short name or alias>` with the
+    /// same parameters (its `pl.block.*` namespace is called `pl.tile.*` there). False for the
+    /// block ops whose `pl.tile.*` namesake takes other arguments today, and for non-block ops.
+    pub today_tile: bool,
+    /// Further spellings of today's PyPTO that mean this op (`tile.create` for
+    /// `block.create_tile`), each with how its arguments become this op's.
+    pub today: &'static [Today],
     /// [`OpDef::written_arg`], found in `params` when the table is built: the sync analyses ask
     /// it of every leaf they read.
     written: Option<u8>,
@@ -141,6 +148,39 @@ pub enum SyncOp {
     Barrier(PipeType),
     /// `system.bar_all`.
     BarrierAll,
+}
+
+/// A spelling of today's PyPTO (upstream HEAD, whose DSL renamed some of be8155433's) that
+/// means an op of this table (the [`OpDef::today`] column; docs/language.md, "Today's PyPTO
+/// spellings").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Today {
+    /// The dotted name after `pl.` (`tile.create`, `store`).
+    pub name: &'static str,
+    pub form: TodayForm,
+}
+
+/// How the arguments of a [`Today`] spelling become the op's (`ops::today`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TodayForm {
+    /// The op's own parameters.
+    Same,
+    /// `tile.col_sum(t[, tmp])`, `tile.col_max(t)`, `tile.col_min(t)`: the reduction over axis 0
+    /// with `keepdim=True`, the `[1, N]` column result. A scratch tile, when given, must be a
+    /// tile and is not used: the axis-0 reduction needs none.
+    ColumnReduce,
+    /// `store(tile, offsets, output_tensor[, shapes])`: the destination is the third argument
+    /// and the shape defaults to the tile's; a tile the cube unit wrote (in Acc) is stored by
+    /// the fixpipe, `block.l0c_store`. A call with the shape third is be8155433's form, bound
+    /// as written.
+    Store,
+}
+
+const fn today(name: &'static str) -> Today {
+    Today { name, form: TodayForm::Same }
+}
+const fn today_form(name: &'static str, form: TodayForm) -> Today {
+    Today { name, form }
 }
 
 /// Which memory spaces an op's tile operands may be in (the [`OpDef::reads`] column). The
@@ -523,6 +563,8 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         result_space: ResultSpace::Vec,
         result_buffer: ResultBuffer::Own,
         sync: None,
+        today_tile: matches!(category, Category::Block),
+        today: &[],
         written: output_tensor_arg(params),
     }
 }
@@ -544,6 +586,13 @@ impl OpDef {
     }
     const fn sync(self, sync: SyncOp) -> OpDef {
         OpDef { sync: Some(sync), ..self }
+    }
+    const fn today(self, today: &'static [Today]) -> OpDef {
+        OpDef { today, ..self }
+    }
+    /// Today's `pl.tile.<name>` of this block op takes other arguments: it does not reach it.
+    const fn not_today_tile(self) -> OpDef {
+        OpDef { today_tile: false, ..self }
     }
     const fn printed(self, printed: &'static str) -> OpDef {
         OpDef { printed, ..self }
@@ -701,6 +750,7 @@ pub static OPS: &[OpDef] = &[
     tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.add").unified(&["add_scalar"])
         .block_form("block.adds"),
     tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.sub").unified(&["sub_scalar"])
+        .today(&[today("tensor.subs")])
         .block_form("block.subs"),
     tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.mul").unified(&["mul_scalar"])
         .block_form("block.muls"),
@@ -734,6 +784,7 @@ pub static OPS: &[OpDef] = &[
             opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
         ])
         .unified(&["create_tile"])
+        .today(&[today("tile.create")])
         .cce(CceEmit::Nothing),
     block(names::FULL, &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(&[req("dtype", KwKind::DType)])
@@ -752,6 +803,8 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Load),
     // `TSTORE` on MTE3 (the pipe the passes sync on) stores from UB.
     block(names::STORE, STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
+        .not_today_tile()
+        .today(&[today_form("store", TodayForm::Store), today_form("tile.store", TodayForm::Store)])
         .result_space(ResultSpace::Ddr)
         .result_buffer(ResultBuffer::Destination(3))
         .reads(Reads::Args(&[VEC]))
@@ -759,6 +812,7 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Store),
     // The fixpipe: the only way out of L0C (npu/a2a3/TStore.hpp "Source TileType only support Acc").
     block(names::L0C_STORE, STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
+        .not_today_tile()
         .reads(Reads::Args(&[ACC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
@@ -773,6 +827,7 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Move)
         .pto(pto("pto.tmov", 1)),
     block(names::VEC_MOVE, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+        .not_today_tile()
         .cce(CceEmit::VecMove),
     block(
         names::ALLOC,
@@ -784,6 +839,7 @@ pub static OPS: &[OpDef] = &[
         ],
         Rule::Alloc,
     ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
+        .not_today_tile()
         .cce(CceEmit::Nothing)
         .pto(PtoEmit::Nothing),
     block(names::FILLPAD, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
@@ -834,9 +890,11 @@ pub static OPS: &[OpDef] = &[
     block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
         .pto(pto("pto.trems", 2)),
     block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+        .today(&[today("tile.maximums")])
         .cce(ew("TMAXS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmaxs", 2)),
     block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+        .today(&[today("tile.minimums")])
         .cce(ew("TMINS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmins", 2)),
     block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
@@ -870,6 +928,7 @@ pub static OPS: &[OpDef] = &[
         .cce(ew("TSUBSC", 3, Family::BinaryScalar))
         .pto(pto("pto.tsubsc", 3)),
     block(names::SEL, &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
+        .not_today_tile()
         .pto(pto("pto.tsel", 3)),
     block(names::SELS, &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
     block(names::CMP, &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
@@ -936,11 +995,14 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tgemv.bias", 3)),
     block(names::BATCH_MATMUL, MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
-    block(names::SUM, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW).unified(&["sum"])
+    block(names::SUM, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+        .today(&[today_form("tile.col_sum", TodayForm::ColumnReduce)]).unified(&["sum"])
         .cce(CceEmit::Reduce { col: "TCOLSUM", row: "TROWSUM" }),
     block(names::MAX, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+        .today(&[today_form("tile.col_max", TodayForm::ColumnReduce)])
         .cce(CceEmit::Reduce { col: "TCOLMAX", row: "TROWMAX" }),
     block(names::MIN, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+        .today(&[today_form("tile.col_min", TodayForm::ColumnReduce)])
         .cce(CceEmit::Reduce { col: "TCOLMIN", row: "TROWMIN" }),
     block(names::ROW_SUM, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::RowReduce { instr: "TROWSUM" })
@@ -952,6 +1014,7 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::RowReduce { instr: "TROWMIN" })
         .pto(pto("pto.trowmin", 2)),
     block(names::ROW_EXPAND, &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand"])
+        .not_today_tile()
         .cce(dst_arg("TROWEXPAND", 0))
         .pto(pto("pto.trowexpand", 1)),
     block(names::ROW_EXPAND_ADD, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_add"])
@@ -982,6 +1045,7 @@ pub static OPS: &[OpDef] = &[
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
     ).pipes(Some(PipeType::V), Some(PipeType::V))
+        .not_today_tile()
         .reads(Reads::Any)
         .cce(CceEmit::Extract),
     block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
