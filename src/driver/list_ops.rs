@@ -3,20 +3,26 @@
 //! defaults, result rule, pipes and the instructions of both code generators. Everything printed
 //! comes from the operator table (`src/ops/table.rs`), so it cannot drift from what ptoc does.
 
+use crate::ir::OpId;
 use crate::ops::table::{entries, KwDefault, KwKind, OpDef, Slot};
 
 /// The listing; `None` when `name` names no operator.
 pub fn list(name: Option<&str>) -> Option<String> {
-    let wanted = |d: &OpDef| match name {
+    let wanted = |id: OpId, d: &OpDef| match name {
         None => true,
         Some(n) => {
             let n = n.trim().trim_start_matches("pl.");
-            d.name == n || d.printed == n || d.unified.contains(&n) || d.aliases.contains(&n) || d.short_name() == n
+            d.name == n
+                || d.printed == n
+                || d.unified.contains(&n)
+                || d.aliases.contains(&n)
+                || d.short_name() == n
+                || crate::ops::today_spellings(id).contains(&n)
         }
     };
     let mut out = String::new();
-    for (_, d) in entries().filter(|(_, d)| wanted(d)) {
-        describe(d, &mut out);
+    for (id, d) in entries().filter(|(id, d)| wanted(*id, d)) {
+        describe(id, d, &mut out);
     }
     (!out.is_empty()).then_some(out)
 }
@@ -24,14 +30,15 @@ pub fn list(name: Option<&str>) -> Option<String> {
 /// Every operator name and spelling, for "did you mean".
 pub fn all_names() -> Vec<&'static str> {
     let mut names = Vec::new();
-    for (_, d) in entries() {
+    for (id, d) in entries() {
         names.push(d.name);
         names.extend(d.unified.iter().copied());
+        names.extend(crate::ops::today_spellings(id));
     }
     names
 }
 
-fn describe(d: &OpDef, out: &mut String) {
+fn describe(id: OpId, d: &OpDef, out: &mut String) {
     out.push_str(d.name);
     out.push('\n');
     let mut spellings = vec![format!("pl.{}", d.printed)];
@@ -39,6 +46,18 @@ fn describe(d: &OpDef, out: &mut String) {
     spellings.extend(d.unified.iter().map(|u| format!("pl.{u}")));
     spellings.dedup();
     out.push_str(&format!("  spellings:  {}\n", spellings.join(", ")));
+    // Today's PyPTO (upstream HEAD) spellings; docs/language.md, "Today's PyPTO spellings".
+    let today = crate::ops::today_spellings(id);
+    if !today.is_empty() {
+        let today: Vec<String> = today.iter().map(|s| format!("pl.{s}")).collect();
+        out.push_str(&format!("  today:      {}\n", today.join(", ")));
+        for s in crate::ops::today_spellings(id) {
+            let about = crate::ops::today_form(s).map_or("", |f| f.about());
+            if !about.is_empty() {
+                out.push_str(&format!("  pl.{s}{about}\n"));
+            }
+        }
+    }
     let params: Vec<String> = d
         .params
         .iter()
@@ -99,7 +118,8 @@ pub fn ops_markdown() -> String {
          Generated from the operator table (`src/ops/table.rs`) by `ptoc::driver::list_ops`; do not\n\
          edit: `PTOC_UPDATE_DOCS=1 cargo test --lib ops_doc` rewrites it, and `cargo test` fails when\n\
          it is stale. `ptoc --list-ops NAME` prints one entry (by IR name or any spelling).\n\n\
-         For each operator: its IR name; the spellings that reach it in `.pto` text; the call with\n\
+         For each operator: its IR name; the spellings that reach it in `.pto` text (`today`: the\n\
+         spellings of today's PyPTO, see language.md, \"Today's PyPTO spellings\"); the call with\n\
          its positional arguments (what each must be) and keyword arguments with their defaults\n\
          (`<int>` without a default: optional; `required`: must be given); the result type rule\n\
          (described in [language.md](language.md)); the pipe that runs it with the CCE and the PTO\n\
@@ -109,14 +129,14 @@ pub fn ops_markdown() -> String {
          [language.md](language.md).\n",
     );
     let mut category = None;
-    for (_, d) in entries() {
+    for (id, d) in entries() {
         let prefix = d.category.prefix();
         if category != Some(prefix) {
             category = Some(prefix);
             out.push_str(&format!("\n## `pl.{prefix}.*`\n"));
         }
         let mut entry = String::new();
-        describe(d, &mut entry);
+        describe(id, d, &mut entry);
         let (name, body) = entry.split_once('\n').unwrap_or((&entry, ""));
         out.push_str(&format!("\n### `{name}`\n\n```text\n{}```\n", body.replace("\n  ", "\n").trim_start()));
     }
@@ -131,6 +151,19 @@ mod tests {
     #[test]
     fn ops_doc_is_up_to_date() {
         crate::ops::check_generated_doc("ops.md", &ops_markdown(), "ops_doc");
+    }
+
+    /// An operator is found by its spelling of today's PyPTO, and its entry shows both.
+    #[test]
+    fn todays_spellings_are_listed() {
+        let entry = list(Some("pl.tile.create")).unwrap();
+        assert!(entry.starts_with("block.create_tile\n"), "{entry}");
+        assert!(entry.contains("spellings:  pl.block.create_tile"), "{entry}");
+        assert!(entry.contains("today:      pl.tile.create, pl.tile.create_tile"), "{entry}");
+        let store = list(Some("block.store")).unwrap();
+        assert!(store.contains("pl.store(tile, offsets, output_tensor[, shapes])"), "{store}");
+        // Today's `pl.tile.view` is not be8155433's view (it is `tile.slice` there).
+        assert!(!list(Some("block.view")).unwrap().contains("today:"));
     }
 
     #[test]

@@ -283,6 +283,11 @@ pub fn block_form(op: OpId) -> Option<OpId> {
 ///
 /// # Panics
 /// If `op` was not made by this module (ids are indices into [`OPS`]).
+/// How the call of today's spelling `pl.<dotted>` binds, if it is one.
+pub fn today_form(dotted: &str) -> Option<table::TodayForm> {
+    index::today(dotted).map(|(_, form)| form)
+}
+
 /// The spellings of today's PyPTO that reach `op` (dotted, after `pl.`), sorted.
 pub fn today_spellings(op: OpId) -> Vec<&'static str> {
     index::today_spellings().into_iter().filter(|(_, id)| *id == op).map(|(s, _)| s).collect()

@@ -176,6 +176,21 @@ pub enum TodayForm {
     Store,
 }
 
+impl TodayForm {
+    /// How a call in this form binds, for `--list-ops` (empty for [`TodayForm::Same`]).
+    pub fn about(self) -> &'static str {
+        match self {
+            TodayForm::Same => "",
+            TodayForm::ColumnReduce => {
+                "(tile[, tmp_tile]): the reduction over axis 0 with keepdim=True; the optional scratch tile is not used"
+            }
+            TodayForm::Store => {
+                "(tile, offsets, output_tensor[, shapes]): the shape defaults to the tile's; a tile in Acc (a matmul result) is stored by block.l0c_store"
+            }
+        }
+    }
+}
+
 const fn today(name: &'static str) -> Today {
     Today { name, form: TodayForm::Same }
 }
