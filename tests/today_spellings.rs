@@ -283,3 +283,12 @@ fn call_splitting_keeps_nested_brackets() {
         "x = pl.store(pl.add(a, b), [0, 0], out)\ny = mypl.store(a)"
     );
 }
+
+/// The example written in today's spelling is the be8155433 softmax example.
+#[test]
+fn head_style_example_is_the_softmax_example() {
+    let root = common::manifest_dir().join("examples");
+    let read = |f: &str| compile(&std::fs::read_to_string(root.join(f)).unwrap()).unwrap();
+    let (today, seed) = (read("head_style_softmax.pto"), read("softmax.pto"));
+    assert_eq!(ptoc::ir::equiv::programs_diff(&today, &seed), None);
+}
