@@ -165,7 +165,8 @@ fn scratch_tile(text: &str) -> Option<String> {
 fn undo(text: &str, rule: &Rule) -> String {
     match rule {
         Rule::StoreShape => rewrite_calls(text, "pl.store(", |a| {
-            (a.len() == 4 && !a.iter().any(|x| is_keyword(x))).then(|| format!("pl.store({}, {}, {})", a[0], a[1], a[3]))
+            (a.len() == 4 && !a.iter().any(|x| is_keyword(x)))
+                .then(|| format!("pl.store({}, {}, {})", a[0], a[1], a[3]))
         }),
         Rule::AccStore => rewrite_calls(text, "pl.l0c_store(", |a| {
             let kept: Vec<&String> = if a.iter().any(|x| is_keyword(x)) {
@@ -185,7 +186,8 @@ fn undo(text: &str, rule: &Rule) -> String {
             let block = &op["col_".len()..];
             let tmp = scratch_tile(text);
             rewrite_calls(text, &format!("pl.block.{block}("), |a| {
-                let column = a.len() == 3 && a[1].replace(' ', "") == "axis=0" && a[2].replace(' ', "") == "keepdim=True";
+                let column =
+                    a.len() == 3 && a[1].replace(' ', "") == "axis=0" && a[2].replace(' ', "") == "keepdim=True";
                 if !column {
                     return None;
                 }
@@ -211,7 +213,8 @@ fn head_cases_in_todays_spelling_are_the_edited_programs() {
     if !common::require_corpus(&dir, "the systests in today's spelling") {
         return;
     }
-    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut cases: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     cases.sort();
     let (mut head, mut checked, mut same, mut undone, mut not_read) = (0, 0, 0, 0, 0);
     let mut failures = Vec::new();
@@ -226,8 +229,13 @@ fn head_cases_in_todays_spelling_are_the_edited_programs() {
         let edited = std::fs::read_to_string(case.join("program.pto")).unwrap();
         let mut today = edited.clone();
         let mut rules = 0;
-        let edits: Vec<&str> =
-            meta.get("edits").and_then(|e| e.as_array()).unwrap_or_default().iter().filter_map(|e| e.as_str()).collect();
+        let edits: Vec<&str> = meta
+            .get("edits")
+            .and_then(|e| e.as_array())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| e.as_str())
+            .collect();
         // Where the only store is of an Acc tile, the general store edit is the Acc one's.
         let acc_store = edits.iter().any(|e| classify(e) == Some(Edit::Spelling(Rule::AccStore)));
         for text in edits {
@@ -278,10 +286,7 @@ fn call_splitting_keeps_nested_brackets() {
     let found = calls(text, "pl.store(");
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].2, vec!["pl.add(a, b)", "[0, 0]", "[16, 16]", "out"]);
-    assert_eq!(
-        undo(text, &Rule::StoreShape),
-        "x = pl.store(pl.add(a, b), [0, 0], out)\ny = mypl.store(a)"
-    );
+    assert_eq!(undo(text, &Rule::StoreShape), "x = pl.store(pl.add(a, b), [0, 0], out)\ny = mypl.store(a)");
 }
 
 /// The example written in today's spelling is the be8155433 softmax example.

@@ -10,9 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diag::Span;
 use crate::ir::visit::{child_stmts, for_each_var, stmt_exprs};
-use crate::ir::{
-    Call, DataType, Expr, Function, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable,
-};
+use crate::ir::{Call, DataType, Expr, Function, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops;
 
 /// The MemRefs init-mem-ref gives the tensor and tile variables of one function (§2.8 steps

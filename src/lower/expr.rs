@@ -206,8 +206,7 @@ impl Lowerer {
             &mut pos,
             kws,
             span,
-            self.authorship.hand_written,
-            &space_of,
+            ops::Caller { hand_written: self.authorship.hand_written, space_of: &space_of },
         );
         self.op_args = pos;
         call

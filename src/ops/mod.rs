@@ -73,13 +73,29 @@ pub fn build_op_call(
     kwargs: Vec<KwIn>,
     span: Span,
 ) -> Result<Expr, Diagnostic> {
-    build_op_call_in(vars, path, path_span, &mut args, kwargs, span, false, &|_| None)
+    build_op_call_in(
+        vars,
+        path,
+        path_span,
+        &mut args,
+        kwargs,
+        span,
+        Caller { hand_written: false, space_of: &|_| None },
+    )
+}
+
+/// What the caller of [`build_op_call_in`] knows beyond the call itself.
+#[derive(Clone, Copy)]
+pub struct Caller<'a> {
+    /// The call is in hand-written text (it gets its defaulted kwargs, §3.10).
+    pub hand_written: bool,
+    /// The memory space of a variable's tile, where known (today's `pl.store` of an Acc tile
+    /// is `block.l0c_store`).
+    pub space_of: SpaceOf<'a>,
 }
 
 /// [`build_op_call`] taking the positional arguments out of `args` (left empty), so that a
 /// caller building call after call (lowering) fills one buffer instead of allocating each time.
-/// `space_of` says what the caller knows of the memory space of a variable's tile (today's
-/// `pl.store` of an Acc tile is `block.l0c_store`).
 pub fn build_op_call_in(
     vars: &VarTable,
     path: &[&str],
@@ -87,9 +103,9 @@ pub fn build_op_call_in(
     args: &mut Vec<ArgIn>,
     kwargs: Vec<KwIn>,
     span: Span,
-    hand_written: bool,
-    space_of: SpaceOf,
+    caller: Caller,
 ) -> Result<Expr, Diagnostic> {
+    let Caller { hand_written, space_of } = caller;
     let mut kwargs = kwargs;
     let (id, def) = match dispatch::resolve(vars, path, path_span, args, &kwargs, span) {
         Ok(Target::Op(id, def, form)) => {

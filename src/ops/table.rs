@@ -182,7 +182,7 @@ impl TodayForm {
         match self {
             TodayForm::Same => "",
             TodayForm::ColumnReduce => {
-                "(tile[, tmp_tile]): the reduction over axis 0 with keepdim=True; the optional scratch tile is not used"
+                "(tile): the reduction over axis 0 with keepdim=True (col_sum also takes an optional scratch tile, not used)"
             }
             TodayForm::Store => {
                 "(tile, offsets, output_tensor[, shapes]): the shape defaults to the tile's; a tile in Acc (a matmul result) is stored by block.l0c_store"

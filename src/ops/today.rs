@@ -16,6 +16,7 @@ pub type SpaceOf<'a> = &'a dyn Fn(VarId) -> Option<MemorySpace>;
 
 /// Rearranges a call written in `form` into `entry`'s parameters; the op it means (which for
 /// `store` of an Acc tile is `block.l0c_store`).
+#[allow(clippy::too_many_arguments)] // the parts of one call, as `build_op_call_in` has them
 pub(crate) fn adapt(
     vars: &VarTable,
     form: TodayForm,
@@ -67,12 +68,21 @@ fn column_reduce(
     if let Some((value, tmp_span)) = tmp {
         let is_tile = matches!(value, ArgValue::Expr(e) if matches!(vars.type_of(e), Type::Tile(_)));
         if !is_tile {
-            return Err(Diagnostic::error(codes::OP_ARG_TYPE, tmp_span, format!("pl.{dotted}'s scratch tile must be a Tile")));
+            return Err(Diagnostic::error(
+                codes::OP_ARG_TYPE,
+                tmp_span,
+                format!("pl.{dotted}'s scratch tile must be a Tile"),
+            ));
         }
     }
     args.truncate(1);
     kwargs.clear();
-    let kw = |name: &str, value: KwValue| KwIn { name: name.to_string(), name_span: span, value: ArgValue::Value(value), span };
+    let kw = |name: &str, value: KwValue| KwIn {
+        name: name.to_string(),
+        name_span: span,
+        value: ArgValue::Value(value),
+        span,
+    };
     kwargs.push(kw("axis", KwValue::Int(0)));
     kwargs.push(kw("keepdim", KwValue::Bool(true)));
     Ok(entry)
@@ -100,7 +110,8 @@ fn store(
     }
     if args.len() >= 3 {
         let out = args.remove(2);
-        let by_keyword = |a: ArgIn, name: &str| KwIn { name: name.to_string(), name_span: a.span, value: a.value, span: a.span };
+        let by_keyword =
+            |a: ArgIn, name: &str| KwIn { name: name.to_string(), name_span: a.span, value: a.value, span: a.span };
         if args.len() >= 3 {
             let shapes = args.remove(2);
             kwargs.push(by_keyword(shapes, "shapes"));
