@@ -212,5 +212,6 @@ def _input(np: Any, value: Any) -> bytes | str:
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
     buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    # C order (`ptoc run` reads no other); `asarray` keeps a 0-d array 0-d.
+    np.save(buffer, np.asarray(array, order="C"), allow_pickle=False)
     return buffer.getvalue()
