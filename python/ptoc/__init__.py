@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import io
 import warnings
-from collections.abc import Iterable, Mapping
-from typing import Any
 
 from ptoc import _ptoc
 from ptoc._errors import CompileError, CompileWarning, Diagnostic
+
+# The types of the signatures (in __init__.pyi too) are for type checkers only: importing
+# `typing` would double the package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
 
 __all__ = [
     "CompileError",

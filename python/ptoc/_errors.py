@@ -1,11 +1,7 @@
-"""The error type of ptoc's Python API."""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
+"""The error and warning types of ptoc's Python API. (Plain classes: `dataclasses` and
+`typing` would cost more import time than the rest of the package.)"""
 
 
-@dataclass(frozen=True)
 class Diagnostic:
     """One problem ptoc found, as the ``ptoc`` command prints it.
 
@@ -17,14 +13,30 @@ class Diagnostic:
     for it: the message, the source excerpt and the notes.
     """
 
-    severity: str
-    code: str | None
-    message: str
-    line: int | None
-    column: int | None
-    rendered: str
+    __slots__ = ("severity", "code", "message", "line", "column", "rendered")
 
-    def __str__(self) -> str:
+    def __init__(self, severity, code, message, line, column, rendered):
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
+        self.rendered = rendered
+
+    def _fields(self):
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other):
+        return isinstance(other, Diagnostic) and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Diagnostic({fields})"
+
+    def __str__(self):
         return self.rendered
 
 
@@ -37,7 +49,7 @@ class CompileError(Exception):
     ``str(error)`` is the whole rendered text.
     """
 
-    def __init__(self, diagnostics: list[Diagnostic], stderr: str = "") -> None:
+    def __init__(self, diagnostics, stderr=""):
         self.diagnostics = list(diagnostics)
         self.stderr = stderr
         super().__init__("".join(d.rendered for d in self.diagnostics).rstrip("\n"))
