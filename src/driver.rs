@@ -94,7 +94,8 @@ pub fn run_with(args: &[String], host: Host<'_>) -> Output {
     // The job may run on the big-stack thread or, if that cannot be created, right here; the
     // mutex only lets both candidates borrow the host (it is never contended).
     let host = Mutex::new(host);
-    on_big_stack(|| drive(args, &mut host.lock().unwrap_or_else(PoisonError::into_inner))).unwrap_or_else(internal_error)
+    on_big_stack(|| drive(args, &mut host.lock().unwrap_or_else(PoisonError::into_inner)))
+        .unwrap_or_else(internal_error)
 }
 
 /// Runs `job` on a thread with a 1 GiB stack (or, if that cannot be created, on this one) and

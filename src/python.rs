@@ -40,6 +40,9 @@ fn compile<'py>(
     }
 }
 
+/// The outputs of `run` as Python receives them: (name, IR dtype, .npy bytes) each.
+type Outputs<'py> = Vec<(String, &'static str, Bound<'py, PyBytes>)>;
+
 /// `run(options, source, filename, inputs) -> ([(name, dtype, npy bytes)], stderr)`: `inputs`
 /// are `(param, bytes)` for an .npy array and `(param, str)` for a number.
 #[pyfunction]
@@ -49,7 +52,7 @@ fn run<'py>(
     source: &str,
     filename: &str,
     inputs: Vec<(String, Bound<'py, PyAny>)>,
-) -> PyResult<(Vec<(String, &'static str, Bound<'py, PyBytes>)>, String)> {
+) -> PyResult<(Outputs<'py>, String)> {
     let mut given = Vec::with_capacity(inputs.len());
     for (param, value) in inputs {
         let value = if let Ok(bytes) = value.cast::<PyBytes>() {

@@ -246,7 +246,9 @@ class P:
 
     #[test]
     fn compile_emits_what_the_cli_prints() {
-        for flags in [&["--emit", "ir"][..], &["--emit", "ir", "-O0", "--stop-after", "convert-to-ssa"], &["--emit", "pto"]] {
+        for flags in
+            [&["--emit", "ir"][..], &["--emit", "ir", "-O0", "--stop-after", "convert-to-ssa"], &["--emit", "pto"]]
+        {
             let Compiled { emitted: Emitted::Ir(text), .. } = compile(&opts(flags), "<t>", ADD).unwrap() else {
                 panic!("{flags:?}: not text")
             };
@@ -302,7 +304,8 @@ class P:
         let ran = run(&[], "<t>", ADD, inputs).unwrap();
         let names: Vec<(&str, &str)> = ran.outputs.iter().map(|o| (o.name.as_str(), o.dtype)).collect();
         assert_eq!(names, [("a", "FP32"), ("return_0", "FP32")]);
-        let expected = Array::from_f64(crate::ir::DataType::Fp32, vec![2, 4], &[1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5]);
+        let expected =
+            Array::from_f64(crate::ir::DataType::Fp32, vec![2, 4], &[1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5]);
         assert_eq!(ran.outputs[1].npy, super::super::run_cmd::to_npy(&expected).unwrap());
         // A wrong dtype is the CLI's E0705, with the array called an array.
         let i32s = Array::from_f64(crate::ir::DataType::Int32, vec![2, 4], &[1.0; 8]);

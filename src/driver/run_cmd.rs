@@ -295,7 +295,8 @@ fn files(outputs: &[(String, Array)], dir: Option<&Path>) -> Result<Files, Diagn
 
 /// [`to_npy`] of the output `name`, its failure as a diagnostic.
 pub(super) fn npy_of(name: &str, a: &Array) -> Result<Vec<u8>, Diagnostic> {
-    to_npy(a).map_err(|e| Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot encode `{name}` as .npy: {e}")))
+    to_npy(a)
+        .map_err(|e| Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot encode `{name}` as .npy: {e}")))
 }
 
 /// `name [d0, d1] DTYPE min=… max=… mean=…` (BF16 and FP16 values as they are stored).
