@@ -305,3 +305,17 @@ def test_bf16_without_ml_dtypes_is_float32(monkeypatch: pytest.MonkeyPatch):
     # Raw BF16 bits as uint16 are read as the values they stand for (docs/execution.md).
     bits = (a.view(np.uint32) >> 16).astype(np.uint16)
     np.testing.assert_array_equal(ptoc.run(copy_program("BF16"), {"a": bits}, func="copy")["b"], a)
+
+
+def test_the_readme_example_passes(monkeypatch: pytest.MonkeyPatch):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## From Python") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```")]
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    tests = [f for name, f in namespace.items() if name.startswith("test_")]
+    assert len(tests) == 3
+    for test in tests:
+        test()
