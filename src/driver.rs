@@ -10,6 +10,7 @@ mod cli;
 mod compile;
 mod dumps;
 mod input;
+pub mod library;
 mod list_ops;
 mod output;
 mod plan;
@@ -90,20 +91,23 @@ pub fn run(args: &[String], stdin: &[u8]) -> Output {
 
 /// [`run`] with an explicit environment (what `main` uses).
 pub fn run_with(args: &[String], host: Host<'_>) -> Output {
-    const STACK: usize = 1 << 30;
     // The job may run on the big-stack thread or, if that cannot be created, right here; the
     // mutex only lets both candidates borrow the host (it is never contended).
     let host = Mutex::new(host);
-    let job = || {
-        let mut host = host.lock().unwrap_or_else(PoisonError::into_inner);
-        std::panic::catch_unwind(AssertUnwindSafe(|| drive(args, &mut host)))
-    };
+    on_big_stack(|| drive(args, &mut host.lock().unwrap_or_else(PoisonError::into_inner)))
+        .unwrap_or_else(internal_error)
+}
+
+/// Runs `job` on a thread with a 1 GiB stack (or, if that cannot be created, on this one) and
+/// returns its result, or the payload of its panic.
+fn on_big_stack<T: Send>(job: impl Fn() -> T + Sync) -> Result<T, Box<dyn Any + Send>> {
+    const STACK: usize = 1 << 30;
+    let job = || std::panic::catch_unwind(AssertUnwindSafe(&job));
     std::thread::scope(|scope| {
-        let result = match std::thread::Builder::new().name("ptoc".into()).stack_size(STACK).spawn_scoped(scope, job) {
+        match std::thread::Builder::new().name("ptoc".into()).stack_size(STACK).spawn_scoped(scope, job) {
             Ok(handle) => handle.join().unwrap_or_else(Err),
             Err(_) => job(),
-        };
-        result.unwrap_or_else(internal_error)
+        }
     })
 }
 
@@ -166,9 +170,9 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Err(e) => return clap_output(e),
     };
     let style = Style { format: cli.error_format, color: host.color(cli.color) };
-    let usage_error = |d: Diagnostic| Output {
+    let usage_error = |d: Diagnostic, code: i32| Output {
         stderr: report::render(&[d], None, style).into_bytes(),
-        code: exit::USAGE,
+        code,
         ..Output::default()
     };
 
@@ -185,100 +189,142 @@ fn drive(args: &[String], host: &mut Host<'_>) -> Output {
                 if let Some(s) = crate::suggest::suggest_spelling(n, list_ops::all_names()) {
                     d = d.with_note(format!("help: did you mean `{s}`?"));
                 }
-                Output { code: exit::INPUT_ERROR, ..usage_error(d) }
+                usage_error(d, exit::INPUT_ERROR)
             }
         };
     }
     if cli.list_passes {
         return Output { stdout: list_passes().into_bytes(), ..Output::default() };
     }
-    let backend = cli.backend();
-    if cli.emit == Emit::Cpp && backend != Backend::Cce {
-        return usage_error(Diagnostic::error(
-            codes::OPTION_CONFLICT,
-            Span::NONE,
-            "--emit cpp supports only --backend cce",
-        ));
-    }
-    if cli.emit == Emit::Pto && backend != Backend::Pto {
-        return usage_error(
-            Diagnostic::error(codes::OPTION_CONFLICT, Span::NONE, "--emit pto supports only --backend pto")
-                .with_note("PTO-ISA MLIR is generated for the PTO backend's pipe table; leave --backend out"),
-        );
-    }
-    // A pass name that names no pass (or none of this run) is an error of the request, exit
-    // status 1 (like an error in the input: the request cannot be carried out), reported before
-    // the input is read.
-    let plan = match plan::resolve(cli.pipeline(), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref())
-        .and_then(|p| plan::stop_before(p, cli.stop_before.as_deref()))
-    {
-        Ok(p) => p,
-        Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
-    };
-    let dump_spec = match plan::dump_spec(&cli) {
-        Ok(s) => s,
-        Err(d) => return Output { code: exit::INPUT_ERROR, ..usage_error(d) },
+    let job = match Job::new(&cli) {
+        Ok(job) => job,
+        Err((d, code)) => return usage_error(d, code),
     };
     let Some(arg) = cli.input.as_deref() else {
         // clap requires FILE unless --list-passes, handled above.
-        return usage_error(Diagnostic::error(codes::FILE_READ, Span::NONE, "no input file given"));
+        return usage_error(Diagnostic::error(codes::FILE_READ, Span::NONE, "no input file given"), exit::USAGE);
     };
     let file = match input::read(arg, host.stdin, cli.max_file_size) {
         Ok(f) => f,
         Err(e) => return input_error(&[e.diag], &e.file, style, String::new()),
     };
-
     let out_dir = cli.output.as_deref().filter(|p| p.as_os_str() != "-");
-    let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
-    let request = Request {
-        passes: &plan,
-        // `--passes` runs passes as the reference does (it ignores -O, docs/cli.md).
-        env: PassEnv { backend, jobs: jobs(cli.jobs), opt: if cli.passes.is_some() { OptLevel::O0 } else { cli.opt } },
-        dumps: &dump_spec,
-        time_passes: cli.time_passes,
-        verify_each: cli.verify_each,
-        auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,
-        emit_cpp: cli.emit == Emit::Cpp,
-        // Without -o, the one module of every function; with -o DIR, one file per kernel.
-        emit_pto: (cli.emit == Emit::Pto).then_some(if out_dir.is_some() {
-            PtoOutput::Files
-        } else {
-            PtoOutput::Module
-        }),
-        disabled_rules: &cli.disable_rule,
-        source_name: &file.name,
-        verify_sync: cli.verify_sync,
-        report_redundant_sync: cli.report_redundant_sync,
-        sync_postcondition: verify_level == VerifyLevel::Basic,
-        stats: cli.stats,
-        timeline: cli.timeline.is_some(),
-        cycle_model: crate::analysis::cycles::Options {
-            barrier_all: match cli.pipe_all {
-                cli::PipeAllMode::Drain => crate::analysis::cycles::BarrierAll::Drain,
-                cli::PipeAllMode::Free => crate::analysis::cycles::BarrierAll::Free,
-            },
-            ..Default::default()
-        },
-        jobs: jobs(cli.jobs),
-        print_width: cli.print_width.map_or(crate::printer::NO_WRAP, usize::from),
-    };
-    let mut dumps = String::new();
-    let mut timelines = Vec::new();
-    match compile::compile(&file.text, &request, &mut dumps, &mut timelines) {
-        Ok(emitted) => {
-            let mut out = success(emitted, cli.output, dumps);
+    match job.compile(&cli, &file.name, &file.text, out_dir.is_some()) {
+        Ok(done) => {
+            let mut out = success(done.emitted, cli.output, done.stderr);
             if let Some(dir) = &cli.timeline {
-                out.files.extend(timelines.into_iter().map(|(rel, text)| (dir.join(rel), text.into_bytes())));
+                out.files.extend(done.timelines.into_iter().map(|(rel, text)| (dir.join(rel), text.into_bytes())));
             }
             out
         }
-        Err(diags) => {
-            let mut out = input_error(&diags, &file, style, dumps);
-            // A failed postcondition of a pass is a bug of ptoc, not of the input.
-            if diags.iter().any(|d| d.severity == crate::diag::Severity::Internal) {
-                out.code = exit::INTERNAL_ERROR;
-            }
-            out
+        Err(failed) => {
+            let code = failed.code();
+            Output { code, ..input_error(&failed.diagnostics, &file, style, failed.stderr) }
+        }
+    }
+}
+
+/// A compile command line whose options are checked and resolved (its passes, its dumps), ready
+/// to run on a source: what `ptoc` and the library entry [`library::compile`] both run.
+struct Job {
+    plan: Vec<&'static passes::PassInfo>,
+    dump_spec: dumps::DumpSpec,
+    backend: Backend,
+}
+
+/// A finished compilation: the emitted result, what goes to stderr (IR dumps, findings,
+/// statistics) and the `--timeline` files (relative path, text).
+struct Compiled {
+    emitted: Emitted,
+    stderr: String,
+    timelines: Vec<(String, String)>,
+}
+
+/// A failed compilation: its diagnostics and what was written to stderr before them.
+struct Failed {
+    diagnostics: Vec<Diagnostic>,
+    stderr: String,
+}
+
+impl Failed {
+    /// The exit status: a failed postcondition of a pass is a bug of ptoc, not of the input.
+    fn code(&self) -> i32 {
+        if self.diagnostics.iter().any(|d| d.severity == crate::diag::Severity::Internal) {
+            exit::INTERNAL_ERROR
+        } else {
+            exit::INPUT_ERROR
+        }
+    }
+}
+
+impl Job {
+    /// Checks the options that do not need the input; the error comes with its exit status.
+    fn new(cli: &Cli) -> Result<Job, (Diagnostic, i32)> {
+        let backend = cli.backend();
+        if cli.emit == Emit::Cpp && backend != Backend::Cce {
+            return Err((
+                Diagnostic::error(codes::OPTION_CONFLICT, Span::NONE, "--emit cpp supports only --backend cce"),
+                exit::USAGE,
+            ));
+        }
+        if cli.emit == Emit::Pto && backend != Backend::Pto {
+            return Err((
+                Diagnostic::error(codes::OPTION_CONFLICT, Span::NONE, "--emit pto supports only --backend pto")
+                    .with_note("PTO-ISA MLIR is generated for the PTO backend's pipe table; leave --backend out"),
+                exit::USAGE,
+            ));
+        }
+        // A pass name that names no pass (or none of this run) is an error of the request, exit
+        // status 1 (like an error in the input: the request cannot be carried out), reported
+        // before the input is read.
+        let plan = plan::resolve(cli.pipeline(), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref())
+            .and_then(|p| plan::stop_before(p, cli.stop_before.as_deref()))
+            .map_err(|d| (d, exit::INPUT_ERROR))?;
+        let dump_spec = plan::dump_spec(cli).map_err(|d| (d, exit::INPUT_ERROR))?;
+        Ok(Job { plan, dump_spec, backend })
+    }
+
+    /// Compiles `text` (named `name` in diagnostics). `to_files`: the output goes to `-o DIR`,
+    /// which decides the form of `--emit pto` (one file per kernel instead of one module).
+    fn compile(&self, cli: &Cli, name: &str, text: &str, to_files: bool) -> Result<Compiled, Failed> {
+        let verify_level = VerifyLevel::resolve(cli.verify_level, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref());
+        let request = Request {
+            passes: &self.plan,
+            // `--passes` runs passes as the reference does (it ignores -O, docs/cli.md).
+            env: PassEnv {
+                backend: self.backend,
+                jobs: jobs(cli.jobs),
+                opt: if cli.passes.is_some() { OptLevel::O0 } else { cli.opt },
+            },
+            dumps: &self.dump_spec,
+            time_passes: cli.time_passes,
+            verify_each: cli.verify_each,
+            auto_verify: cli.passes.is_none() && verify_level == VerifyLevel::Basic,
+            emit_cpp: cli.emit == Emit::Cpp,
+            // Without -o, the one module of every function; with -o DIR, one file per kernel.
+            emit_pto: (cli.emit == Emit::Pto).then_some(if to_files { PtoOutput::Files } else { PtoOutput::Module }),
+            disabled_rules: &cli.disable_rule,
+            source_name: name,
+            verify_sync: cli.verify_sync,
+            report_redundant_sync: cli.report_redundant_sync,
+            sync_postcondition: verify_level == VerifyLevel::Basic,
+            stats: cli.stats,
+            timeline: cli.timeline.is_some(),
+            cycle_model: crate::analysis::cycles::Options {
+                barrier_all: match cli.pipe_all {
+                    cli::PipeAllMode::Drain => crate::analysis::cycles::BarrierAll::Drain,
+                    cli::PipeAllMode::Free => crate::analysis::cycles::BarrierAll::Free,
+                },
+                ..Default::default()
+            },
+            jobs: jobs(cli.jobs),
+            print_width: cli.print_width.map_or(crate::printer::NO_WRAP, usize::from),
+        };
+        let mut stderr = String::new();
+        let mut timelines = Vec::new();
+        match compile::compile(text, &request, &mut stderr, &mut timelines) {
+            Ok(emitted) => Ok(Compiled { emitted, stderr, timelines }),
+            Err(diagnostics) => Err(Failed { diagnostics, stderr }),
         }
     }
 }

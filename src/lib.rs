@@ -25,6 +25,8 @@ pub mod par;
 pub mod parser;
 pub mod passes;
 pub mod printer;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod suggest;
 pub(crate) mod text;
 pub mod verify;

@@ -5,7 +5,10 @@ use std::io::IsTerminal;
 
 /// mimalloc instead of the system allocator (docs/performance.md, "Allocator and output"): allocation is a
 /// fifth of the compiler's time with glibc's. `no_thp`: without it mimalloc backs its arenas
-/// with transparent huge pages, which doubles the peak RSS of a small compilation.
+/// with transparent huge pages, which doubles the peak RSS of a small compilation. (With the
+/// feature `python` the library declares the same allocator for the extension module,
+/// src/python.rs, and a program has only one.)
+#[cfg(not(feature = "python"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -4,7 +4,8 @@
 //! Layers, lowest first:
 //! `diag`, `text` → `ir` → the syntax (`ast`, `lexer`, `parser`) → `ops` → `backend` →
 //! `analysis` → `lower`, `verify` → `passes`, `printer`, `codegen`, `interp`, `builder` (the
-//! program-building API for tests and tools, which prints types in its errors) → `driver`. Test
+//! program-building API for tests and tools, which prints types in its errors) → `driver` →
+//! `python` (the Python bindings, only built with the feature `python`). Test
 //! code (`tests.rs`, `*_tests.rs` and `#[cfg(test)] mod tests` blocks) may use
 //! anything.
 
@@ -33,6 +34,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("interp", 7),
     ("builder", 7),
     ("driver", 8),
+    ("python", 9),
 ];
 
 /// Imports against the layers, as `(file, imported module)`. Each is a known debt: fix the

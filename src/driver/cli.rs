@@ -9,7 +9,7 @@ use crate::backend::Backend;
 use crate::passes::{OptLevel, Pipeline};
 
 /// `ptoc --version`: the crate's version and the commit it was built from.
-const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PTOC_COMMIT"), ")");
+pub(super) const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PTOC_COMMIT"), ")");
 
 /// Text shown after the flags in `--help`.
 const AFTER_HELP: &str = "\

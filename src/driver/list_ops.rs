@@ -27,6 +27,11 @@ pub fn list(name: Option<&str>) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
+/// The IR name of every operator, in the table's order.
+pub fn names() -> Vec<&'static str> {
+    entries().map(|(_, d)| d.name).collect()
+}
+
 /// Every operator name and spelling, for "did you mean".
 pub fn all_names() -> Vec<&'static str> {
     let mut names = Vec::new();

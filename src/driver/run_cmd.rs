@@ -14,7 +14,7 @@ use crate::backend::Backend;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::interp::{self, Array, Num, Scalar, Value};
 use crate::ir::{DataType, Function, Program, Type};
-use crate::passes::{PassEnv, Pipeline};
+use crate::passes::{PassEnv, PassInfo, Pipeline};
 
 /// Files to write: (path, contents).
 type Files = Vec<(PathBuf, Vec<u8>)>;
@@ -108,23 +108,107 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         Err(e) => return super::clap_output(e),
     };
     let style = Style { format: cli.error_format, color: host.color(cli.color) };
-    let plan =
-        match plan::resolve(Pipeline::from(cli.pipeline), cli.opt, cli.passes.as_deref(), cli.stop_after.as_deref()) {
-            Ok(p) => p,
-            Err(d) => {
-                return Output {
-                    stderr: report::render(&[d], None, style).into_bytes(),
-                    code: exit::INPUT_ERROR,
-                    ..Output::default()
-                }
+    let plan = match cli.plan() {
+        Ok(p) => p,
+        Err(d) => {
+            return Output {
+                stderr: report::render(&[d], None, style).into_bytes(),
+                code: exit::INPUT_ERROR,
+                ..Output::default()
             }
-        };
+        }
+    };
     let file = match input::read(&cli.input, host.stdin, cli.max_file_size) {
         Ok(f) => f,
         Err(e) => return input_error(&[e.diag], &e.file, style, String::new()),
     };
+    let outputs = cli_inputs(&cli).and_then(|inputs| {
+        interpret(&cli, &plan, &file.name, &file.text, &inputs, cli.input_dir.as_deref())
+            .and_then(|done| Ok((files(&done.outputs, cli.output.as_deref()).map_err(|d| done.fail(d))?, done)))
+    });
+    match outputs {
+        Ok((files, done)) => {
+            let stdout: String = done.outputs.iter().map(|(name, a)| summary(name, a) + "\n").collect();
+            Output { stdout: stdout.into_bytes(), stderr: done.stderr.into_bytes(), files, ..Output::default() }
+        }
+        Err(failed) => input_error(&failed.diagnostics, &file, style, failed.stderr),
+    }
+}
+
+impl RunCli {
+    /// The passes that run before the interpreter.
+    pub(super) fn plan(&self) -> Result<Vec<&'static PassInfo>, Diagnostic> {
+        plan::resolve(Pipeline::from(self.pipeline), self.opt, self.passes.as_deref(), self.stop_after.as_deref())
+    }
+}
+
+/// Where a parameter's value given by the caller comes from.
+pub(super) enum Given {
+    /// An .npy file (`--input P=FILE.npy`, `--input-dir`).
+    File(PathBuf),
+    /// The bytes of an .npy file (an array handed over by a library caller).
+    Npy(Vec<u8>),
+    /// A number, as text (`--input P=<number>`).
+    Number(String),
+}
+
+/// A value given for the parameter `param`; `written` is how the caller wrote it and
+/// `array_form` how the caller gives an array (for messages: ``--input `a=x.npy` ``,
+/// `PARAM=FILE.npy`).
+pub(super) struct GivenInput {
+    pub param: String,
+    pub value: Given,
+    pub written: String,
+    pub array_form: &'static str,
+}
+
+/// The `--input` values of the command line.
+fn cli_inputs(cli: &RunCli) -> Result<Vec<GivenInput>, super::Failed> {
+    let fail = |d| super::Failed { diagnostics: vec![d], stderr: String::new() };
+    let mut inputs = Vec::new();
+    for spec in &cli.inputs {
+        let Some((param, value)) = spec.split_once('=') else {
+            return Err(fail(bad_input(
+                Span::NONE,
+                format!("--input `{spec}`: expected PARAM=FILE.npy or PARAM=<number>"),
+            )));
+        };
+        let value = if value.ends_with(".npy") { Given::File(value.into()) } else { Given::Number(value.into()) };
+        inputs.push(GivenInput {
+            param: param.to_string(),
+            value,
+            written: format!("--input `{spec}`"),
+            array_form: "PARAM=FILE.npy",
+        });
+    }
+    Ok(inputs)
+}
+
+/// A finished run: every output (see [`execute`]) and what was written to stderr on the way.
+pub(super) struct Interpreted {
+    pub outputs: Vec<(String, Array)>,
+    pub stderr: String,
+}
+
+impl Interpreted {
+    /// The run failed after all, with `d` (its stderr kept).
+    fn fail(&self, d: Diagnostic) -> super::Failed {
+        super::Failed { diagnostics: vec![d], stderr: self.stderr.clone() }
+    }
+}
+
+/// Compiles `text` through `plan` and runs the chosen function on the given inputs (and the
+/// seeded ones), as `ptoc run` and the library entry [`super::library::run`] do.
+pub(super) fn interpret(
+    cli: &RunCli,
+    plan: &[&'static PassInfo],
+    name: &str,
+    text: &str,
+    inputs: &[GivenInput],
+    input_dir: Option<&Path>,
+) -> Result<Interpreted, super::Failed> {
     let request = Request {
-        passes: &plan,
+        passes: plan,
         env: PassEnv {
             opt: if cli.passes.is_some() { crate::passes::OptLevel::O0 } else { cli.opt },
             ..PassEnv::new(Backend::from(cli.backend))
@@ -136,7 +220,7 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         emit_cpp: false,
         emit_pto: None,
         disabled_rules: &[],
-        source_name: &file.name,
+        source_name: name,
         verify_sync: false,
         report_redundant_sync: false,
         sync_postcondition: super::cli::VerifyLevel::resolve(None, std::env::var("PTOC_VERIFY_LEVEL").ok().as_deref())
@@ -147,24 +231,29 @@ pub(super) fn drive(args: &[String], host: &mut Host<'_>) -> Output {
         jobs: crate::parser::default_jobs(),
         print_width: crate::printer::NO_WRAP,
     };
-    let mut dumps = String::new();
-    let prog = match super::compile::compile_program(&file.text, &request, &mut dumps) {
+    let mut stderr = String::new();
+    let prog = match super::compile::compile_program(text, &request, &mut stderr) {
         Ok(p) => p,
-        Err(diags) => return input_error(&diags, &file, style, dumps),
+        Err(diagnostics) => return Err(super::Failed { diagnostics, stderr }),
     };
     // Parameters are named as the source writes them (convert-to-ssa renames `a` to `a_0`):
     // --input and the output files use those names.
-    let written = super::compile::frontend(&file.text).ok();
-    match execute(&prog, written.as_ref(), &cli) {
-        Ok((stdout, files)) => {
-            Output { stdout: stdout.into_bytes(), stderr: dumps.into_bytes(), files, ..Output::default() }
-        }
-        Err(d) => input_error(&[d], &file, style, dumps),
+    let written = super::compile::frontend(text).ok();
+    match execute(&prog, written.as_ref(), cli, inputs, input_dir) {
+        Ok(outputs) => Ok(Interpreted { outputs, stderr }),
+        Err(d) => Err(super::Failed { diagnostics: vec![d], stderr }),
     }
 }
 
-/// Runs the chosen function; returns the summary text and the files to write.
-fn execute(prog: &Program, written: Option<&Program>, cli: &RunCli) -> Result<(String, Files), Diagnostic> {
+/// Runs the chosen function; returns every tensor parameter's final value (in parameter order)
+/// and every returned value (`return_<i>`).
+fn execute(
+    prog: &Program,
+    written: Option<&Program>,
+    cli: &RunCli,
+    inputs: &[GivenInput],
+    input_dir: Option<&Path>,
+) -> Result<Vec<(String, Array)>, Diagnostic> {
     let name = match &cli.func {
         Some(f) => f.as_str(),
         None => interp::default_function(prog)?,
@@ -178,7 +267,7 @@ fn execute(prog: &Program, written: Option<&Program>, cli: &RunCli) -> Result<(S
         ));
     };
     let names = param_names(written, func);
-    let given = given_inputs(func, &names, cli)?;
+    let given = given_inputs(func, &names, inputs, input_dir)?;
     let args = interp::inputs::make_args(func, cli.seed, given)?;
     let result = interp::run_function_within(prog, name, args, cli.max_steps)?;
 
@@ -195,19 +284,19 @@ fn execute(prog: &Program, written: Option<&Program>, cli: &RunCli) -> Result<(S
             outputs.push((format!("return_{i}"), a));
         }
     }
-    let mut stdout = String::new();
-    let mut files = Vec::new();
-    for (name, a) in &outputs {
-        stdout.push_str(&summary(name, a));
-        stdout.push('\n');
-        if let Some(dir) = &cli.output {
-            let bytes = to_npy(a).map_err(|e| {
-                Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot encode `{name}` as .npy: {e}"))
-            })?;
-            files.push((dir.join(format!("{name}.npy")), bytes));
-        }
-    }
-    Ok((stdout, files))
+    Ok(outputs)
+}
+
+/// The `-o DIR` files of the outputs: `DIR/<name>.npy` each (none without a directory).
+fn files(outputs: &[(String, Array)], dir: Option<&Path>) -> Result<Files, Diagnostic> {
+    let Some(dir) = dir else { return Ok(Vec::new()) };
+    outputs.iter().map(|(name, a)| Ok((dir.join(format!("{name}.npy")), npy_of(name, a)?))).collect()
+}
+
+/// [`to_npy`] of the output `name`, its failure as a diagnostic.
+pub(super) fn npy_of(name: &str, a: &Array) -> Result<Vec<u8>, Diagnostic> {
+    to_npy(a)
+        .map_err(|e| Diagnostic::error(codes::FILE_WRITE, Span::NONE, format!("cannot encode `{name}` as .npy: {e}")))
 }
 
 /// `name [d0, d1] DTYPE min=… max=… mean=…` (BF16 and FP16 values as they are stored).
@@ -248,34 +337,42 @@ fn param_names(written: Option<&Program>, func: &Function) -> Vec<String> {
     }
 }
 
-/// The values given with --input and --input-dir, per parameter.
-fn given_inputs(func: &Function, names: &[String], cli: &RunCli) -> Result<Vec<Option<Value>>, Diagnostic> {
+/// The values given (`--input`, a library caller's inputs) and found in `--input-dir`, per
+/// parameter.
+fn given_inputs(
+    func: &Function,
+    names: &[String],
+    inputs: &[GivenInput],
+    input_dir: Option<&Path>,
+) -> Result<Vec<Option<Value>>, Diagnostic> {
     let mut given: Vec<Option<Value>> = vec![None; func.params.len()];
-    for spec in &cli.inputs {
-        let Some((param, value)) = spec.split_once('=') else {
-            return Err(bad_input(Span::NONE, format!("--input `{spec}`: expected PARAM=FILE.npy or PARAM=<number>")));
-        };
+    for input in inputs {
+        let param = &input.param;
         let Some(k) = names.iter().position(|n| n == param) else {
             return Err(bad_input(
                 Span::NONE,
-                format!("--input `{spec}`: `{}` has no parameter `{param}` (it has: {})", func.name, names.join(", ")),
+                format!("{}: `{}` has no parameter `{param}` (it has: {})", input.written, func.name, names.join(", ")),
             ));
         };
-        given[k] = Some(if value.ends_with(".npy") {
-            read_param(func, k, &names[k], Path::new(value))?
-        } else {
-            number_param(func, k, &names[k], value)?
+        given[k] = Some(match &input.value {
+            Given::File(path) => npy_param(func, k, &names[k], Origin::File(path), read_file(path))?,
+            Given::Npy(bytes) => npy_param(func, k, &names[k], Origin::Array, Ok(bytes.as_slice().into()))?,
+            Given::Number(text) => number_param(func, k, &names[k], text, input)?,
         });
     }
-    if let Some(dir) = &cli.input_dir {
+    if let Some(dir) = input_dir {
         for (k, name) in names.iter().enumerate() {
             let path = dir.join(format!("{name}.npy"));
             if given[k].is_none() && path.is_file() {
-                given[k] = Some(read_param(func, k, name, &path)?);
+                given[k] = Some(npy_param(func, k, name, Origin::File(&path), read_file(&path))?);
             }
         }
     }
     Ok(given)
+}
+
+fn read_file(path: &Path) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
+    std::fs::read(path).map(Into::into)
 }
 
 fn bad_input(span: Span, msg: String) -> Diagnostic {
@@ -283,12 +380,12 @@ fn bad_input(span: Span, msg: String) -> Diagnostic {
 }
 
 /// A scalar parameter's value from its text.
-fn number_param(func: &Function, k: usize, name: &str, text: &str) -> Result<Value, Diagnostic> {
+fn number_param(func: &Function, k: usize, name: &str, text: &str, input: &GivenInput) -> Result<Value, Diagnostic> {
     let var = func.var(func.params[k].var);
     let Type::Scalar(d) = var.ty else {
         return Err(bad_input(
             var.span,
-            format!("parameter `{}` is a {}: give it as PARAM=FILE.npy, not a number", name, var.ty.kind_name()),
+            format!("parameter `{}` is a {}: give it as {}, not a number", name, var.ty.kind_name(), input.array_form),
         ));
     };
     let t = text.trim();
@@ -311,34 +408,63 @@ fn number_param(func: &Function, k: usize, name: &str, text: &str) -> Result<Val
     }
 }
 
-/// A tensor parameter's value from an .npy file, checked against the parameter's dtype and
-/// constant dims.
-fn read_param(func: &Function, k: usize, name: &str, path: &Path) -> Result<Value, Diagnostic> {
+/// Where an .npy value comes from, as its messages say.
+#[derive(Clone, Copy)]
+enum Origin<'p> {
+    File(&'p Path),
+    /// An array of a library caller.
+    Array,
+}
+
+impl Origin<'_> {
+    /// What its messages call it: "the file", "the array".
+    fn noun(self) -> &'static str {
+        match self {
+            Origin::File(_) => "the file",
+            Origin::Array => "the array",
+        }
+    }
+}
+
+/// A parameter's value from the bytes of an .npy file (or the error reading them), checked
+/// against the parameter's dtype and constant dims.
+fn npy_param(
+    func: &Function,
+    k: usize,
+    name: &str,
+    origin: Origin<'_>,
+    bytes: std::io::Result<std::borrow::Cow<'_, [u8]>>,
+) -> Result<Value, Diagnostic> {
     let var = func.var(func.params[k].var);
-    let fail = |m: String| bad_input(var.span, format!("parameter `{}`: `{}`: {m}", name, path.display()));
+    let fail = |m: String| match origin {
+        Origin::File(path) => bad_input(var.span, format!("parameter `{}`: `{}`: {m}", name, path.display())),
+        Origin::Array => bad_input(var.span, format!("parameter `{name}`: {m}")),
+    };
+    let noun = origin.noun();
     if let Type::Scalar(d) = var.ty {
         // A scalar may come as a 0-d array (what numpy writes for `np.save(f, np.float32(2))`).
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let bytes = bytes.map_err(|e| fail(format!("cannot read: {e}")))?;
         let (descr, shape, nums) = bf16_bits(d, read_npy(&bytes).map_err(fail)?);
         let expected = npy_descr(d).ok_or_else(|| fail(format!("{} has no .npy form", d.name())))?;
         if descr != expected {
             return Err(fail(format!(
-                "the file holds {descr} elements, but the parameter is {} (expected {expected})",
+                "{noun} holds {descr} elements, but the parameter is {} (expected {expected})",
                 d.name()
             )));
         }
         return match (shape.is_empty(), nums.as_slice()) {
             (true, [n]) => Ok(Value::Scalar(Scalar::new(d, *n))),
-            _ => Err(fail(format!("the parameter is a Scalar: the file must hold a 0-d array, not shape {shape:?}"))),
+            _ => Err(fail(format!("the parameter is a Scalar: {noun} must hold a 0-d array, not shape {shape:?}"))),
         };
     }
     let (Type::Tensor(_) | Type::Tile(_)) = var.ty else {
-        return Err(fail(format!(
-            "the parameter is a {}; give it as PARAM=FILE.npy holding its value",
-            var.ty.kind_name()
-        )));
+        let how = match origin {
+            Origin::File(_) => "PARAM=FILE.npy holding its value",
+            Origin::Array => "an array holding its value",
+        };
+        return Err(fail(format!("the parameter is a {}; give it as {how}", var.ty.kind_name())));
     };
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let bytes = bytes.map_err(|e| fail(format!("cannot read: {e}")))?;
     let want = var.ty.dtype().unwrap_or(DataType::Fp32);
     let (descr, shape, nums) = bf16_bits(want, read_npy(&bytes).map_err(fail)?);
     let Some(expected) = npy_descr(want) else {
@@ -346,7 +472,7 @@ fn read_param(func: &Function, k: usize, name: &str, path: &Path) -> Result<Valu
     };
     if descr != expected {
         return Err(fail(format!(
-            "the file holds {descr} elements, but the parameter is {} (expected {expected})",
+            "{noun} holds {descr} elements, but the parameter is {} (expected {expected})",
             want.name()
         )));
     }
@@ -354,8 +480,12 @@ fn read_param(func: &Function, k: usize, name: &str, path: &Path) -> Result<Valu
     let shape_ok = want_shape.len() == shape.len()
         && want_shape.iter().zip(&shape).all(|(d, n)| d.as_const_int().is_none_or(|c| c == *n as i64));
     if !shape_ok {
+        let noun = match origin {
+            Origin::File(_) => "the file's",
+            Origin::Array => "the array's",
+        };
         return Err(fail(format!(
-            "the file's shape is {shape:?}, but the parameter is {}",
+            "{noun} shape is {shape:?}, but the parameter is {}",
             crate::printer::print_type(&func.vars, &var.ty)
         )));
     }
