@@ -141,16 +141,19 @@ pub fn schedule(items: &[Item], opts: &Options) -> Estimate {
     let mut free: HashMap<PipeType, u64> = HashMap::new();
     let mut last_scalar = 0u64;
     let mut signals: HashMap<Event, VecDeque<u64>> = HashMap::new();
-    let mut vector_started = false;
+    // Whether the vector stream is open: its next instruction overlaps its startup away.
+    let mut stream_open = false;
     for item in items {
         match item {
             Item::Instr(i) => {
                 let at = free.get(&i.pipe).copied().unwrap_or(0);
                 let start = if i.pipe == PipeType::S { at } else { at.max(last_scalar) };
                 let mut cycles = i.cycles;
-                if i.pipe == PipeType::V && !vector_started {
-                    vector_started = true;
-                    cycles += cost::vector_startup(i.name);
+                if i.pipe == PipeType::V {
+                    if !stream_open {
+                        cycles += cost::vector_startup(i.name);
+                    }
+                    stream_open = !cost::ends_vector_stream(i.name);
                 }
                 let end = start + cycles;
                 free.insert(i.pipe, end);
