@@ -317,11 +317,13 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
             }
         }
         // Tile-scalar and cheap unary ops, conversions: 1 cycle a repeat.
-        "TADDS" | "TSUBS" | "TMULS" | "TMAXS" | "TMINS" | "TLRELU" | "TNEG" | "TNOT" | "TCVT" => {
+        "TADDS" | "TSUBS" | "TMULS" | "TMAXS" | "TMINS" | "TLRELU" | "TNEG" | "TCVT" => {
             runs + if aligned { 0 } else { 2 }
         }
         // One cycle a repeat over the tile as one run.
         "TRELU" | "TABS" | "TRSQRT" => unary(1),
+        // Bitwise NOT: 2 cycles a repeat over the tile as one run.
+        "TNOT" => unary(2),
         // Transcendentals: 2 cycles a repeat over the tile as one run.
         "TEXP" | "TLOG" | "TSQRT" => unary(2),
         "TEXPANDS" => 4,
@@ -331,7 +333,8 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCMP" | "TCMPS" => 2 * rows + 2,
         // A copy within UB, about 600 bytes a cycle.
         "TMOV" => (sh.total_bytes() / 600).max(1),
-        "TEXTRACT" => 4,
+        // A window copy: a fixed part and about 128 bytes a cycle.
+        "TEXTRACT" => 2 + sh.total_bytes() / 128,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
@@ -383,7 +386,7 @@ pub fn vector_startup(name: &str) -> u64 {
         "TROWSUM" => 46,
         "TCMP" | "TCMPS" => 6,
         // Broadcasts of a row start with their own barrier-separated steps (in their cost).
-        "TCOLEXPAND" => 0,
+        "TCOLEXPAND" | "TEXTRACT" => 0,
         _ => 24,
     }
 }

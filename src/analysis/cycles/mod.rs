@@ -45,6 +45,9 @@ pub struct Options {
     /// Value of an integer / float scalar parameter (Perf-Sim's harness passes 2 and 0.5).
     pub scalar_int: i64,
     pub scalar_float: f64,
+    /// A runtime (symbolic) tensor dimension: Perf-Sim's harness gives every tensor argument
+    /// the shape 1 in each dimension.
+    pub runtime_dim: i64,
     pub barrier_all: BarrierAll,
     /// The stream is cut after this many items (instructions and syncs).
     pub max_items: usize,
@@ -58,6 +61,7 @@ impl Default for Options {
             default_trips: 2,
             scalar_int: 2,
             scalar_float: 0.5,
+            runtime_dim: 1,
             barrier_all: BarrierAll::Drain,
             max_items: 200_000,
             max_while_trips: 10_000,
