@@ -309,7 +309,7 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => binary(2),
         "TDIV" => binary(4),
         // Division of or by a scalar: a reciprocal and a multiply per repeat, row by row.
-        "TDIVS" | "TRECIP" => {
+        "TRECIP" | "TDIVS" => {
             if aligned {
                 5 * runs + 31 * sh.row_repeats()
             } else {
@@ -339,6 +339,10 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TROWEXPANDDIV" => 50 + 4 * runs,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
         "TROWMAX" | "TROWMIN" | "TROWSUM" if sh.cols == per_repeat => 5,
+        // Rows of one to two repeats, not whole ones: the tail repeat folded into the first
+        // (a partial-mask ALU op), a barrier, then the one-repeat reduction.
+        "TROWMAX" | "TROWMIN" if sh.cols > per_repeat && !aligned => 2 * rows + 69,
+        "TROWSUM" if sh.cols > per_repeat && !aligned => 2 * rows + 72,
         "TROWMAX" | "TROWMIN" => 2 * rows + if aligned { 0 } else { 3 },
         "TROWSUM" => {
             if aligned {
@@ -387,6 +391,7 @@ pub fn vector_startup(name: &str) -> u64 {
         "TCMP" | "TCMPS" => 6,
         // Broadcasts of a row start with their own barrier-separated steps (in their cost).
         "TCOLEXPAND" | "TEXTRACT" => 0,
+        "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" | "TROWEXPANDDIV" => 0,
         _ => 24,
     }
 }
