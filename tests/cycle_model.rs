@@ -15,10 +15,12 @@ use std::process::Command;
 const RECORDED: usize = 333;
 
 /// Largest |error| in percent allowed per class, and the mean over all kernels: what the model
-/// reaches (the goal is ±10 % everywhere; cube kernels meet it, vector kernels not yet: see
-/// docs/performance.md for the causes).
-const BOUNDS: &[(&str, f64)] = &[("cube", 10.0), ("vector", 55.0), ("small", 135.0)];
-const MEAN_BOUND: f64 = 7.6;
+/// reaches (the goal is ±10 % everywhere; cube kernels meet it, the remaining vector and small
+/// outliers and their causes are listed in docs/performance.md).
+const BOUNDS: &[(&str, f64)] = &[("cube", 10.0), ("vector", 25.0), ("small", 20.0)];
+const MEAN_BOUND: f64 = 1.7;
+/// Kernels within ±10 % of Perf-Sim, at least.
+const WITHIN: usize = 315;
 
 /// Kernels of fewer Perf-Sim cycles are "small": a few cycles' difference is a large share.
 const SMALL: u64 = 200;
@@ -120,8 +122,8 @@ fn the_model_agrees_with_perfsim_on_every_recorded_kernel() {
         let max = of.iter().map(|e| e.0.abs()).fold(0.0, f64::max);
         let within = of.iter().filter(|e| e.0.abs() <= 10.0).count();
         report.push_str(&format!("{class}: {} kernels, max |error| {max:.1}%, {within} within ±10%\n", of.len()));
-        for (err, r, model) in of.iter().filter(|e| e.0.abs() > bound) {
-            failed = true;
+        for (err, r, model) in of.iter().filter(|e| e.0.abs() > 10.0) {
+            failed |= err.abs() > bound;
             report.push_str(&format!(
                 "  {err:+.1}% {} -O{} {}: model {model}, Perf-Sim {}\n",
                 r.program, r.opt, r.kernel, r.cycles
@@ -129,9 +131,10 @@ fn the_model_agrees_with_perfsim_on_every_recorded_kernel() {
         }
     }
     let mean = errors.iter().map(|e| e.0.abs()).sum::<f64>() / errors.len() as f64;
-    report.push_str(&format!("mean |error| {mean:.2}% over {} kernels\n", errors.len()));
+    let within = errors.iter().filter(|e| e.0.abs() <= 10.0).count();
+    report.push_str(&format!("mean |error| {mean:.2}% over {} kernels, {within} within ±10%\n", errors.len()));
     eprint!("{report}");
-    assert!(!failed && mean <= MEAN_BOUND, "{report}");
+    assert!(!failed && mean <= MEAN_BOUND && within >= WITHIN, "{report}");
     assert!(errors.iter().all(|e| BOUNDS.iter().any(|b| b.0 == e.1.class)));
 }
 

@@ -133,6 +133,7 @@ pub fn instrs(
     let def = crate::ops::def(op);
     let arg = |i: usize| call.args.get(i).map(|e| f.type_of(e));
     let arg_shape = |i: usize| arg(i).and_then(|t| shape_of(t, dim));
+    let arg_column = |i: usize| arg(i).is_some_and(|t| is_column(t, dim));
     let result = target.map(|v| f.var_type(v));
     let res_shape = result.and_then(|t| shape_of(t, dim)).or_else(|| arg_shape(0));
     let Some(emit) = def.cce else { return Vec::new() };
@@ -193,8 +194,19 @@ pub fn instrs(
             let bytes = res_shape.map_or(0, Shape::total_bytes);
             vec![instr(pipe, "T?", transfer(bytes, UB_TO_GM) + 1)]
         }
-        other => vector_instrs(call, other, res_shape, &arg_shape),
+        CceEmit::DstArg { instr: "TRESHAPE", .. } | CceEmit::Dst { instr: "TRESHAPE", .. } => {
+            // A new view of the same buffer: the scalar unit re-points the tile.
+            vec![s(1)]
+        }
+        other => vector_instrs(call, other, res_shape, &arg_shape, &arg_column),
     }
+}
+
+/// Whether a tile type is a column `[N, 1]` with N > 1 (its broadcast is a row expansion).
+fn is_column(ty: &Type, dim: &dyn Fn(&Expr) -> Option<i64>) -> bool {
+    let Type::Tile(t) = ty else { return false };
+    let n = t.shape.len();
+    n >= 2 && dim(&t.shape[n - 1]) == Some(1) && dim(&t.shape[n - 2]).is_some_and(|r| r > 1)
 }
 
 /// The vector instructions of an op in form `emit` with result shape `res`.
@@ -203,6 +215,7 @@ fn vector_instrs(
     emit: CceEmit,
     res: Option<Shape>,
     arg_shape: &dyn Fn(usize) -> Option<Shape>,
+    arg_column: &dyn Fn(usize) -> bool,
 ) -> Vec<Instr> {
     let Some(r) = res else { return Vec::new() };
     let v = |name: &'static str, sh: Shape, src_bytes: u64| {
@@ -217,7 +230,8 @@ fn vector_instrs(
                     out.push(v("TCVT", r, a.bytes));
                 }
                 if a.rows * a.cols < r.rows * r.cols {
-                    out.push(v(if a.rows == r.rows { "TROWEXPAND" } else { "TCOLEXPAND" }, r, 0));
+                    let row = arg_column(i) || a.rows == r.rows;
+                    out.push(v(if row { "TROWEXPAND" } else { "TCOLEXPAND" }, r, 0));
                 }
             }
             out.push(v(name, r, 0));
@@ -260,31 +274,58 @@ fn vector_instrs(
 }
 
 /// Cycles of vector instruction `name` on a tile of shape `sh` (for reductions the source;
-/// for a conversion the wider of the two dtypes), warm: after the first vector instruction of
-/// the kernel, which pays [`vector_startup`] on top.
+/// for a conversion the wider of the two dtypes), warm: when the vector stream is open, after
+/// another instruction of it (the first one of a stream pays [`vector_startup`] on top).
 ///
-/// A tile whose rows are whole 256-byte repeats is one run of repeats; otherwise the unit works
-/// row by row with count-mode masks, which adds a dispatch floor. Fitted on Perf-Sim's figures
-/// per instruction (the a2a3 implementations of the reductions, column broadcasts and
-/// padding step row by row with barriers in between).
+/// pto-isa's a2a3 implementations pick one of three forms by shape, and Perf-Sim charges each
+/// intrinsic `slope · repeats` warm, one cycle per mask or mode setting, and 16 for a partial
+/// (count-mode) mask on the two-operand ALU ops:
+/// * rows narrower than a repeat (256 bytes): one intrinsic repeating over the rows, partial mask;
+/// * a contiguous tile of at most 255 repeats whose rows are whole repeats (or shorter than
+///   one): one intrinsic over the tile (plus one for a tail repeat);
+/// * more than 255 repeats, or rows longer than a repeat that do not end on one: count mode,
+///   one intrinsic whose repeat count the hardware takes from the mask, which Perf-Sim charges
+///   as zero repeats: a constant.
+///
+/// Reductions, broadcasts and padding step row by row with barriers in between (fitted on
+/// Perf-Sim's per-instruction figures).
 pub fn vector(name: &str, sh: Shape) -> u64 {
     let aligned = sh.aligned();
     let runs = sh.rows * sh.row_repeats();
     let rows = sh.rows;
+    let total = sh.total_bytes().div_ceil(256).max(1);
+    let per_repeat = (256 / sh.bytes.max(1)).max(1);
+    // Count mode of the one-run forms (see above).
+    let count_mode = total > 255 || (sh.cols > per_repeat && !sh.cols.is_multiple_of(per_repeat));
+    let binary = |slope: u64| {
+        if count_mode {
+            16 + 4
+        } else {
+            slope * runs + if aligned { 0 } else { 18 }
+        }
+    };
+    let unary = |slope: u64| if total > 255 { 4 } else { slope * total };
     match name {
-        // Two-operand ALU ops: 2 cycles a repeat, a floor of 18 in count mode.
-        "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => 2 * runs + if aligned { 0 } else { 18 },
-        "TDIV" => 4 * runs + if aligned { 0 } else { 18 },
+        "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => binary(2),
+        "TDIV" => binary(4),
+        // Division of or by a scalar: a reciprocal and a multiply per repeat, row by row.
+        "TRECIP" | "TDIVS" => {
+            if aligned {
+                5 * runs + 31 * sh.row_repeats()
+            } else {
+                5 * runs + 49
+            }
+        }
         // Tile-scalar and cheap unary ops, conversions: 1 cycle a repeat.
-        // Division by a scalar: a reciprocal and a multiply per repeat.
-        "TDIVS" => 5 * runs + 49,
-        "TADDS" | "TSUBS" | "TMULS" | "TMAXS" | "TMINS" | "TLRELU" | "TNEG" | "TNOT" | "TCVT" => {
+        "TADDS" | "TSUBS" | "TMULS" | "TMAXS" | "TMINS" | "TLRELU" | "TNEG" | "TCVT" => {
             runs + if aligned { 0 } else { 2 }
         }
         // One cycle a repeat over the tile as one run.
-        "TRELU" | "TABS" | "TRSQRT" => sh.total_bytes().div_ceil(256).max(1),
+        "TRELU" | "TABS" | "TRSQRT" => unary(1),
+        // Bitwise NOT: 2 cycles a repeat over the tile as one run.
+        "TNOT" => unary(2),
         // Transcendentals: 2 cycles a repeat over the tile as one run.
-        "TEXP" | "TLOG" | "TSQRT" | "TRECIP" => 2 * sh.total_bytes().div_ceil(256).max(1),
+        "TEXP" | "TLOG" | "TSQRT" => unary(2),
         "TEXPANDS" => 4,
         // A new view of the same buffer: no data moves.
         "TRESHAPE" => 0,
@@ -292,9 +333,16 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCMP" | "TCMPS" => 2 * rows + 2,
         // A copy within UB, about 600 bytes a cycle.
         "TMOV" => (sh.total_bytes() / 600).max(1),
-        "TEXTRACT" => 4,
+        // A window copy: a fixed part and about 128 bytes a cycle.
+        "TEXTRACT" => 2 + sh.total_bytes() / 128,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
+        // Rows of exactly one repeat: one count-mode reduction over all rows.
+        "TROWMAX" | "TROWMIN" | "TROWSUM" if sh.cols == per_repeat => 5,
+        // Rows of one to two repeats, not whole ones: the tail repeat folded into the first
+        // (a partial-mask ALU op), a barrier, then the one-repeat reduction.
+        "TROWMAX" | "TROWMIN" if sh.cols > per_repeat && !aligned => 2 * rows + 69,
+        "TROWSUM" if sh.cols > per_repeat && !aligned => 2 * rows + 72,
         "TROWMAX" | "TROWMIN" => 2 * rows + if aligned { 0 } else { 3 },
         "TROWSUM" => {
             if aligned {
@@ -314,15 +362,36 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
     }
 }
 
-/// The startup latency (head + tail) the first vector instruction of a kernel pays: the
-/// pipe's stream then overlaps it away for the instructions that follow.
+/// Whether instruction `name` ends with a vector barrier of its own (the row reductions do), so
+/// that the next vector instruction starts a new stream and pays [`vector_startup`].
+pub fn ends_vector_stream(name: &str) -> bool {
+    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM")
+}
+
+/// The startup latency (head + tail of its first intrinsic) an instruction pays when it opens
+/// the vector stream: the first vector instruction of a kernel, or the first after one that
+/// ends the stream ([`ends_vector_stream`]); later instructions overlap it away. The figures
+/// are the a2a3 cost model's per intrinsic (`vadd` 24, `vmuls` 26, `vexp` 31, …).
 pub fn vector_startup(name: &str) -> u64 {
     match name {
         "TEXP" => 31,
         "TLOG" => 33,
+        "TSQRT" => 39,
         "TCVT" => 27,
-        "TADDS" | "TSUBS" | "TMULS" | "TDIVS" | "TMAXS" | "TMINS" => 31,
+        "TADDS" | "TSUBS" | "TDIVS" | "TRECIP" => 31,
+        "TMULS" | "TLRELU" => 26,
+        "TMAXS" | "TRELU" => 23,
+        "TMINS" => 30,
+        "TABS" => 29,
+        "TMUL" => 25,
+        "TDIV" => 30,
+        "TAND" | "TOR" | "TNOT" => 20,
+        "TROWMAX" | "TROWMIN" => 6,
+        "TROWSUM" => 46,
         "TCMP" | "TCMPS" => 6,
+        // Broadcasts of a row start with their own barrier-separated steps (in their cost).
+        "TCOLEXPAND" | "TEXTRACT" => 0,
+        "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" | "TROWEXPANDDIV" => 0,
         _ => 24,
     }
 }

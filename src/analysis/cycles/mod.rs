@@ -45,6 +45,9 @@ pub struct Options {
     /// Value of an integer / float scalar parameter (Perf-Sim's harness passes 2 and 0.5).
     pub scalar_int: i64,
     pub scalar_float: f64,
+    /// A runtime (symbolic) tensor dimension: Perf-Sim's harness gives every tensor argument
+    /// the shape 1 in each dimension.
+    pub runtime_dim: i64,
     pub barrier_all: BarrierAll,
     /// The stream is cut after this many items (instructions and syncs).
     pub max_items: usize,
@@ -58,6 +61,7 @@ impl Default for Options {
             default_trips: 2,
             scalar_int: 2,
             scalar_float: 0.5,
+            runtime_dim: 1,
             barrier_all: BarrierAll::Drain,
             max_items: 200_000,
             max_while_trips: 10_000,
@@ -141,16 +145,19 @@ pub fn schedule(items: &[Item], opts: &Options) -> Estimate {
     let mut free: HashMap<PipeType, u64> = HashMap::new();
     let mut last_scalar = 0u64;
     let mut signals: HashMap<Event, VecDeque<u64>> = HashMap::new();
-    let mut vector_started = false;
+    // Whether the vector stream is open: its next instruction overlaps its startup away.
+    let mut stream_open = false;
     for item in items {
         match item {
             Item::Instr(i) => {
                 let at = free.get(&i.pipe).copied().unwrap_or(0);
                 let start = if i.pipe == PipeType::S { at } else { at.max(last_scalar) };
                 let mut cycles = i.cycles;
-                if i.pipe == PipeType::V && !vector_started {
-                    vector_started = true;
-                    cycles += cost::vector_startup(i.name);
+                if i.pipe == PipeType::V {
+                    if !stream_open {
+                        cycles += cost::vector_startup(i.name);
+                    }
+                    stream_open = !cost::ends_vector_stream(i.name);
                 }
                 let end = start + cycles;
                 free.insert(i.pipe, end);

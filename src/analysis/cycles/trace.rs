@@ -103,6 +103,9 @@ pub fn trace(f: &Function, backend: Backend, opts: &Options) -> Trace {
     for p in &f.params {
         let v = match f.var_type(p.var) {
             Type::Scalar(d) if is_float(*d) => Some(Val::Float(opts.scalar_float)),
+            // A BOOL parameter is the low bit of the integer value (the harness passes the
+            // integer's bits, and a C++ `bool` reads its lowest bit).
+            Type::Scalar(DataType::Bool) => Some(Val::Int(opts.scalar_int & 1)),
             Type::Scalar(_) => Some(Val::Int(opts.scalar_int)),
             _ => None,
         };
@@ -386,8 +389,25 @@ impl Walker<'_> {
                 }
             }
             ExprKind::Binary(op, a, b) => binary(*op, self.eval(a)?, self.eval(b)?)?,
+            ExprKind::Call(call) => return self.tensor_dim(call),
             _ => return None,
         })
+    }
+}
+
+impl Walker<'_> {
+    /// `tensor.dim(t, axis)`: a static dimension, or for a runtime one (a symbolic `M`)
+    /// [`Options::runtime_dim`], the extent Perf-Sim's harness gives every tensor argument.
+    fn tensor_dim(&self, call: &crate::ir::Call) -> Option<Val> {
+        let crate::ir::Callee::Op(op) = call.callee else { return None };
+        if !matches!(crate::ops::def(op).cce, Some(crate::ops::cce::CceEmit::TensorDim)) {
+            return None;
+        }
+        let Type::Tensor(t) = self.f.type_of(call.args.first()?) else { return None };
+        let axis = call.args.get(1)?.as_const_int()?;
+        let ax = if axis < 0 { axis + t.shape.len() as i64 } else { axis };
+        let dim = t.shape.get(usize::try_from(ax).ok()?)?;
+        Some(Val::Int(dim.as_const_int().unwrap_or(self.opts.runtime_dim)))
     }
 }
 
