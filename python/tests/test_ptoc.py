@@ -23,7 +23,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_the_examples_are_all_found():
     # One compile test per example below; a lost glob would make them check nothing.
-    assert len(EXAMPLES) == 9, EXAMPLES
+    assert len(EXAMPLES) == 10, EXAMPLES
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
