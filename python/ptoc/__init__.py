@@ -21,12 +21,14 @@ import warnings
 from ptoc import _ptoc
 from ptoc._errors import CompileError, CompileWarning, Diagnostic
 
-# The types of the signatures (in __init__.pyi too) are for type checkers only: importing
-# `typing` would double the package's import time.
+# The types of the signatures are for type checkers only: importing `typing` (or numpy, which
+# only `run` needs) would double the package's import time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from typing import Any
+
+    import numpy
 
 __all__ = [
     "CompileError",
@@ -104,7 +106,7 @@ def compile(
 
 def run(
     source: str,
-    inputs: Mapping[str, Any] | None = None,
+    inputs: Mapping[str, numpy.ndarray | int | float | bool] | None = None,
     *,
     func: str | None = None,
     seed: int = 0,
@@ -115,7 +117,7 @@ def run(
     backend: str = "cce",
     max_steps: int | None = None,
     filename: str = "<string>",
-) -> dict[str, Any]:
+) -> dict[str, numpy.ndarray]:
     """Run a function of the ``.pto`` program ``source`` in ptoc's interpreter.
 
     This is ``ptoc run`` (docs/execution.md): the passes of ``pipeline`` run first (``"none"``
