@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """record-perfsim.py -- re-record Perf-Sim cycles of the corpus kernels into tests/data/perfsim.tsv.
 
-usage: scripts/record-perfsim.py [--ptoc PATH] [--out FILE] [--limit N]
+usage: scripts/record-perfsim.py [--ptoc PATH] [--out FILE] [--limit N] [--changed-from OLD_PTOC]
 
 For every program of the corpus (below), at each optimisation level, compiles it with
 `ptoc --emit cpp -O<level>` and runs the kernels through Perf-Sim
@@ -9,6 +9,10 @@ For every program of the corpus (below), at each optimisation level, compiles it
 ../shared/pto-isa-costmodel). One TSV row per kernel Perf-Sim ran: program, kernel, opt level,
 total cycles and busy cycles per pipe. Kernels that do not compile or run there are left out
 (printed on stderr). tests/cycle_model.rs compares ptoc's cycle model with these rows.
+
+With --changed-from, only the kernels whose C++ differs between OLD_PTOC and --ptoc are run
+again; the rows of the others are kept from the existing --out file (a full run takes an hour on
+two cores, most compiler changes touch a handful of kernels).
 
 Corpus: examples/*.pto at -O0 and -O1, lit-tests/codegen/*.pto at -O1, ../shared/conformance-dsl
 (input.pto) at -O0 and -O1, ../shared/systests (program.pto) at -O1, and programs of
@@ -80,12 +84,24 @@ def parse(line: str) -> tuple[str, dict[str, int]] | None:
     return parts[0], fields
 
 
+def kernels_text(outdir: Path) -> list[tuple[str, str]]:
+    """The emitted kernel sources of an output directory, by path."""
+    return [(str(p.relative_to(outdir)), p.read_text()) for p in sorted(outdir.glob("kernels/*/*.cpp"))]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ptoc", default=str(ROOT / "target" / "release" / "ptoc"))
     ap.add_argument("--out", default=str(ROOT / "tests" / "data" / "perfsim.tsv"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N programs (0: all)")
+    ap.add_argument("--changed-from", metavar="OLD_PTOC",
+                    help="re-run only programs whose C++ differs from what OLD_PTOC emits; keep the other rows")
     args = ap.parse_args()
+    kept: dict[tuple[str, str], list[str]] = {}
+    if args.changed_from:
+        for line in Path(args.out).read_text().splitlines()[2:]:
+            cols = line.split("\t")
+            kept.setdefault((cols[0], cols[2]), []).append(line)
     if not PERFSIM.exists() or not (SHARED / "pto-isa-costmodel").exists():
         print("record-perfsim: ../shared/perfsim or ../shared/pto-isa-costmodel is missing", file=sys.stderr)
         return 1
@@ -108,6 +124,16 @@ def main() -> int:
                     break
                 if not any(outdir.glob("kernels/*/*.cpp")):
                     break
+                if args.changed_from and (name, str(opt)) in kept:
+                    olddir = tmp / f"p{i}_O{opt}_old"
+                    subprocess.run(
+                        [args.changed_from, "--emit", "cpp", f"-O{opt}", "-o", str(olddir), str(src)],
+                        capture_output=True, text=True,
+                    )
+                    if kernels_text(olddir) == kernels_text(outdir):
+                        rows.extend(kept[(name, str(opt))])
+                        continue
+                    print(f"changed: {name} -O{opt}", file=sys.stderr)
                 r = subprocess.run(
                     [sys.executable, str(PERFSIM), "--pto", str(src), str(outdir)],
                     capture_output=True, text=True, env=dict(os.environ),

@@ -383,9 +383,9 @@ fn list_passes() -> String {
         }
         s.push_str(&format!("\n      {}\n", p.description));
     }
-    s.push_str("Pipelines (--pipeline), at -O0 (as the reference) and -O1 (the default):\n");
+    s.push_str("Pipelines (--pipeline), at -O0 (as the reference), -O1 (the default) and -O2:\n");
     for (name, pl) in [("default", Pipeline::Default), ("ptoas", Pipeline::Ptoas), ("none", Pipeline::None)] {
-        for (level, opt) in [("-O0", OptLevel::O0), ("-O1", OptLevel::O1)] {
+        for (level, opt) in [("-O0", OptLevel::O0), ("-O1", OptLevel::O1), ("-O2", OptLevel::O2)] {
             let list = pl.pass_names_at(opt).join(", ");
             s.push_str(&format!("  {name} {level}: {}\n", if list.is_empty() { "(no passes)" } else { &list }));
         }

@@ -470,9 +470,10 @@ fn harness(e: String) -> (Class, String) {
     (Class::Ice, format!("harness: {e}"))
 }
 
-/// ptoc's sync optimisation levels: the C++ is built and run at both, `-O1` (the
-/// default) first; its results must match the interpreter's at both levels.
-const OPT_LEVELS: [&str; 2] = ["-O1", "-O0"];
+/// ptoc's optimisation levels: the C++ is built and run at each, `-O1` (the default) first;
+/// its results must match the interpreter's at every level. `-O2` pipelines loops (copies of
+/// the body with buffers of their own), so its kernels differ from `-O1`'s wherever a loop is.
+const OPT_LEVELS: [&str; 3] = ["-O1", "-O0", "-O2"];
 
 /// ptoc's C++ files of a program, by path relative to the output directory.
 fn cpp_files(out: &driver::Output) -> BTreeMap<String, String> {
@@ -793,7 +794,8 @@ fn try_program(tc: &Toolchain, root: &Path, p: &corpus::Program, judge: invalid:
     let levels: &[&str] = if generated { &[] } else { &OPT_LEVELS[1..] };
     for level in levels {
         let started = Instant::now();
-        let out = ptoc(&["--error-format", "short", "--emit", "cpp", level, "-o", "cpp", &file_s]);
+        // The hazard checker on every program at the other levels, as on the default one.
+        let out = ptoc(&["--error-format", "short", "--emit", "cpp", "--verify-sync", level, "-o", "cpp", &file_s]);
         PTOC_NS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
         match out.code {

@@ -637,6 +637,11 @@ fn check_generated(text: &str, stats: &mut [usize; 3], findings: &mut Vec<String
     problems.into_iter().for_each(&mut fail);
     if let Err(d) = result {
         stats[1] += 1;
+        // The generator does not budget on-chip memory: a program whose buffers do not fit the
+        // platform at -O0 (no sharing) is refused with E0602, as the driver would, not a finding.
+        if d.iter().all(|d| d.code == ptoc::diag::codes::MEMORY_CAPACITY) {
+            return;
+        }
         let name = passes.get(done).map_or("a pass", |p| p.name);
         return fail(format!("{name} rejects a valid program: {d:?}"));
     }

@@ -199,12 +199,9 @@ impl Piece for &TileCType {
 /// column-major fractals) and Acc `Nz` (column-major boxes of row-major 16×16 fractals), so a
 /// tile of those memories always gets that layout; a `[N, 1]` tile is column-major (a row-major
 /// one would need its one column padded to 32 bytes); a 1-D tile `[N]` is the row `[1, N]`.
-pub fn tile_type(vars: &VarTable, tt: &TileType, span: Span) -> Result<TileCType, Diagnostic> {
-    tile_type_homed(vars, tt, span, &Default::default())
-}
-
-/// [`tile_type`], where a tile whose MemRef is in `homes` (an `if`'s tile result, which
-/// init-mem-ref puts in DDR, spec §6 Q6) lives at the on-chip place the code generator gave it.
+///
+/// A tile whose MemRef is in `homes` (a loop's tile result that init-mem-ref put in DDR, spec
+/// §6 Q6) lives at the on-chip place given there.
 pub fn tile_type_homed(
     vars: &VarTable,
     tt: &TileType,

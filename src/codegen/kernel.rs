@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ctype::{c_type, global_shape, tile_type, tile_type_homed, TileCType};
+use super::ctype::{c_type, global_shape, tile_type_homed, TileCType};
 use super::expr::write_value;
 use super::namer::Namer;
 use crate::diag::{codes, Diagnostic, Span};
@@ -67,10 +67,8 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         hoisted: hoisted_declarations(f),
         loops: Vec::new(),
     };
-    let base = scratch_base(f);
-    let (homes, base) = tile_homes(f, base)?;
-    k.homes = homes;
-    k.scratch_base = base;
+    k.homes = tile_homes(f)?;
+    k.scratch_base = scratch_base(f);
     k.out.push_str("// Kernel Function: ");
     k.out.push_str(&f.name);
     k.out.push('\n');
@@ -739,11 +737,11 @@ impl<'p> Kernel<'p> {
                                 && self.vars.var_type(y).memref() == self.vars.var_type(iter_args[k]).memref()
                         });
                     if !same {
-                        // The passes do not see this move: full barriers order it after the
-                        // instructions that computed the value and before every later reader.
-                        self.line("pipe_barrier(PIPE_ALL);");
-                        self.linef(format_args!("TMOV({n}, {y});"));
-                        self.line("pipe_barrier(PIPE_ALL);");
+                        let at = yielded.and_then(|ys| ys.get(k)).map_or(span, |y| y.span);
+                        return Err(not_legalized(
+                            at,
+                            &format!("the tile yielded as {} is not in the carried tile's buffer", n),
+                        ));
                     }
                 }
             }
@@ -813,10 +811,10 @@ impl<'p> Kernel<'p> {
         let if_start = self.out.len();
         self.linef(format_args!("if ({c}) {{"));
         let tiles: Vec<bool> = return_vars.iter().map(|&r| matches!(self.vars.var_type(r), Type::Tile(_))).collect();
-        self.branch(then_body, &results, &tiles, span)?;
+        self.branch(then_body, &results, return_vars, &tiles, span)?;
         if let Some(e) = else_body {
             self.line("} else {");
-            self.branch(e, &results, &tiles, span)?;
+            self.branch(e, &results, return_vars, &tiles, span)?;
         }
         self.line("}");
         self.blank();
@@ -896,7 +894,14 @@ impl<'p> Kernel<'p> {
     }
 
     /// One branch of an `if`, then the assignments of its yielded values to the results.
-    fn branch(&mut self, body: &Stmt, results: &[Rc<str>], tiles: &[bool], span: Span) -> Result<(), Diagnostic> {
+    fn branch(
+        &mut self,
+        body: &Stmt,
+        results: &[Rc<str>],
+        results_vars: &[VarId],
+        tiles: &[bool],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         self.indent += 1;
         self.pending_yield = None;
         self.stmt(body)?;
@@ -908,16 +913,15 @@ impl<'p> Kernel<'p> {
                         &format!("Yielded {} values but expected {}", ys.len(), results.len()),
                     ));
                 }
-                for ((n, y), &tile) in results.iter().zip(&ys).zip(tiles) {
+                for (j, ((n, y), &tile)) in results.iter().zip(&ys).zip(tiles).enumerate() {
                     if tile {
-                        // The result tile has its own buffer: the yielded value is copied into
-                        // it. The passes do not see this move (the result's MemRef is DDR):
-                        // full barriers order it after the instructions that computed the value
-                        // and before every later reader.
-                        if **n != **y {
-                            self.line("pipe_barrier(PIPE_ALL);");
-                            self.linef(format_args!("TMOV({n}, {y});"));
-                            self.line("pipe_barrier(PIPE_ALL);");
+                        // legalize-cce copied the value into the result's buffer (an op of the
+                        // branch): the result is that buffer, nothing is left to move.
+                        if **n != **y && !in_result_buffer(self.vars, body, j, results_vars[j]) {
+                            return Err(not_legalized(
+                                span,
+                                &format!("the tile yielded as {n} is not in the if result's buffer"),
+                            ));
                         }
                     } else {
                         self.linef(format_args!("{n} = {y};"));
@@ -1148,6 +1152,22 @@ fn not_in_context(vars: &VarTable, var: VarId, span: Span) -> Diagnostic {
     .with_note("the value is used outside the scope where the generated C++ declares it")
 }
 
+/// Whether the value `body` yields at `j` is a tile in the buffer of the result `r`.
+fn in_result_buffer(vars: &VarTable, body: &Stmt, j: usize, r: VarId) -> bool {
+    let m = vars.var_type(r).memref();
+    body.final_yield()
+        .and_then(|ys| ys.get(j))
+        .and_then(Expr::as_var)
+        .is_some_and(|y| m.is_some() && vars.var_type(y).memref() == m)
+}
+
+/// A copy that legalize-cce makes an op of the IR, found in IR that did not go through it.
+pub(super) fn not_legalized(span: Span, what: &str) -> Diagnostic {
+    unsupported(span, &format!("CCE codegen: {what}"))
+        .with_note("the copy it needs is made an IR op by legalize-cce, so that insert-sync orders it and allocate-memory-addr places its buffer")
+        .with_note("help: run legalize-cce (the default pipeline does) before insert-sync and allocate-memory-addr")
+}
+
 /// An error of code generation at `span`.
 pub(super) fn unsupported(span: Span, msg: &str) -> Diagnostic {
     Diagnostic::error(codes::NO_CPP_FORM, span, msg.to_string())
@@ -1301,15 +1321,13 @@ fn hoisted_declarations(f: &Function) -> FxHashMap<usize, Vec<(VarId, Option<Var
     out
 }
 
-/// On-chip places for the tile results of `if`s and loops: init-mem-ref gives each a DDR MemRef
-/// (spec §6 Q6), where no tile can live. A loop's result is the carried tile, at the place of its
-/// iter arg's buffer. An `if`'s result whose branches yield Vec tiles gets its own Vec buffer
-/// after the function's tiles (from `base`, which then moves past them); each branch copies its
-/// value there. Returns the places by MemRef and the new base of the scratch tiles.
-fn tile_homes(f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), Diagnostic> {
+/// On-chip places for the tile results of loops that init-mem-ref left in DDR (spec §6 Q6,
+/// where no tile can live) and legalize-cce did not re-point (IR that did not go through it): a
+/// loop's result is the carried tile, at the place of its iter arg's buffer. An `if`'s tile
+/// result has a buffer only when legalize-cce gave it one; any other is reported.
+fn tile_homes(f: &Function) -> Result<Homes, Diagnostic> {
     let vars = &f.vars;
     let mut homes = FxHashMap::default();
-    let Some(mut next) = base else { return Ok((homes, base)) };
     let mut err = None;
     crate::ir::visit::walk_stmts(&f.body, &mut |s| {
         // A loop's tile result is its carried tile, in the iter arg's (the init's) buffer.
@@ -1327,51 +1345,24 @@ fn tile_homes(f: &Function, base: Option<i64>) -> Result<(Homes, Option<i64>), D
             }
             return;
         }
-        let Stmt::If { then_body, return_vars, .. } = s else { return };
-        let yields = then_body.final_yield();
-        for (j, &r) in return_vars.iter().enumerate() {
+        let Stmt::If { return_vars, .. } = s else { return };
+        for &r in return_vars {
             let data = vars.var(r);
             let Type::Tile(t) = &data.ty else { continue };
-            let Some(m) = t.memref else { continue };
-            let VarKind::MemRef(info) = &vars.var(m).kind else { continue };
-            if info.space != crate::ir::MemorySpace::Ddr || homes.contains_key(&m) {
-                continue;
-            }
-            let space = yields
-                .and_then(|ys| ys.get(j))
-                .and_then(Expr::as_var)
-                .and_then(|y| vars.var_type(y).memref())
-                .and_then(|ym| match &vars.var(ym).kind {
-                    VarKind::MemRef(i) => Some(i.space),
-                    _ => None,
-                });
-            if space != Some(crate::ir::MemorySpace::Vec) {
+            let space = t.memref.and_then(|m| match &vars.var(m).kind {
+                VarKind::MemRef(info) => Some(info.space),
+                _ => None,
+            });
+            if space == Some(crate::ir::MemorySpace::Ddr) {
                 err.get_or_insert_with(|| {
-                    unsupported(data.span, &format!("CCE codegen: the tile result {} of this if is not in Vec memory", data.name))
-                        .with_note("only Vec tiles can be an if's result; yield Vec tiles (block.move them there) or store the value into a tensor in each branch")
+                    not_legalized(data.span, &format!("the tile result {} of this if has no on-chip buffer", data.name))
+                        .with_note("legalize-cce gives an if's tile result a Vec buffer when every branch yields a Vec tile; yield Vec tiles (block.move them there) or store the value into a tensor in each branch")
                 });
-                continue;
             }
-            let bytes = tile_type(vars, t, data.span).map(|ct| ct.bytes()).unwrap_or(info.size as i64);
-            let at = (next + 31) / 32 * 32;
-            let cap = crate::backend::capacity(crate::ir::MemorySpace::Vec) as i64;
-            if at + bytes > cap {
-                err.get_or_insert_with(|| {
-                    Diagnostic::error(
-                        codes::MEMORY_CAPACITY,
-                        data.span,
-                        format!("the tile result {} of this if needs {bytes} bytes of Vec memory after the function's {at}, but the platform has {cap} bytes", data.name),
-                    )
-                    .with_note("help: use smaller tiles in this function, or store the value into a tensor in each branch")
-                });
-                continue;
-            }
-            homes.insert(m, (crate::ir::MemorySpace::Vec, at));
-            next = at + bytes;
         }
     });
     match err {
         Some(e) => Err(e),
-        None => Ok((homes, Some(next))),
+        None => Ok(homes),
     }
 }

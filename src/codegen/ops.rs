@@ -150,14 +150,12 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
                 src = transposed(k, &src, span)?;
             }
             if vec_to_vec {
-                // A Vec to Vec copy runs on the vector pipe, the operator table (and so the
-                // passes) say MTE1 for block.move: full barriers order it.
-                k.line("pipe_barrier(PIPE_ALL);");
+                // A Vec to Vec copy runs on the vector pipe, where the operator table (and so
+                // insert-sync) puts block.vec_move, not block.move (MTE1).
+                return Err(super::kernel::not_legalized(span, "a Vec to Vec block.move is a copy on the vector pipe")
+                    .with_note("legalize-cce makes it block.vec_move"));
             }
             k.linef(format_args!("TMOV({}, {});", d.name, src.name));
-            if vec_to_vec {
-                k.line("pipe_barrier(PIPE_ALL);");
-            }
         }
         CceEmit::Cast => {
             arity(1, &|| "Unary op requires 1 argument".to_string())?;

@@ -35,6 +35,8 @@ Passes run in the order of --passes if given, else of --pipeline at the -O level
   -O1  (default) also remove-redundant-sync right after insert-sync, and
        basic-memory-reuse plans buffers by lifetime, taking per function the plan
        that needs the fewest syncs (ptoc's own plan)
+  -O2  also pipeline-loops double-buffers innermost loops whose buffers fit twice
+       (as `pl.pipeline(..., stage=2)`: copies of the body with buffers of their own)
 Use --list-passes for the names and what each level runs; the reference's CamelCase names
 (ConvertToSSA, MemoryReuse, ...) are accepted too.
 
@@ -272,12 +274,13 @@ pub enum StatsFormat {
     Json,
 }
 
-/// `-O0` / `-O1` (also `-O 0`).
+/// `-O0` / `-O1` / `-O2` (also `-O 0`).
 pub fn parse_opt_level(s: &str) -> Result<OptLevel, String> {
     match s {
         "0" => Ok(OptLevel::O0),
         "1" => Ok(OptLevel::O1),
-        _ => Err(format!("unknown optimisation level `{s}` (use 0 or 1)")),
+        "2" => Ok(OptLevel::O2),
+        _ => Err(format!("unknown optimisation level `{s}` (use 0, 1 or 2)")),
     }
 }
 
@@ -412,7 +415,8 @@ mod tests {
     fn opt_levels_and_stats() {
         assert_eq!(Cli::try_parse_from(["ptoc", "-O0", "x.pto"]).unwrap().opt, OptLevel::O0);
         assert_eq!(Cli::try_parse_from(["ptoc", "-O", "1", "x.pto"]).unwrap().opt, OptLevel::O1);
-        assert!(Cli::try_parse_from(["ptoc", "-O2", "x.pto"]).is_err());
+        assert_eq!(Cli::try_parse_from(["ptoc", "-O2", "x.pto"]).unwrap().opt, OptLevel::O2);
+        assert!(Cli::try_parse_from(["ptoc", "-O3", "x.pto"]).is_err());
         assert_eq!(Cli::try_parse_from(["ptoc", "--stats", "x.pto"]).unwrap().stats, Some(StatsFormat::Text));
         assert_eq!(Cli::try_parse_from(["ptoc", "--stats=json", "x.pto"]).unwrap().stats, Some(StatsFormat::Json));
     }

@@ -144,7 +144,27 @@ text_enum!(
     /// Hardware pipes, used by sync ops' `set_pipe` / `wait_pipe` kwargs (stored as int).
     PipeType { Mte1 = "MTE1", Mte2 = "MTE2", Mte3 = "MTE3", M = "M", V = "V", S = "S", Fix = "FIX", All = "ALL" }
 );
-text_enum!(ForKind { Sequential = "range", Parallel = "parallel" });
+/// How a `for` loop runs: `pl.range` (in order), `pl.parallel`, or `pl.pipeline(..., stage=F)`:
+/// in order, and the `pipeline-loops` pass runs the body as F copies with buffers of their own,
+/// so that one copy's loads overlap another's compute and stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ForKind {
+    Sequential,
+    Parallel,
+    /// The number of copies (`stage=`), at least 1.
+    Pipeline(u8),
+}
+
+impl ForKind {
+    /// The `pl.` name of the loop form (`range`, `parallel`, `pipeline`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ForKind::Sequential => "range",
+            ForKind::Parallel => "parallel",
+            ForKind::Pipeline(_) => "pipeline",
+        }
+    }
+}
 text_enum!(FunctionType { Opaque = "Opaque", Orchestration = "Orchestration", InCore = "InCore" });
 text_enum!(ParamDirection { In = "In", Out = "Out", InOut = "InOut" });
 text_enum!(ScopeKind { InCore = "incore" });

@@ -16,7 +16,7 @@
 //! Floats compare by bit pattern (so NaN equals NaN and `0.0` differs from `-0.0`). `SeqStmts`
 //! and `OpStmts` are different nodes, as in the reference.
 
-use super::{Call, Callee, Expr, ExprKind, Function, KwValue, Program, Stmt, Type, VarId, VarKind, VarTable};
+use super::{Call, Callee, Expr, ExprKind, ForKind, Function, KwValue, Program, Stmt, Type, VarId, VarKind, VarTable};
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -443,6 +443,9 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, .. } => {
                 self.tag(kind.name());
+                if let ForKind::Pipeline(n) = kind {
+                    self.tok(Tok::U64(u64::from(*n)));
+                }
                 self.within(Seg::Field("loop_var"), |c| c.var(*loop_var));
                 self.within(Seg::Field("start"), |c| c.expr(start));
                 self.within(Seg::Field("stop"), |c| c.expr(stop));

@@ -674,6 +674,18 @@ impl VarTable {
     pub fn iter(&self) -> impl Iterator<Item = (VarId, &VarData)> {
         self.vars.iter().enumerate().map(|(i, v)| (VarId(i as u32), v))
     }
+    /// An id no MemRef of the table has yet (one past the largest), for a pass that makes
+    /// buffers (ids are per function, spec §7 Q20).
+    pub fn next_memref_id(&self) -> u64 {
+        self.vars
+            .iter()
+            .filter_map(|d| match &d.kind {
+                VarKind::MemRef(info) => Some(info.id + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
     /// The type of an expression: the variable's type for a variable use, else `e.ty`.
     pub fn type_of<'a>(&'a self, e: &'a Expr) -> &'a Type {
         match e.kind {

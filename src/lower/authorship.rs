@@ -5,7 +5,8 @@ use super::Lowerer;
 use crate::ast::{self, Arg, ExprKind as A, StmtKind as S};
 
 /// The `pl.NAME(...)` forms the printer writes itself (statement forms, constants, scalar casts).
-const PRINTED_FORMS: &[&str] = &["const", "yield_", "range", "parallel", "while_", "cond", "incore", "cast"];
+const PRINTED_FORMS: &[&str] =
+    &["const", "yield_", "range", "parallel", "pipeline", "while_", "cond", "incore", "cast"];
 
 impl Lowerer {
     /// Whether `f`'s text has a form the printer never writes: an assignment without an

@@ -119,6 +119,9 @@ pub(crate) struct Lowerer {
     /// Variables of the current function whose types the text does not show: iter args and
     /// return vars without an annotation (see [`memrefs`]).
     hidden_types: Vec<VarId>,
+    /// Types declared by `name: T` lines (no value) for the iter arg or return var `name` of the
+    /// `if` or loop that follows (see [`memrefs`]), until that statement binds it.
+    declared: HashMap<String, (Type, Span)>,
     /// Variables standing in for the targets of statements that failed to lower.
     poisoned: rustc_hash::FxHashSet<VarId>,
     /// Set when the statement being lowered reads a poisoned variable: its errors are
@@ -195,6 +198,7 @@ impl Lowerer {
             free_dims: HashMap::default(),
             yield_frames: Vec::new(),
             hidden_types: Vec::new(),
+            declared: HashMap::default(),
             poisoned: Default::default(),
             read_poison: false,
             constant_types: Vec::new(),
@@ -291,6 +295,7 @@ impl Lowerer {
     fn lower_function(&mut self, f: &ast::FuncDef, state: FunctionState) -> Function {
         self.restore_function(state);
         let body = self.lower_body_stmts(&f.body, f.span);
+        self.report_unbound_declarations();
         let sig = Arc::clone(&self.sigs[f.name.name.as_str()]);
         if sig.returns_known {
             self.check_returns(f, &sig.return_types, &body);
@@ -400,6 +405,7 @@ impl Lowerer {
         self.free_dims.clear();
         self.yield_frames.clear();
         self.hidden_types.clear();
+        self.declared.clear();
         self.tile_spaces.clear();
     }
 
@@ -423,6 +429,7 @@ impl Lowerer {
         self.free_dims = s.free_dims;
         self.yield_frames.clear();
         self.hidden_types.clear();
+        self.declared.clear();
         self.tile_spaces.clear();
     }
 

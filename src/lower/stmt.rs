@@ -61,11 +61,7 @@ impl Lowerer {
                     self.lower_assign(&targets[0], annotation.as_ref(), value, s.span, out)
                 }
             }
-            S::AnnOnly { target, .. } => Err(Diagnostic::error(
-                codes::UNSUPPORTED,
-                s.span,
-                format!("`{}` is annotated but not assigned; an annotated assignment needs a value", target.name),
-            )),
+            S::AnnOnly { target, annotation } => self.declare(target, annotation, s.span),
             S::Expr(e) => {
                 if let Some(yargs) = self.yield_args(e) {
                     // A bare yield (no names bound). Unlike the reference parser we don't append
@@ -394,7 +390,8 @@ impl Lowerer {
                 }
             }
             for n in names {
-                let annotation = yield_annotation(&n.name, &then_yields, &else_yields);
+                let declared = self.declared.remove(n.name.as_str());
+                let annotation = yield_annotation(&n.name, &then_yields, &else_yields).or(declared.clone());
                 let shown = annotation.is_some();
                 let ty = match annotation {
                     // The reference types an if's return var by the annotation itself (§3.10);
@@ -470,9 +467,10 @@ impl Lowerer {
         let A::Call(f, args) = &iter.kind else {
             return Err(self.bad_iterator(iter));
         };
-        let form = match self.prefixed_path(f).as_deref() {
+        let mut form = match self.prefixed_path(f).as_deref() {
             Some(["range"]) => ForKind::Sequential,
             Some(["parallel"]) => ForKind::Parallel,
+            Some(["pipeline"]) => ForKind::Pipeline(0), // `stage=` is required: 0 until it is read
             Some(["while_"]) => return self.lower_ssa_while(target, args, iter.span, body, span, out),
             _ => return Err(self.bad_iterator(iter)),
         };
@@ -482,14 +480,28 @@ impl Lowerer {
             match a {
                 Arg::Positional(e) => bounds.push(e),
                 Arg::Keyword(k, e) if k.name == "init_values" => init_values = Some(e),
+                Arg::Keyword(k, e) if k.name == "stage" && matches!(form, ForKind::Pipeline(_)) => {
+                    form = ForKind::Pipeline(self.pipeline_stages(e)?);
+                }
                 Arg::Keyword(k, _) => {
+                    let takes = match form {
+                        ForKind::Pipeline(_) => "a pipeline takes `stage=` and `init_values=`",
+                        _ => "a range takes `init_values=`",
+                    };
                     return Err(Diagnostic::error(
                         codes::BAD_LOOP,
                         k.span,
-                        format!("unknown keyword `{}`; a range takes `init_values=`", k.name),
-                    ))
+                        format!("unknown keyword `{}`; {takes}", k.name),
+                    ));
                 }
             }
+        }
+        if form == ForKind::Pipeline(0) {
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                iter.span,
+                format!("`{}.pipeline` needs `stage=F`, the number of copies of the body", self.prefix),
+            ));
         }
         let zero = || Expr::int(0, DataType::Int64, Span::NONE);
         let one = || Expr::int(1, DataType::Int64, Span::NONE);
@@ -541,6 +553,20 @@ impl Lowerer {
             span,
         });
         Ok(())
+    }
+
+    /// The `stage=F` of a `pl.pipeline`: an integer literal from 1 to 16 (each copy of the body
+    /// has buffers of its own, so more copies than that cannot fit the on-chip memories).
+    fn pipeline_stages(&mut self, e: &ast::Expr) -> R<u8> {
+        let value = self.lower_expr(e)?.as_const_int();
+        match value {
+            Some(n @ 1..=16) => Ok(n as u8),
+            _ => Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                e.span,
+                format!("`{}.pipeline(..., stage=F)` needs an integer literal F from 1 to 16", self.prefix),
+            )),
+        }
     }
 
     /// `for (a, b) in pl.while_(init_values=(x, y)):` whose body starts with `pl.cond(c)`.
@@ -627,12 +653,12 @@ impl Lowerer {
         let d = Diagnostic::error(
             codes::BAD_LOOP,
             iter.span,
-            format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)` or `{p}.while_(...)`"),
+            format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)`, `{p}.pipeline(...)` or `{p}.while_(...)`"),
         );
         // Python's own `range(...)` is the likely slip.
         match &iter.kind {
             A::Call(f, _) => match &f.kind {
-                A::Name(n) if ["range", "parallel", "while_"].contains(&n.as_str()) => {
+                A::Name(n) if ["range", "parallel", "pipeline", "while_"].contains(&n.as_str()) => {
                     d.with_note(format!("help: write `{p}.{n}(...)`"))
                 }
                 _ => d,
@@ -684,10 +710,20 @@ impl Lowerer {
             .iter()
             .zip(inits)
             .map(|(n, init)| {
-                let ty = self.vars.type_of(&init).clone();
+                let init_ty = self.vars.type_of(&init).clone();
+                // A declaration before the loop types the iter arg where its init value's type
+                // and the MemRef plan would not (the printer writes one only then).
+                let declared = self.declared.remove(n.name.as_str());
+                let shown = declared.is_some();
+                let ty = match declared {
+                    Some((t, at)) => self.annotated_type(t, &init_ty, at),
+                    None => init_ty,
+                };
                 let v = self.vars.new_var(n.name.as_str(), ty, VarKind::IterArg { init: Box::new(init) }, n.span);
                 self.scopes.bind(&n.name, v);
-                self.hidden_types.push(v);
+                if !shown {
+                    self.hidden_types.push(v);
+                }
                 v
             })
             .collect()
@@ -717,7 +753,8 @@ impl Lowerer {
                 Some(r) => (r.targets[i].name.to_string(), r.targets[i].span),
                 None => (format!("{}_out", self.vars.var_name(it)), span),
             };
-            let annotation = rec.and_then(|r| r.annotation.clone().map(|t| (t, r.annotation_span)));
+            let declared = self.declared.remove(name.as_str());
+            let annotation = rec.and_then(|r| r.annotation.clone().map(|t| (t, r.annotation_span))).or(declared);
             let shown = annotation.is_some();
             let iter_ty = self.vars.var_type(it).clone();
             if let Some(value) = rec.and_then(|r| r.value_types.get(i)) {

@@ -843,7 +843,8 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tmov", 1)),
     block(names::VEC_MOVE, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
         .not_today_tile()
-        .cce(CceEmit::VecMove),
+        .cce(CceEmit::VecMove)
+        .pto(pto("pto.tmov", 1)),
     block(
         names::ALLOC,
         &[

@@ -224,7 +224,9 @@ fn layout_error(
     }
     let help = match env.opt {
         OptLevel::O0 => "help: -O1 (the default) shares buffers by lifetime, which may fit; or use smaller tiles",
-        OptLevel::O1 => "help: use smaller tiles, or tiles of one size, which the lifetime plan packs without gaps",
+        OptLevel::O1 | OptLevel::O2 => {
+            "help: use smaller tiles, or tiles of one size, which the lifetime plan packs without gaps"
+        }
     };
     d.with_note(help)
 }

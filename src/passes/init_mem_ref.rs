@@ -15,12 +15,12 @@
 
 use rustc_hash::FxHashSet;
 
+use super::alloc_stmts::{alloc_stmt, insert_first};
 use super::stmt_structure::normalize_body;
 use super::PassEnv;
 use crate::analysis::memref_plan::{self, set_memref};
 use crate::diag::Diagnostic;
-use crate::ir::{Call, Callee, DataType, Expr, ExprKind, Function, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
-use crate::ops;
+use crate::ir::{Function, MemorySpace, Stmt, Type, VarId, VarKind, VarTable};
 
 /// The pass on one function (registered as `init-mem-ref`).
 pub fn function(f: Function, _env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
@@ -50,7 +50,7 @@ fn init_function(mut f: Function) -> Function {
         set_memref(&mut table.var_mut(v).ty, memrefs[id]);
     }
     let allocs = alloc_stmts(table, &f, &occurrences, first_new);
-    insert_allocs(&mut f.body, allocs);
+    insert_first(&mut f.body, allocs);
     f.vars = std::mem::take(table);
     f
 }
@@ -86,44 +86,5 @@ fn alloc_stmts(table: &VarTable, f: &Function, occurrences: &[VarId], first_new:
     };
     f.params.iter().for_each(|p| note(p.var));
     occurrences.iter().for_each(|&v| note(v));
-    order
-        .into_iter()
-        .filter_map(|m| {
-            let VarKind::MemRef(info) = &table.var(m).kind else { return None };
-            let span = table.var(m).span;
-            let int = |v: i64| Expr::int(v, DataType::Int64, span);
-            let args = vec![
-                int(info.space.index() as i64),
-                info.addr.clone(),
-                int(i64::try_from(info.size).unwrap_or(i64::MAX)),
-                int(i64::try_from(info.id).unwrap_or(i64::MAX)),
-            ];
-            let call = Call { callee: Callee::Op(ops::id::ALLOC), args, kwargs: Vec::new() };
-            let value = Expr::new(ExprKind::Call(Box::new(call)), Type::MemRef, span);
-            Some(Stmt::Assign { var: m, value, span })
-        })
-        .collect()
-}
-
-/// Puts the allocs at the start of the first `OpStmts` child of the (normalised) top-level
-/// sequence, or in a new leading `OpStmts` when there is none (§2.8 step 4, §6 Q15).
-fn insert_allocs(body: &mut Stmt, allocs: Vec<Stmt>) {
-    if allocs.is_empty() {
-        return;
-    }
-    let span = body.span();
-    if !matches!(body, Stmt::Seq { .. }) {
-        let old = std::mem::replace(body, Stmt::empty());
-        *body = Stmt::Seq { stmts: vec![old], span };
-    }
-    let Stmt::Seq { stmts, .. } = body else { return };
-    match stmts.iter_mut().find_map(|s| match s {
-        Stmt::Ops { stmts, .. } => Some(stmts),
-        _ => None,
-    }) {
-        Some(ops) => {
-            ops.splice(0..0, allocs);
-        }
-        None => stmts.insert(0, Stmt::Ops { stmts: allocs, span }),
-    }
+    order.into_iter().filter_map(|m| alloc_stmt(table, m)).collect()
 }

@@ -4,13 +4,16 @@
 use crate::diag::Diagnostic;
 use crate::ir::{Function, Program};
 
+pub mod alloc_stmts;
 pub mod allocate_memory_addr;
 pub mod basic_memory_reuse;
 pub mod convert_to_ssa;
 pub mod flatten_call_expr;
 pub mod init_mem_ref;
 pub mod insert_sync;
+pub mod legalize_cce;
 pub mod manager;
+pub mod pipeline_loops;
 pub mod remove_redundant_sync;
 pub mod run_verifier;
 pub mod stmt_structure;
@@ -27,9 +30,10 @@ pub struct PassEnv {
     /// Threads a pass may use for the functions it treats one at a time (`--jobs`); the
     /// output does not depend on it.
     pub jobs: usize,
-    /// The optimisation level the passes run at. Only `basic-memory-reuse` reads it: at `-O1`
-    /// it plans buffers by lifetime, weighing plans by their syncs (see `basic_memory_reuse`),
-    /// at `-O0` as the reference.
+    /// The optimisation level the passes run at. `basic-memory-reuse` reads it (at `-O1` and
+    /// `-O2` it plans buffers by lifetime, weighing plans by their syncs, see
+    /// `basic_memory_reuse`; at `-O0` as the reference), and `pipeline-loops` (at `-O2` it
+    /// double-buffers loops of its own choosing, see `pipeline_loops`).
     /// The driver sets it from `-O` for the named pipelines and to `-O0` for `--passes`, which
     /// runs passes as the reference does whatever `-O` says.
     pub opt: OptLevel,
@@ -271,6 +275,28 @@ pub static PASSES: &[PassInfo] = &[
         edits_syncs: false,
     },
     PassInfo {
+        name: "legalize-cce",
+        aliases: &["LegalizeCce"],
+        description: "make the copies the CCE kernel needs IR ops: Vec-to-Vec moves become block.vec_move, loop-carried tiles and tile if results are copied into their buffers before the yield (CCE backend only)",
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[],
+        invalidated: &[],
+        run: Transform::Carrying(legalize_cce::carrying),
+        findings: None,
+        edits_syncs: false,
+    },
+    PassInfo {
+        name: "pipeline-loops",
+        aliases: &["PipelineLoops"],
+        description: "run the body of each pl.pipeline(..., stage=F) loop as F copies with buffers of their own, then the remainder iterations (-O2 in the named pipelines: also innermost loops whose buffers fit twice, as stage=2)",
+        required: &[TypeChecked, SplitIncoreOrch, IncoreBlockOps, HasMemRefs],
+        produced: &[],
+        invalidated: &[],
+        run: Transform::Carrying(pipeline_loops::carrying),
+        findings: None,
+        edits_syncs: false,
+    },
+    PassInfo {
         name: "insert-sync",
         aliases: &["InsertSync"],
         description: "insert set_flag/wait_flag and pipe barriers between dependent pipes",
@@ -321,14 +347,16 @@ pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|p| p.answers_to(name))
 }
 
-/// Optimisation levels (`-O0`, `-O1`), in the LLVM convention: `-O0` runs the named pipelines
-/// as the reference does (except that a `matmul_acc` result takes its accumulator's buffer, see
-/// `basic_memory_reuse`); `-O1` (the default) adds ptoc's own optimisations.
+/// Optimisation levels (`-O0`, `-O1`, `-O2`), in the LLVM convention: `-O0` runs the named
+/// pipelines as the reference does (except that a `matmul_acc` result takes its accumulator's
+/// buffer, see `basic_memory_reuse`); `-O1` (the default) adds ptoc's own optimisations; `-O2`
+/// also double-buffers loops (`pipeline_loops`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OptLevel {
     O0,
     #[default]
     O1,
+    O2,
 }
 
 impl OptLevel {
@@ -336,7 +364,7 @@ impl OptLevel {
     pub fn additions(self) -> &'static [(&'static str, &'static str)] {
         match self {
             OptLevel::O0 => &[],
-            OptLevel::O1 => &[("insert-sync", remove_redundant_sync::NAME)],
+            OptLevel::O1 | OptLevel::O2 => &[("insert-sync", remove_redundant_sync::NAME)],
         }
     }
 }
@@ -348,7 +376,8 @@ pub enum Pipeline {
     /// convert-tensor-to-block-ops after convert-to-ssa (the second changes only InCore functions
     /// that hold tensor ops, which the reference's C++ emitter cannot compile).
     Default,
-    /// The reference's PTOAS strategy: Default without insert-sync.
+    /// The reference's PTOAS strategy: Default without insert-sync (and without legalize-cce,
+    /// which only the CCE kernel writer needs).
     Ptoas,
     /// No passes: parse, lower, print.
     None,
@@ -366,6 +395,8 @@ impl Pipeline {
                 "run-verifier",
                 "init-mem-ref",
                 "basic-memory-reuse",
+                "legalize-cce",
+                "pipeline-loops",
                 "insert-sync",
                 "allocate-memory-addr",
             ],
@@ -377,6 +408,7 @@ impl Pipeline {
                 "run-verifier",
                 "init-mem-ref",
                 "basic-memory-reuse",
+                "pipeline-loops",
                 "allocate-memory-addr",
             ],
             Pipeline::None => &[],
@@ -437,7 +469,9 @@ mod tests {
         }
         let default = Pipeline::Default.pass_names();
         let ptoas = Pipeline::Ptoas.pass_names();
-        let without_sync: Vec<_> = default.iter().filter(|n| **n != "insert-sync").copied().collect();
+        // PTOAS emits MLIR, whose `scf.yield` carries buffers itself: no CCE legalization.
+        let without_sync: Vec<_> =
+            default.iter().filter(|n| !matches!(**n, "insert-sync" | "legalize-cce")).copied().collect();
         assert_eq!(ptoas, without_sync.as_slice());
         assert_eq!(default[1], "outline-incore-scopes");
         assert_eq!(default[2], "convert-tensor-to-block-ops");
@@ -460,7 +494,7 @@ mod tests {
         ] {
             assert!(lookup(n).is_some(), "{n}");
         }
-        assert_eq!(PASSES.len(), 12);
+        assert_eq!(PASSES.len(), 14);
     }
 
     #[test]

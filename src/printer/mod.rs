@@ -12,6 +12,7 @@
 //! (§3.4), `stmt` (statements, functions, program, §3.2/§3.5), `float` (§3.7), `order`
 //! (function order, §3.9).
 
+mod declare;
 mod doc;
 mod expr;
 mod float;

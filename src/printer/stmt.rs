@@ -33,6 +33,9 @@ pub struct Writer<'p> {
     /// Whether a line holds a line break of its own (a wrapped statement, or a name or string
     /// literal with one).
     inner_breaks: bool,
+    /// Variables whose types the text does not show and reading it back would not give back:
+    /// each gets a declaration before its statement (`declare.rs`).
+    declare: rustc_hash::FxHashSet<VarId>,
 }
 
 /// Spaces for the indentation of a line, borrowed while the nesting is shallow.
@@ -40,7 +43,7 @@ const SPACES: &str = "                                                          
 
 impl<'p> Writer<'p> {
     pub fn new(ctx: Ctx<'p>) -> Writer<'p> {
-        Writer { ctx, out: String::new(), indent: 0, lines: 0, inner_breaks: false }
+        Writer { ctx, out: String::new(), indent: 0, lines: 0, inner_breaks: false, declare: Default::default() }
     }
 
     /// The text. A line made only of spaces is left empty (an empty block body, or a
@@ -127,6 +130,7 @@ impl<'p> Writer<'p> {
 
     /// Decorator line and `def` block (with `self` inside a program).
     pub fn function(&mut self, f: &'p Function) {
+        self.declare = super::declare::to_declare(f);
         let ctx = self.ctx;
         let a = Arena::new();
         self.line(match f.kind {
@@ -181,6 +185,22 @@ impl<'p> Writer<'p> {
         }
     }
 
+    /// `v: T` before an `if` or loop for each of its iter args and return vars whose type
+    /// neither the text shows (iter args and a multi-value yield's targets carry no annotation)
+    /// nor reading it back gives back (`declare.rs`).
+    fn declarations(&mut self, iter_args: &'p [VarId], return_vars: &'p [VarId]) {
+        if self.declare.is_empty() {
+            return;
+        }
+        let ctx = self.ctx;
+        for &v in iter_args.iter().chain(return_vars) {
+            if self.declare.contains(&v) {
+                let a = Arena::new();
+                self.line(ctx.annotated(&a, v));
+            }
+        }
+    }
+
     /// Writes the lines of `s` (several for `if`/`else` and for sequences).
     pub fn stmt(&mut self, s: &'p Stmt) {
         let ctx = self.ctx;
@@ -201,6 +221,7 @@ impl<'p> Writer<'p> {
                 }
             }
             Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+                self.declarations(&[], return_vars);
                 let header = a.text("if ").append(ctx.expr(&a, cond)).append(":");
                 self.block(header, |w| w.body(then_body, BodyMode::Owner(return_vars)));
                 if let Some(else_body) = else_body {
@@ -208,6 +229,7 @@ impl<'p> Writer<'p> {
                 }
             }
             Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, kind, .. } => {
+                self.declarations(iter_args, return_vars);
                 let mut header = a.text("for ").append(ctx.var_name(*loop_var));
                 if !iter_args.is_empty() {
                     header = header.append(", ").append(ctx.iter_arg_names(&a, iter_args));
@@ -215,14 +237,20 @@ impl<'p> Writer<'p> {
                 let range = match kind {
                     ForKind::Sequential => "pl.range(",
                     ForKind::Parallel => "pl.parallel(",
+                    ForKind::Pipeline(_) => "pl.pipeline(",
                 };
                 let bounds = [ctx.expr(&a, start), ctx.expr(&a, stop), ctx.expr(&a, step)];
+                let stage = match kind {
+                    ForKind::Pipeline(n) => Some(a.text(format!("stage={n}"))),
+                    _ => None,
+                };
                 let inits = (!iter_args.is_empty()).then(|| ctx.init_values(&a, iter_args));
-                let range = doc::bracketed(&a, w, range, bounds.into_iter().chain(inits), "", ")");
+                let range = doc::bracketed(&a, w, range, bounds.into_iter().chain(stage).chain(inits), "", ")");
                 let header = header.append(" in ").append(range).append(":");
                 self.block(header, |w| w.body(body, BodyMode::Owner(return_vars)));
             }
             Stmt::While { cond, iter_args, body, return_vars, .. } => {
+                self.declarations(iter_args, return_vars);
                 let header = if iter_args.is_empty() {
                     a.text("while ").append(ctx.expr(&a, cond)).append(":")
                 } else {

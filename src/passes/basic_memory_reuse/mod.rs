@@ -46,7 +46,7 @@ pub fn carrying(mut f: Function, _: Carried, env: &PassEnv) -> Result<(Function,
             let shared = share_accumulators(&mut vars, &f);
             reuse_in_function(&mut vars, &mut f, shared || carried_acc);
         }
-        OptLevel::O1 => {
+        OptLevel::O1 | OptLevel::O2 => {
             carry_accumulators(&mut vars, &f);
             let chosen = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
             apply_plan(&mut vars, &mut f, &chosen.intervals, &chosen.decisions);
