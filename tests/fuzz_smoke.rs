@@ -433,10 +433,11 @@ impl Gen<'_> {
             4 => {
                 let v = self.name("t");
                 let a = self.rng.pick(&s.tiles).clone();
-                let e = match self.rng.below(4) {
+                let e = match self.rng.below(5) {
                     0 => format!("pl.block.adds({a}, {}.0)", self.rng.below(9)),
                     1 => format!("pl.block.muls({a}, {}.5)", self.rng.below(9)),
                     2 => format!("pl.block.exp({a})"),
+                    3 => format!("pl.block.transpose({a}, 0, 1)"),
                     _ => format!("pl.block.neg({a})"),
                 };
                 self.line(depth, &format!("{v}: {TILE_T} = {e}"));

@@ -53,6 +53,7 @@ pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
         CceEmit::Cmp { instr } => vec![instr, "TEXPANDS", "TSELS"],
         CceEmit::Reduce { col, row } => vec![col, row],
         CceEmit::Extract => vec!["TEXTRACT"],
+        CceEmit::Transpose => vec!["TTRANS"],
         CceEmit::FillPad => vec!["TFILLPAD"],
         _ => return None,
     })
@@ -316,6 +317,17 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}{ptr}[{}];", terms.join(" + ")));
+        }
+        CceEmit::Transpose => {
+            let Some(tmp) = args.get(3) else {
+                return Err(unsupported(span, &format!("CCE codegen: {name} needs its scratch tile")).with_note(
+                    "legalize-cce gives one to a 2-D transpose of a Vec tile; write `tmp_tile=` for any other",
+                ));
+            };
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let (x, tmp) = (k.tile_ref(&args[0])?, k.tile_ref(tmp)?);
+            k.linef(format_args!("TTRANS({}, {}, {});", d.name, x.name, tmp.name));
         }
         CceEmit::Unsupported { why } => {
             return Err(unsupported(span, &format!("CCE codegen: {name} is not supported")).with_note(why));

@@ -67,6 +67,7 @@ fn describe(id: OpId, d: &OpDef, out: &mut String) {
         .params
         .iter()
         .map(|p| match p.slot {
+            Slot::Arg { expect, .. } if p.optional => format!("{}: {expect:?} = None", p.name),
             Slot::Arg { expect, .. } => format!("{}: {expect:?}", p.name),
             Slot::Kw => match d.kwarg(p.name) {
                 Some(k) => format!("{}={}", p.name, kw_value(k.kind, k.default, k.required)),

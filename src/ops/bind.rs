@@ -166,6 +166,9 @@ fn bind_slots(
         let Slot::Arg { conv, .. } = p.slot else { continue };
         let pos = out_args.len();
         let Some(g) = slots[i].take() else {
+            if p.optional {
+                continue;
+            }
             return Err(Diagnostic::error(
                 codes::OP_ARG_COUNT,
                 span,
@@ -187,7 +190,7 @@ fn binds_in_order(def: &OpDef, args: &[ArgIn]) -> bool {
     args.len() <= MAX_PARAMS
         && args.iter().all(|a| matches!(a.value, ArgValue::Expr(_)))
         && def.params.len() <= MAX_PARAMS
-        && def.arity() == args.len()
+        && (def.min_arity()..=def.arity()).contains(&args.len())
 }
 
 /// [`bind`] for a call where [`binds_in_order`] holds: same result, same errors.

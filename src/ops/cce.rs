@@ -42,6 +42,9 @@ pub enum CceEmit {
     RowExpand { instr: &'static str, arity: usize },
     /// `INSTR(d, a, …, v);`: the last operand `v` is a row `[1, N]` broadcast along columns.
     ColExpand { instr: &'static str, arity: usize },
+    /// `TTRANS(d, x, tmp);` with the scratch tile `tmp` the call's last argument (legalize-cce
+    /// adds it when the program does not write it).
+    Transpose,
     /// `TEXTRACT(d, x, row, col);`: the window of `block.view` at its offset.
     Extract,
     /// `TFILLPAD(d, x);` with `d` seen with a pad value (pto-isa refuses `PadValue::Null`).
@@ -111,6 +114,7 @@ impl CceEmit {
             }
             CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
             CceEmit::Extract => "TEXTRACT".into(),
+            CceEmit::Transpose => "TTRANS".into(),
             CceEmit::FillPad => "TFILLPAD".into(),
             CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
             CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),

@@ -105,20 +105,23 @@ impl<'a> Cx<'a> {
     /// Arity (the number of argument parameters) and each argument's [`Expect`].
     pub(super) fn check_args(&self) -> R<()> {
         let n = self.def.arity();
-        if self.args.len() != n {
+        if !(self.def.min_arity()..=n).contains(&self.args.len()) {
             let names: Vec<&str> = self.def.arg_params().map(|p| p.name).collect();
             return Err(DeduceError {
                 fault: Fault::Count,
                 message: format!(
                     "The operator {} requires {} ({}), but got {}",
                     self.name(),
-                    plural(n, "argument"),
+                    match self.def.min_arity() {
+                        m if m == n => plural(n, "argument"),
+                        m => format!("{m} to {n} arguments"),
+                    },
                     names.join(", "),
                     self.args.len()
                 ),
             });
         }
-        for (i, p) in self.def.arg_params().enumerate() {
+        for (i, p) in self.def.arg_params().enumerate().take(self.args.len()) {
             if let Slot::Arg { expect, .. } = p.slot {
                 self.check_expect(i, p.name, expect)?;
             }

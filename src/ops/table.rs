@@ -264,8 +264,13 @@ impl OpDef {
     pub fn arg_params(&self) -> impl Iterator<Item = &'static Param> {
         self.params.iter().filter(|p| matches!(p.slot, Slot::Arg { .. }))
     }
+    /// The most arguments a call takes.
     pub fn arity(&self) -> usize {
         self.arg_params().count()
+    }
+    /// The fewest arguments a call takes (the optional ones left out).
+    pub fn min_arity(&self) -> usize {
+        self.arg_params().filter(|p| !p.optional).count()
     }
     /// Whether the argument at `index` is a destination the op writes (a parameter named
     /// `output_tensor`, like `block.store`'s tensor), not an operand it reads.
@@ -322,12 +327,19 @@ pub struct Param {
     /// What the argument is for, when its name and kind do not say it (shown by `--list-ops`
     /// and docs/ops.md); empty otherwise.
     pub about: &'static str,
+    /// Whether a call may leave the argument out (only the last argument parameters are
+    /// optional: a scratch tile that legalize-cce provides when the program does not).
+    pub optional: bool,
 }
 
 impl Param {
     /// The same parameter with its explanation.
     const fn about(self, about: &'static str) -> Param {
         Param { about, ..self }
+    }
+    /// The same parameter, which calls may leave out.
+    const fn optional(self) -> Param {
+        Param { optional: true, ..self }
     }
 }
 
@@ -515,13 +527,13 @@ pub enum Rule {
 // Builders (const, so the table is a plain static).
 
 const fn arg(name: &'static str, expect: Expect) -> Param {
-    Param { name, slot: Slot::Arg { expect, conv: ArgConv::Expr }, about: "" }
+    Param { name, slot: Slot::Arg { expect, conv: ArgConv::Expr }, about: "", optional: false }
 }
 const fn arg_conv(name: &'static str, expect: Expect, conv: ArgConv) -> Param {
-    Param { name, slot: Slot::Arg { expect, conv }, about: "" }
+    Param { name, slot: Slot::Arg { expect, conv }, about: "", optional: false }
 }
 const fn kw(name: &'static str) -> Param {
-    Param { name, slot: Slot::Kw, about: "" }
+    Param { name, slot: Slot::Kw, about: "", optional: false }
 }
 const fn opt(name: &'static str, kind: KwKind) -> KwSpec {
     KwSpec { name, kind, required: false, default: None }
@@ -731,7 +743,9 @@ pub static OPS: &[OpDef] = &[
     tensor(names::TENSOR_READ, &[arg("tensor", Tensor), arg("indices", IntTuple)], Rule::TensorRead)
         .pipes(Some(PipeType::S), None)
         .cce(CceEmit::TensorRead),
-    tensor(names::TENSOR_DIM, &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim).pipes(Some(PipeType::S), Some(PipeType::S)).unified(&["dim"])
+    tensor(names::TENSOR_DIM, &[arg("tensor", Tensor), arg("axis", ConstInt)], Rule::TensorDim)
+        .pipes(Some(PipeType::S), Some(PipeType::S))
+        .unified(&["dim"])
         .cce(CceEmit::TensorDim),
     tensor(
         names::TENSOR_VIEW,
@@ -752,27 +766,29 @@ pub static OPS: &[OpDef] = &[
         Rule::Transpose(Shaped::Tensor),
     )
     .block_form(names::TRANSPOSE),
-    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar")
-        .block_form("block.add"),
-    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar")
-        .block_form("block.sub"),
-    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.mul_scalar")
-        .block_form("block.mul"),
-    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.div_scalar")
-        .block_form("block.div"),
-    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor))
-        .block_form("block.maximum"),
-    tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.add").unified(&["add_scalar"])
+    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar").block_form("block.add"),
+    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar").block_form("block.sub"),
+    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.mul_scalar").block_form("block.mul"),
+    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.div_scalar").block_form("block.div"),
+    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)).block_form("block.maximum"),
+    tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .printed("tensor.add")
+        .unified(&["add_scalar"])
         .block_form("block.adds"),
-    tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.sub").unified(&["sub_scalar"])
+    tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .printed("tensor.sub")
+        .unified(&["sub_scalar"])
         .today(&[today("tensor.subs")])
         .block_form("block.subs"),
-    tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.mul").unified(&["mul_scalar"])
+    tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .printed("tensor.mul")
+        .unified(&["mul_scalar"])
         .block_form("block.muls"),
-    tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor)).printed("tensor.div").unified(&["div_scalar"])
+    tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .printed("tensor.div")
+        .unified(&["div_scalar"])
         .block_form("block.divs"),
-    tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp)
-        .block_form("block.exp"),
+    tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp).block_form("block.exp"),
     tensor(names::TENSOR_CAST, &[arg("input", Tensor), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tensor))
         .kwargs(CAST_KW)
         .block_form(names::CAST),
@@ -790,9 +806,11 @@ pub static OPS: &[OpDef] = &[
     tensor(names::TENSOR_ROW_MAX, TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     tensor(names::TENSOR_ROW_SUM, TENSOR_ROW_REDUCE, Rule::TensorRowReduce).kwargs(TENSOR_ROW_REDUCE_KW),
     // ---- §4.2 block.* (80): memory / creation
-    block(names::GET_BLOCK_IDX, &[], Rule::GetBlockIdx).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::GET_BLOCK_IDX, &[], Rule::GetBlockIdx)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::BlockIdx),
-    block(names::CREATE_TILE, &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile).pipes(Some(PipeType::Mte2), None)
+    block(names::CREATE_TILE, &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile)
+        .pipes(Some(PipeType::Mte2), None)
         .result_space(ResultSpace::TargetMemory)
         .kwargs(&[
             req("dtype", KwKind::DType),
@@ -801,7 +819,8 @@ pub static OPS: &[OpDef] = &[
         .unified(&["create_tile"])
         .today(&[today("tile.create")])
         .cce(CceEmit::Nothing),
-    block(names::FULL, &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::FULL, &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(&[req("dtype", KwKind::DType)])
         .cce(dst_arg("TEXPANDS", 1))
         .pto(PtoEmit::Full),
@@ -809,15 +828,18 @@ pub static OPS: &[OpDef] = &[
         names::LOAD,
         &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
         Rule::Load,
-    ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
+    )
+    .pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
     .result_space(ResultSpace::TargetMemory)
     .kwargs(&[req("target_memory", KwKind::Space(&[MemorySpace::Vec, MemorySpace::Mat]))
         .default(KwDefault::Space(MemorySpace::Vec))])
     .unified(&["load"])
-        .cce(CceEmit::Load)
-        .pto(PtoEmit::Load),
+    .cce(CceEmit::Load)
+    .pto(PtoEmit::Load),
     // `TSTORE` on MTE3 (the pipe the passes sync on) stores from UB.
-    block(names::STORE, STORE, Rule::Store).pipes(Some(PipeType::Mte3), Some(PipeType::Mte2)).unified(&["store"])
+    block(names::STORE, STORE, Rule::Store)
+        .pipes(Some(PipeType::Mte3), Some(PipeType::Mte2))
+        .unified(&["store"])
         .not_today_tile()
         .today(&[today_form("store", TodayForm::Store), today_form("tile.store", TodayForm::Store)])
         .result_space(ResultSpace::Ddr)
@@ -826,12 +848,15 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
     // The fixpipe: the only way out of L0C (npu/a2a3/TStore.hpp "Source TileType only support Acc").
-    block(names::L0C_STORE, STORE, Rule::Store).pipes(Some(PipeType::Fix), Some(PipeType::Mte3)).unified(&["l0c_store"])
+    block(names::L0C_STORE, STORE, Rule::Store)
+        .pipes(Some(PipeType::Fix), Some(PipeType::Mte3))
+        .unified(&["l0c_store"])
         .not_today_tile()
         .reads(Reads::Args(&[ACC]))
         .cce(CceEmit::Store)
         .pto(PtoEmit::Store),
-    block(names::MOVE, &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move).pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
+    block(names::MOVE, &[arg("tile", Tile), kw("target_memory"), kw("transpose")], Rule::Move)
+        .pipes(Some(PipeType::Mte1), Some(PipeType::Mte1))
         .result_space(ResultSpace::TargetMemory)
         .reads(Reads::MoveSource)
         .kwargs(&[
@@ -841,7 +866,8 @@ pub static OPS: &[OpDef] = &[
         .unified(&["move"])
         .cce(CceEmit::Move)
         .pto(pto("pto.tmov", 1)),
-    block(names::VEC_MOVE, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::VEC_MOVE, TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .not_today_tile()
         .cce(CceEmit::VecMove)
         .pto(pto("pto.tmov", 1)),
@@ -854,242 +880,355 @@ pub static OPS: &[OpDef] = &[
             arg("id", ConstInt),
         ],
         Rule::Alloc,
-    ).pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
-        .not_today_tile()
-        .cce(CceEmit::Nothing)
-        .pto(PtoEmit::Nothing),
-    block(names::FILLPAD, TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+    )
+    .pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
+    .not_today_tile()
+    .cce(CceEmit::Nothing)
+    .pto(PtoEmit::Nothing),
+    block(names::FILLPAD, TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::FillPad)
         .pto(pto("pto.tfillpad", 1)),
     // element-wise tile ⊕ tile
-    block("block.add", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.adds")
+    block("block.add", TILE_TILE, TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .scalar_rhs("block.adds")
         .cce(ew("TADD", 2, Family::Binary))
         .pto(pto("pto.tadd", 2)),
-    block("block.sub", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.subs")
+    block("block.sub", TILE_TILE, TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .scalar_rhs("block.subs")
         .cce(ew("TSUB", 2, Family::Binary))
         .pto(pto("pto.tsub", 2)),
-    block("block.mul", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.muls")
+    block("block.mul", TILE_TILE, TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .scalar_rhs("block.muls")
         .cce(ew("TMUL", 2, Family::Binary))
         .pto(pto("pto.tmul", 2)),
-    block("block.div", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).scalar_rhs("block.divs")
+    block("block.div", TILE_TILE, TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .scalar_rhs("block.divs")
         .cce(ew("TDIV", 2, Family::Binary))
         .pto(pto("pto.tdiv", 2)),
-    block("block.maximum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
+    block("block.maximum", TILE_TILE, TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TMAX", 2, Family::Binary))
         .pto(pto("pto.tmax", 2)),
-    block("block.minimum", TILE_TILE, TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["minimum"])
+    block("block.minimum", TILE_TILE, TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["minimum"])
         .cce(ew("TMIN", 2, Family::Binary))
         .pto(pto("pto.tmin", 2)),
-    block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.trem", 2)),
-    block("block.and", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["and_"])
+    block("block.rem", TILE_TILE, TILE_BCAST).pipes(None, Some(PipeType::V)).pto(pto("pto.trem", 2)),
+    block("block.and", TILE_TILE, TILE_BCAST_INT)
+        .pipes(None, Some(PipeType::V))
+        .aliases(&["and_"])
         .pto(pto("pto.tand", 2)),
-    block("block.or", TILE_TILE, TILE_BCAST_INT).pipes(None, Some(PipeType::V)).aliases(&["or_"])
+    block("block.or", TILE_TILE, TILE_BCAST_INT)
+        .pipes(None, Some(PipeType::V))
+        .aliases(&["or_"])
         .pto(pto("pto.tor", 2)),
-    block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.tshl", 2)),
-    block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.tshr", 2)),
+    block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)).pto(pto("pto.tshl", 2)),
+    block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)).pto(pto("pto.tshr", 2)),
     // tile ⊕ scalar
-    block("block.adds", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["adds"])
+    block("block.adds", TILE_SCALAR, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["adds"])
         .cce(ew("TADDS", 2, Family::BinaryScalar))
         .pto(pto("pto.tadds", 2)),
-    block("block.subs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["subs"])
+    block("block.subs", TILE_SCALAR, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["subs"])
         .cce(ew("TSUBS", 2, Family::BinaryScalar))
         .pto(pto("pto.tsubs", 2)),
-    block("block.muls", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["muls"])
+    block("block.muls", TILE_SCALAR, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["muls"])
         .cce(ew("TMULS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmuls", 2)),
-    block("block.divs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["divs"])
+    block("block.divs", TILE_SCALAR, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["divs"])
         .cce(ew("TDIVS", 2, Family::BinaryScalar))
         .pto(pto("pto.tdivs", 2)),
-    block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.trems", 2)),
-    block("block.maxs", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block("block.rems", TILE_SCALAR, TILE_KEEP).pipes(None, Some(PipeType::V)).pto(pto("pto.trems", 2)),
+    block("block.maxs", TILE_SCALAR, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .today(&[today("tile.maximums")])
         .cce(ew("TMAXS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmaxs", 2)),
-    block("block.mins", TILE_SCALAR, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block("block.mins", TILE_SCALAR, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .today(&[today("tile.minimums")])
         .cce(ew("TMINS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmins", 2)),
-    block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::LRELU, &[arg("tile", Tile), arg_conv("slope", Scalar, FP32_FP32)], TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TLRELU", 2, Family::BinaryScalar))
         .pto(pto("pto.tlrelu", 2)),
-    block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.tshls", 2)),
-    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.tshrs", 2)),
-    block("block.ands", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.tands", 2)),
-    block("block.ors", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.tors", 2)),
+    block("block.shls", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)).pto(pto("pto.tshls", 2)),
+    block("block.shrs", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)).pto(pto("pto.tshrs", 2)),
+    block("block.ands", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)).pto(pto("pto.tands", 2)),
+    block("block.ors", TILE_SCALAR, TILE_KEEP_INT).pipes(None, Some(PipeType::V)).pto(pto("pto.tors", 2)),
     // three-operand element-wise
-    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST_INT).pipes(None, Some(PipeType::V))
+    block("block.xor", &[arg("lhs", Tile), arg("rhs", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST_INT)
+        .pipes(None, Some(PipeType::V))
         .pto(pto("pto.txor", 2)),
-    block("block.xors", &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile).about(SCRATCH)], TILE_KEEP_INT).pipes(None, Some(PipeType::V))
-        .pto(pto("pto.txors", 2)),
-    block(names::PRELU, &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST).pipes(None, Some(PipeType::V))
+    block(
+        "block.xors",
+        &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), arg("tmp", Tile).about(SCRATCH)],
+        TILE_KEEP_INT,
+    )
+    .pipes(None, Some(PipeType::V))
+    .pto(pto("pto.txors", 2)),
+    block(names::PRELU, &[arg("tile", Tile), arg("slope", Tile), arg("tmp", Tile).about(SCRATCH)], TILE_BCAST)
+        .pipes(None, Some(PipeType::V))
         .pto(pto("pto.tprelu", 2)),
-    block(names::ADDC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::ADDC, TILE_TILE_TILE, Rule::AddC)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TADDC", 3, Family::Ternary))
         .pto(pto("pto.taddc", 3)),
-    block(names::SUBC, TILE_TILE_TILE, Rule::AddC).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::SUBC, TILE_TILE_TILE, Rule::AddC)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TSUBC", 3, Family::Ternary))
         .pto(pto("pto.tsubc", 3)),
-    block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::ADDSC, TILE_SCALAR_TILE, Rule::AddSC)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TADDSC", 3, Family::BinaryScalar))
         .pto(pto("pto.taddsc", 3)),
-    block(names::SUBSC, TILE_SCALAR_TILE, Rule::AddSC).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::SUBSC, TILE_SCALAR_TILE, Rule::AddSC)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TSUBSC", 3, Family::BinaryScalar))
         .pto(pto("pto.tsubsc", 3)),
-    block(names::SEL, &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select).pipes(None, Some(PipeType::V))
+    block(names::SEL, &[arg("mask", Tile), arg("lhs", Tile), arg("rhs", Tile)], Rule::Select)
+        .pipes(None, Some(PipeType::V))
         .not_today_tile()
         .pto(pto("pto.tsel", 3)),
     block(names::SELS, &[arg("lhs", Tile), arg("rhs", Tile), arg_conv("select_mode", Scalar, INT32_FP32)], TILE_BCAST),
-    block(names::CMP, &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::CMP, &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], TILE_BCAST)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmp"])
         .cce(CceEmit::Cmp { instr: "TCMP" })
         .pto(PtoEmit::Cmp { instr: "pto.tcmp" }),
-    block(names::CMPS, &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::CMPS, &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(CMP_KW)
         .unified(&["cmps"])
         .cce(CceEmit::Cmp { instr: "TCMPS" })
         .pto(PtoEmit::Cmp { instr: "pto.tcmps" }),
     // unary
-    block("block.neg", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["neg"])
+    block("block.neg", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["neg"])
         .cce(ew("TNEG", 1, Family::Unary))
         .pto(pto("pto.tneg", 1)),
-    block("block.exp", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V))
+    block("block.exp", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TEXP", 1, Family::Unary))
         .pto(pto("pto.texp", 1)),
-    block("block.recip", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["recip"])
+    block("block.recip", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["recip"])
         .cce(ew("TRECIP", 1, Family::Unary))
         .pto(pto("pto.trecip", 1)),
-    block("block.sqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["sqrt"])
+    block("block.sqrt", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["sqrt"])
         .cce(ew("TSQRT", 1, Family::Unary))
         .pto(pto("pto.tsqrt", 1)),
-    block("block.rsqrt", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["rsqrt"])
+    block("block.rsqrt", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["rsqrt"])
         .cce(ew("TRSQRT", 1, Family::Unary))
         .pto(pto("pto.trsqrt", 1)),
-    block("block.log", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["log"])
+    block("block.log", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["log"])
         .cce(ew("TLOG", 1, Family::Unary))
         .pto(pto("pto.tlog", 1)),
-    block("block.abs", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["abs"])
+    block("block.abs", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["abs"])
         .cce(ew("TABS", 1, Family::Unary))
         .pto(pto("pto.tabs", 1)),
-    block("block.relu", TILE, SAME).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["relu"])
+    block("block.relu", TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["relu"])
         .cce(ew("TRELU", 1, Family::Unary))
         .pto(pto("pto.trelu", 1)),
-    block("block.not", TILE, Rule::NotTile).pipes(Some(PipeType::V), Some(PipeType::V)).aliases(&["not_"])
+    block("block.not", TILE, Rule::NotTile)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .aliases(&["not_"])
         .cce(ew("TNOT", 1, Family::Unary))
         .pto(pto("pto.tnot", 1)),
-    block(names::CAST, &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(CAST_KW)
+    block(names::CAST, &[arg("tile", Tile), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tile))
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .kwargs(CAST_KW)
         .cce(CceEmit::Cast)
         .pto(PtoEmit::Cast),
     // matrix
-    block(names::MATMUL, MATMUL, Rule::Matmul).pipes(Some(PipeType::M), Some(PipeType::M)).reads(MATMUL_READS)
+    block(names::MATMUL, MATMUL, Rule::Matmul)
+        .pipes(Some(PipeType::M), Some(PipeType::M))
+        .reads(MATMUL_READS)
         .result_space(ResultSpace::Acc)
         .cce(dst("TMATMUL", 2, Family::Binary))
         .pto(pto("pto.tmatmul", 2)),
-    block(names::GEMV, MATMUL, Rule::Matmul).pipes(None, Some(PipeType::M)).unified(&["gemv"]).reads(MATMUL_READS)
+    block(names::GEMV, MATMUL, Rule::Matmul)
+        .pipes(None, Some(PipeType::M))
+        .unified(&["gemv"])
+        .reads(MATMUL_READS)
         .pto(pto("pto.tgemv", 2)),
-    block(names::MATMUL_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(Some(PipeType::M), Some(PipeType::M)).unified(&["matmul_acc"])
+    block(names::MATMUL_ACC, MATMUL_ACC, Rule::MatmulAcc)
+        .pipes(Some(PipeType::M), Some(PipeType::M))
+        .unified(&["matmul_acc"])
         .result_space(ResultSpace::Acc)
         .reads(MATMUL_ACC_READS)
         .cce(dst("TMATMUL_ACC", 3, Family::Ternary))
         .pto(pto("pto.tmatmul.acc", 3)),
-    block(names::GEMV_ACC, MATMUL_ACC, Rule::MatmulAcc).pipes(None, Some(PipeType::M)).unified(&["gemv_acc"])
+    block(names::GEMV_ACC, MATMUL_ACC, Rule::MatmulAcc)
+        .pipes(None, Some(PipeType::M))
+        .unified(&["gemv_acc"])
         .reads(MATMUL_ACC_READS)
         .pto(pto("pto.tgemv.acc", 3)),
-    block(names::MATMUL_BIAS, MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["matmul_bias"])
+    block(names::MATMUL_BIAS, MATMUL_BIAS, Rule::MatmulBias)
+        .pipes(None, Some(PipeType::M))
+        .unified(&["matmul_bias"])
         .reads(MATMUL_BIAS_READS)
         .pto(pto("pto.tmatmul.bias", 3)),
-    block(names::GEMV_BIAS, MATMUL_BIAS, Rule::MatmulBias).pipes(None, Some(PipeType::M)).unified(&["gemv_bias"])
+    block(names::GEMV_BIAS, MATMUL_BIAS, Rule::MatmulBias)
+        .pipes(None, Some(PipeType::M))
+        .unified(&["gemv_bias"])
         .reads(MATMUL_BIAS_READS)
         .pto(pto("pto.tgemv.bias", 3)),
     block(names::BATCH_MATMUL, MATMUL, Rule::BatchMatmul),
     // reduction / broadcast / layout
-    block(names::SUM, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
-        .today(&[today_form("tile.col_sum", TodayForm::ColumnReduce)]).unified(&["sum"])
+    block(names::SUM, REDUCE, Rule::Reduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .kwargs(REDUCE_KW)
+        .today(&[today_form("tile.col_sum", TodayForm::ColumnReduce)])
+        .unified(&["sum"])
         .cce(CceEmit::Reduce { col: "TCOLSUM", row: "TROWSUM" }),
-    block(names::MAX, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+    block(names::MAX, REDUCE, Rule::Reduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .kwargs(REDUCE_KW)
         .today(&[today_form("tile.col_max", TodayForm::ColumnReduce)])
         .cce(CceEmit::Reduce { col: "TCOLMAX", row: "TROWMAX" }),
-    block(names::MIN, REDUCE, Rule::Reduce).pipes(Some(PipeType::V), Some(PipeType::V)).kwargs(REDUCE_KW)
+    block(names::MIN, REDUCE, Rule::Reduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .kwargs(REDUCE_KW)
         .today(&[today_form("tile.col_min", TodayForm::ColumnReduce)])
         .cce(CceEmit::Reduce { col: "TCOLMIN", row: "TROWMIN" }),
-    block(names::ROW_SUM, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::ROW_SUM, ROW_REDUCE, Rule::RowReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::RowReduce { instr: "TROWSUM" })
         .pto(pto("pto.trowsum", 2)),
-    block(names::ROW_MAX, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::ROW_MAX, ROW_REDUCE, Rule::RowReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::RowReduce { instr: "TROWMAX" })
         .pto(pto("pto.trowmax", 2)),
-    block(names::ROW_MIN, ROW_REDUCE, Rule::RowReduce).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_min"])
+    block(names::ROW_MIN, ROW_REDUCE, Rule::RowReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_min"])
         .cce(CceEmit::RowReduce { instr: "TROWMIN" })
         .pto(pto("pto.trowmin", 2)),
-    block(names::ROW_EXPAND, &[arg("src", Tile)], Rule::SameTile { min_rank: 2 }).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand"])
+    block(names::ROW_EXPAND, &[arg("src", Tile)], Rule::SameTile { min_rank: 2 })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand"])
         .not_today_tile()
         .cce(dst_arg("TROWEXPAND", 0))
         .pto(pto("pto.trowexpand", 1)),
-    block(names::ROW_EXPAND_ADD, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_add"])
+    block(names::ROW_EXPAND_ADD, ROW_EXPAND, Rule::RowExpandBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_add"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDADD", arity: 2 }),
-    block(names::ROW_EXPAND_SUB, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_sub"])
+    block(names::ROW_EXPAND_SUB, ROW_EXPAND, Rule::RowExpandBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_sub"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDSUB", arity: 2 })
         .pto(pto("pto.trowexpandsub", 2)),
-    block(names::ROW_EXPAND_MUL, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_mul"])
+    block(names::ROW_EXPAND_MUL, ROW_EXPAND, Rule::RowExpandBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_mul"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDMUL", arity: 2 })
         .pto(pto("pto.trowexpandmul", 2)),
-    block(names::ROW_EXPAND_DIV, ROW_EXPAND, Rule::RowExpandBinary).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["row_expand_div"])
+    block(names::ROW_EXPAND_DIV, ROW_EXPAND, Rule::RowExpandBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_div"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDDIV", arity: 2 })
         .pto(pto("pto.trowexpanddiv", 2)),
-    block(names::COL_EXPAND, &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand"])
+    block(names::COL_EXPAND, &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand"])
         .cce(dst_arg("TCOLEXPAND", 1))
         .pto(pto("pto.tcolexpand", 2)),
-    block(names::COL_EXPAND_MUL, COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_mul"])
+    block(names::COL_EXPAND_MUL, COL_EXPAND, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_mul"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMUL", arity: 2 }),
-    block(names::COL_EXPAND_DIV, COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_div"])
+    block(names::COL_EXPAND_DIV, COL_EXPAND, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_div"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDDIV", arity: 2 }),
-    block(names::COL_EXPAND_SUB, COL_EXPAND, TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V)).unified(&["col_expand_sub"])
+    block(names::COL_EXPAND_SUB, COL_EXPAND, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_sub"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDSUB", arity: 2 }),
-    block(names::EXPANDS, &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP).pipes(Some(PipeType::V), Some(PipeType::V))
+    block(names::EXPANDS, &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["expands"])
         .cce(dst_arg("TEXPANDS", 1)),
     block(
         names::VIEW,
         &[arg("tile", Tile), arg("shape", IndexTuple), arg("offset", IndexTuple)],
         Rule::View(Shaped::Tile),
-    ).pipes(Some(PipeType::V), Some(PipeType::V))
-        .not_today_tile()
-        .reads(Reads::Any)
-        .cce(CceEmit::Extract),
-    block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile)).pipes(Some(PipeType::V), Some(PipeType::V))
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .not_today_tile()
+    .reads(Reads::Any)
+    .cce(CceEmit::Extract),
+    block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile))
+        .pipes(Some(PipeType::V), Some(PipeType::V))
         .result_buffer(ResultBuffer::ViewOf(0))
         .reads(Reads::Any)
         .cce(dst_arg("TRESHAPE", 0))
         .pto(pto("pto.treshape", 1)),
     block(
         names::TRANSPOSE,
-        &[arg("tile", Tile), arg("axis1", ConstInt), arg("axis2", ConstInt)],
+        &[
+            arg("tile", Tile),
+            arg("axis1", ConstInt),
+            arg("axis2", ConstInt),
+            arg("tmp_tile", Tile).optional().about(
+                "the scratch tile pto-isa's TTRANS works in: a Vec tile of the input's shape and dtype. \
+                 legalize-cce gives one to a call that has none (before memory is allocated, so the \
+                 allocator places it); its contents afterwards are unspecified",
+            ),
+        ],
         Rule::Transpose(Shaped::Tile),
-    ).pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(CceEmit::Unsupported { why: "pto-isa TTRANS needs a scratch tile that block.transpose does not provide (the reference emits TRESHAPE, which does not transpose)" })
-        .pto(pto("pto.ttrans", 3)),
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(CceEmit::Transpose)
+    .pto(pto("pto.ttrans", 3)),
     // ---- §4.3 system.* (5)
-    system(names::SYNC_SRC, SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::SYNC_SRC, SYNC, SYNC_KW)
+        .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::Set)
         .cce(CceEmit::Flag { instr: "set_flag" }),
-    system(names::SYNC_DST, SYNC, SYNC_KW).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::SYNC_DST, SYNC, SYNC_KW)
+        .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::Wait)
         .cce(CceEmit::Flag { instr: "wait_flag" }),
-    system(names::BAR_V, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::BAR_V, &[], &[])
+        .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::Barrier(PipeType::V))
         .cce(CceEmit::Barrier { pipe: "PIPE_V" }),
-    system(names::BAR_M, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::BAR_M, &[], &[])
+        .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::Barrier(PipeType::M))
         .cce(CceEmit::Barrier { pipe: "PIPE_M" }),
-    system(names::BAR_ALL, &[], &[]).pipes(Some(PipeType::S), Some(PipeType::S))
+    system(names::BAR_ALL, &[], &[])
+        .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::BarrierAll)
         .cce(CceEmit::Barrier { pipe: "PIPE_ALL" }),
     // ---- test.op

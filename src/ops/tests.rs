@@ -988,3 +988,28 @@ fn memory_spaces_read_by_each_op() {
         }
     }
 }
+
+#[test]
+fn optional_arguments_are_the_last_and_may_be_left_out() {
+    let mut checked = 0;
+    for def in OPS.iter() {
+        let optional: Vec<bool> = def.arg_params().map(|p| p.optional).collect();
+        assert!(optional.windows(2).all(|w| !w[0] || w[1]), "{}: an optional argument before a required one", def.name);
+        checked += usize::from(optional.contains(&true));
+    }
+    assert!(checked >= 1, "no operator has an optional argument");
+    // block.transpose takes its scratch tile or not, and no fewer arguments.
+    let mut p = P::new();
+    let x = p.tile("x", &[16, 32], FP32);
+    let w = p.tile("w", &[16, 32], FP32);
+    let three = p.ok("block.transpose", vec![a(0, x.clone()), a(1, int(0)), a(2, int(1))], vec![]);
+    let four = p.ok("block.transpose", vec![a(0, x.clone()), a(1, int(0)), a(2, int(1))], vec![ke("tmp_tile", w)]);
+    assert_eq!(three.ty, tile_ty(&[32, 16], FP32));
+    assert_eq!(four.ty, three.ty);
+    assert_eq!(four.as_call().map(|c| c.args.len()), Some(4));
+    let d = p.err("block.transpose", vec![a(0, x.clone()), a(1, int(0))], vec![]);
+    assert_eq!(d.code, codes::OP_ARG_COUNT);
+    let transpose = lookup("block.transpose").unwrap();
+    let err = deduce_type(&p.prog, transpose, std::slice::from_ref(&x), &[]).unwrap_err();
+    assert_eq!(err, "The operator block.transpose requires 3 to 4 arguments (tile, axis1, axis2, tmp_tile), but got 1");
+}

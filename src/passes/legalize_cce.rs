@@ -45,12 +45,21 @@ pub fn carrying(mut f: Function, carried: Carried, env: &PassEnv) -> Result<(Fun
     });
     let next_id = f.vars.next_memref_id();
     let names = f.vars.iter().map(|(_, d)| d.name.clone()).collect();
-    let mut cx = Legalize { vars: &mut f.vars, used, names, next_id, new_memrefs: Vec::new(), changed: false };
+    let mut cx = Legalize {
+        vars: &mut f.vars,
+        used,
+        names,
+        next_id,
+        new_memrefs: Vec::new(),
+        hoisted: Vec::new(),
+        changed: false,
+    };
     cx.stmt(&mut f.body);
     if !cx.changed {
         return Ok((f, carried));
     }
-    let allocs = cx.new_memrefs.iter().filter_map(|&m| alloc_stmts::alloc_stmt(cx.vars, m)).collect();
+    let mut allocs: Vec<Stmt> = cx.new_memrefs.iter().filter_map(|&m| alloc_stmts::alloc_stmt(cx.vars, m)).collect();
+    allocs.append(&mut cx.hoisted);
     alloc_stmts::insert_after_allocs(&mut f.body, allocs);
     Ok((f, Carried::Nothing))
 }
@@ -65,6 +74,10 @@ struct Legalize<'v> {
     next_id: u64,
     /// The MemRefs made, in creation order (their `block.alloc`s are added at the top).
     new_memrefs: Vec<VarId>,
+    /// Scratch tiles of constant shape, made once at the top after the allocs: the operator
+    /// table puts `block.create_tile` on MTE2 (as the reference does), so one made next to its
+    /// use would cost a flag pair there, and one in a loop a pair per iteration.
+    hoisted: Vec<Stmt>,
     /// Whether the function was rewritten.
     changed: bool,
 }
@@ -72,8 +85,27 @@ struct Legalize<'v> {
 impl Legalize<'_> {
     fn stmt(&mut self, s: &mut Stmt) {
         match s {
-            Stmt::Assign { value, .. } => self.vec_move(value),
-            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter_mut().for_each(|c| self.stmt(c)),
+            Stmt::Assign { value, span, .. } => {
+                self.vec_move(value);
+                // A lone assignment (a body of one statement) with a scratch tile to make.
+                let span = *span;
+                if let Some(pre) = self.transpose_scratch(value, span) {
+                    let assign = std::mem::replace(s, Stmt::empty());
+                    *s = Stmt::Ops { stmts: vec![pre, assign], span };
+                }
+            }
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => {
+                let mut out = Vec::with_capacity(stmts.len());
+                for mut c in std::mem::take(stmts) {
+                    if let Stmt::Assign { value, span, .. } = &mut c {
+                        let span = *span;
+                        out.extend(self.transpose_scratch(value, span));
+                    }
+                    self.stmt(&mut c);
+                    out.push(c);
+                }
+                *stmts = out;
+            }
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
                 self.stmt(body);
@@ -107,6 +139,41 @@ impl Legalize<'_> {
             c.kwargs.clear();
             self.changed = true;
         }
+    }
+
+    /// A 2-D `block.transpose` of a Vec tile without its scratch tile gets one,
+    /// `tmp = block.create_tile(shape, dtype=…, target_memory=Vec)` (a buffer of its own, which
+    /// allocate-memory-addr places), as its last argument. The creation is hoisted (see
+    /// [`Legalize::hoisted`]) when the shape is constant, else returned to go before the call.
+    fn transpose_scratch(&mut self, value: &mut Expr, span: Span) -> Option<Stmt> {
+        let ExprKind::Call(c) = &mut value.kind else { return None };
+        if !c.callee.is_op(id::TRANSPOSE) || c.args.len() != 3 {
+            return None;
+        }
+        let src = c.args[0].as_var()?;
+        let Type::Tile(t) = self.vars.var_type(src) else { return None };
+        if t.shape.len() != 2 || self.space(&c.args[0]) != Some(MemorySpace::Vec) {
+            return None;
+        }
+        let (shape, dtype) = (t.shape.clone(), t.dtype);
+        let constant = shape.iter().all(|d| d.as_const_int().is_some());
+        let m = self.new_memref_like(src, span);
+        let ty = retyped(self.vars.var_type(src), m);
+        let tmp = self.new_tile(&format!("{}_trans_tmp", self.vars.var_name(src)), ty.clone(), span);
+        let dims_ty = Type::Tuple(shape.iter().map(|d| self.vars.type_of(d).clone()).collect());
+        let create = Call {
+            callee: Callee::Op(id::CREATE_TILE),
+            args: vec![Expr::new(ExprKind::MakeTuple(shape), dims_ty, span)],
+            kwargs: vec![("dtype", KwValue::DType(dtype)), ("target_memory", KwValue::Space(MemorySpace::Vec))],
+        };
+        c.args.push(Expr::var(tmp, span));
+        self.changed = true;
+        let stmt = Stmt::Assign { var: tmp, value: Expr::new(ExprKind::Call(Box::new(create)), ty, span), span };
+        if constant {
+            self.hoisted.push(stmt);
+            return None;
+        }
+        Some(stmt)
     }
 
     /// The copies of a loop's yielded tiles into the carried buffers.
