@@ -511,7 +511,9 @@ impl Gen<'_> {
         if self.rng.chance(20) {
             // A loop without iter args: its body's values stay inside.
             let trips = 1 + self.rng.below(4);
-            self.line(depth, &format!("for {i} in pl.range(0, {trips}, 1):"));
+            // Or unrolled (today's `pl.unroll`): the same body, copied when it is read.
+            let form = if self.rng.chance(30) { "unroll" } else { "range" };
+            self.line(depth, &format!("for {i} in pl.{form}(0, {trips}, 1):"));
             let mut inner = Scope { loop_var: Some(i), ..s.clone() };
             self.block(depth + 1, &mut inner, budget);
             return;

@@ -10,7 +10,7 @@ use crate::ops::{self, ArgIn, ArgValue, KwIn};
 type R<T> = Result<T, Diagnostic>;
 
 /// Names of the DSL forms that are statements, not operators.
-const STATEMENT_FORMS: &[&str] = &["yield_", "cond", "range", "parallel", "pipeline", "while_", "incore"];
+const STATEMENT_FORMS: &[&str] = &["yield_", "cond", "range", "parallel", "pipeline", "unroll", "while_", "incore"];
 
 impl Lowerer {
     pub(super) fn lower_expr(&mut self, e: &ast::Expr) -> R<Expr> {

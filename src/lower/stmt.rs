@@ -472,6 +472,7 @@ impl Lowerer {
             Some(["parallel"]) => ForKind::Parallel,
             Some(["pipeline"]) => ForKind::Pipeline(0), // `stage=` is required: 0 until it is read
             Some(["while_"]) => return self.lower_ssa_while(target, args, iter.span, body, span, out),
+            Some(["unroll"]) => return self.lower_unroll(target, args, iter, body, out),
             _ => return Err(self.bad_iterator(iter)),
         };
         let mut bounds = Vec::new();
@@ -552,6 +553,109 @@ impl Lowerer {
             kind: form,
             span,
         });
+        Ok(())
+    }
+
+    /// `for i in pl.unroll(start, stop, step)`: the body once per iteration, in order, as
+    /// straight-line code of the enclosing block (today's PyPTO expands it when the program is
+    /// read, so each copy has tiles of its own). The bounds are constants; in each copy the loop
+    /// variable is a scalar assigned its value. Names the body assigns are seen by the next copy
+    /// and after the loop, as in Python; there is no iteration to `break` out of or `continue`.
+    fn lower_unroll(
+        &mut self,
+        target: &ast::ForTarget,
+        args: &[Arg],
+        iter: &ast::Expr,
+        body: &[ast::Stmt],
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
+        let p = self.prefix.clone();
+        let mut bounds = Vec::new();
+        for a in args {
+            match a {
+                Arg::Positional(e) => bounds.push(e),
+                Arg::Keyword(k, _) => {
+                    return Err(Diagnostic::error(
+                        codes::BAD_LOOP,
+                        k.span,
+                        format!("unknown keyword `{}`; `{p}.unroll` takes only its bounds", k.name),
+                    )
+                    .with_note("a value the copies update is reassigned by name: the copies are straight-line code"))
+                }
+            }
+        }
+        let mut constant = |e: &ast::Expr| -> R<i64> {
+            let v = self.lower_expr(e)?;
+            v.as_const_int().ok_or_else(|| {
+                Diagnostic::error(
+                    codes::BAD_LOOP,
+                    e.span,
+                    format!("the bounds of `{p}.unroll` must be integer constants: its copies are made when the program is read"),
+                )
+                .with_note(format!("help: a loop with bounds known only at run time is `{p}.range(...)`"))
+            })
+        };
+        let (start, stop, step) = match bounds.as_slice() {
+            [stop] => (0, constant(stop)?, 1),
+            [start, stop] => (constant(start)?, constant(stop)?, 1),
+            [start, stop, step] => (constant(start)?, constant(stop)?, constant(step)?),
+            _ => {
+                return Err(Diagnostic::error(
+                    codes::BAD_LOOP,
+                    iter.span,
+                    format!("`{p}.unroll` takes 1 to 3 positional arguments (start, stop, step)"),
+                ))
+            }
+        };
+        if step == 0 {
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                iter.span,
+                format!("`{p}.unroll` needs a step other than 0"),
+            ));
+        }
+        let values: Vec<i64> = if step > 0 {
+            (start..stop).step_by(step as usize).collect()
+        } else {
+            (stop + 1..=start).rev().step_by(step.unsigned_abs() as usize).collect()
+        };
+        // Each copy is code of its own: a bound on how much text one loop may become.
+        const MAX_COPIES: usize = 1024;
+        if values.len() > MAX_COPIES {
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                iter.span,
+                format!("`{p}.unroll` of {} iterations: at most {MAX_COPIES} copies of a body are made", values.len()),
+            )
+            .with_note(format!("help: `{p}.range(...)` runs the body without copying it")));
+        }
+        let (Some(loop_name), None) = (&target.var, &target.tuple) else {
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                target.span,
+                format!(
+                    "`{p}.unroll` takes a loop variable only (`for i in {p}.unroll(n):`); it carries no `init_values`"
+                ),
+            ));
+        };
+        if let Some(jump) = first_jump(body) {
+            let word = if matches!(jump.kind, S::Break) { "break" } else { "continue" };
+            return Err(Diagnostic::error(
+                codes::BAD_LOOP,
+                jump.span,
+                format!("`{word}` in `{p}.unroll`: its copies are straight-line code, with no iteration to leave"),
+            )
+            .with_note(format!(
+                "help: write the loop as `{p}.range(...)`, or the condition as an `if` around the rest of the body"
+            )));
+        }
+        for k in values {
+            let at = loop_name.span;
+            let i = self.vars.new_var(loop_name.name.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, at);
+            out.push(Stmt::Assign { var: i, value: Expr::int(k, DataType::Int64, at), span: at });
+            self.scopes.bind(&loop_name.name, i);
+            out.extend(self.lower_stmts(body));
+        }
         Ok(())
     }
 
@@ -653,12 +757,12 @@ impl Lowerer {
         let d = Diagnostic::error(
             codes::BAD_LOOP,
             iter.span,
-            format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)`, `{p}.pipeline(...)` or `{p}.while_(...)`"),
+            format!("a for loop iterates over `{p}.range(...)`, `{p}.parallel(...)`, `{p}.pipeline(...)`, `{p}.unroll(...)` or `{p}.while_(...)`"),
         );
         // Python's own `range(...)` is the likely slip.
         match &iter.kind {
             A::Call(f, _) => match &f.kind {
-                A::Name(n) if ["range", "parallel", "pipeline", "while_"].contains(&n.as_str()) => {
+                A::Name(n) if ["range", "parallel", "pipeline", "unroll", "while_"].contains(&n.as_str()) => {
                     d.with_note(format!("help: write `{p}.{n}(...)`"))
                 }
                 _ => d,
