@@ -293,24 +293,32 @@ impl Lowerer {
     }
 
     /// One dimension. A name that is no variable in scope is a symbolic dimension: one symbol
-    /// per name per function. Anything else must be an integer scalar, and a constant one
-    /// positive: pto-isa has no tile or tensor of a zero or negative extent, and a list where a
-    /// dim belongs (`pl.Tensor[[[16, 16]], …]`) would otherwise reach the interpreter or codegen.
+    /// per name per function, also inside arithmetic (`M * 2`, today's composite dynamic
+    /// dimensions). Anything else must be an integer scalar, and a constant one positive:
+    /// pto-isa has no tile or tensor of a zero or negative extent, and a list where a dim
+    /// belongs (`pl.Tensor[[[16, 16]], …]`) would otherwise reach the interpreter or codegen.
     fn lower_dim(&mut self, e: &ast::Expr) -> R<Expr> {
         if let A::Name(n) = &e.kind {
             if self.scopes.lookup(n).is_none() {
-                let v = match self.free_dims.get(n.as_str()) {
-                    Some(&v) => v,
-                    None => {
-                        let v = self.vars.new_var(n.as_str(), Type::Scalar(DataType::Int64), VarKind::Plain, e.span);
-                        self.free_dims.insert(n.to_string(), v);
-                        v
-                    }
-                };
-                return Ok(Expr::var(v, e.span));
+                return Ok(Expr::var(self.free_dim(n, e.span), e.span));
             }
         }
-        let dim = self.lower_expr(e)?;
+        let mut free = Vec::new();
+        arithmetic_names(e, &mut free);
+        free.retain(|(n, _)| self.scopes.lookup(n).is_none());
+        let dim = if free.is_empty() {
+            self.lower_expr(e)?
+        } else {
+            // The symbols are in scope for this dimension only.
+            self.scopes.push();
+            for (n, span) in &free {
+                let v = self.free_dim(n, *span);
+                self.scopes.bind(n, v);
+            }
+            let dim = self.lower_expr(e);
+            self.scopes.pop();
+            dim?
+        };
         match self.vars.type_of(&dim) {
             Type::Scalar(d) if d.is_int() => {}
             Type::Unknown => {}
@@ -333,6 +341,16 @@ impl Lowerer {
             .with_label("not a positive extent")),
             _ => Ok(dim),
         }
+    }
+
+    /// The symbol of the free dimension name `n` in the current function.
+    fn free_dim(&mut self, n: &str, span: Span) -> VarId {
+        if let Some(&v) = self.free_dims.get(n) {
+            return v;
+        }
+        let v = self.vars.new_var(n, Type::Scalar(DataType::Int64), VarKind::Plain, span);
+        self.free_dims.insert(n.to_string(), v);
+        v
     }
 
     fn lower_exprs_list(&mut self, e: &ast::Expr) -> R<Vec<Expr>> {
@@ -585,5 +603,19 @@ fn unknown_member<'a>(
             "expected one of {}",
             names.map(|n| format!("{prefix}.{enum_name}.{n}")).collect::<Vec<_>>().join(", ")
         )),
+    }
+}
+
+/// The names of an arithmetic expression (names, integers, unary and binary operators; not
+/// inside calls or attributes), with their spans.
+fn arithmetic_names(e: &ast::Expr, out: &mut Vec<(String, Span)>) {
+    match &e.kind {
+        A::Name(n) => out.push((n.to_string(), e.span)),
+        A::Binary(_, a, b) => {
+            arithmetic_names(a, out);
+            arithmetic_names(b, out);
+        }
+        A::Unary(_, a) => arithmetic_names(a, out),
+        _ => {}
     }
 }
