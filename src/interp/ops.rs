@@ -916,7 +916,12 @@ impl Cx<'_> {
             | id::ROW_EXPAND_DIV
             | id::COL_EXPAND_MUL
             | id::COL_EXPAND_DIV
-            | id::COL_EXPAND_SUB => {
+            | id::COL_EXPAND_SUB
+            | id::ROW_EXPAND_MAX
+            | id::ROW_EXPAND_MIN
+            | id::COL_EXPAND_ADD
+            | id::COL_EXPAND_MAX
+            | id::COL_EXPAND_MIN => {
                 let (t, v) = (self.arr(0)?, self.arr(1)?);
                 let (r, c) = as_2d(t.shape());
                 let row = short.starts_with("row");
@@ -928,7 +933,11 @@ impl Cx<'_> {
                         t.shape()
                     )));
                 }
-                let op = bin_kind(short.rsplit('_').next().unwrap_or("")).unwrap_or(Bin::Add);
+                let op = match short.rsplit('_').next().unwrap_or("") {
+                    "max" => Bin::Max,
+                    "min" => Bin::Min,
+                    other => bin_kind(other).unwrap_or(Bin::Add),
+                };
                 let out = self.out(t.dtype());
                 let mut res = Array::zeros(out, t.shape().to_vec());
                 for i in 0..t.len() {

@@ -1157,6 +1157,15 @@ pub static OPS: &[OpDef] = &[
         .unified(&["row_expand_div"])
         .cce(CceEmit::RowExpand { instr: "TROWEXPANDDIV", arity: 2 })
         .pto(pto("pto.trowexpanddiv", 2)),
+    // Registered after be8155433 (today's `pl.tile.row_expand_max/min`); pto-isa has them.
+    block(names::ROW_EXPAND_MAX, ROW_EXPAND, Rule::RowExpandBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_max"])
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDMAX", arity: 2 }),
+    block(names::ROW_EXPAND_MIN, ROW_EXPAND, Rule::RowExpandBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_min"])
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDMIN", arity: 2 }),
     block(names::COL_EXPAND, &[arg("target", Tile), arg("col_vec", Tile)], TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["col_expand"])
@@ -1174,6 +1183,19 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["col_expand_sub"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDSUB", arity: 2 }),
+    // Registered after be8155433 (today's `pl.tile.col_expand_add/max/min`); pto-isa has them.
+    block(names::COL_EXPAND_ADD, COL_EXPAND, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_add"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDADD", arity: 2 }),
+    block(names::COL_EXPAND_MAX, COL_EXPAND, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_max"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMAX", arity: 2 }),
+    block(names::COL_EXPAND_MIN, COL_EXPAND, TILE_KEEP)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_min"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMIN", arity: 2 }),
     block(names::EXPANDS, &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["expands"])
