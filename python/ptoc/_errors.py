@@ -1,5 +1,6 @@
 """The error and warning types of ptoc's Python API. (Plain classes: `dataclasses` and
-`typing` would cost more import time than the rest of the package.)"""
+`typing` would cost more import time than the rest of the package. The annotations are strings,
+read by type checkers only.)"""
 
 
 class Diagnostic:
@@ -14,8 +15,22 @@ class Diagnostic:
     """
 
     __slots__ = ("severity", "code", "message", "line", "column", "rendered")
+    severity: str
+    code: "str | None"
+    message: str
+    line: "int | None"
+    column: "int | None"
+    rendered: str
 
-    def __init__(self, severity, code, message, line, column, rendered):
+    def __init__(
+        self,
+        severity: str,
+        code: "str | None",
+        message: str,
+        line: "int | None",
+        column: "int | None",
+        rendered: str,
+    ) -> None:
         self.severity = severity
         self.code = code
         self.message = message
@@ -23,20 +38,20 @@ class Diagnostic:
         self.column = column
         self.rendered = rendered
 
-    def _fields(self):
+    def _fields(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Diagnostic) and self._fields() == other._fields()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._fields())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"Diagnostic({fields})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.rendered
 
 
@@ -49,7 +64,10 @@ class CompileError(Exception):
     ``str(error)`` is the whole rendered text.
     """
 
-    def __init__(self, diagnostics, stderr=""):
+    diagnostics: "list[Diagnostic]"
+    stderr: str
+
+    def __init__(self, diagnostics: "list[Diagnostic]", stderr: str = "") -> None:
         self.diagnostics = list(diagnostics)
         self.stderr = stderr
         super().__init__("".join(d.rendered for d in self.diagnostics).rstrip("\n"))
