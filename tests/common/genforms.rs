@@ -18,6 +18,8 @@
 
 use std::fmt;
 
+pub use super::rng::Rng;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Form {
     OnePath,
@@ -284,33 +286,6 @@ fn fresh(lines: &[String], base: &str) -> String {
         .map(|k| if k == 0 { base.to_string() } else { format!("{base}{k}") })
         .find(|n| occurrences(&all, n).is_empty())
         .unwrap()
-}
-
-/// A deterministic choice stream (SplitMix64 seeded by FNV-1a of a text).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: &str) -> Rng {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in seed.bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-        Rng(h)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// An index below `n` (> 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    pub fn pick<'a, T>(&mut self, v: &'a [T]) -> Option<&'a T> {
-        (!v.is_empty()).then(|| &v[self.below(v.len())])
-    }
 }
 
 fn join(lines: &[String]) -> String {

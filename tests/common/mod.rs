@@ -11,6 +11,7 @@ pub mod filecheck;
 pub mod genforms;
 pub mod json;
 pub mod pending;
+pub mod rng;
 pub mod run_line;
 
 use std::path::{Path, PathBuf};

@@ -9,29 +9,7 @@
 use super::npy::{Array, Elem};
 use super::signature::TensorSpec;
 
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: &str) -> Rng {
-        // FNV-1a of the seed text: stable across platforms and Rust versions.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in seed.bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-        Rng(h)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform integer in [lo, hi].
-    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-}
+pub use crate::common::rng::Rng;
 
 /// One random element of `elem`.
 pub fn element(rng: &mut Rng, elem: Elem) -> f64 {
