@@ -107,11 +107,6 @@ fn crate_paths_are_found_in_groups_and_inline() {
     assert_eq!(lines, ["a", "#[cfg(test)]"]);
 }
 
-/// Import cycles between files that are known debts, as the sorted file list of each cycle
-/// (a strongly connected component of the file import graph). The test fails when a cycle is
-/// not listed or a listed one is gone, so the list only shrinks.
-const KNOWN_FILE_CYCLES: &[&[&str]] = &[&["codegen/kernel.rs", "codegen/namer.rs", "codegen/ops.rs"]];
-
 /// The module path of a source file under `src/`: `codegen/kernel.rs` → `codegen::kernel`,
 /// `passes/insert_sync/mod.rs` → `passes::insert_sync`, `lib.rs` → the crate root.
 fn module_path(rel: &str) -> Vec<String> {
@@ -295,10 +290,8 @@ fn files_do_not_import_each_other_in_cycles() {
     let graph = file_imports(&src);
     let edges: usize = graph.values().map(|e| e.len()).sum();
     assert!(graph.len() > 50 && edges > 100, "too small an import graph: {} files, {edges} imports", graph.len());
+    // Rust allows files of one module to import each other; we do not (no exceptions).
     let found = cycles(&graph);
-    let known: Vec<Vec<String>> = KNOWN_FILE_CYCLES.iter().map(|c| c.iter().map(|s| s.to_string()).collect()).collect();
-    let new: Vec<_> = found.iter().filter(|c| !known.contains(c)).collect();
-    let gone: Vec<_> = known.iter().filter(|c| !found.contains(c)).collect();
     let show = |c: &Vec<String>| {
         let ties: Vec<String> = c
             .iter()
@@ -306,9 +299,8 @@ fn files_do_not_import_each_other_in_cycles() {
             .collect();
         ties.join(", ")
     };
-    let new_text: Vec<String> = new.iter().map(|c| show(c)).collect();
-    assert!(new.is_empty(), "files that import each other in a cycle (break each):\n{}", new_text.join("\n"));
-    assert!(gone.is_empty(), "these known cycles are gone; delete them from KNOWN_FILE_CYCLES: {gone:?}");
+    let text: Vec<String> = found.iter().map(show).collect();
+    assert!(found.is_empty(), "files that import each other in a cycle (break each):\n{}", text.join("\n"));
 }
 
 /// The same for the top-level modules (`passes`, `verify`, …): one layer's modules may use each

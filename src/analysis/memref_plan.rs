@@ -248,7 +248,7 @@ fn is_buffer(ty: &Type) -> bool {
 
 /// Bytes of a tensor/tile: product of the dims × whole bytes per element, or 0 when a dim is
 /// not an integer constant (or the product does not fit).
-fn buffer_size(ty: &Type) -> u64 {
+pub(crate) fn buffer_size(ty: &Type) -> u64 {
     let (Some(shape), Some(dtype)) = (ty.shape(), ty.dtype()) else { return 0 };
     let elem_bytes = u64::from(dtype.bits().div_ceil(8));
     shape.iter().try_fold(elem_bytes, |acc, d| acc.checked_mul(u64::try_from(d.as_const_int()?).ok()?)).unwrap_or(0)

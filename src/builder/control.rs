@@ -6,8 +6,8 @@
 //! `exit_*` only do the merging; the finished statement is appended to the scope that created
 //! it when it is exited.
 
+use super::calls::types_agree as agree;
 use super::context::{Construct, ConstructId, PendingFor, PendingIf, Scope, ScopeKind, Slot};
-use super::ops::types_agree as agree;
 use super::rewrite::replace_uses;
 use super::{BuildError, Builder, Context, Operand, Value, R};
 use crate::ir::{Expr, ForKind, Span, Stmt, Type, VarId, VarKind};

@@ -17,11 +17,11 @@
 //! arguments and deduces result types exactly as for the text. Misuse is a [`BuildError`],
 //! never a panic. See `docs/builder.md` for a walk-through.
 
+mod calls;
 mod context;
 mod control;
 mod error;
 mod operand;
-mod ops;
 mod rewrite;
 
 pub use context::Context;

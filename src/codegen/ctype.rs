@@ -45,7 +45,7 @@ fn tile_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
 /// is its leading dimensions folded into rows (`[a, b, r, c]` → `(a·b·r, c)`): row-major, that
 /// is the same memory, and the GlobalTensor of its load or store keeps the dimensions (its 5-D
 /// shape is the window, `window.rs`), so TLOAD/TSTORE move the same elements. Only the ops
-/// that fold does not change may use such a tile (`ops::check_folded`).
+/// that fold does not change may use such a tile (`calls::check_folded`).
 pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnostic> {
     match shape {
         [n] => Ok((1, tile_dim(n, span)?)),
@@ -141,26 +141,9 @@ impl TileCType {
         TileCType { addr: None, ..self }
     }
 
-    /// A tile of `dtype` with the given shape and layout, at `addr`.
-    pub fn new(
-        dtype: DataType,
-        rows: i64,
-        cols: i64,
-        placed: Placed,
-        addr: Option<i64>,
-        span: Span,
-    ) -> Result<TileCType, Diagnostic> {
-        Ok(TileCType { dtype, elem: c_type(dtype, span)?, rows, cols, placed: Some(placed), addr })
-    }
-
     /// The same memory seen with another shape and layout.
     pub fn reshaped(self, rows: i64, cols: i64, placed: Placed) -> TileCType {
         TileCType { rows, cols, placed: Some(placed), ..self }
-    }
-
-    /// Bytes the tile occupies.
-    pub fn bytes(self) -> i64 {
-        self.rows * self.cols * self.dtype.bits() as i64 / 8
     }
 
     /// Whether the tile is a plain column-major tile (a `[N, 1]` column vector, or a tile

@@ -2,16 +2,18 @@
 //! function, and for a program with an Orchestration function its orchestration file and
 //! `kernel_config.py`. The PTO-ISA MLIR backend is the module [`pto`].
 
+mod calls;
 mod ctype;
 mod expr;
 pub mod kernel;
 pub mod kernel_config;
 pub mod namer;
-mod ops;
 pub mod orchestration;
 pub mod pto;
+mod reserved;
 pub mod spaces;
 mod window;
+mod writer;
 
 use std::cell::RefCell;
 

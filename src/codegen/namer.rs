@@ -9,169 +9,11 @@
 
 use std::borrow::Cow;
 use std::rc::Rc;
-use std::sync::OnceLock;
 
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use crate::text::cat;
-
-/// Words a generated identifier must not be: C++ keywords and the names the kernel file itself
-/// uses (pto-isa types, instructions and macros, the entry point and its argument).
-const RESERVED: &[&str] = &[
-    // C++ keywords and literals
-    "alignas",
-    "alignof",
-    "and",
-    "and_eq",
-    "asm",
-    "auto",
-    "bitand",
-    "bitor",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "char16_t",
-    "char32_t",
-    "char8_t",
-    "class",
-    "co_await",
-    "co_return",
-    "co_yield",
-    "compl",
-    "concept",
-    "const",
-    "const_cast",
-    "consteval",
-    "constexpr",
-    "constinit",
-    "continue",
-    "decltype",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "dynamic_cast",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "not_eq",
-    "nullptr",
-    "operator",
-    "or",
-    "or_eq",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "reinterpret_cast",
-    "requires",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "static_assert",
-    "static_cast",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typeid",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "wchar_t",
-    "while",
-    "xor",
-    "xor_eq",
-    // fixed names of the kernel file and of pto-isa / the runtime
-    "args",
-    "kernel_entry",
-    "pto",
-    "Tensor",
-    "Tile",
-    "TileType",
-    "Shape",
-    "Stride",
-    "GlobalTensor",
-    "GlobalTensorDim",
-    "Layout",
-    "BLayout",
-    "SLayout",
-    "RoundMode",
-    "CmpMode",
-    "half",
-    "bfloat16_t",
-    "int8_t",
-    "int16_t",
-    "int32_t",
-    "int64_t",
-    "uint8_t",
-    "uint16_t",
-    "uint32_t",
-    "uint64_t",
-    "set_flag",
-    "wait_flag",
-    "pipe_barrier",
-    "abs",
-    "pow",
-    "min",
-    "max",
-    "GET_BLOCK_IDX",
-    "TASSIGN",
-    "TLOAD",
-    "TSTORE",
-    "TMOV",
-    "TCVT",
-    "TTRANS",
-    "std",
-];
-
-/// Every reserved word: [`RESERVED`] and the instruction names of the operator table. Built
-/// once per process; each file's [`Namer`] starts from a copy, so that one insert into its set
-/// is both the "reserved?" and the "already handed out?" test.
-fn reserved() -> &'static FxHashSet<CompactString> {
-    static SET: OnceLock<FxHashSet<CompactString>> = OnceLock::new();
-    SET.get_or_init(|| {
-        let mut set: FxHashSet<CompactString> =
-            RESERVED.iter().chain(super::ops::HELPER_INSTRUCTIONS).copied().map(CompactString::const_new).collect();
-        // Every instruction of the operator table is a pto-isa function name.
-        for (_, def) in crate::ops::table::entries() {
-            if let Some(instrs) = def.cce.and_then(super::ops::instruction_names) {
-                set.extend(instrs.into_iter().map(CompactString::const_new));
-            }
-        }
-        set
-    })
-}
 
 /// Hands out unique C++ identifiers.
 #[derive(Debug)]
@@ -184,15 +26,11 @@ pub struct Namer {
     probe: String,
 }
 
-impl Default for Namer {
-    fn default() -> Namer {
-        Namer { taken: reserved().clone(), probe: String::new() }
-    }
-}
-
 impl Namer {
-    pub fn new() -> Namer {
-        Namer::default()
+    /// A namer that never hands out a word of `reserved` (the target language's keywords and
+    /// the names the generated file uses itself; naga's `Namer::reset` takes them the same way).
+    pub fn new(reserved: &FxHashSet<CompactString>) -> Namer {
+        Namer { taken: reserved.clone(), probe: String::new() }
     }
 
     /// A fresh base name for IR name `ir_name` such that `base + s` is unused for every suffix
@@ -295,6 +133,10 @@ fn is_reserved_form(s: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn reserved(words: &[&'static str]) -> FxHashSet<CompactString> {
+        words.iter().copied().map(CompactString::const_new).collect()
+    }
+
     #[test]
     fn sanitizes_like_the_reference() {
         assert_eq!(sanitize("a.b"), "a_b");
@@ -305,7 +147,7 @@ mod tests {
 
     #[test]
     fn free_names_are_kept_and_collisions_numbered() {
-        let mut n = Namer::new();
+        let mut n = Namer::new(&reserved(&["int", "TADD"]));
         assert_eq!(&*n.claim("x_0", &[""]), "x_0");
         assert_eq!(&*n.claim("x_0", &[""]), "x_0_1");
         assert_eq!(&*n.claim("int", &[""]), "int_1");
@@ -316,7 +158,7 @@ mod tests {
     /// alone would never find a free one); those whose base is free keep it.
     #[test]
     fn reserved_forms_terminate() {
-        let mut n = Namer::new();
+        let mut n = Namer::new(&reserved(&["int", "TADD"]));
         assert_eq!(&*n.claim("PIPE", &[""]), "PIPE");
         assert_eq!(&*n.claim("PIPE", &[""]), "vPIPE");
         assert_eq!(&*n.claim("PIPE_a", &[""]), "vPIPE_a");
@@ -332,7 +174,7 @@ mod tests {
     /// A clash on a later suffix gives back the names taken for the earlier ones.
     #[test]
     fn a_clash_takes_nothing() {
-        let mut n = Namer::new();
+        let mut n = Namer::new(&reserved(&["int", "TADD"]));
         assert_eq!(&*n.claim("tType", &[""]), "tType");
         assert_eq!(&*n.claim("t", &["", "Type"]), "t_1");
         assert_eq!(&*n.claim("t", &[""]), "t", "`t` was not kept by the failed claim");
@@ -341,7 +183,7 @@ mod tests {
 
     #[test]
     fn derived_names_are_reserved_together() {
-        let mut n = Namer::new();
+        let mut n = Namer::new(&reserved(&["int", "TADD"]));
         assert_eq!(&*n.claim("a", &["_tensor", "", "Global"]), "a");
         assert_eq!(&*n.claim("aGlobal", &[""]), "aGlobal_1");
         assert_eq!(&*n.claim("a_tensor", &[""]), "a_tensor_1");

@@ -3,8 +3,8 @@
 use rustc_hash::FxHashMap;
 
 use super::numeric::check_dtype;
-use super::ops;
 use super::scalar;
+use super::semantics;
 use super::value::{Array, Num, Scalar, Value};
 use super::{err, RunResult};
 use crate::diag::{codes, Diagnostic, Span};
@@ -415,7 +415,7 @@ impl<'p> Interp<'p> {
             ExprKind::Call(call) => {
                 let args = self.eval_list(fr, &call.args)?;
                 match &call.callee {
-                    Callee::Op(op) => ops::apply(*op, call, e, args),
+                    Callee::Op(op) => semantics::apply(*op, call, e, args),
                     Callee::Function(name) => {
                         let prog = self.prog;
                         let Some(f) = prog.function(name) else {

@@ -14,13 +14,13 @@
 mod exec;
 pub mod inputs;
 pub mod numeric;
-mod ops;
 mod scalar;
+mod semantics;
 #[cfg(test)]
 mod tests;
 pub mod value;
 
-pub use ops::NOT_EXECUTED;
+pub use semantics::NOT_EXECUTED;
 pub use value::{Array, Num, Scalar, Tensor, Value};
 
 use crate::diag::{codes, Diagnostic, Span};

@@ -108,7 +108,12 @@ fn bind_slots(
         let target = if is_plain(&a.value) {
             free(&slots, &takes_plain)
         } else {
-            free(&slots, &is_arg).or_else(|| free(&slots, &|p| !is_arg(p)))
+            // Required arguments, then kwargs, then optional arguments: an optional argument
+            // (a scratch tile) is written by keyword in the printed form, so `sum(t, 1)` keeps
+            // meaning `axis=1`.
+            free(&slots, &|p| is_arg(p) && !p.optional)
+                .or_else(|| free(&slots, &|p| !is_arg(p)))
+                .or_else(|| free(&slots, &is_arg))
         };
         let Some(i) = target else {
             return Err(too_many(def, pos, &a, free(&slots, &is_arg).is_some()));
@@ -191,6 +196,9 @@ fn binds_in_order(def: &OpDef, args: &[ArgIn]) -> bool {
         && args.iter().all(|a| matches!(a.value, ArgValue::Expr(_)))
         && def.params.len() <= MAX_PARAMS
         && (def.min_arity()..=def.arity()).contains(&args.len())
+        // An optional argument given positionally binds in order only where no kwarg parameter
+        // comes before it (see `bind_slots`).
+        && (args.len() == def.min_arity() || def.params[..args.len()].iter().all(is_arg))
 }
 
 /// [`bind`] for a call where [`binds_in_order`] holds: same result, same errors.

@@ -1,7 +1,7 @@
 //! How an operator becomes pto-isa C++ (spec `passes-and-codegen.md` §4.7): the value of the
 //! operator table's `cce` column ([`crate::ops::table::OpDef::cce`]). Adding an op to the
 //! CCE backend is one table entry; the shapes of emitted code are the variants below, and
-//! `codegen::ops` interprets them. The forms live with the table (not in `codegen`) so that
+//! `codegen::calls` interprets them. The forms live with the table (not in `codegen`) so that
 //! the operator table depends on nothing above it (docs/architecture.md, "Layers").
 
 /// The emitted form of one op. `d` is the C++ name of the assigned variable.
@@ -33,6 +33,11 @@ pub enum CceEmit {
     /// `INSTR(mask, a, b, CmpMode::<cmp_type>);` into a `uint8_t` bit mask, then
     /// `TEXPANDS(d, 1); TSELS(d, mask, d, tmp, 0);`: the result holds 1 / 0 elements.
     Cmp { instr: &'static str },
+    /// `INSTR(d, a, b, CmpMode::<cmp_type>);`: pto-isa's comparison into a packed `uint8_t`
+    /// bit mask `d` (`block.cmp_bits`/`cmps_bits`).
+    CmpBits { instr: &'static str },
+    /// `TSELS(d, mask, src, tmp, scalar);`: `src` where the mask bit is set, else `scalar`.
+    SelectBits,
     /// kwarg `axis` 0 → `COL(d, x);`, else `ROW(d, x, tmp);` with a scratch `tmp` (of the
     /// source's shape) unless the call gives one.
     Reduce { col: &'static str, row: &'static str },
@@ -55,8 +60,8 @@ pub enum CceEmit {
     BlockIdx,
     /// `INSTR(PIPE_<set>, PIPE_<wait>, EVENT_ID<id>);` (`set_flag` / `wait_flag`).
     Flag { instr: &'static str },
-    /// `pipe_barrier(PIPE_<pipe>);`.
-    Barrier { pipe: &'static str },
+    /// `INSTR(<pipe>);` (`pipe_barrier(PIPE_V);`).
+    Barrier { instr: &'static str, pipe: &'static str },
     /// `int64_t d = <dim>;` — the tensor's static dim (its GlobalTensor only has the window).
     TensorDim,
     /// `T d = p[start_offset + Σ i_k * strides[k]];`: one element of a tensor the kernel only
@@ -101,16 +106,18 @@ impl CceEmit {
             }
             CceEmit::RowExpand { instr, .. } | CceEmit::ColExpand { instr, .. } => instr.to_string(),
             CceEmit::Elementwise { instr, .. } => {
-                format!("{instr} (TCVT, TROWEXPAND, TCOLEXPAND for mixed dtypes and broadcasts)")
+                format!("{instr} (legalize-cce adds `block.cast` and expansions for mixed dtypes and broadcasts)")
             }
             CceEmit::Load => "TASSIGN + TLOAD".into(),
             CceEmit::Store => "TASSIGN + TSTORE".into(),
             CceEmit::Move => "TMOV".into(),
             CceEmit::VecMove => "TMOV".into(),
             CceEmit::Cast => "TCVT".into(),
-            CceEmit::Cmp { instr } => format!("{instr} + TEXPANDS + TSELS"),
+            CceEmit::Cmp { instr } => format!("{instr} + TEXPANDS + TSELS (legalize-cce writes them as ops)"),
+            CceEmit::CmpBits { instr } => instr.to_string(),
+            CceEmit::SelectBits => "TSELS".into(),
             CceEmit::Reduce { col: "TCOLSUM", row } => {
-                format!("TCOLSUM (axis 0; FP16/BF16: into an FP32 scratch row, then TCVT), {row} (axis 1)")
+                format!("TCOLSUM (axis 0; FP16/BF16: legalize-cce sums in FP32, then casts), {row} (axis 1)")
             }
             CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
             CceEmit::Extract => "TEXTRACT".into(),
@@ -119,7 +126,7 @@ impl CceEmit {
             CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
             CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),
             CceEmit::Flag { instr } => instr.to_string(),
-            CceEmit::Barrier { pipe } => format!("pipe_barrier({pipe})"),
+            CceEmit::Barrier { instr, pipe } => format!("{instr}({pipe})"),
             CceEmit::TensorDim => "— (a constant)".into(),
             CceEmit::TensorRead => "— (a scalar read of the tensor's memory)".into(),
             CceEmit::Unsupported { .. } => "— (reported)".into(),
@@ -141,7 +148,8 @@ impl CceEmit {
             CceEmit::Store => "as `block.load`; Acc tiles (`block.l0c_store`) `Nz`",
             CceEmit::Move => "Mat `Nz` → Left `Zz` / Right `Zn`; a transposing move reads the source as its transpose (`Nz` seen as `Zn`)",
             CceEmit::VecMove => "Vec → Vec, equal shapes",
-            CceEmit::Cmp { .. } => "as element-wise; the mask is a `uint8_t` `[R, ⌈C/8⌉]` row-major tile (C a multiple of 8)",
+            CceEmit::Cmp { .. } | CceEmit::CmpBits { .. } => "as element-wise; the mask is a `uint8_t` `[R, ⌈C/8⌉]` row-major tile (C a multiple of 8), rows padded to 32 bytes",
+            CceEmit::SelectBits => "Vec, row-major; the mask as `block.cmp_bits` writes it; `tmp` one 32-byte block",
             CceEmit::Reduce { .. } => "source row-major; axis 0: destination row `[1, N]`; axis 1: destination column `[N, 1]` (column-major)",
             CceEmit::RowReduce { .. } => "source row-major; destination column `[N, 1]` (column-major)",
             CceEmit::RowExpand { .. } => "destination row-major; the vector a column `[N, 1]`",

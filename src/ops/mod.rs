@@ -19,6 +19,7 @@ mod promote;
 pub mod pto;
 mod rules;
 mod shape;
+pub use shape::mask_layout;
 pub mod table;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! How an operator becomes PTO-ISA MLIR (spec `pto-codegen.md` §9–§12): the value of the
 //! operator table's `pto` column ([`crate::ops::table::OpDef::pto`]). Adding an op to the PTO
 //! backend is one table entry; the shapes of the emitted lines are the variants below, and
-//! `codegen::pto::ops` interprets them. The forms live with the table (not in `codegen`) so
+//! `codegen::pto::calls` interprets them. The forms live with the table (not in `codegen`) so
 //! that the operator table depends on nothing above it (docs/architecture.md, "Layers").
 
 /// The emitted form of one op.

@@ -44,7 +44,11 @@ fn same_dims(a: &[Expr], b: &[Expr]) -> bool {
 }
 
 fn one() -> Expr {
-    Expr::int(1, DataType::Int64, crate::diag::Span::NONE)
+    dim(1)
+}
+
+fn dim(n: i64) -> Expr {
+    Expr::int(n, DataType::Int64, crate::diag::Span::NONE)
 }
 
 /// `FP32` when both operands are float, else `INT32` (the matmul accumulator dtype).
@@ -91,14 +95,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             cx.positive_dims(0, &shape)?;
             Ok(make(Shaped::Tensor, shape, cx.kw_dtype("dtype")?))
         }
-        Rule::TensorRead => {
-            let t = cx.tensor(0)?;
-            let n = cx.tuple(1)?.len();
-            cx.ensure(n == t.shape.len(), || {
-                format!("requires the number of indices ({n}) to match the tensor rank ({})", t.shape.len())
-            })?;
-            Ok(Type::Scalar(t.dtype))
-        }
+        Rule::TensorRead => tensor_read_rule(cx),
         Rule::TensorDim => {
             let t = cx.tensor(0)?;
             cx.axis(cx.const_int(1)?, t.shape.len())?;
@@ -114,52 +111,10 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             let t = cx.tensor(0)?;
             Ok(like_arg(cx, 0, Shaped::Tensor, &t.shape, t.dtype))
         }
-        Rule::Reshape(shaped) => {
-            let (shape, dtype) = cx.shaped(0)?;
-            let new_shape = cx.tuple(1)?;
-            cx.positive_dims(1, &new_shape)?;
-            if let (Some(a), Some(b)) = (static_numel(shape), static_numel(&new_shape)) {
-                cx.ensure(a == b, || {
-                    format!(
-                        "requires the number of elements to be preserved, but got {} ({a}) and {} ({b})",
-                        cx.dims(shape),
-                        cx.dims(&new_shape)
-                    )
-                })?;
-            }
-            Ok(make(shaped, new_shape, dtype))
-        }
-        Rule::Transpose(shaped) => {
-            let (shape, dtype) = cx.shaped(0)?;
-            cx.rank_at_least(0, shape, 2)?;
-            let a1 = cx.axis(cx.const_int(1)?, shape.len())?;
-            let a2 = cx.axis(cx.const_int(2)?, shape.len())?;
-            cx.ensure(a1 != a2, || format!("requires two different axes, but got {a1} twice"))?;
-            let mut dims = shape.to_vec();
-            dims.swap(a1, a2);
-            Ok(make(shaped, dims, dtype))
-        }
-        Rule::Broadcast { shaped, int_only, dtype } => {
-            let (s0, d0) = cx.shaped(0)?;
-            let (s1, d1) = cx.shaped(1)?;
-            if int_only {
-                cx.require_int(&[d0, d1])?;
-            }
-            let dtype = elementwise_dtype(dtype, d0, d1);
-            if same_dims(s0, s1) {
-                return Ok(like_arg(cx, 0, shaped, s0, dtype));
-            }
-            let shape = cx.broadcast(s0, s1)?;
-            Ok(make(shaped, shape, dtype))
-        }
-        Rule::KeepShape { shaped, int_only, dtype } => {
-            let (s0, d0) = cx.shaped(0)?;
-            let d1 = cx.dtype(1)?;
-            if int_only {
-                cx.require_int(&[d0, d1])?;
-            }
-            Ok(like_arg(cx, 0, shaped, s0, elementwise_dtype(dtype, d0, d1)))
-        }
+        Rule::Reshape(shaped) => reshape_rule(cx, shaped),
+        Rule::Transpose(shaped) => transpose_rule(cx, shaped),
+        Rule::Broadcast { shaped, int_only, dtype } => broadcast_rule(cx, shaped, int_only, dtype),
+        Rule::KeepShape { shaped, int_only, dtype } => keep_shape_rule(cx, shaped, int_only, dtype),
         Rule::TensorExp => {
             let t = cx.tensor(0)?;
             let dtype = if t.dtype.is_float() { t.dtype } else { DataType::Fp32 };
@@ -178,61 +133,21 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::GetBlockIdx => Ok(Type::Scalar(DataType::UInt64)),
         Rule::CreateTile => Ok(tile_type(cx.static_shape(0)?, cx.kw_dtype("dtype")?, None)),
         Rule::Full => Ok(tile_type(cx.static_shape(0)?, cx.kw_dtype("dtype")?, None)),
-        Rule::Load => {
-            let t = cx.tensor(0)?;
-            let shapes = offsets_and_shapes(cx)?;
-            window_inside(cx, &t.shape, "reads")?;
-            let mut view = TileView::default();
-            if cx.kw_space("target_memory")? == MemorySpace::Mat {
-                view.blayout = TileLayout::ColMajor;
-                view.slayout = TileLayout::RowMajor;
-            }
-            Ok(tile_type(shapes, t.dtype, Some(view)))
-        }
+        Rule::Load => load_rule(cx),
         Rule::Store => {
             cx.tile(0)?;
             offsets_and_shapes(cx)?;
             window_inside(cx, &cx.tensor(3)?.shape, "writes")?;
             Ok(cx.ty(3).clone())
         }
-        Rule::Move => {
-            let t = cx.tile(0)?;
-            let mut view = TileView::default();
-            match cx.kw_space("target_memory")? {
-                MemorySpace::Left => view.slayout = TileLayout::RowMajor,
-                MemorySpace::Right => view.slayout = TileLayout::ColMajor,
-                _ => {}
-            }
-            let mut shape = t.shape.clone();
-            if cx.kw_bool("transpose").unwrap_or(false) && shape.len() == 2 {
-                shape.swap(0, 1);
-                if view.slayout == TileLayout::NoneBox {
-                    view.blayout = flip(view.blayout);
-                } else {
-                    std::mem::swap(&mut view.blayout, &mut view.slayout);
-                }
-            }
-            Ok(tile_type(shape, t.dtype, Some(view)))
-        }
-        Rule::Alloc => {
-            let code = cx.const_int(0)?;
-            cx.ensure(MemorySpace::from_index(code).is_some(), || {
-                format!("requires a memory space code, but got {code}")
-            })?;
-            Ok(Type::MemRef)
-        }
+        Rule::Move => move_rule(cx),
+        Rule::Alloc => alloc_rule(cx),
         Rule::SameTile { min_rank } => {
             let t = cx.tile(0)?;
             cx.rank_at_least(0, &t.shape, min_rank)?;
             Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
         }
-        Rule::NotTile => {
-            let t = cx.tile(0)?;
-            cx.ensure(matches!(t.dtype, DataType::Int16 | DataType::UInt16), || {
-                format!("requires INT16 or UINT16 dtype, but got {}", t.dtype.name())
-            })?;
-            Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
-        }
+        Rule::NotTile => not_tile_rule(cx),
         Rule::AddC => {
             let (a, b, c) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
             let ab = cx.broadcast(&a.shape, &b.shape)?;
@@ -244,91 +159,253 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             let shape = cx.broadcast(&a.shape, &c.shape)?;
             Ok(tile_type(shape, promote_dtypes(promote_dtypes(a.dtype, s), c.dtype), None))
         }
-        Rule::Select => {
-            cx.tile(0)?;
-            let (l, r) = (cx.tile(1)?, cx.tile(2)?);
-            let dtype = promote_dtypes(l.dtype, r.dtype);
-            if same_dims(&l.shape, &r.shape) {
-                return Ok(like_arg(cx, 1, Shaped::Tile, &l.shape, dtype));
-            }
-            Ok(tile_type(cx.broadcast(&l.shape, &r.shape)?, dtype, None))
-        }
-        Rule::Matmul => {
-            let (l, r) = (cx.tile(0)?, cx.tile(1)?);
-            cx.rank_exactly(0, &l.shape, 2)?;
-            cx.rank_exactly(1, &r.shape, 2)?;
-            cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
-            same_dtype(cx, l.dtype, r.dtype)?;
-            let shape = vec![l.shape[0].clone(), r.shape[1].clone()];
-            Ok(tile_type(shape, acc_dtype(l.dtype, r.dtype), Some(matmul_view())))
-        }
-        Rule::MatmulAcc => {
-            let (acc, l, r) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
-            cx.rank_exactly(0, &acc.shape, 2)?;
-            cx.rank_exactly(1, &l.shape, 2)?;
-            cx.rank_exactly(2, &r.shape, 2)?;
-            cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
-            cx.same_if_const("rows (M) of acc and lhs", &acc.shape[0], &l.shape[0])?;
-            cx.same_if_const("columns (N) of acc and rhs", &acc.shape[1], &r.shape[1])?;
-            same_dtype(cx, l.dtype, r.dtype)?;
-            Ok(tile_type(acc.shape.clone(), acc_dtype(l.dtype, r.dtype), Some(matmul_view())))
-        }
-        Rule::MatmulBias => {
-            let (l, r, bias) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
-            cx.rank_exactly(0, &l.shape, 2)?;
-            cx.rank_exactly(1, &r.shape, 2)?;
-            cx.rank_exactly(2, &bias.shape, 2)?;
-            cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
-            if const_dim(&bias.shape[0]) != Some(1) {
-                return Err(cx.check_at(2, format!("requires bias shape [1, N], but got {}", cx.dims(&bias.shape))));
-            }
-            cx.same_if_const("columns (N) of bias and rhs", &bias.shape[1], &r.shape[1])?;
-            let shape = vec![l.shape[0].clone(), r.shape[1].clone()];
-            Ok(tile_type(shape, promote_dtypes(promote_dtypes(l.dtype, r.dtype), bias.dtype), None))
-        }
-        Rule::BatchMatmul => {
-            let (l, r) = (cx.tile(0)?, cx.tile(1)?);
-            cx.rank_at_least(0, &l.shape, 2)?;
-            cx.rank_at_least(1, &r.shape, 2)?;
-            let (ln, rn) = (l.shape.len(), r.shape.len());
-            cx.same_if_const("inner dimensions (K)", &l.shape[ln - 1], &r.shape[rn - 2])?;
-            let mut shape = cx.broadcast(&l.shape[..ln - 2], &r.shape[..rn - 2])?;
-            shape.push(l.shape[ln - 2].clone());
-            shape.push(r.shape[rn - 1].clone());
-            Ok(tile_type(shape, promote_dtypes(l.dtype, r.dtype), None))
-        }
+        Rule::Select => select_rule(cx),
+        Rule::Matmul => matmul_rule(cx),
+        Rule::MatmulAcc => matmul_acc_rule(cx),
+        Rule::MatmulBias => matmul_bias_rule(cx),
+        Rule::BatchMatmul => batch_matmul_rule(cx),
         Rule::Reduce => {
             let t = cx.tile(0)?;
             let axis = cx.kw_int("axis").ok_or_else(|| cx.missing_kw("axis"))?;
             let axis = cx.axis(axis, t.shape.len())?;
             Ok(reduce(Shaped::Tile, &t.shape, axis, cx.kw_bool("keepdim").unwrap_or(false), t.dtype))
         }
-        Rule::RowReduce => {
-            let t = cx.tile(0)?;
-            cx.rank_at_least(0, &t.shape, 2)?;
-            let mut shape = t.shape.clone();
-            if let Some(last) = shape.last_mut() {
-                *last = one();
-            }
-            Ok(tile_type(shape, t.dtype, None))
-        }
-        Rule::RowExpandBinary => {
-            let (t, row) = (cx.tile(0)?, cx.tile(1)?);
-            cx.rank_at_least(0, &t.shape, 2)?;
-            cx.rank_at_least(1, &row.shape, 2)?;
-            let (tn, rn) = (t.shape.len(), row.shape.len());
-            if const_dim(&row.shape[rn - 1]) != Some(1) {
-                return Err(cx.check_at(
-                    1,
-                    format!("requires the row vector's last dimension to be 1, but got {}", cx.dims(&row.shape)),
-                ));
-            }
-            cx.same_if_const("rows (M)", &t.shape[tn - 2], &row.shape[rn - 2])?;
-            Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, promote_dtypes(t.dtype, row.dtype)))
-        }
+        Rule::RowReduce => row_reduce_rule(cx),
+        Rule::RowExpandBinary => row_expand_binary_rule(cx),
         Rule::Sync => Ok(Type::Unknown),
+        Rule::CmpBits => cmp_bits_rule(cx),
+        Rule::SelectBits => {
+            cx.tile(0)?;
+            cx.tile(2)?;
+            let t = cx.tile(1)?;
+            Ok(like_arg(cx, 1, Shaped::Tile, &t.shape, t.dtype))
+        }
         Rule::TestOp => Ok(cx.ty(0).clone()),
     }
+}
+
+/// The result type of a call under [`Rule::TensorRead`].
+fn tensor_read_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tensor(0)?;
+    let n = cx.tuple(1)?.len();
+    cx.ensure(n == t.shape.len(), || {
+        format!("requires the number of indices ({n}) to match the tensor rank ({})", t.shape.len())
+    })?;
+    Ok(Type::Scalar(t.dtype))
+}
+
+/// The result type of a call under [`Rule::Reshape`].
+fn reshape_rule(cx: &Cx, shaped: Shaped) -> R<Type> {
+    let (shape, dtype) = cx.shaped(0)?;
+    let new_shape = cx.tuple(1)?;
+    cx.positive_dims(1, &new_shape)?;
+    if let (Some(a), Some(b)) = (static_numel(shape), static_numel(&new_shape)) {
+        cx.ensure(a == b, || {
+            format!(
+                "requires the number of elements to be preserved, but got {} ({a}) and {} ({b})",
+                cx.dims(shape),
+                cx.dims(&new_shape)
+            )
+        })?;
+    }
+    Ok(make(shaped, new_shape, dtype))
+}
+
+/// The result type of a call under [`Rule::Transpose`].
+fn transpose_rule(cx: &Cx, shaped: Shaped) -> R<Type> {
+    let (shape, dtype) = cx.shaped(0)?;
+    cx.rank_at_least(0, shape, 2)?;
+    let a1 = cx.axis(cx.const_int(1)?, shape.len())?;
+    let a2 = cx.axis(cx.const_int(2)?, shape.len())?;
+    cx.ensure(a1 != a2, || format!("requires two different axes, but got {a1} twice"))?;
+    let mut dims = shape.to_vec();
+    dims.swap(a1, a2);
+    Ok(make(shaped, dims, dtype))
+}
+
+/// The result type of a call under [`Rule::Broadcast`].
+fn broadcast_rule(cx: &Cx, shaped: Shaped, int_only: bool, dtype: DtypeRule) -> R<Type> {
+    let (s0, d0) = cx.shaped(0)?;
+    let (s1, d1) = cx.shaped(1)?;
+    if int_only {
+        cx.require_int(&[d0, d1])?;
+    }
+    let dtype = elementwise_dtype(dtype, d0, d1);
+    if same_dims(s0, s1) {
+        return Ok(like_arg(cx, 0, shaped, s0, dtype));
+    }
+    let shape = cx.broadcast(s0, s1)?;
+    Ok(make(shaped, shape, dtype))
+}
+
+/// The result type of a call under [`Rule::KeepShape`].
+fn keep_shape_rule(cx: &Cx, shaped: Shaped, int_only: bool, dtype: DtypeRule) -> R<Type> {
+    let (s0, d0) = cx.shaped(0)?;
+    let d1 = cx.dtype(1)?;
+    if int_only {
+        cx.require_int(&[d0, d1])?;
+    }
+    Ok(like_arg(cx, 0, shaped, s0, elementwise_dtype(dtype, d0, d1)))
+}
+
+/// The result type of a call under [`Rule::Load`].
+fn load_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tensor(0)?;
+    let shapes = offsets_and_shapes(cx)?;
+    window_inside(cx, &t.shape, "reads")?;
+    let mut view = TileView::default();
+    if cx.kw_space("target_memory")? == MemorySpace::Mat {
+        view.blayout = TileLayout::ColMajor;
+        view.slayout = TileLayout::RowMajor;
+    }
+    Ok(tile_type(shapes, t.dtype, Some(view)))
+}
+
+/// The result type of a call under [`Rule::Move`].
+fn move_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tile(0)?;
+    let mut view = TileView::default();
+    match cx.kw_space("target_memory")? {
+        MemorySpace::Left => view.slayout = TileLayout::RowMajor,
+        MemorySpace::Right => view.slayout = TileLayout::ColMajor,
+        _ => {}
+    }
+    let mut shape = t.shape.clone();
+    if cx.kw_bool("transpose").unwrap_or(false) && shape.len() == 2 {
+        shape.swap(0, 1);
+        if view.slayout == TileLayout::NoneBox {
+            view.blayout = flip(view.blayout);
+        } else {
+            std::mem::swap(&mut view.blayout, &mut view.slayout);
+        }
+    }
+    Ok(tile_type(shape, t.dtype, Some(view)))
+}
+
+/// The result type of a call under [`Rule::Alloc`].
+fn alloc_rule(cx: &Cx) -> R<Type> {
+    let code = cx.const_int(0)?;
+    cx.ensure(MemorySpace::from_index(code).is_some(), || format!("requires a memory space code, but got {code}"))?;
+    Ok(Type::MemRef)
+}
+
+/// The result type of a call under [`Rule::NotTile`].
+fn not_tile_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tile(0)?;
+    cx.ensure(matches!(t.dtype, DataType::Int16 | DataType::UInt16), || {
+        format!("requires INT16 or UINT16 dtype, but got {}", t.dtype.name())
+    })?;
+    Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
+}
+
+/// The result type of a call under [`Rule::Select`].
+fn select_rule(cx: &Cx) -> R<Type> {
+    cx.tile(0)?;
+    let (l, r) = (cx.tile(1)?, cx.tile(2)?);
+    let dtype = promote_dtypes(l.dtype, r.dtype);
+    if same_dims(&l.shape, &r.shape) {
+        return Ok(like_arg(cx, 1, Shaped::Tile, &l.shape, dtype));
+    }
+    Ok(tile_type(cx.broadcast(&l.shape, &r.shape)?, dtype, None))
+}
+
+/// The result type of a call under [`Rule::Matmul`].
+fn matmul_rule(cx: &Cx) -> R<Type> {
+    let (l, r) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &l.shape, 2)?;
+    cx.rank_exactly(1, &r.shape, 2)?;
+    cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
+    same_dtype(cx, l.dtype, r.dtype)?;
+    let shape = vec![l.shape[0].clone(), r.shape[1].clone()];
+    Ok(tile_type(shape, acc_dtype(l.dtype, r.dtype), Some(matmul_view())))
+}
+
+/// The result type of a call under [`Rule::MatmulAcc`].
+fn matmul_acc_rule(cx: &Cx) -> R<Type> {
+    let (acc, l, r) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+    cx.rank_exactly(0, &acc.shape, 2)?;
+    cx.rank_exactly(1, &l.shape, 2)?;
+    cx.rank_exactly(2, &r.shape, 2)?;
+    cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
+    cx.same_if_const("rows (M) of acc and lhs", &acc.shape[0], &l.shape[0])?;
+    cx.same_if_const("columns (N) of acc and rhs", &acc.shape[1], &r.shape[1])?;
+    same_dtype(cx, l.dtype, r.dtype)?;
+    Ok(tile_type(acc.shape.clone(), acc_dtype(l.dtype, r.dtype), Some(matmul_view())))
+}
+
+/// The result type of a call under [`Rule::MatmulBias`].
+fn matmul_bias_rule(cx: &Cx) -> R<Type> {
+    let (l, r, bias) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+    cx.rank_exactly(0, &l.shape, 2)?;
+    cx.rank_exactly(1, &r.shape, 2)?;
+    cx.rank_exactly(2, &bias.shape, 2)?;
+    cx.same_if_const("inner dimensions (K)", &l.shape[1], &r.shape[0])?;
+    if const_dim(&bias.shape[0]) != Some(1) {
+        return Err(cx.check_at(2, format!("requires bias shape [1, N], but got {}", cx.dims(&bias.shape))));
+    }
+    cx.same_if_const("columns (N) of bias and rhs", &bias.shape[1], &r.shape[1])?;
+    let shape = vec![l.shape[0].clone(), r.shape[1].clone()];
+    Ok(tile_type(shape, promote_dtypes(promote_dtypes(l.dtype, r.dtype), bias.dtype), None))
+}
+
+/// The result type of a call under [`Rule::BatchMatmul`].
+fn batch_matmul_rule(cx: &Cx) -> R<Type> {
+    let (l, r) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_at_least(0, &l.shape, 2)?;
+    cx.rank_at_least(1, &r.shape, 2)?;
+    let (ln, rn) = (l.shape.len(), r.shape.len());
+    cx.same_if_const("inner dimensions (K)", &l.shape[ln - 1], &r.shape[rn - 2])?;
+    let mut shape = cx.broadcast(&l.shape[..ln - 2], &r.shape[..rn - 2])?;
+    shape.push(l.shape[ln - 2].clone());
+    shape.push(r.shape[rn - 1].clone());
+    Ok(tile_type(shape, promote_dtypes(l.dtype, r.dtype), None))
+}
+
+/// The result type of a call under [`Rule::RowReduce`].
+fn row_reduce_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tile(0)?;
+    cx.rank_at_least(0, &t.shape, 2)?;
+    let mut shape = t.shape.clone();
+    if let Some(last) = shape.last_mut() {
+        *last = one();
+    }
+    Ok(tile_type(shape, t.dtype, None))
+}
+
+/// The result type of a call under [`Rule::RowExpandBinary`].
+fn row_expand_binary_rule(cx: &Cx) -> R<Type> {
+    let (t, row) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_at_least(0, &t.shape, 2)?;
+    cx.rank_at_least(1, &row.shape, 2)?;
+    let (tn, rn) = (t.shape.len(), row.shape.len());
+    if const_dim(&row.shape[rn - 1]) != Some(1) {
+        return Err(cx.check_at(
+            1,
+            format!("requires the row vector's last dimension to be 1, but got {}", cx.dims(&row.shape)),
+        ));
+    }
+    cx.same_if_const("rows (M)", &t.shape[tn - 2], &row.shape[rn - 2])?;
+    Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, promote_dtypes(t.dtype, row.dtype)))
+}
+
+/// The result type of a call under [`Rule::CmpBits`].
+fn cmp_bits_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tile(0)?;
+    let (rows, cols) = match t.shape.as_slice() {
+        [c] => (Some(1), const_dim(c)),
+        [r, c] => (const_dim(r), const_dim(c)),
+        _ => (None, None),
+    };
+    let (Some(rows), Some(cols)) = (rows, cols) else {
+        return Err(
+            cx.check_at(0, format!("requires a 1-D or 2-D tile of static shape, but got {}", cx.dims(&t.shape)))
+        );
+    };
+    let (rows, cols, bytes) = super::shape::mask_layout(rows, cols);
+    let shape = vec![dim(rows), dim(bytes)];
+    // TCMPS packs the bits of a row into the first ⌈C/8⌉ bytes of the mask's valid row.
+    let view = TileView { valid_shape: vec![dim(rows), dim((cols + 7) / 8)], ..TileView::default() };
+    Ok(tile_type(shape, DataType::UInt8, Some(view)))
 }
 
 fn elementwise_dtype(rule: DtypeRule, d0: DataType, d1: DataType) -> DataType {

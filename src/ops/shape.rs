@@ -12,6 +12,15 @@ pub(crate) fn const_dim(e: &Expr) -> Option<i64> {
     }
 }
 
+/// The packed bit mask pto-isa's TCMP/TCMPS write for a tile of `rows` × `cols` (a 1-D tile
+/// is one row): `(rows, cols, bytes)` with the elements seen as `rows` × `cols` in memory
+/// order — a column `[N, 1]` (N > 1), which Vec lays out column-major, is the row `[1, N]` —
+/// and `bytes` the bytes of a mask row, one bit per element, padded to 32 bytes.
+pub fn mask_layout(rows: i64, cols: i64) -> (i64, i64, i64) {
+    let (rows, cols) = if cols == 1 && rows > 1 { (1, rows) } else { (rows, cols) };
+    (rows, cols, ((cols + 7) / 8 + 31) / 32 * 32)
+}
+
 /// Right-aligned NumPy broadcast: missing dims and constant-1 dims take the other side; other
 /// dims must be equal ([`dims_equal`]). `None` when incompatible.
 pub(crate) fn broadcast(a: &[Expr], b: &[Expr]) -> Option<Vec<Expr>> {

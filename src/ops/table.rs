@@ -264,6 +264,13 @@ impl OpDef {
     pub fn arg_params(&self) -> impl Iterator<Item = &'static Param> {
         self.params.iter().filter(|p| matches!(p.slot, Slot::Arg { .. }))
     }
+    /// The name argument `index` is written with in the printed form when it is an optional
+    /// argument after a kwarg parameter (given positionally, it would bind to the kwarg).
+    pub fn keyword_arg(&self, index: usize) -> Option<&'static str> {
+        let at = self.params.iter().enumerate().filter(|(_, p)| matches!(p.slot, Slot::Arg { .. })).nth(index)?.0;
+        let p = &self.params[at];
+        (p.optional && self.params[..at].iter().any(|q| matches!(q.slot, Slot::Kw))).then_some(p.name)
+    }
     /// The most arguments a call takes.
     pub fn arity(&self) -> usize {
         self.arg_params().count()
@@ -519,6 +526,11 @@ pub enum Rule {
     RowExpandBinary,
     /// `UnknownType`.
     Sync,
+    /// `Tile([R, pad32(ceil(C / 8))], UINT8)` for an `[R, C]` (or `[C]`, R = 1) arg 0: a packed
+    /// bit mask, rows padded to 32 bytes.
+    CmpBits,
+    /// The type of arg 1 (the source the mask selects from).
+    SelectBits,
     /// The type of arg 0.
     TestOp,
 }
@@ -694,11 +706,25 @@ const STORE: &[Param] = &[
 const MATMUL: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile)];
 const MATMUL_ACC: &[Param] = &[arg("acc", Expect::Tile), arg("lhs", Expect::Tile), arg("rhs", Expect::Tile)];
 const MATMUL_BIAS: &[Param] = &[arg("lhs", Expect::Tile), arg("rhs", Expect::Tile), arg("bias", Expect::Tile)];
-const REDUCE: &[Param] = &[arg("tile", Expect::Tile), kw("axis"), kw("keepdim")];
+const REDUCE: &[Param] = &[
+    arg("tile", Expect::Tile),
+    kw("axis"),
+    kw("keepdim"),
+    arg("tmp_tile", Expect::Tile).optional().about(
+        "the scratch tile a reduction along rows works in (pto-isa's TROWSUM/TROWMAX/TROWMIN `tmp`): \
+         a Vec tile of the input's shape and dtype, written by keyword. legalize-cce gives one to a row \
+         reduction that has none; a column reduction does not use it",
+    ),
+];
 const REDUCE_KW: &[KwSpec] = &[req("axis", KwKind::Int), opt("keepdim", KwKind::Bool).default(KwDefault::Bool(false))];
 /// A scratch operand of an instruction that works in steps (pto-isa's `tmp` argument).
 const SCRATCH: &str = "a scratch tile the instruction works in: a Vec tile of the first operand's shape and dtype; \
                        its contents afterwards are unspecified";
+
+const MASK: &str = "a packed bit mask (`block.cmp_bits`): a UINT8 tile whose byte `w` of a row holds the \
+                    comparisons of elements `8w` to `8w + 7`, bit `b` for element `8w + b`";
+const SELECT_TMP: &str = "a scratch Vec tile of one 32-byte block of the result's dtype; its contents \
+                          afterwards are unspecified";
 
 /// The row reductions take a scratch tile because the NPU's TROWSUM/TROWMAX/TROWMIN reduce
 /// in steps through it (pto-isa's signature `TROWMAX(dst, src, tmp)`).
@@ -733,7 +759,7 @@ const TILE_KEEP: Rule = keep(Shaped::Tile);
 const TILE_KEEP_INT: Rule = Rule::KeepShape { shaped: Shaped::Tile, int_only: true, dtype: DtypeRule::Lhs };
 const SAME: Rule = Rule::SameTile { min_rank: 0 };
 
-/// The 107 registered operators.
+/// The registered operators (`ops::tests` counts them).
 pub static OPS: &[OpDef] = &[
     // ---- §4.1 tensor.* (21)
     tensor(names::TENSOR_CREATE, &[arg("shape", IntTuple), kw("dtype")], Rule::TensorCreate)
@@ -766,29 +792,37 @@ pub static OPS: &[OpDef] = &[
         Rule::Transpose(Shaped::Tensor),
     )
     .block_form(names::TRANSPOSE),
-    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.add_scalar").block_form("block.add"),
-    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.sub_scalar").block_form("block.sub"),
-    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.mul_scalar").block_form("block.mul"),
-    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor)).scalar_rhs("tensor.div_scalar").block_form("block.div"),
-    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)).block_form("block.maximum"),
-    tensor("tensor.add_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+    tensor("tensor.add", TENSOR_TENSOR, bcast(Shaped::Tensor))
+        .scalar_rhs(names::TENSOR_ADD_SCALAR)
+        .block_form(names::ADD),
+    tensor("tensor.sub", TENSOR_TENSOR, bcast(Shaped::Tensor))
+        .scalar_rhs(names::TENSOR_SUB_SCALAR)
+        .block_form(names::SUB),
+    tensor("tensor.mul", TENSOR_TENSOR, bcast(Shaped::Tensor))
+        .scalar_rhs(names::TENSOR_MUL_SCALAR)
+        .block_form(names::MUL),
+    tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor))
+        .scalar_rhs(names::TENSOR_DIV_SCALAR)
+        .block_form(names::DIV),
+    tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)).block_form(names::MAXIMUM),
+    tensor(names::TENSOR_ADD_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
         .printed("tensor.add")
         .unified(&["add_scalar"])
-        .block_form("block.adds"),
-    tensor("tensor.sub_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .block_form(names::ADDS),
+    tensor(names::TENSOR_SUB_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
         .printed("tensor.sub")
         .unified(&["sub_scalar"])
         .today(&[today("tensor.subs")])
-        .block_form("block.subs"),
-    tensor("tensor.mul_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .block_form(names::SUBS),
+    tensor(names::TENSOR_MUL_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
         .printed("tensor.mul")
         .unified(&["mul_scalar"])
-        .block_form("block.muls"),
-    tensor("tensor.div_scalar", TENSOR_SCALAR, keep(Shaped::Tensor))
+        .block_form(names::MULS),
+    tensor(names::TENSOR_DIV_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
         .printed("tensor.div")
         .unified(&["div_scalar"])
-        .block_form("block.divs"),
-    tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp).block_form("block.exp"),
+        .block_form(names::DIVS),
+    tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp).block_form(names::EXP),
     tensor(names::TENSOR_CAST, &[arg("input", Tensor), kw("target_type"), kw("mode")], Rule::Cast(Shaped::Tensor))
         .kwargs(CAST_KW)
         .block_form(names::CAST),
@@ -890,31 +924,31 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::FillPad)
         .pto(pto("pto.tfillpad", 1)),
     // element-wise tile ⊕ tile
-    block("block.add", TILE_TILE, TILE_BCAST)
+    block(names::ADD, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
-        .scalar_rhs("block.adds")
+        .scalar_rhs(names::ADDS)
         .cce(ew("TADD", 2, Family::Binary))
         .pto(pto("pto.tadd", 2)),
-    block("block.sub", TILE_TILE, TILE_BCAST)
+    block(names::SUB, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
-        .scalar_rhs("block.subs")
+        .scalar_rhs(names::SUBS)
         .cce(ew("TSUB", 2, Family::Binary))
         .pto(pto("pto.tsub", 2)),
-    block("block.mul", TILE_TILE, TILE_BCAST)
+    block(names::MUL, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
-        .scalar_rhs("block.muls")
+        .scalar_rhs(names::MULS)
         .cce(ew("TMUL", 2, Family::Binary))
         .pto(pto("pto.tmul", 2)),
-    block("block.div", TILE_TILE, TILE_BCAST)
+    block(names::DIV, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
-        .scalar_rhs("block.divs")
+        .scalar_rhs(names::DIVS)
         .cce(ew("TDIV", 2, Family::Binary))
         .pto(pto("pto.tdiv", 2)),
-    block("block.maximum", TILE_TILE, TILE_BCAST)
+    block(names::MAXIMUM, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TMAX", 2, Family::Binary))
         .pto(pto("pto.tmax", 2)),
-    block("block.minimum", TILE_TILE, TILE_BCAST)
+    block(names::MINIMUM, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["minimum"])
         .cce(ew("TMIN", 2, Family::Binary))
@@ -931,22 +965,22 @@ pub static OPS: &[OpDef] = &[
     block("block.shl", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)).pto(pto("pto.tshl", 2)),
     block("block.shr", TILE_TILE, TILE_SHIFT).pipes(None, Some(PipeType::V)).pto(pto("pto.tshr", 2)),
     // tile ⊕ scalar
-    block("block.adds", TILE_SCALAR, TILE_KEEP)
+    block(names::ADDS, TILE_SCALAR, TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["adds"])
         .cce(ew("TADDS", 2, Family::BinaryScalar))
         .pto(pto("pto.tadds", 2)),
-    block("block.subs", TILE_SCALAR, TILE_KEEP)
+    block(names::SUBS, TILE_SCALAR, TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["subs"])
         .cce(ew("TSUBS", 2, Family::BinaryScalar))
         .pto(pto("pto.tsubs", 2)),
-    block("block.muls", TILE_SCALAR, TILE_KEEP)
+    block(names::MULS, TILE_SCALAR, TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["muls"])
         .cce(ew("TMULS", 2, Family::BinaryScalar))
         .pto(pto("pto.tmuls", 2)),
-    block("block.divs", TILE_SCALAR, TILE_KEEP)
+    block(names::DIVS, TILE_SCALAR, TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["divs"])
         .cce(ew("TDIVS", 2, Family::BinaryScalar))
@@ -1017,13 +1051,38 @@ pub static OPS: &[OpDef] = &[
         .unified(&["cmps"])
         .cce(CceEmit::Cmp { instr: "TCMPS" })
         .pto(PtoEmit::Cmp { instr: "pto.tcmps" }),
+    // pto-isa's comparison and select as they are: legalize-cce writes `block.cmp`/`cmps` with
+    // them (a packed bit mask, then a select by it), so that the passes see every instruction.
+    block(names::CMP_BITS, &[arg("lhs", Tile), arg("rhs", Tile), kw("cmp_type")], Rule::CmpBits)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .kwargs(CMP_KW)
+        .not_today_tile()
+        .cce(CceEmit::CmpBits { instr: "TCMP" }),
+    block(names::CMPS_BITS, &[arg("lhs", Tile), arg_conv("rhs", Scalar, INT32_FP32), kw("cmp_type")], Rule::CmpBits)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .kwargs(CMP_KW)
+        .not_today_tile()
+        .cce(CceEmit::CmpBits { instr: "TCMPS" }),
+    block(
+        names::SELECT_BITS,
+        &[
+            arg("mask", Tile).about(MASK),
+            arg("src", Tile),
+            arg("tmp", Tile).about(SELECT_TMP),
+            arg_conv("scalar", Scalar, INT32_FP32),
+        ],
+        Rule::SelectBits,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .not_today_tile()
+    .cce(CceEmit::SelectBits),
     // unary
     block("block.neg", TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["neg"])
         .cce(ew("TNEG", 1, Family::Unary))
         .pto(pto("pto.tneg", 1)),
-    block("block.exp", TILE, SAME)
+    block(names::EXP, TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TEXP", 1, Family::Unary))
         .pto(pto("pto.texp", 1)),
@@ -1244,15 +1303,15 @@ pub static OPS: &[OpDef] = &[
     system(names::BAR_V, &[], &[])
         .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::Barrier(PipeType::V))
-        .cce(CceEmit::Barrier { pipe: "PIPE_V" }),
+        .cce(CceEmit::Barrier { instr: "pipe_barrier", pipe: "PIPE_V" }),
     system(names::BAR_M, &[], &[])
         .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::Barrier(PipeType::M))
-        .cce(CceEmit::Barrier { pipe: "PIPE_M" }),
+        .cce(CceEmit::Barrier { instr: "pipe_barrier", pipe: "PIPE_M" }),
     system(names::BAR_ALL, &[], &[])
         .pipes(Some(PipeType::S), Some(PipeType::S))
         .sync(SyncOp::BarrierAll)
-        .cce(CceEmit::Barrier { pipe: "PIPE_ALL" }),
+        .cce(CceEmit::Barrier { instr: "pipe_barrier", pipe: "PIPE_ALL" }),
     // ---- test.op
     op(
         names::TEST_OP,

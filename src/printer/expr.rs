@@ -150,7 +150,9 @@ impl<'a> Ctx<'a> {
             }
         };
         let is_alloc = c.callee.is_op(ops::id::ALLOC);
+        let keyword = |i: usize| c.callee.op().and_then(|op| ops::def(op).keyword_arg(i));
         let args = c.args.iter().enumerate().map(|(i, arg)| match arg.kind {
+            _ if keyword(i).is_some() => a.text(keyword(i).unwrap_or_default()).append("=").append(self.expr(a, arg)),
             // `block.alloc` keeps its memory space as an int constant; print the member.
             ExprKind::ConstInt(v, _) if is_alloc && i == 0 => {
                 let space = MemorySpace::from_index(v).map_or("Unknown", MemorySpace::name);

@@ -257,6 +257,8 @@ fn vector_instrs(
                 vec![v(row, src, 0)]
             }
         }
+        CceEmit::CmpBits { instr: name } => vec![v(name, arg_shape(0).unwrap_or(r), 0)],
+        CceEmit::SelectBits => vec![v("TSELS", r, 0)],
         CceEmit::RowReduce { instr: name } => {
             let src = arg_shape(0).unwrap_or(r);
             vec![v(name, src, 0)]

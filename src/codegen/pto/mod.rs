@@ -11,11 +11,11 @@
 //! loop-carried tensor aliases).
 
 mod buffers;
+mod calls;
 mod control;
 mod expr;
 mod func;
 mod namer;
-mod ops;
 mod tensors;
 mod types;
 

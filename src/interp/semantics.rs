@@ -256,6 +256,14 @@ fn zip(ops: &[&Array], out: DataType, f: impl Fn(&[Num]) -> Result<Num, String>)
     Ok(res)
 }
 
+/// (rows, cols) of a tile's elements in memory order as pto-isa's bit masks see them
+/// ([`crate::ops::mask_layout`]).
+fn mask_dims(shape: &[usize]) -> (usize, usize) {
+    let (rows, cols) = as_2d(shape);
+    let (r, c, _) = crate::ops::mask_layout(rows as i64, cols as i64);
+    (r as usize, c as usize)
+}
+
 /// (rows, cols) of a shape seen as a matrix: the last dim is the columns, the others the rows.
 fn as_2d(shape: &[usize]) -> (usize, usize) {
     match shape.split_last() {
@@ -801,6 +809,45 @@ impl Cx<'_> {
                     err(codes::RUN_UNSUPPORTED, self.e.span, format!("{}: unknown comparison", self.name))
                 })?;
                 self.elementwise(&[&a, &b], self.out(a.dtype()), |v| Ok(compare(c, v[0], v[1])))
+            }
+            id::CMP_BITS | id::CMPS_BITS => {
+                // pto-isa's TCMP/TCMPS: bit `b` of byte `w` of a row holds the comparison of
+                // element `8w + b`; rows padded to 32 bytes (the type rule's shape).
+                let (a, b) = (self.arr(0)?, self.arr(1)?);
+                let c = crate::ops::kwargs::cmp_mode(self.call).ok_or_else(|| {
+                    err(codes::RUN_UNSUPPORTED, self.e.span, format!("{}: unknown comparison", self.name))
+                })?;
+                let bits = zip(&[&a, &b], DataType::UInt8, |v| Ok(compare(c, v[0], v[1])))
+                    .map_err(|m| err(codes::RUN_SHAPE, self.e.span, format!("{}: {m}", self.name)))?;
+                let (rows, cols) = mask_dims(bits.shape());
+                let words = crate::ops::mask_layout(rows as i64, cols as i64).2 as usize;
+                let mut mask = Array::zeros(DataType::UInt8, vec![rows, words]);
+                for r in 0..rows {
+                    for w in 0..cols.div_ceil(8) {
+                        let byte = (0..8)
+                            .filter(|b| 8 * w + b < cols && bits.get(r * cols + 8 * w + b).is_true())
+                            .fold(0i128, |acc, b| acc | (1 << b));
+                        mask.set(r * words + w, Num::I(byte));
+                    }
+                }
+                Ok(Value::tile(mask))
+            }
+            id::SELECT_BITS => {
+                // pto-isa's TSELS: the source element where its mask bit is set, else the scalar.
+                let (m, src, v) = (self.arr(0)?, self.arr(1)?, self.scalar(3)?);
+                let (rows, cols) = mask_dims(src.shape());
+                let (_, words) = as_2d(m.shape());
+                if m.len() < rows * cols.div_ceil(8) || words < cols.div_ceil(8) {
+                    return Err(err(codes::RUN_SHAPE, self.e.span, format!("{}: the mask is too small", self.name)));
+                }
+                let out = self.out(src.dtype());
+                let mut res = Array::zeros(out, src.shape().to_vec());
+                for i in 0..src.len() {
+                    let (r, c) = (i / cols, i % cols);
+                    let bit = m.get(r * words + c / 8).as_i128() >> (c % 8) & 1;
+                    res.set(i, if bit == 1 { src.get(i) } else { v.num.to_dtype(out) });
+                }
+                Ok(Value::tile(res))
             }
             id::SEL => {
                 let (m, l, r) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
