@@ -31,7 +31,7 @@ use std::rc::Rc;
 use super::ctype::{Placed, TileCType};
 use super::writer::{not_legalized, unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{Call, Callee, Expr, ExprKind, MemorySpace, PipeType, TileLayout, TilePad, Type, VarId};
+use crate::ir::{Call, Callee, Expr, ExprKind, MemorySpace, TileLayout, TilePad, Type, VarId};
 use crate::ops::cce::{CceEmit, Family};
 use crate::ops::kwargs;
 use crate::ops::modes::{CmpMode, RoundMode};
@@ -118,7 +118,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
             let axis =
-                kw_int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
+                kwargs::int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
             let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
@@ -198,7 +198,7 @@ fn tile_move(
     let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
     arity(1, &|| "Unary op requires 1 argument".to_string())?;
     let src_space = space_of(k, &args[0]);
-    let to = kw_space(c, "target_memory");
+    let to = kwargs::space(c, "target_memory");
     let vec_to_vec = form == CceEmit::Move && src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec);
     if form == CceEmit::VecMove {
         if let Some(s) = src_space.filter(|s| *s != MemorySpace::Vec) {
@@ -208,7 +208,7 @@ fn tile_move(
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
     let mut src = k.tile_ref(&args[0])?;
-    if kw_bool(c, "transpose") == Some(true) {
+    if kwargs::bool(c, "transpose") == Some(true) {
         src = transposed(k, &src, span)?;
     }
     if vec_to_vec {
@@ -307,18 +307,13 @@ fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: S
 
 /// `set_flag` / `wait_flag` between two pipes.
 fn flag(k: &mut Kernel, name: &str, c: &Call, instr: &str, span: Span) -> Result<(), Diagnostic> {
-    let pipe = |key: &str| -> Result<&'static str, Diagnostic> {
-        kw_int(c, key)
-            .and_then(PipeType::from_index)
-            .map(|p| p.name())
-            .ok_or_else(|| unsupported(span, &format!("{name}: missing or invalid '{key}'")))
-    };
-    let (set, wait) = (pipe("set_pipe")?, pipe("wait_pipe")?);
-    let id = kw_int(c, "event_id")
-        .filter(|i| (0..8).contains(i))
-        .ok_or_else(|| unsupported(span, &format!("{name}: event_id must be in range [0, 7]")))?;
+    let e = kwargs::sync_event_of(&c.kwargs)
+        .ok_or_else(|| unsupported(span, &format!("{name}: missing or invalid set_pipe, wait_pipe or event_id")))?;
+    if !(0..8).contains(&e.id) {
+        return Err(unsupported(span, &format!("{name}: event_id must be in range [0, 7]")));
+    }
     k.start_line();
-    cat!(k.out(); instr, "(PIPE_", set, ", PIPE_", wait, ", EVENT_ID", id, ");");
+    cat!(k.out(); instr, "(PIPE_", e.set_pipe.name(), ", PIPE_", e.wait_pipe.name(), ", EVENT_ID", e.id, ");");
     k.end_line();
     Ok(())
 }
@@ -707,7 +702,7 @@ fn reduce(
     span: Span,
 ) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let axis = kw_int(c, "axis").unwrap_or(-1);
+    let axis = kwargs::int(c, "axis").ok_or_else(|| unsupported(span, &format!("{op} requires 'axis'")))?;
     let rank = match args.first().map(|a| k.type_of(a)) {
         Some(Type::Tile(t)) => t.shape.len() as i64,
         _ => 2,
@@ -772,18 +767,6 @@ fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str
         terms.push(format!("{} * {tensor}->strides[{i}]", k.value(o)?));
     }
     Ok((g.clone(), format!("TASSIGN({g}, {ptr} + ({}));", terms.join(" + "))))
-}
-
-fn kw_int(c: &Call, key: &str) -> Option<i64> {
-    kwargs::int(c, key)
-}
-
-fn kw_bool(c: &Call, key: &str) -> Option<bool> {
-    kwargs::bool(c, key)
-}
-
-fn kw_space(c: &Call, key: &str) -> Option<MemorySpace> {
-    kwargs::space(c, key)
 }
 
 /// The memory space of a tile operand's MemRef.

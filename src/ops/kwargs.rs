@@ -74,6 +74,28 @@ pub struct SyncEvent {
     pub id: i64,
 }
 
+/// The kwargs of a sync op for `e` (the inverse of [`sync_event_of`]).
+pub fn sync_kwargs(e: SyncEvent) -> Vec<(&'static str, KwValue)> {
+    vec![
+        (SET_PIPE, KwValue::Int(e.set_pipe.index() as i64)),
+        (WAIT_PIPE, KwValue::Int(e.wait_pipe.index() as i64)),
+        (EVENT_ID, KwValue::Int(e.id)),
+    ]
+}
+
+/// Gives a sync op's kwargs the event id `id`.
+pub fn set_event_id(kwargs: &mut [(&'static str, KwValue)], id: i64) {
+    for (k, v) in kwargs.iter_mut() {
+        if *k == EVENT_ID {
+            *v = KwValue::Int(id);
+        }
+    }
+}
+
+const SET_PIPE: &str = "set_pipe";
+const WAIT_PIPE: &str = "wait_pipe";
+const EVENT_ID: &str = "event_id";
+
 /// The [`SyncEvent`] of a sync op's kwargs; `None` if one is missing or out of range.
 pub fn sync_event_of(kwargs: &[(&str, KwValue)]) -> Option<SyncEvent> {
     let int = |name: &str| {
@@ -83,8 +105,8 @@ pub fn sync_event_of(kwargs: &[(&str, KwValue)]) -> Option<SyncEvent> {
         })
     };
     Some(SyncEvent {
-        set_pipe: PipeType::from_index(int("set_pipe")?)?,
-        wait_pipe: PipeType::from_index(int("wait_pipe")?)?,
-        id: int("event_id")?,
+        set_pipe: PipeType::from_index(int(SET_PIPE)?)?,
+        wait_pipe: PipeType::from_index(int(WAIT_PIPE)?)?,
+        id: int(EVENT_ID)?,
     })
 }

@@ -46,11 +46,7 @@ fn renumber_events(body: &mut Stmt) {
     for_each_sync(body, &mut |kw| {
         let Some((pipes, id)) = event_of(kw) else { return };
         let new = used.get(&pipes).and_then(|m| m.get(&id)).copied().unwrap_or(id);
-        for (k, v) in kw.iter_mut() {
-            if *k == "event_id" {
-                *v = KwValue::Int(new);
-            }
-        }
+        crate::ops::kwargs::set_event_id(kw, new);
     });
 }
 

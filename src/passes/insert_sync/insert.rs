@@ -290,11 +290,7 @@ fn sync_stmt(vars: &VarTable, tag: Tag) -> Option<Stmt> {
 
 /// `pl.system.sync_src(set_pipe=…, wait_pipe=…, event_id=…)` (or `sync_dst`) as an eval.
 fn sync_call(vars: &VarTable, op: OpId, src: PipeType, dst: PipeType, id: u8) -> Stmt {
-    let kwargs = vec![
-        ("set_pipe", KwValue::Int(src.index() as i64)),
-        ("wait_pipe", KwValue::Int(dst.index() as i64)),
-        ("event_id", KwValue::Int(i64::from(id))),
-    ];
+    let kwargs = ops::kwargs::sync_kwargs(ops::kwargs::SyncEvent { set_pipe: src, wait_pipe: dst, id: i64::from(id) });
     eval_op(vars, op, kwargs)
 }
 

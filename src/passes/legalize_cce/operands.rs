@@ -138,7 +138,7 @@ impl Legalize<'_> {
     fn reduce(&mut self, c: &mut Call, rt: &TileType, span: Span, pre: &mut Vec<Stmt>) {
         let Some(x) = self.tile(&c.args[0]).cloned() else { return };
         let rank = x.shape.len() as i64;
-        let axis = crate::ops::kwargs::int(c, "axis").unwrap_or(-1);
+        let Some(axis) = crate::ops::kwargs::int(c, "axis") else { return };
         let along_rows = !(rank == 2 && (axis == 0 || axis == -2));
         if along_rows {
             if c.args.len() == 1 && rows_cols(&x.shape).is_some() {
