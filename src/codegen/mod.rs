@@ -11,7 +11,6 @@ pub mod namer;
 pub mod orchestration;
 pub mod pto;
 mod reserved;
-pub mod spaces;
 mod window;
 mod writer;
 
@@ -180,7 +179,7 @@ pub struct KernelOut {
 pub fn kernel(f: &Function, drop_ir: bool) -> (Option<Function>, KernelOut) {
     // Operands out of their unit's reach first: a vector op reading a matmul's Acc result is
     // the cause of the function also mixing the M and V pipes, and names the real fault.
-    let core = spaces::check(f).and_then(|()| core_type(f));
+    let core = crate::verify::memory_reach::check(f).and_then(|()| core_type(f));
     let file = core.clone().and_then(|core| Ok((core, kernel::emit(f)?)));
     let summary = if drop_ir { orchestration::alias::summary(f) } else { None };
     let stand_in = summary.as_ref().map(|_| stand_in(f));

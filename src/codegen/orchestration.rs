@@ -29,6 +29,8 @@ use crate::ir::{
 };
 use crate::ops;
 
+pub use crate::ir::base_name;
+
 pub use expr::c_type;
 
 /// The text of `orchestration/<f.name>.cpp`.
@@ -92,18 +94,6 @@ pub fn kernels<'p>(
     } else {
         Err(errors)
     }
-}
-
-/// Base name (§4.9): strip a trailing `_iter_<digits>`, else one trailing `_<digits>` (never
-/// down to an empty name).
-pub fn base_name(name: &str) -> &str {
-    fn strip_digits_suffix<'a>(s: &'a str, sep: &str) -> Option<&'a str> {
-        let pos = s.rfind(sep)?;
-        let digits = &s[pos + sep.len()..];
-        let ok = pos > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-        ok.then_some(&s[..pos])
-    }
-    strip_digits_suffix(name, "_iter_").or_else(|| strip_digits_suffix(name, "_")).unwrap_or(name)
 }
 
 /// Every function called by the body must exist in the program (reference: ValueError listing

@@ -722,6 +722,18 @@ impl Program {
     }
 }
 
+/// The name a variable had before SSA renaming (spec §4.9): a trailing `_iter_<digits>`, else
+/// one trailing `_<digits>`, stripped (never down to an empty name).
+pub fn base_name(name: &str) -> &str {
+    fn strip_digits_suffix<'a>(s: &'a str, sep: &str) -> Option<&'a str> {
+        let pos = s.rfind(sep)?;
+        let digits = &s[pos + sep.len()..];
+        let ok = pos > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        ok.then_some(&s[..pos])
+    }
+    strip_digits_suffix(name, "_iter_").or_else(|| strip_digits_suffix(name, "_")).unwrap_or(name)
+}
+
 #[cfg(test)]
 mod size_tests {
     use std::mem::size_of;

@@ -76,7 +76,7 @@ pub struct OpDef {
     /// emitter (`No codegen registered for operation`).
     pub pto: Option<PtoEmit>,
     /// The memory spaces the unit that executes the op on the 910B (A2/A3) can read each tile
-    /// operand from; checked before C++ is emitted (`codegen::spaces`). Ops on the vector pipe
+    /// operand from; checked before C++ is emitted (`verify::memory_reach`). Ops on the vector pipe
     /// get [`Reads::Tiles`]`(&[Vec])` from [`OpDef::pipes`] unless they say otherwise.
     pub reads: Reads,
     /// The memory space of the result's buffer (`passes-and-codegen.md` §2.8 step 2), read by

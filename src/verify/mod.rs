@@ -10,6 +10,7 @@
 mod allocated_addr;
 mod has_memrefs;
 mod incore_block_ops;
+pub mod memory_reach;
 mod nested_call;
 mod report;
 mod split_incore;

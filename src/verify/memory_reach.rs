@@ -6,8 +6,9 @@
 //! `Loc == Left` asserts) or, for vector instructions, would read a UB address that is not
 //! the tile. Reported at the consuming op, with the producing op as a secondary span.
 //!
-//! It runs here and not as a pass, so that the IR-only passes keep the reference's behaviour
-//! (they accept such programs); the spaces are the ones InitMemRef gave the tiles' MemRefs.
+//! It is not one of the IR properties the passes keep, so that the IR-only passes keep the
+//! reference's behaviour (they accept such programs): code generation runs it on a kernel
+//! before writing any of its C++. The spaces are the ones InitMemRef gave the tiles' MemRefs.
 //! Without MemRefs (`--pipeline none`) the check has nothing to read and passes.
 
 use rustc_hash::FxHashMap;
@@ -191,7 +192,7 @@ fn report(
 ) -> Diagnostic {
     let name = crate::ops::name(op);
     // The name as written: convert-to-ssa added the version suffix.
-    let var = super::orchestration::base_name(vars.var_name(v));
+    let var = crate::ir::base_name(vars.var_name(v));
     let reads = crate::ops::def(op).reads;
     let label = match (reads, target) {
         (Reads::MoveSource, Some(t)) => format!("a move to {} copies only from {}", hw(t), list(allowed)),
