@@ -342,3 +342,25 @@ fn paths_are_resolved_from_groups_and_relative_roots() {
     assert_eq!(module_path("passes/insert_sync/mod.rs"), ["passes", "insert_sync"]);
     assert_eq!(module_path("codegen/kernel.rs"), ["codegen", "kernel"]);
 }
+
+/// One style of module root: a module with files of its own is a directory with a `mod.rs`,
+/// never a `name.rs` beside a `name/` directory.
+#[test]
+fn module_roots_are_mod_rs() {
+    fn walk(dir: &Path, found: &mut Vec<String>, dirs: &mut usize) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                *dirs += 1;
+                if p.with_extension("rs").exists() {
+                    found.push(p.with_extension("rs").display().to_string());
+                }
+                walk(&p, found, dirs);
+            }
+        }
+    }
+    let (mut found, mut dirs) = (Vec::new(), 0);
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found, &mut dirs);
+    assert!(dirs > 10, "only {dirs} module directories under src/");
+    assert!(found.is_empty(), "module roots beside their directory (move each to <dir>/mod.rs): {found:?}");
+}
