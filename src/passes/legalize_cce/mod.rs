@@ -58,6 +58,7 @@ pub fn carrying(mut f: Function, carried: Carried, env: &PassEnv) -> Result<(Fun
         changed: false,
         scratch: FxHashMap::default(),
         scratch_tiles: FxHashMap::default(),
+        converted: FxHashMap::default(),
     };
     cx.stmt(&mut f.body);
     if !cx.changed {
@@ -89,6 +90,12 @@ struct Legalize<'v> {
     scratch: FxHashMap<(operands::Role, u64), VarId>,
     /// The hoisted scratch tiles, by role, shape and dtype.
     scratch_tiles: FxHashMap<(operands::Role, Vec<i64>, DataType), VarId>,
+    /// What each conversion buffer holds in the statement list being legalized: scratch
+    /// buffer → (source tile, dtype, the converted tile). A later use of the same conversion
+    /// there reads it again instead of converting again; forgotten at every compound statement
+    /// (a conversion in a loop body or branch does not dominate what follows, and one before
+    /// it may be overwritten inside).
+    converted: FxHashMap<VarId, (VarId, DataType, VarId)>,
 }
 
 impl Legalize<'_> {
@@ -119,15 +126,24 @@ impl Legalize<'_> {
                 }
                 *stmts = out;
             }
-            Stmt::Scope { body, .. } => self.stmt(body),
-            Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
+            Stmt::Scope { body, .. } => {
+                self.converted.clear();
                 self.stmt(body);
+                self.converted.clear();
+            }
+            Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
+                self.converted.clear();
+                self.stmt(body);
+                self.converted.clear();
                 self.carry(iter_args, body, return_vars);
             }
             Stmt::If { then_body, else_body, return_vars, .. } => {
+                self.converted.clear();
                 self.stmt(then_body);
+                self.converted.clear();
                 if let Some(e) = else_body {
                     self.stmt(e);
+                    self.converted.clear();
                 }
                 self.if_results(then_body, else_body.as_deref_mut(), return_vars);
             }

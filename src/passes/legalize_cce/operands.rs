@@ -5,7 +5,8 @@
 //! bring them there, into scratch buffers of their own that allocate-memory-addr places and
 //! insert-sync orders:
 //! - an operand of another dtype: `x_cvt = block.cast(x, target_type=…, mode=1)` (round to
-//!   nearest, the conversion the interpreter does);
+//!   nearest, the conversion the interpreter does), which a later op of the same statement list
+//!   reads again while its buffer still holds it;
 //! - a broadcast operand: `block.add/sub/mul/div/maximum/minimum` of a tile and a broadcast row
 //!   or column vector become the fused `block.row_expand_*` / `block.col_expand_*` (one
 //!   instruction instead of an expansion and the op); any other broadcast is expanded first,
@@ -201,12 +202,29 @@ impl Legalize<'_> {
     }
 
     /// `x` converted to `dtype` (rounding to nearest) into the scratch buffer of `role`.
+    /// A conversion still in its buffer is reused: `x` converted to `dtype` earlier in the same
+    /// statement list, with no other conversion written to that buffer since (see
+    /// [`Legalize::converted`]).
     fn cast(&mut self, x: &Expr, dtype: DataType, role: Role, span: Span, pre: &mut Vec<Stmt>) -> Expr {
         let shape = self.tile(x).map(|t| t.shape.clone()).unwrap_or_default();
         let ty = self.scratch_type(&shape, dtype, role, span);
+        let buffer = ty.memref();
+        if let (Some(b), Some(src)) = (buffer, x.as_var()) {
+            if let Some(&(from, to, t)) = self.converted.get(&b) {
+                if (from, to) == (src, dtype) {
+                    return Expr::var(t, span);
+                }
+            }
+        }
         let base = x.as_var().map_or("operand".to_string(), |v| self.vars.var_name(v).to_string());
         let t = self.new_tile(&format!("{base}_cvt"), ty.clone(), span);
         pre.push(assign(t, cast_call(x.clone(), dtype), ty, span));
+        if let Some(b) = buffer {
+            match x.as_var() {
+                Some(src) => self.converted.insert(b, (src, dtype, t)),
+                None => self.converted.remove(&b),
+            };
+        }
         Expr::var(t, span)
     }
 
