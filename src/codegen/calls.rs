@@ -82,9 +82,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         }
         CceEmit::Cmp { instr } => {
             arity(2, &|| format!("{name} requires 2 arguments"))?;
-            let m = kwargs::cmp_mode(c).map(CmpMode::isa_name).ok_or_else(|| {
-                unsupported(span, &format!("{name}: cmp_type must be one of {}", CmpMode::range_text()))
-            })?;
+            let m = cmp_mode(c, name, span)?;
             compare(k, target, name, instr, args, m, span)?;
         }
         CceEmit::CmpBits { instr } => compare_bits(k, target, name, c, instr, span)?,
@@ -139,6 +137,13 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
     Ok(())
 }
 
+/// The C++ name of a comparison call's `cmp_type`.
+fn cmp_mode(c: &Call, name: &str, span: Span) -> Result<&'static str, Diagnostic> {
+    kwargs::cmp_mode(c)
+        .map(CmpMode::isa_name)
+        .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be one of {}", CmpMode::range_text())))
+}
+
 /// An error unless the call has `n` arguments (the message is only built on a mismatch).
 fn expect_arity(args: &[Expr], n: usize, span: Span, msg: &dyn Fn() -> String) -> Result<(), Diagnostic> {
     if args.len() == n {
@@ -151,8 +156,7 @@ fn expect_arity(args: &[Expr], n: usize, span: Span, msg: &dyn Fn() -> String) -
 /// `block.load`: the window of the tensor as a GlobalTensor, then `TLOAD`.
 fn load(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(3, &|| "block.load requires 3 arguments: tensor, offsets, shapes".to_string())?;
+    expect_arity(&c.args, 3, span, &|| "block.load requires 3 arguments: tensor, offsets, shapes".to_string())?;
     let (g, assign) = global_at(k, &args[0], &args[1], span)?;
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
@@ -165,8 +169,7 @@ fn load(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span)
 /// `block.store`: `TSTORE` into the window; the result names the tensor written.
 fn store(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(4, &|| format!("{name} requires 4 arguments: tile, offsets, shapes, output_tensor"))?;
+    expect_arity(&c.args, 4, span, &|| format!("{name} requires 4 arguments: tile, offsets, shapes, output_tensor"))?;
     let tile = match args[0].as_var().map(|_| k.tile_ref(&args[0])) {
         Some(Ok(t)) => window_view(k, &t, &args[2]).name,
         _ => k.value(&args[0])?.into(),
@@ -195,8 +198,7 @@ fn tile_move(
     span: Span,
 ) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(1, &|| "Unary op requires 1 argument".to_string())?;
+    expect_arity(&c.args, 1, span, &|| "Unary op requires 1 argument".to_string())?;
     let src_space = space_of(k, &args[0]);
     let to = kwargs::space(c, "target_memory");
     let vec_to_vec = form == CceEmit::Move && src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec);
@@ -231,11 +233,8 @@ fn compare_bits(
     span: Span,
 ) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(2, &|| format!("{name} requires 2 arguments"))?;
-    let m = kwargs::cmp_mode(c)
-        .map(CmpMode::isa_name)
-        .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be one of {}", CmpMode::range_text())))?;
+    expect_arity(&c.args, 2, span, &|| format!("{name} requires 2 arguments"))?;
+    let m = cmp_mode(c, name, span)?;
     let d = tile_dst(k, target, name, span)?;
     let mut names = vec![d.to_string()];
     for a in args {
@@ -251,8 +250,7 @@ fn compare_bits(
 /// `block.select_bits`: `TSELS` of the source where the mask bit is set, else the scalar.
 fn select_bits(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(4, &|| format!("{name} requires 4 arguments: mask, src, tmp, scalar"))?;
+    expect_arity(&c.args, 4, span, &|| format!("{name} requires 4 arguments: mask, src, tmp, scalar"))?;
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
     let d = memory_order(k, &d);
@@ -266,8 +264,7 @@ fn select_bits(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
 /// `block.view`: `TEXTRACT` of the window at its offset.
 fn extract(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(3, &|| format!("{name} requires 3 arguments: tile, shape, offset"))?;
+    expect_arity(&c.args, 3, span, &|| format!("{name} requires 3 arguments: tile, shape, offset"))?;
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
     let x = k.tile_ref(&args[0])?;
@@ -287,8 +284,7 @@ fn extract(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Sp
 /// `block.fillpad`: `TFILLPAD` through a view of the destination with a pad value.
 fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(1, &|| "Unary op requires 1 argument".to_string())?;
+    expect_arity(&c.args, 1, span, &|| "Unary op requires 1 argument".to_string())?;
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
     // pto-isa's TFILLPAD refuses a destination without a pad value; the tiles here are
@@ -321,8 +317,7 @@ fn flag(k: &mut Kernel, name: &str, c: &Call, instr: &str, span: Span) -> Result
 /// `tensor.dim`: a constant, or the runtime extent the `Tensor` argument carries.
 fn tensor_dim(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(2, &|| "tensor.dim requires 2 arguments: tensor, axis".to_string())?;
+    expect_arity(&c.args, 2, span, &|| "tensor.dim requires 2 arguments: tensor, axis".to_string())?;
     let Type::Tensor(t) = k.type_of(&args[0]) else {
         return Err(unsupported(span, "tensor.dim: first argument must be a tensor"));
     };
@@ -353,8 +348,7 @@ fn tensor_dim(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span:
 /// `tensor.read`: a scalar read of an input tensor's memory.
 fn tensor_read(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(&c.args, n, span, msg);
-    arity(2, &|| "tensor.read requires 2 arguments: tensor, indices".to_string())?;
+    expect_arity(&c.args, 2, span, &|| "tensor.read requires 2 arguments: tensor, indices".to_string())?;
     let t = &args[0];
     let var = t.as_var().ok_or_else(|| unsupported(t.span, "tensor.read: the tensor must be a variable"))?;
     let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {

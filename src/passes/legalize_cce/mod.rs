@@ -26,8 +26,7 @@ use super::{alloc_stmts, Carried, PassEnv};
 use crate::backend::Backend;
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{
-    Call, Callee, DataType, Expr, ExprKind, Function, KwValue, MemRefInfo, MemorySpace, Stmt, Type, VarId, VarKind,
-    VarTable,
+    Call, Callee, DataType, Expr, ExprKind, Function, KwValue, MemorySpace, Stmt, Type, VarId, VarKind, VarTable,
 };
 use crate::ops::id;
 
@@ -235,14 +234,7 @@ impl Legalize<'_> {
     /// A new Vec MemRef of the size of `like`'s buffer (no address yet).
     fn new_memref_like(&mut self, like: VarId, span: Span) -> VarId {
         let size = self.vars.var_type(like).memref().map_or(0, |m| self.size(m));
-        let info =
-            MemRefInfo { space: MemorySpace::Vec, addr: Expr::int(-1, DataType::Int64, span), size, id: self.next_id };
-        self.next_id += 1;
-        let name = info.derived_name();
-        self.names.insert(name.clone());
-        let m = self.vars.new_var(name, Type::MemRef, VarKind::MemRef(Box::new(info)), span);
-        self.new_memrefs.push(m);
-        m
+        self.new_memref(size, span)
     }
 
     /// A new tile variable of type `ty`, named after `base` (made unique).
