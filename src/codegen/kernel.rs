@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::ctype::{c_type, global_shape};
 use super::namer::Namer;
-use super::writer::{not_legalized, unsupported, Global, Homes, Kernel};
+use super::writer::{broken, not_legalized, unsupported, Global, Homes, Kernel};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops::cce::CceEmit;
@@ -53,11 +53,11 @@ pub fn emit(f: &Function) -> Result<String, Diagnostic> {
         indent: 1,
         pending_yield: None,
         tile_text: (None, String::new(), String::new()),
-        tile_carry: tile_carry_checks(vars, &f.body),
-        dead_carries: dead_tile_carries(vars, &f.body),
+        dead_carries: crate::verify::cce_form::dead_tile_carries(vars, &f.body),
         extra_decls: String::new(),
         decls_at: 0,
         views: FxHashMap::default(),
+        placed_tiles: FxHashMap::default(),
         homes: FxHashMap::default(),
         hoisted: hoisted_declarations(f),
         loops: Vec::new(),
@@ -187,7 +187,7 @@ impl<'p> Kernel<'p> {
             self.line("// Tile type definitions and allocations");
             for (var, t, span) in tiles {
                 if !self.declared.contains(&var) {
-                    self.declare_tile(var, t, span)?;
+                    self.declare_tile(var, t, span, true)?;
                 }
             }
         }
@@ -235,19 +235,12 @@ impl<'p> Kernel<'p> {
     }
 
     /// `break;` / `continue;` of the innermost loop. In C++ as in the IR, a `continue` of a
-    /// `for` still steps the loop variable. The front end refuses a jump in a loop that
-    /// carries values; IR built otherwise is refused here, as the jump would skip the
-    /// assignments of the loop-carried variables at the end of the body.
+    /// `for` still steps the loop variable. The C++ form rule refuses a jump outside a loop
+    /// or in one that carries values.
     fn jump(&mut self, is_break: bool, span: Span) -> Result<(), Diagnostic> {
         let word = if is_break { "break" } else { "continue" };
         match self.loops.last() {
-            None => Err(unsupported(span, &format!("CCE codegen: `{word}` outside a loop"))),
-            Some(true) => Err(unsupported(
-                span,
-                &format!(
-                    "CCE codegen: `{word}` in a loop with iter_args would skip the update of its loop-carried values"
-                ),
-            )),
+            None | Some(true) => Err(broken(span, &format!("`{word}` outside a loop that carries no values"))),
             Some(false) => {
                 self.linef(format_args!("{word};"));
                 Ok(())
@@ -307,7 +300,6 @@ impl<'p> Kernel<'p> {
         return_vars: &[VarId],
         span: Span,
     ) -> Result<(), Diagnostic> {
-        check_carried_sizes("ForStmt", iter_args, return_vars, span)?;
         let i = self.name_var(loop_var, &[""]);
         self.declared.insert(loop_var);
         let carried = self.carry_in(iter_args)?;
@@ -331,10 +323,6 @@ impl<'p> Kernel<'p> {
         return_vars: &[VarId],
         span: Span,
     ) -> Result<(), Diagnostic> {
-        check_carried_sizes("WhileStmt", iter_args, return_vars, span)?;
-        if iter_args.is_empty() {
-            natural_loop_check(self.vars, cond, body)?;
-        }
         let carried = self.carry_in(iter_args)?;
         let c = self.value(cond)?;
         self.linef(format_args!("while ({c}) {{"));
@@ -355,7 +343,7 @@ impl<'p> Kernel<'p> {
         for &a in iter_args {
             let data = self.vars.var(a);
             let VarKind::IterArg { init } = &data.kind else {
-                return Err(unsupported(data.span, "CCE codegen: iter_arg without an init value"));
+                return Err(broken(data.span, "an iter_arg without an init value"));
             };
             let v = self.value(init)?;
             let decl = match &data.ty {
@@ -373,9 +361,6 @@ impl<'p> Kernel<'p> {
                 // iter arg the init's MemRef): it is that tile's C++ object, and each
                 // iteration's yield moves the new value into it.
                 Type::Tile(_) => {
-                    if let Some(Err(d)) = self.tile_carry.get(&a) {
-                        return Err(d.clone());
-                    }
                     let n: Rc<str> = v.as_str().into();
                     self.names.insert(a, n.clone());
                     self.declared.insert(a);
@@ -383,11 +368,7 @@ impl<'p> Kernel<'p> {
                     continue;
                 }
                 other => {
-                    return Err(unsupported(
-                        data.span,
-                        &format!("CCE codegen: {}-typed iter_arg {} is not supported", other.kind_name(), data.name),
-                    )
-                    .with_note("only GlobalTensor and scalar loop-carried values have a C++ form (spec §6 Q9)"))
+                    return Err(broken(data.span, &format!("a {}-typed iter_arg", other.kind_name())));
                 }
             };
             let n = self.name_var(a, &["", "_next"]);
@@ -508,7 +489,7 @@ impl<'p> Kernel<'p> {
         for (j, &r) in return_vars.iter().enumerate() {
             let data = self.vars.var(r);
             let n = match &data.ty {
-                Type::Tile(t) => self.declare_tile(r, t, data.span)?,
+                Type::Tile(t) => self.declare_tile(r, t, data.span, false)?,
                 Type::Tensor(_) => {
                     tensors.push((j, r));
                     self.name_var(r, &[""])
@@ -520,17 +501,7 @@ impl<'p> Kernel<'p> {
                     self.declared.insert(r);
                     n
                 }
-                other => {
-                    return Err(unsupported(
-                        data.span,
-                        &format!(
-                            "CCE codegen: {}-typed if return value {} is not supported",
-                            other.kind_name(),
-                            data.name
-                        ),
-                    )
-                    .with_note("the reference declares it as `T x();`, a function declaration (spec §6.1 Q23)"))
-                }
+                other => return Err(broken(data.span, &format!("a {}-typed if result", other.kind_name()))),
             };
             results.push(n);
         }
@@ -662,205 +633,6 @@ impl<'p> Kernel<'p> {
         self.indent -= 1;
         Ok(())
     }
-}
-
-/// The Tile-typed iter args of the loops in `body` whose value is never read: not in the loop
-/// body, and not after the loop through its return var. convert-to-ssa carries every name a
-/// loop body reassigns (`a_l1 = pl.load(...)` each iteration over an `a_l1` loaded before the
-/// loop); when nothing reads the carried value, the C++ needs no carry (no move into the
-/// initial tile's buffer), whatever memory the tile is in.
-fn dead_tile_carries(vars: &VarTable, body: &Stmt) -> FxHashSet<VarId> {
-    let mut used = FxHashSet::default();
-    crate::ir::visit::walk_all_exprs(body, &mut |e| {
-        if let Some(v) = e.as_var() {
-            used.insert(v);
-        }
-    });
-    let mut dead = FxHashSet::default();
-    crate::ir::visit::walk_stmts(body, &mut |s| {
-        let (Stmt::For { iter_args, return_vars, .. } | Stmt::While { iter_args, return_vars, .. }) = s else {
-            return;
-        };
-        for (k, &a) in iter_args.iter().enumerate() {
-            let read_after = return_vars.get(k).is_none_or(|r| used.contains(r));
-            if matches!(vars.var_type(a), Type::Tile(_)) && !used.contains(&a) && !read_after {
-                dead.insert(a);
-            }
-        }
-    });
-    dead
-}
-
-/// For every Tile-typed iter arg of a `for` or `while` in `body`: whether its C++ form is correct. The
-/// carried tile is its init tile's buffer (InitMemRef gives an iter arg its init's MemRef), so:
-/// the init must be a Vec tile variable sharing that MemRef; the init must not be read once the
-/// loop has started (its buffer then holds the carried value); and no tile defined after the loop
-/// may share the buffer (the loop's result lives there, and memory reuse does not see uses of
-/// the result, whose MemRef is its own: §6 Q6).
-fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<(), Diagnostic>> {
-    let mut order: Vec<&Stmt> = Vec::new();
-    crate::ir::visit::walk_stmts(body, &mut |s| order.push(s));
-    let mut out = FxHashMap::default();
-    let dead = dead_tile_carries(vars, body);
-    for (i, s) in order.iter().enumerate() {
-        let (Stmt::For { iter_args, body: loop_body, .. } | Stmt::While { iter_args, body: loop_body, .. }) = s else {
-            continue;
-        };
-        let mut size = 0usize;
-        crate::ir::visit::walk_stmts(s, &mut |_| size += 1);
-        for &a in iter_args {
-            let data = vars.var(a);
-            let Type::Tile(t) = &data.ty else { continue };
-            if dead.contains(&a) {
-                out.insert(a, Ok(()));
-                continue;
-            }
-            let check = (|| {
-                let fail = |msg: String| {
-                    Err(unsupported(data.span, &msg).with_note(
-                        "carry the value through a tensor instead: store it at the end of each iteration and load it at the start of the next",
-                    ))
-                };
-                let init = match &data.kind {
-                    VarKind::IterArg { init } => init.as_var(),
-                    _ => None,
-                };
-                let m = t.memref;
-                let Some(init) = init.filter(|u| m.is_some() && vars.var_type(*u).memref() == m) else {
-                    return fail(format!(
-                        "CCE codegen: the loop-carried tile {} must start from a tile variable",
-                        data.name
-                    ));
-                };
-                let vec = m.is_some_and(
-                    |m| matches!(&vars.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Vec),
-                );
-                // A tile yielded in the carried buffer needs no copy (an accumulator built in
-                // place, basic-memory-reuse's `carry_accumulators`); any other needs a `TMOV`
-                // into the carried buffer, which pto-isa has only within Vec memory.
-                let k = iter_args.iter().position(|x| *x == a).unwrap_or(0);
-                let yielded = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var);
-                let in_place = yielded.is_some_and(|y| vars.var_type(y).memref() == m);
-                if !vec && !in_place {
-                    let hint = if m.is_some_and(|m| matches!(&vars.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Acc)) {
-                        " unless it is accumulated in place (`acc2 = pl.block.matmul_acc(acc, a, b)` yielded, `acc` read by nothing after it)"
-                    } else {
-                        ""
-                    };
-                    return fail(format!(
-                        "CCE codegen: the loop-carried tile {} must be in Vec memory{hint}",
-                        data.name
-                    ));
-                }
-                for later in &order[i + 1..] {
-                    let uses_init = crate::ir::visit::stmt_exprs(later).any(|e| {
-                        let mut found = false;
-                        crate::ir::visit::walk_expr(e, &mut |x| found |= x.as_var() == Some(init));
-                        found
-                    });
-                    if uses_init {
-                        return fail(format!(
-                            "CCE codegen: {} is read after the loop carrying {} starts, but its buffer then holds the carried value",
-                            vars.var_name(init),
-                            data.name
-                        ));
-                    }
-                }
-                // BasicMemoryReuse does not count a yield as a use (§6 Q14): a tile defined
-                // after the yielded one in the body may have been given its buffer.
-                if let Some(y) = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var) {
-                    let ym = vars.var_type(y).memref();
-                    let mut after_def = false;
-                    for st in &order[i + 1..i + size] {
-                        let Stmt::Assign { var, .. } = st else { continue };
-                        if *var == y {
-                            after_def = true;
-                        } else if after_def && ym.is_some() && vars.var_type(*var).memref() == ym {
-                            return fail(format!(
-                                "CCE codegen: tile {} shares the buffer of {}, the value carried to the next iteration as {}",
-                                vars.var_name(*var),
-                                vars.var_name(y),
-                                data.name
-                            ));
-                        }
-                    }
-                }
-                for later in order.iter().skip(i + size) {
-                    if let Stmt::Assign { var, .. } = later {
-                        if matches!(vars.var_type(*var), Type::Tile(_)) && vars.var_type(*var).memref() == m {
-                            return fail(format!(
-                                "CCE codegen: tile {} defined after the loop shares the buffer of the loop-carried tile {}",
-                                vars.var_name(*var),
-                                data.name
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            })();
-            out.insert(a, check);
-        }
-    }
-    out
-}
-
-/// A natural `while` (pre-SSA: no iter args) carries values from one iteration to the next by
-/// name: `i = i + 1` in the body makes a new variable named `i`, and the next evaluation of
-/// the condition reads it (Python scoping; the interpreter follows it). The C++ declares each
-/// IR variable on its own, so such a loop would not see its own updates (and would not end):
-/// it is reported at the assignment, and convert-to-ssa (in the default pipeline) turns it into
-/// iter args, which the C++ carries.
-fn natural_loop_check(vars: &VarTable, cond: &Expr, body: &Stmt) -> Result<(), Diagnostic> {
-    let Some((x, at)) = carried_by_name(vars, cond, body) else { return Ok(()) };
-    Err(unsupported(
-        at,
-        &format!(
-            "CCE codegen: this while loop carries {} from one iteration to the next by name, which has no C++ form before convert-to-ssa",
-            vars.var_name(x)
-        ),
-    )
-    .with_note("help: run convert-to-ssa before codegen (the default pipeline does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"))
-}
-
-/// The variable a natural `while` (no iter args) assigns in its body under the name of one
-/// read by its condition or body before, with the assignment's span: a value the loop carries
-/// by name, which a generated loop would not see updated ([`natural_loop_check`]).
-pub(super) fn carried_by_name(vars: &VarTable, cond: &Expr, body: &Stmt) -> Option<(VarId, Span)> {
-    let mut inner: Vec<(VarId, Span)> = Vec::new();
-    crate::ir::visit::walk_stmts(body, &mut |s| match s {
-        Stmt::Assign { var, span, .. } => inner.push((*var, *span)),
-        Stmt::For { return_vars, span, .. }
-        | Stmt::While { return_vars, span, .. }
-        | Stmt::If { return_vars, span, .. } => inner.extend(return_vars.iter().map(|&r| (r, *span))),
-        _ => {}
-    });
-    let mut found = None;
-    let mut read = |e: &Expr| {
-        crate::ir::visit::for_each_var(e, &mut |v| {
-            if found.is_some() || inner.iter().any(|(x, _)| *x == v) || matches!(vars.var_type(v), Type::MemRef) {
-                return;
-            }
-            let name = vars.var_name(v);
-            if let Some(&(x, at)) = inner.iter().find(|(x, _)| vars.var_name(*x) == name) {
-                found = Some((v, x, at));
-            }
-        })
-    };
-    read(cond);
-    crate::ir::visit::walk_stmts(body, &mut |s| crate::ir::visit::stmt_exprs(s).for_each(&mut read));
-    found.map(|(_, x, at)| (x, at))
-}
-
-/// A loop whose iter args and return variables differ in number (the verifier reports it too,
-/// code 105, but codegen may run without the verifier).
-fn check_carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], span: Span) -> Result<(), Diagnostic> {
-    if iter_args.len() == return_vars.len() {
-        return Ok(());
-    }
-    Err(unsupported(
-        span,
-        &format!("{what} iter_args size ({}) must equal return_vars size ({})", iter_args.len(), return_vars.len()),
-    ))
 }
 
 /// Whether the value `body` yields at `j` is a tile in the buffer of the result `r`.

@@ -179,7 +179,9 @@ pub struct KernelOut {
 pub fn kernel(f: &Function, drop_ir: bool) -> (Option<Function>, KernelOut) {
     // Operands out of their unit's reach first: a vector op reading a matmul's Acc result is
     // the cause of the function also mixing the M and V pipes, and names the real fault.
-    let core = crate::verify::memory_reach::check(f).and_then(|()| core_type(f));
+    let core = crate::verify::memory_reach::check(f)
+        .and_then(|()| crate::verify::cce_form::check(f))
+        .and_then(|()| core_type(f));
     let file = core.clone().and_then(|core| Ok((core, kernel::emit(f)?)));
     let summary = if drop_ir { orchestration::alias::summary(f) } else { None };
     let stand_in = summary.as_ref().map(|_| stand_in(f));

@@ -50,10 +50,7 @@ pub(super) struct Kernel<'p> {
     pub(super) declared: FxHashSet<VarId>,
     pub(super) out: String,
     pub(super) indent: usize,
-    /// Tile iter args → `Err` when the loop-carried tile has no correct C++ (see
-    /// [`tile_carry_checks`]).
-    pub(super) tile_carry: FxHashMap<VarId, Result<(), Diagnostic>>,
-    /// Tile iter args whose carried value nobody reads (see [`dead_tile_carries`]): their
+    /// Tile iter args whose carried value nobody reads (see [`crate::verify::cce_form::dead_tile_carries`]): their
     /// yields move nothing.
     pub(super) dead_carries: FxHashSet<VarId>,
     /// Values of the last `yield`, consumed by the enclosing `for`/`if`.
@@ -68,6 +65,9 @@ pub(super) struct Kernel<'p> {
     pub(super) decls_at: usize,
     /// The text of a view's declaration → its name (each is declared once).
     pub(super) views: FxHashMap<String, Rc<str>>,
+    /// The declaration text (`Tile<…>`, constructor arguments, address) of each placed tile
+    /// declared in the prologue → the name of the first tile declared so.
+    pub(super) placed_tiles: FxHashMap<String, Rc<str>>,
     /// On-chip places of the tile results of `if`s, which init-mem-ref puts in DDR (MemRef →
     /// memory and address), after the function's tiles ([`tile_homes`]).
     pub(super) homes: Homes,
@@ -196,7 +196,20 @@ impl<'p> Kernel<'p> {
     }
 
     /// `using tType = Tile<…>; tType t(rows, cols); TASSIGN(t, addr);`.
-    pub(super) fn declare_tile(&mut self, var: VarId, t: &TileType, span: Span) -> Result<Rc<str>, Diagnostic> {
+    ///
+    /// With `share` (the prologue's declarations, all in the kernel's outermost scope), a placed
+    /// tile declared exactly like an earlier one, the same memory seen the same way, is a
+    /// reference to that tile's object: a second object would cost a `TASSIGN` on the scalar
+    /// pipe and hold nothing new (the buffer of a tile that allocate-memory-addr hands to a
+    /// later one of the same type: a compare's mask buffer, a tile of ones built in the buffer
+    /// of the select that reads it, the result of an op computed in place).
+    pub(super) fn declare_tile(
+        &mut self,
+        var: VarId,
+        t: &TileType,
+        span: Span,
+        share: bool,
+    ) -> Result<Rc<str>, Diagnostic> {
         let ty = tile_type_homed(self.vars, t, span, &self.homes)?;
         let n = self.name_var(var, &["", "Type"]);
         let key = ty.without_addr();
@@ -213,6 +226,16 @@ impl<'p> Kernel<'p> {
             let (rows, cols) = valid.unwrap_or((ty.rows, ty.cols));
             cat!(&mut self.tile_text.2; "(", rows, ", ", cols, ");\n");
             self.tile_text.0 = if valid.is_some() { None } else { Some(key) };
+        }
+        if let (Some(a), true) = (ty.addr, share) {
+            let key = format!("{}{}{a:x}", self.tile_text.1, self.tile_text.2);
+            if let Some(first) = self.placed_tiles.get(&key).cloned() {
+                self.start_line();
+                cat!(&mut self.out; "auto& ", &n, " = ", &first, ";\n");
+                self.declared.insert(var);
+                return Ok(n);
+            }
+            self.placed_tiles.insert(key, n.clone());
         }
         // The hottest lines of a kernel: appended piece by piece (see `crate::text`).
         self.start_line();
@@ -251,6 +274,12 @@ pub(super) fn not_legalized(span: Span, what: &str) -> Diagnostic {
     unsupported(span, &format!("CCE codegen: {what}"))
         .with_note("the copy it needs is made an IR op by legalize-cce, so that insert-sync orders it and allocate-memory-addr places its buffer")
         .with_note("help: run legalize-cce (the default pipeline does) before insert-sync and allocate-memory-addr")
+}
+
+/// IR the C++ form rule ([`crate::verify::cce_form`]) refuses, found by the writer: a bug of
+/// ptoc (the rule runs on every kernel before its C++ is written).
+pub(super) fn broken(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::internal(codes::NO_CPP_FORM, span, format!("CCE codegen: {what}, which the C++ form rule refuses"))
 }
 
 /// An error of code generation at `span`.

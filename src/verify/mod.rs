@@ -8,6 +8,7 @@
 //! functions inside). Within a function, findings come in the reference visitor's order.
 
 mod allocated_addr;
+pub mod cce_form;
 mod has_memrefs;
 mod incore_block_ops;
 pub mod memory_reach;

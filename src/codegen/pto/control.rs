@@ -161,7 +161,7 @@ impl FnGen<'_> {
         // Before convert-to-ssa a `while` carries values by name: the MLIR condition would read
         // the value from before the loop in every iteration.
         if iter_args.is_empty() {
-            if let Some((x, at)) = crate::codegen::kernel::carried_by_name(self.vars, cond, body) {
+            if let Some((x, at)) = crate::verify::cce_form::carried_by_name(self.vars, cond, body) {
                 return Err(Diagnostic::error(
                     codes::NO_PTO_FORM,
                     at,

@@ -1,0 +1,317 @@
+//! The CCE C++ form rule: what the kernel writer (`codegen::kernel`) needs of a kernel's IR
+//! beyond the IR properties the passes keep. Code generation runs it on each kernel before
+//! writing any of its C++, so a construct without a C++ form is reported here, at the
+//! construct, and the writer refuses nothing this rule accepted: an error of the writer on a
+//! kernel that passed is a bug of ptoc (an internal error), naga's validator contract.
+//!
+//! Like the memory-space rule ([`super::memory_reach`]) it is not one of the properties the
+//! passes keep, so that the IR-only passes accept what the reference accepts.
+//!
+//! Checked here: `break`/`continue` (inside a loop that carries no values), loops whose iter
+//! args and results differ in number, natural `while` loops that carry values by name, the
+//! types of loop-carried values and `if` results, and the buffers of loop-carried tiles.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::diag::{codes, Diagnostic, Span};
+use crate::ir::{Expr, Function, Stmt, Type, VarId, VarKind, VarTable};
+
+/// Checks kernel `f`; the first construct without a C++ form, in program order.
+pub fn check(f: &Function) -> Result<(), Diagnostic> {
+    let cx = Cx { vars: &f.vars, carries: tile_carry_checks(&f.vars, &f.body) };
+    cx.stmt(&f.body, &mut Vec::new())
+}
+
+/// An error of this rule at `span`.
+fn refused(span: Span, msg: String) -> Diagnostic {
+    Diagnostic::error(codes::NO_CPP_FORM, span, msg)
+}
+
+struct Cx<'f> {
+    vars: &'f VarTable,
+    /// Tile iter args → whether their carried buffer has a C++ form ([`tile_carry_checks`]).
+    carries: FxHashMap<VarId, Result<(), Diagnostic>>,
+}
+
+impl Cx<'_> {
+    /// `loops`: the loops around `s`, innermost last, each with whether it carries values.
+    fn stmt(&self, s: &Stmt, loops: &mut Vec<bool>) -> Result<(), Diagnostic> {
+        match s {
+            Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|c| self.stmt(c, loops)),
+            Stmt::Scope { body, .. } => self.stmt(body, loops),
+            Stmt::If { then_body, else_body, return_vars, .. } => {
+                return_vars.iter().try_for_each(|&r| self.if_result(r))?;
+                self.stmt(then_body, loops)?;
+                else_body.as_deref().map_or(Ok(()), |e| self.stmt(e, loops))
+            }
+            Stmt::For { iter_args, body, return_vars, span, .. } => {
+                check_carried_sizes("ForStmt", iter_args, return_vars, *span)?;
+                self.loop_body(iter_args, body, loops)
+            }
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                check_carried_sizes("WhileStmt", iter_args, return_vars, *span)?;
+                if iter_args.is_empty() {
+                    natural_loop_check(self.vars, cond, body)?;
+                }
+                self.loop_body(iter_args, body, loops)
+            }
+            Stmt::Break { span } | Stmt::Continue { span } => {
+                let word = if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" };
+                match loops.last() {
+                    None => Err(refused(*span, format!("CCE codegen: `{word}` outside a loop"))),
+                    // The front end refuses a jump in a loop that carries values; IR built
+                    // otherwise would skip the assignments of the carried variables at the end
+                    // of the body.
+                    Some(true) => Err(refused(
+                        *span,
+                        format!(
+                            "CCE codegen: `{word}` in a loop with iter_args would skip the update of its loop-carried values"
+                        ),
+                    )),
+                    Some(false) => Ok(()),
+                }
+            }
+            Stmt::Assign { .. } | Stmt::Eval { .. } | Stmt::Return { .. } | Stmt::Yield { .. } => Ok(()),
+        }
+    }
+
+    fn loop_body(&self, iter_args: &[VarId], body: &Stmt, loops: &mut Vec<bool>) -> Result<(), Diagnostic> {
+        iter_args.iter().try_for_each(|&a| self.iter_arg(a))?;
+        loops.push(!iter_args.is_empty());
+        let checked = self.stmt(body, loops);
+        loops.pop();
+        checked
+    }
+
+    /// A loop-carried value: a GlobalTensor or a scalar, declared before the loop from its
+    /// init, or a tile whose buffer carries it.
+    fn iter_arg(&self, a: VarId) -> Result<(), Diagnostic> {
+        let data = self.vars.var(a);
+        if !matches!(data.kind, VarKind::IterArg { .. }) {
+            return Err(refused(data.span, "CCE codegen: iter_arg without an init value".to_string()));
+        }
+        match &data.ty {
+            Type::Tensor(_) | Type::Scalar(_) => Ok(()),
+            Type::Tile(_) => match self.carries.get(&a) {
+                Some(Err(d)) => Err(d.clone()),
+                _ => Ok(()),
+            },
+            other => Err(refused(
+                data.span,
+                format!("CCE codegen: {}-typed iter_arg {} is not supported", other.kind_name(), data.name),
+            )
+            .with_note("only GlobalTensor and scalar loop-carried values have a C++ form (spec §6 Q9)")),
+        }
+    }
+
+    fn if_result(&self, r: VarId) -> Result<(), Diagnostic> {
+        let data = self.vars.var(r);
+        match &data.ty {
+            Type::Tile(_) | Type::Tensor(_) | Type::Scalar(_) => Ok(()),
+            other => Err(refused(
+                data.span,
+                format!("CCE codegen: {}-typed if return value {} is not supported", other.kind_name(), data.name),
+            )
+            .with_note("the reference declares it as `T x();`, a function declaration (spec §6.1 Q23)")),
+        }
+    }
+}
+
+/// The Tile-typed iter args of the loops in `body` whose value is never read: not in the loop
+/// body, and not after the loop through its return var. convert-to-ssa carries every name a
+/// loop body reassigns (`a_l1 = pl.load(...)` each iteration over an `a_l1` loaded before the
+/// loop); when nothing reads the carried value, the C++ needs no carry (no move into the
+/// initial tile's buffer), whatever memory the tile is in.
+pub fn dead_tile_carries(vars: &VarTable, body: &Stmt) -> FxHashSet<VarId> {
+    let mut used = FxHashSet::default();
+    crate::ir::visit::walk_all_exprs(body, &mut |e| {
+        if let Some(v) = e.as_var() {
+            used.insert(v);
+        }
+    });
+    let mut dead = FxHashSet::default();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        let (Stmt::For { iter_args, return_vars, .. } | Stmt::While { iter_args, return_vars, .. }) = s else {
+            return;
+        };
+        for (k, &a) in iter_args.iter().enumerate() {
+            let read_after = return_vars.get(k).is_none_or(|r| used.contains(r));
+            if matches!(vars.var_type(a), Type::Tile(_)) && !used.contains(&a) && !read_after {
+                dead.insert(a);
+            }
+        }
+    });
+    dead
+}
+
+/// For every Tile-typed iter arg of a `for` or `while` in `body`: whether its C++ form is correct. The
+/// carried tile is its init tile's buffer (InitMemRef gives an iter arg its init's MemRef), so:
+/// the init must be a Vec tile variable sharing that MemRef; the init must not be read once the
+/// loop has started (its buffer then holds the carried value); and no tile defined after the loop
+/// may share the buffer (the loop's result lives there, and memory reuse does not see uses of
+/// the result, whose MemRef is its own: §6 Q6).
+fn tile_carry_checks(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, Result<(), Diagnostic>> {
+    let mut order: Vec<&Stmt> = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| order.push(s));
+    let mut out = FxHashMap::default();
+    let dead = dead_tile_carries(vars, body);
+    for (i, s) in order.iter().enumerate() {
+        let (Stmt::For { iter_args, body: loop_body, .. } | Stmt::While { iter_args, body: loop_body, .. }) = s else {
+            continue;
+        };
+        let mut size = 0usize;
+        crate::ir::visit::walk_stmts(s, &mut |_| size += 1);
+        for &a in iter_args {
+            let data = vars.var(a);
+            let Type::Tile(t) = &data.ty else { continue };
+            if dead.contains(&a) {
+                out.insert(a, Ok(()));
+                continue;
+            }
+            let check = (|| {
+                let fail = |msg: String| {
+                    Err(refused(data.span, msg).with_note(
+                        "carry the value through a tensor instead: store it at the end of each iteration and load it at the start of the next",
+                    ))
+                };
+                let init = match &data.kind {
+                    VarKind::IterArg { init } => init.as_var(),
+                    _ => None,
+                };
+                let m = t.memref;
+                let Some(init) = init.filter(|u| m.is_some() && vars.var_type(*u).memref() == m) else {
+                    return fail(format!(
+                        "CCE codegen: the loop-carried tile {} must start from a tile variable",
+                        data.name
+                    ));
+                };
+                let vec = m.is_some_and(
+                    |m| matches!(&vars.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Vec),
+                );
+                // A tile yielded in the carried buffer needs no copy (an accumulator built in
+                // place, basic-memory-reuse's `carry_accumulators`); any other needs a `TMOV`
+                // into the carried buffer, which pto-isa has only within Vec memory.
+                let k = iter_args.iter().position(|x| *x == a).unwrap_or(0);
+                let yielded = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var);
+                let in_place = yielded.is_some_and(|y| vars.var_type(y).memref() == m);
+                if !vec && !in_place {
+                    let hint = if m.is_some_and(|m| matches!(&vars.var(m).kind, VarKind::MemRef(info) if info.space == crate::ir::MemorySpace::Acc)) {
+                        " unless it is accumulated in place (`acc2 = pl.block.matmul_acc(acc, a, b)` yielded, `acc` read by nothing after it)"
+                    } else {
+                        ""
+                    };
+                    return fail(format!(
+                        "CCE codegen: the loop-carried tile {} must be in Vec memory{hint}",
+                        data.name
+                    ));
+                }
+                for later in &order[i + 1..] {
+                    let uses_init = crate::ir::visit::stmt_exprs(later).any(|e| {
+                        let mut found = false;
+                        crate::ir::visit::walk_expr(e, &mut |x| found |= x.as_var() == Some(init));
+                        found
+                    });
+                    if uses_init {
+                        return fail(format!(
+                            "CCE codegen: {} is read after the loop carrying {} starts, but its buffer then holds the carried value",
+                            vars.var_name(init),
+                            data.name
+                        ));
+                    }
+                }
+                // BasicMemoryReuse does not count a yield as a use (§6 Q14): a tile defined
+                // after the yielded one in the body may have been given its buffer.
+                if let Some(y) = loop_body.final_yield().and_then(|ys| ys.get(k)).and_then(Expr::as_var) {
+                    let ym = vars.var_type(y).memref();
+                    let mut after_def = false;
+                    for st in &order[i + 1..i + size] {
+                        let Stmt::Assign { var, .. } = st else { continue };
+                        if *var == y {
+                            after_def = true;
+                        } else if after_def && ym.is_some() && vars.var_type(*var).memref() == ym {
+                            return fail(format!(
+                                "CCE codegen: tile {} shares the buffer of {}, the value carried to the next iteration as {}",
+                                vars.var_name(*var),
+                                vars.var_name(y),
+                                data.name
+                            ));
+                        }
+                    }
+                }
+                for later in order.iter().skip(i + size) {
+                    if let Stmt::Assign { var, .. } = later {
+                        if matches!(vars.var_type(*var), Type::Tile(_)) && vars.var_type(*var).memref() == m {
+                            return fail(format!(
+                                "CCE codegen: tile {} defined after the loop shares the buffer of the loop-carried tile {}",
+                                vars.var_name(*var),
+                                data.name
+                            ));
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            out.insert(a, check);
+        }
+    }
+    out
+}
+
+/// A natural `while` (pre-SSA: no iter args) carries values from one iteration to the next by
+/// name: `i = i + 1` in the body makes a new variable named `i`, and the next evaluation of
+/// the condition reads it (Python scoping; the interpreter follows it). The C++ declares each
+/// IR variable on its own, so such a loop would not see its own updates (and would not end):
+/// it is reported at the assignment, and convert-to-ssa (in the default pipeline) turns it into
+/// iter args, which the C++ carries.
+fn natural_loop_check(vars: &VarTable, cond: &Expr, body: &Stmt) -> Result<(), Diagnostic> {
+    let Some((x, at)) = carried_by_name(vars, cond, body) else { return Ok(()) };
+    Err(refused(
+        at,
+        format!(
+            "CCE codegen: this while loop carries {} from one iteration to the next by name, which has no C++ form before convert-to-ssa",
+            vars.var_name(x)
+        ),
+    )
+    .with_note("help: run convert-to-ssa before codegen (the default pipeline does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"))
+}
+
+/// The variable a natural `while` (no iter args) assigns in its body under the name of one
+/// read by its condition or body before, with the assignment's span: a value the loop carries
+/// by name, which a generated loop would not see updated ([`natural_loop_check`]).
+pub fn carried_by_name(vars: &VarTable, cond: &Expr, body: &Stmt) -> Option<(VarId, Span)> {
+    let mut inner: Vec<(VarId, Span)> = Vec::new();
+    crate::ir::visit::walk_stmts(body, &mut |s| match s {
+        Stmt::Assign { var, span, .. } => inner.push((*var, *span)),
+        Stmt::For { return_vars, span, .. }
+        | Stmt::While { return_vars, span, .. }
+        | Stmt::If { return_vars, span, .. } => inner.extend(return_vars.iter().map(|&r| (r, *span))),
+        _ => {}
+    });
+    let mut found = None;
+    let mut read = |e: &Expr| {
+        crate::ir::visit::for_each_var(e, &mut |v| {
+            if found.is_some() || inner.iter().any(|(x, _)| *x == v) || matches!(vars.var_type(v), Type::MemRef) {
+                return;
+            }
+            let name = vars.var_name(v);
+            if let Some(&(x, at)) = inner.iter().find(|(x, _)| vars.var_name(*x) == name) {
+                found = Some((v, x, at));
+            }
+        })
+    };
+    read(cond);
+    crate::ir::visit::walk_stmts(body, &mut |s| crate::ir::visit::stmt_exprs(s).for_each(&mut read));
+    found.map(|(_, x, at)| (x, at))
+}
+
+/// A loop whose iter args and return variables differ in number (the type checker reports it
+/// too, code 105, but code generation may run on IR no verifier has seen).
+fn check_carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], span: Span) -> Result<(), Diagnostic> {
+    if iter_args.len() == return_vars.len() {
+        return Ok(());
+    }
+    Err(refused(
+        span,
+        format!("{what} iter_args size ({}) must equal return_vars size ({})", iter_args.len(), return_vars.len()),
+    ))
+}
