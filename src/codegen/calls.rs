@@ -29,7 +29,7 @@
 use std::rc::Rc;
 
 use super::ctype::{Placed, TileCType};
-use super::writer::{not_legalized, unsupported, Global, Kernel, TileRef};
+use super::writer::{broken, not_legalized, unsupported, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, MemorySpace, TileLayout, TilePad, Type, VarId};
 use crate::ops::cce::{CceEmit, Family};
@@ -41,13 +41,12 @@ use crate::text::cat;
 pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let op = match &c.callee {
         Callee::Op(op) => *op,
-        Callee::Function(f) => return Err(no_codegen(f, span).with_note("a kernel cannot call another function")),
+        Callee::Function(f) => return Err(broken(span, &format!("a call of function {f}"))),
     };
     let def = crate::ops::def(op);
     let name = def.name;
-    let Some(form) = def.cce else { return Err(no_codegen(name, span)) };
+    let Some(form) = def.cce else { return Err(broken(span, &format!("{name}, which has no C++ form"))) };
     let args = &c.args;
-    check_folded(k, form, name, target, args, span)?;
     let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(args, n, span, msg);
     let family_arity = |n: usize, family: Family| {
         let family = family.message_name();
@@ -117,7 +116,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::BlockIdx => {
             let axis =
                 kwargs::int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
-            let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
+            let var = target.ok_or_else(|| broken(span, &format!("an unassigned {name}")))?;
             let decl = scalar_decl(k, var, span)?;
             k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
         }
@@ -130,9 +129,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::TensorDim => tensor_dim(k, target, name, c, span)?,
         CceEmit::TensorRead => tensor_read(k, target, name, c, span)?,
         CceEmit::Transpose => transpose(k, target, name, c, span)?,
-        CceEmit::Unsupported { why } => {
-            return Err(unsupported(span, &format!("CCE codegen: {name} is not supported")).with_note(why));
-        }
+        CceEmit::Unsupported { .. } => return Err(broken(span, &format!("{name}, which has no C++ form"))),
     }
     Ok(())
 }
@@ -270,12 +267,12 @@ fn extract(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Sp
     let x = k.tile_ref(&args[0])?;
     let offs: Vec<String> = match &args[2].kind {
         ExprKind::MakeTuple(xs) => xs.iter().map(|e| k.value(e)).collect::<Result<_, _>>()?,
-        _ => return Err(unsupported(args[2].span, "CCE codegen: the offset of block.view must be a list literal")),
+        _ => return Err(broken(args[2].span, "a block.view offset that is not a list literal")),
     };
     let (r, c) = match offs.as_slice() {
         [c] => ("0".to_string(), c.clone()),
         [r, c] => (r.clone(), c.clone()),
-        _ => return Err(unsupported(args[2].span, "CCE codegen: block.view needs a 1-D or 2-D offset")),
+        _ => return Err(broken(args[2].span, "a block.view offset of another rank than 1 or 2")),
     };
     k.linef(format_args!("TEXTRACT({}, {}, {r}, {c});", d.name, x.name));
     Ok(())
@@ -319,15 +316,15 @@ fn tensor_dim(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span:
     let args = &c.args;
     expect_arity(&c.args, 2, span, &|| "tensor.dim requires 2 arguments: tensor, axis".to_string())?;
     let Type::Tensor(t) = k.type_of(&args[0]) else {
-        return Err(unsupported(span, "tensor.dim: first argument must be a tensor"));
+        return Err(broken(span, "a tensor.dim of a non-tensor"));
     };
     let rank = t.shape.len() as i64;
-    let axis = args[1].as_const_int().ok_or_else(|| unsupported(span, "tensor.dim: axis must be a constant"))?;
+    let axis = args[1].as_const_int().ok_or_else(|| broken(span, "a tensor.dim axis that is not a constant"))?;
     let ax = if axis < 0 { axis + rank } else { axis };
     let dim = usize::try_from(ax)
         .ok()
         .and_then(|a| t.shape.get(a))
-        .ok_or_else(|| unsupported(span, &format!("tensor.dim: axis {axis} out of range for rank {rank}")))?;
+        .ok_or_else(|| broken(span, &format!("a tensor.dim axis {axis} out of range for rank {rank}")))?;
     // A static dimension is a constant; a runtime one (a symbolic dimension `M`) is the
     // extent the `Tensor` argument carries (`repeats`, its shape).
     let dim = match dim.as_const_int() {
@@ -339,7 +336,7 @@ fn tensor_dim(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span:
             format!("static_cast<int64_t>({}->repeats[{ax}])", var.tensor)
         }
     };
-    let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
+    let var = target.ok_or_else(|| broken(span, &format!("an unassigned {name}")))?;
     let decl = scalar_decl(k, var, span)?;
     k.linef(format_args!("{decl}{dim};"));
     Ok(())
@@ -350,7 +347,7 @@ fn tensor_read(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
     let args = &c.args;
     expect_arity(&c.args, 2, span, &|| "tensor.read requires 2 arguments: tensor, indices".to_string())?;
     let t = &args[0];
-    let var = t.as_var().ok_or_else(|| unsupported(t.span, "tensor.read: the tensor must be a variable"))?;
+    let var = t.as_var().ok_or_else(|| broken(t.span, "a tensor.read of an expression"))?;
     let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {
         unsupported(t.span, "tensor.read: the tensor must be a kernel parameter")
             .with_note("a kernel can only access tensors passed as parameters")
@@ -362,13 +359,13 @@ fn tensor_read(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
             .with_note("a scalar read of a tensor the kernel writes would need a sync the passes do not place"));
     }
     let ExprKind::MakeTuple(idx) = &args[1].kind else {
-        return Err(unsupported(args[1].span, "tensor.read: indices must be a list literal"));
+        return Err(broken(args[1].span, "tensor.read indices that are not a list literal"));
     };
     let mut terms = vec![format!("{tensor}->start_offset")];
     for (i, x) in idx.iter().enumerate() {
         terms.push(format!("({}) * {tensor}->strides[{i}]", k.value(x)?));
     }
-    let var = target.ok_or_else(|| unsupported(span, &format!("the result of {name} must be assigned")))?;
+    let var = target.ok_or_else(|| broken(span, &format!("an unassigned {name}")))?;
     let decl = scalar_decl(k, var, span)?;
     k.linef(format_args!("{decl}{ptr}[{}];", terms.join(" + ")));
     Ok(())
@@ -388,53 +385,6 @@ fn transpose(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: 
     Ok(())
 }
 
-/// Refuses an op on a tile of more than two dimensions whose result folding the leading
-/// dimensions into rows would change (see [`super::ctype::tile_rows_cols`]): only loads,
-/// stores, moves, allocations and element-wise ops whose tile operands all have the result's
-/// shape compute element for element on the folded tiles what they compute on the N-D ones.
-fn check_folded(
-    k: &Kernel,
-    form: CceEmit,
-    name: &str,
-    target: Option<VarId>,
-    args: &[Expr],
-    span: Span,
-) -> Result<(), Diagnostic> {
-    let result = target.map(|v| k.type_of(&Expr::var(v, span)).clone());
-    let tile_shape = |t: &Type| match t {
-        Type::Tile(t) => Some(t.shape.clone()),
-        _ => None,
-    };
-    let mut shapes: Vec<Vec<Expr>> = args.iter().filter_map(|a| tile_shape(k.type_of(a))).collect();
-    let result_shape = result.as_ref().and_then(tile_shape);
-    shapes.extend(result_shape.clone());
-    let Some(rank) = shapes.iter().map(Vec::len).max().filter(|r| *r > 2) else { return Ok(()) };
-    let same_shapes = shapes.iter().all(|s| Some(s) == result_shape.as_ref());
-    let folds = match form {
-        CceEmit::Load | CceEmit::Store | CceEmit::Nothing => true,
-        CceEmit::Move | CceEmit::VecMove | CceEmit::Cast | CceEmit::Elementwise { .. } => same_shapes,
-        _ => false,
-    };
-    if folds {
-        return Ok(());
-    }
-    let why = if matches!(form, CceEmit::Elementwise { .. } | CceEmit::Cast) {
-        "its operands have different shapes: a broadcast over a leading dimension does not fold"
-    } else {
-        "it works along rows or columns, or across the tile, where the folded rows are not the tile's"
-    };
-    Err(unsupported(
-        span,
-        &format!("CCE codegen: {name} on a {rank}-D tile: its C++ tile folds the leading dimensions into rows, which changes what {name} computes"),
-    )
-    .with_note(why)
-    .with_note("compute on 2-D tiles: load the data as a 2-D tile (a 2-D window of the tensor) for this op"))
-}
-
-fn no_codegen(name: &str, span: Span) -> Diagnostic {
-    unsupported(span, &format!("No codegen registered for operation: {name}"))
-}
-
 /// `INSTR(d, a0, …, a{n-1}<tail>);`, written straight into the kernel's text.
 fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) -> Result<(), Diagnostic> {
     k.start_line();
@@ -450,12 +400,9 @@ fn instruction(k: &mut Kernel, instr: &str, d: &str, args: &[Expr], tail: &str) 
 
 /// The variable assigned by a tile-producing op.
 fn dst_var(k: &Kernel, target: Option<VarId>, op: &str, span: Span) -> Result<VarId, Diagnostic> {
-    let var = target.ok_or_else(|| unsupported(span, &format!("the result of {op} must be assigned to a tile")))?;
+    let var = target.ok_or_else(|| broken(span, &format!("an unassigned {op}")))?;
     if !matches!(k.vars.var_type(var), Type::Tile(_)) {
-        return Err(unsupported(
-            span,
-            &format!("the result of {op} must be a tile, got {}", k.vars.var_type(var).kind_name()),
-        ));
+        return Err(broken(span, &format!("{op} assigned to a {}", k.vars.var_type(var).kind_name())));
     }
     Ok(var)
 }
@@ -744,17 +691,17 @@ fn scalar_decl(k: &mut Kernel, var: VarId, span: Span) -> Result<String, Diagnos
 /// For an access to tensor `t` at `offsets`: its GlobalTensor's name and the `TASSIGN` line
 /// pointing it at the window's first element.
 fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str>, String), Diagnostic> {
-    let var = t.as_var().ok_or_else(|| unsupported(t.span, "CCE codegen: the accessed tensor must be a variable"))?;
+    let var = t.as_var().ok_or_else(|| broken(t.span, "an access of a tensor expression"))?;
     let g = k.name_of(var, t.span)?;
     let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {
         unsupported(t.span, &format!("Pointer for tensor {g} not found"))
             .with_note("a kernel can only access tensors passed as parameters")
     })?;
     let ExprKind::MakeTuple(offs) = &offsets.kind else {
-        return Err(unsupported(offsets.span, "CCE codegen: offsets must be a list literal"));
+        return Err(broken(offsets.span, "offsets that are not a list literal"));
     };
     if offs.is_empty() {
-        return Err(unsupported(span, "CCE codegen: offsets must not be empty"));
+        return Err(broken(span, "an empty offset list"));
     }
     let mut terms = vec![format!("{tensor}->start_offset")];
     for (i, o) in offs.iter().enumerate() {

@@ -71,7 +71,31 @@ pub enum CceEmit {
     Unsupported { why: &'static str },
 }
 
+/// What the C++ of an op assigns, which its call must then be assigned to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writes {
+    /// A tile: the call must be assigned to a tile variable.
+    Tile,
+    /// A scalar declared from the call: the call must be assigned.
+    Scalar,
+    /// Nothing, or a result the call may drop (a store's tensor).
+    Optional,
+}
+
 impl CceEmit {
+    /// What the form assigns ([`Writes`]).
+    pub fn writes(self) -> Writes {
+        match self {
+            CceEmit::Store
+            | CceEmit::Flag { .. }
+            | CceEmit::Barrier { .. }
+            | CceEmit::Nothing
+            | CceEmit::Unsupported { .. } => Writes::Optional,
+            CceEmit::BlockIdx | CceEmit::TensorDim | CceEmit::TensorRead => Writes::Scalar,
+            _ => Writes::Tile,
+        }
+    }
+
     /// Whether the form runs an instruction on a device pipe (so the op needs a pipe in the
     /// operator table). The allocation forms, `tensor.dim`, `tensor.read` and the unsupported
     /// form do not.

@@ -9,12 +9,16 @@
 //!
 //! Checked here: `break`/`continue` (inside a loop that carries no values), loops whose iter
 //! args and results differ in number, natural `while` loops that carry values by name, the
-//! types of loop-carried values and `if` results, and the buffers of loop-carried tiles.
+//! types of loop-carried values and `if` results, the buffers of loop-carried tiles, and per
+//! op call: a C++ form (no call of another function), N-D tiles only where folding their
+//! leading dimensions into rows computes the same, a result assigned where the C++ assigns one,
+//! offsets and indices written as lists.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Expr, Function, Stmt, Type, VarId, VarKind, VarTable};
+use crate::ir::{Call, Callee, Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
+use crate::ops::cce::{CceEmit, Writes};
 
 /// Checks kernel `f`; the first construct without a C++ form, in program order.
 pub fn check(f: &Function) -> Result<(), Diagnostic> {
@@ -71,7 +75,15 @@ impl Cx<'_> {
                     Some(false) => Ok(()),
                 }
             }
-            Stmt::Assign { .. } | Stmt::Eval { .. } | Stmt::Return { .. } | Stmt::Yield { .. } => Ok(()),
+            Stmt::Assign { var, value, span } => match &value.kind {
+                ExprKind::Call(c) => self.call(Some(*var), c, *span),
+                _ => Ok(()),
+            },
+            Stmt::Eval { expr, span } => match &expr.kind {
+                ExprKind::Call(c) => self.call(None, c, *span),
+                _ => Ok(()),
+            },
+            Stmt::Return { .. } | Stmt::Yield { .. } => Ok(()),
         }
     }
 
@@ -102,6 +114,90 @@ impl Cx<'_> {
             )
             .with_note("only GlobalTensor and scalar loop-carried values have a C++ form (spec §6 Q9)")),
         }
+    }
+
+    /// An op call assigned to `target` (an `EvalStmt` has none): an op with a C++ form, on
+    /// tiles whose folded C++ form computes what the op does, assigned where its C++ assigns
+    /// a value, with its offsets and indices written out as lists.
+    fn call(&self, target: Option<VarId>, c: &Call, span: Span) -> Result<(), Diagnostic> {
+        let op = match &c.callee {
+            Callee::Op(op) => *op,
+            Callee::Function(f) => return Err(no_codegen(f, span).with_note("a kernel cannot call another function")),
+        };
+        let def = crate::ops::def(op);
+        let name = def.name;
+        let Some(form) = def.cce else { return Err(no_codegen(name, span)) };
+        if let CceEmit::Unsupported { why } = form {
+            return Err(refused(span, format!("CCE codegen: {name} is not supported")).with_note(why));
+        }
+        let args = &c.args;
+        check_folded(self.vars, form, name, target, args, span)?;
+        match (form.writes(), target) {
+            (Writes::Tile, None) => {
+                return Err(refused(span, format!("the result of {name} must be assigned to a tile")))
+            }
+            (Writes::Tile, Some(v)) if !matches!(self.vars.var_type(v), Type::Tile(_)) => {
+                let got = self.vars.var_type(v).kind_name();
+                return Err(refused(span, format!("the result of {name} must be a tile, got {got}")));
+            }
+            (Writes::Scalar, None) => return Err(refused(span, format!("the result of {name} must be assigned"))),
+            _ => {}
+        }
+        let list = |i: usize| match args.get(i).map(|a| &a.kind) {
+            Some(ExprKind::MakeTuple(xs)) => Some(xs.len()),
+            _ => None,
+        };
+        let tensor_var = |what: &str| match args.first() {
+            Some(t) if t.as_var().is_none() => Err(refused(t.span, format!("CCE codegen: {what} must be a variable"))),
+            _ => Ok(()),
+        };
+        match form {
+            CceEmit::Load | CceEmit::Store => {
+                tensor_var("the accessed tensor")?;
+                let at = args.get(1).map_or(span, |a| a.span);
+                match list(1) {
+                    None => return Err(refused(at, "CCE codegen: offsets must be a list literal".to_string())),
+                    Some(0) => return Err(refused(span, "CCE codegen: offsets must not be empty".to_string())),
+                    Some(_) => {}
+                }
+            }
+            CceEmit::Extract => {
+                let at = args.get(2).map_or(span, |a| a.span);
+                match list(2) {
+                    None => {
+                        return Err(refused(
+                            at,
+                            "CCE codegen: the offset of block.view must be a list literal".to_string(),
+                        ))
+                    }
+                    Some(1 | 2) => {}
+                    Some(_) => {
+                        return Err(refused(at, "CCE codegen: block.view needs a 1-D or 2-D offset".to_string()))
+                    }
+                }
+            }
+            CceEmit::TensorRead => {
+                tensor_var("tensor.read: the tensor")?;
+                if list(1).is_none() {
+                    let at = args.get(1).map_or(span, |a| a.span);
+                    return Err(refused(at, "tensor.read: indices must be a list literal".to_string()));
+                }
+            }
+            CceEmit::TensorDim => {
+                let Some(Type::Tensor(t)) = args.first().map(|a| self.vars.type_of(a)) else {
+                    return Err(refused(span, "tensor.dim: first argument must be a tensor".to_string()));
+                };
+                let rank = t.shape.len() as i64;
+                let Some(axis) = args.get(1).and_then(Expr::as_const_int) else {
+                    return Err(refused(span, "tensor.dim: axis must be a constant".to_string()));
+                };
+                if !(-rank..rank).contains(&axis) {
+                    return Err(refused(span, format!("tensor.dim: axis {axis} out of range for rank {rank}")));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn if_result(&self, r: VarId) -> Result<(), Diagnostic> {
@@ -314,4 +410,51 @@ fn check_carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], s
         span,
         format!("{what} iter_args size ({}) must equal return_vars size ({})", iter_args.len(), return_vars.len()),
     ))
+}
+
+/// Refuses an op on a tile of more than two dimensions whose result folding the leading
+/// dimensions into rows would change (see [`super::ctype::tile_rows_cols`]): only loads,
+/// stores, moves, allocations and element-wise ops whose tile operands all have the result's
+/// shape compute element for element on the folded tiles what they compute on the N-D ones.
+fn check_folded(
+    vars: &VarTable,
+    form: CceEmit,
+    name: &str,
+    target: Option<VarId>,
+    args: &[Expr],
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let result = target.map(|v| vars.type_of(&Expr::var(v, span)).clone());
+    let tile_shape = |t: &Type| match t {
+        Type::Tile(t) => Some(t.shape.clone()),
+        _ => None,
+    };
+    let mut shapes: Vec<Vec<Expr>> = args.iter().filter_map(|a| tile_shape(vars.type_of(a))).collect();
+    let result_shape = result.as_ref().and_then(tile_shape);
+    shapes.extend(result_shape.clone());
+    let Some(rank) = shapes.iter().map(Vec::len).max().filter(|r| *r > 2) else { return Ok(()) };
+    let same_shapes = shapes.iter().all(|s| Some(s) == result_shape.as_ref());
+    let folds = match form {
+        CceEmit::Load | CceEmit::Store | CceEmit::Nothing => true,
+        CceEmit::Move | CceEmit::VecMove | CceEmit::Cast | CceEmit::Elementwise { .. } => same_shapes,
+        _ => false,
+    };
+    if folds {
+        return Ok(());
+    }
+    let why = if matches!(form, CceEmit::Elementwise { .. } | CceEmit::Cast) {
+        "its operands have different shapes: a broadcast over a leading dimension does not fold"
+    } else {
+        "it works along rows or columns, or across the tile, where the folded rows are not the tile's"
+    };
+    Err(refused(
+        span,
+        format!("CCE codegen: {name} on a {rank}-D tile: its C++ tile folds the leading dimensions into rows, which changes what {name} computes"),
+    )
+    .with_note(why)
+    .with_note("compute on 2-D tiles: load the data as a 2-D tile (a 2-D window of the tensor) for this op"))
+}
+
+fn no_codegen(name: &str, span: Span) -> Diagnostic {
+    refused(span, format!("No codegen registered for operation: {name}"))
 }
