@@ -16,6 +16,7 @@ pub mod manager;
 pub mod pipeline_loops;
 pub mod remove_redundant_sync;
 pub mod run_verifier;
+pub mod split_rows;
 pub mod stmt_structure;
 
 // Passes take the backend as a value; it is defined with the rest of the backend model
@@ -253,6 +254,17 @@ pub static PASSES: &[PassInfo] = &[
         edits_syncs: false,
     },
     PassInfo {
+        name: split_rows::NAME,
+        aliases: &["SplitRows"],
+        description: "run a straight-line InCore kernel whose ops work row by row as a loop over blocks of rows, when the cycle model says the loop (double-buffered at -O2) is faster (-O2 in the named pipelines)",
+        required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
+        produced: &[],
+        invalidated: &[NormalizedStmtStructure, FlattenedSingleStmt],
+        run: Transform::Function(split_rows_weighed),
+        findings: None,
+        edits_syncs: false,
+    },
+    PassInfo {
         name: "init-mem-ref",
         aliases: &["InitMemRef"],
         description: "give every tile variable a MemRef in its memory space",
@@ -342,6 +354,44 @@ pub static PASSES: &[PassInfo] = &[
     },
 ];
 
+/// `split-rows` on one function: of the function as written and each split of it
+/// ([`split_rows::candidates`]), the one whose kernel the cycle model estimates fastest after
+/// the passes that follow `split-rows` in the default pipeline at `env.opt` (the function as
+/// written on a tie). It lives beside the pipelines because it runs them.
+fn split_rows_weighed(f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    if env.backend != Backend::Cce {
+        return Ok(f);
+    }
+    let candidates = split_rows::candidates(&f);
+    if candidates.is_empty() {
+        return Ok(f);
+    }
+    let names = Pipeline::Default.pass_names_at(env.opt);
+    let rest: Vec<&PassInfo> = match names.iter().position(|&n| n == split_rows::NAME) {
+        Some(at) => names[at + 1..].iter().filter_map(|n| lookup(n)).collect(),
+        None => Pipeline::Default.passes_at(env.opt).into_iter().skip_while(|p| p.name != "init-mem-ref").collect(),
+    };
+    let cycles = |g: Function| -> Option<u64> {
+        let mut carried = Carried::Nothing;
+        let mut g = g;
+        for p in &rest {
+            let (next, c) = p.run.run_function(g, carried, env)?.ok()?;
+            (g, carried) = (next, c);
+        }
+        let est = crate::analysis::cycles::estimate(&g, env.backend, &crate::analysis::cycles::Options::default());
+        (!est.truncated).then_some(est.cycles)
+    };
+    let Some(mut best) = cycles(f.clone()) else { return Ok(f) };
+    let mut chosen = None;
+    for (_, g) in candidates {
+        match cycles(g.clone()) {
+            Some(c) if c < best => (best, chosen) = (c, Some(g)),
+            _ => {}
+        }
+    }
+    Ok(chosen.unwrap_or(f))
+}
+
 /// Finds a pass by its kebab-case name or any alias.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|p| p.answers_to(name))
@@ -364,7 +414,8 @@ impl OptLevel {
     pub fn additions(self) -> &'static [(&'static str, &'static str)] {
         match self {
             OptLevel::O0 => &[],
-            OptLevel::O1 | OptLevel::O2 => &[("insert-sync", remove_redundant_sync::NAME)],
+            OptLevel::O1 => &[("insert-sync", remove_redundant_sync::NAME)],
+            OptLevel::O2 => &[("run-verifier", split_rows::NAME), ("insert-sync", remove_redundant_sync::NAME)],
         }
     }
 }
@@ -494,7 +545,7 @@ mod tests {
         ] {
             assert!(lookup(n).is_some(), "{n}");
         }
-        assert_eq!(PASSES.len(), 14);
+        assert_eq!(PASSES.len(), 15);
     }
 
     #[test]
@@ -507,6 +558,11 @@ mod tests {
         // Without insert-sync there is nothing to remove.
         assert_eq!(Pipeline::Ptoas.pass_names_at(OptLevel::O1), Pipeline::Ptoas.pass_names());
         assert!(Pipeline::None.pass_names_at(OptLevel::O1).is_empty());
+        // -O2 also splits straight-line kernels into row blocks, before their buffers exist.
+        let o2 = Pipeline::Default.pass_names_at(OptLevel::O2);
+        let at = o2.iter().position(|n| *n == "run-verifier").unwrap();
+        assert_eq!(o2[at + 1], split_rows::NAME);
+        assert_eq!(o2.len(), o1.len() + 1);
         assert_eq!(OptLevel::default(), OptLevel::O1);
         for (_, added) in OptLevel::O1.additions() {
             assert!(lookup(added).is_some(), "{added}");
