@@ -22,11 +22,7 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
         ExprKind::ConstInt(i, _) => cat!(out; *i),
         ExprKind::ConstFloat(f, _) => {
             if !f.is_finite() {
-                return Err(Diagnostic::error(
-                    codes::NO_CPP_FORM,
-                    e.span,
-                    format!("CCE codegen: float constant {f} has no C++ literal"),
-                ));
+                return Err(refused(e.span, &format!("a float constant {f}")));
             }
             if f.fract() == 0.0 && f.abs() < 1e15 && !(*f == 0.0 && f.is_sign_negative()) {
                 // What `{f:.6}` writes for an integral value, without the float formatter.
@@ -69,9 +65,7 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
                 UnOp::Cast => {
                     // The operand's errors come first, then the cast's own.
                     let x = value(x, name)?;
-                    let dt = e.ty.scalar_dtype().ok_or_else(|| {
-                        Diagnostic::error(codes::NO_CPP_FORM, e.span, "CCE codegen: cast to a non-scalar type")
-                    })?;
+                    let dt = e.ty.scalar_dtype().ok_or_else(|| refused(e.span, "a cast to a non-scalar type"))?;
                     let _ = write!(out, "(({}){x})", c_type(dt, e.span)?);
                     return Ok(());
                 }
@@ -80,15 +74,16 @@ pub fn write_value(e: &Expr, name: &NameOf<'_>, out: &mut String) -> Result<(), 
             write_value(x, name, out)?;
             out.push_str(close);
         }
-        ExprKind::Call(_) => {
-            return Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, "CCE codegen: a call nested in an expression")
-                .with_note("run flatten-call-expr before --emit cpp"))
-        }
-        ExprKind::MakeTuple(_) => {
-            return Err(Diagnostic::error(codes::NO_CPP_FORM, e.span, "CCE codegen: a list literal used as a value"))
-        }
+        ExprKind::Call(_) => return Err(refused(e.span, "a call nested in an expression")),
+        ExprKind::MakeTuple(_) => return Err(refused(e.span, "a list literal used as a value")),
     }
     Ok(())
+}
+
+/// A value the C++ form rule ([`crate::verify::cce_form`]) refuses, found while writing it: a
+/// bug of ptoc.
+fn refused(span: crate::diag::Span, what: &str) -> Diagnostic {
+    Diagnostic::internal(codes::NO_CPP_FORM, span, format!("CCE codegen: {what}, which the C++ form rule refuses"))
 }
 
 /// The C++ text of `e` as a new string (see [`write_value`]).

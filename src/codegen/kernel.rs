@@ -103,17 +103,20 @@ impl<'p> Kernel<'p> {
                         &["_tensor", "", "GlobalShapeDim5", "GlobalStrideDim5", "GlobalType", "Global"],
                     );
                     let (shape, stride, dn) = global_shape(&dims, data.span)?;
-                    self.linef(format_args!("__gm__ Tensor* {n}_tensor = reinterpret_cast<__gm__ Tensor*>(args[{i}]);"));
-                    self.linef(format_args!("__gm__ {ct}* {n} = reinterpret_cast<__gm__ {ct}*>({n}_tensor->buffer.addr);"));
+                    self.linef(format_args!(
+                        "__gm__ Tensor* {n}_tensor = reinterpret_cast<__gm__ Tensor*>(args[{i}]);"
+                    ));
+                    self.linef(format_args!(
+                        "__gm__ {ct}* {n} = reinterpret_cast<__gm__ {ct}*>({n}_tensor->buffer.addr);"
+                    ));
                     self.linef(format_args!("using {n}GlobalShapeDim5 = Shape<{shape}>;"));
                     self.linef(format_args!("using {n}GlobalStrideDim5 = Stride<{stride}>;"));
                     let layout = if dn { ", Layout::DN" } else { "" };
                     self.linef(format_args!(
                         "using {n}GlobalType = GlobalTensor<{ct}, {n}GlobalShapeDim5, {n}GlobalStrideDim5{layout}>;"
                     ));
-                    let strides: Vec<String> = (0..dims.len())
-                        .map(|k| format!("static_cast<int64_t>({n}_tensor->strides[{k}])"))
-                        .collect();
+                    let strides: Vec<String> =
+                        (0..dims.len()).map(|k| format!("static_cast<int64_t>({n}_tensor->strides[{k}])")).collect();
                     let extents: Vec<String> = (0..dims.len())
                         .filter(|&k| dims[k].is_none())
                         .map(|k| format!("static_cast<int64_t>({n}_tensor->repeats[{k}])"))
@@ -139,30 +142,9 @@ impl<'p> Kernel<'p> {
                     self.linef(format_args!("{ct} {n} = {n}_conv.val;"));
                     self.declared.insert(p.var);
                 }
-                // Only a function made by outlining gets a tile parameter (the tile was computed
-                // before the scope and could not be recomputed in it): its span is the tile's
-                // definition.
-                Type::Tile(_) => {
-                    return Err(Diagnostic::error(
-                        codes::NO_CPP_FORM,
-                        data.span,
-                        format!(
-                            "a tile computed outside `with pl.incore():` cannot be passed to the outlined kernel {}",
-                            f.name
-                        ),
-                    )
-                    .with_label(format!("tile {} is defined here", data.name))
-                    .with_note("a tile lives in a core's local memory; a kernel receives only tensors and scalars")
-                    .with_note("help: compute the tile inside the `with pl.incore():` scope (ptoc does so itself when only tile and scalar computations separate its definition from the scope)"))
-                }
-                _ => {
-                    return Err(Diagnostic::error(
-                        codes::NO_CPP_FORM,
-                        data.span,
-                        format!("Unsupported parameter type in function {}", f.name),
-                    )
-                    .with_note(format!("parameter {} is a {}", data.name, data.ty.kind_name())))
-                }
+                // The C++ form rule refuses tile and other parameters.
+                Type::Tile(_) => return Err(broken(data.span, "a tile parameter")),
+                _ => return Err(broken(data.span, "a parameter that is neither a tensor nor a scalar")),
             }
             self.blank();
         }
@@ -212,11 +194,11 @@ impl<'p> Kernel<'p> {
                 ExprKind::Call(c) => super::calls::emit_call(self, None, c, *span),
                 _ => Ok(()),
             },
-            Stmt::Return { values, .. } => super::call_as_result(values, codes::NO_CPP_FORM),
+            Stmt::Return { values, .. } => crate::verify::nested_call::call_as_result(values, codes::NO_CPP_FORM),
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|c| self.stmt(c)),
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
-                super::call_as_result(values, codes::NO_CPP_FORM)?;
+                crate::verify::nested_call::call_as_result(values, codes::NO_CPP_FORM)?;
                 let vals = values.iter().map(|v| self.value(v)).collect::<Result<Vec<_>, _>>()?;
                 self.pending_yield = Some(vals);
                 Ok(())

@@ -23,22 +23,6 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::walk_all_exprs;
 use crate::ir::{Callee, ExprKind, Function, FunctionType, OpId, PipeType, Program};
 
-/// The first call among the values of a `return` or `yield_`, as an error with code `code`.
-/// flatten-call-expr binds such a call to a temporary; a pipeline without it leaves the call
-/// there, where no backend evaluates it, so its effect (a store, a kernel call) would be lost.
-pub(crate) fn call_as_result(values: &[crate::ir::Expr], code: &'static str) -> Result<(), Diagnostic> {
-    let call = values.iter().find(|v| match &v.kind {
-        ExprKind::Call(_) => true,
-        ExprKind::TupleGetItem(t, _) => matches!(t.kind, ExprKind::Call(_)),
-        _ => false,
-    });
-    match call {
-        None => Ok(()),
-        Some(c) => Err(Diagnostic::error(code, c.span, "a call as the value of a `return` or `yield_` is evaluated only once flatten-call-expr has bound it to a name".to_string())
-            .with_note("help: run the pipeline with flatten-call-expr, or write `r = <call>` and return or yield `r`")),
-    }
-}
-
 /// Which core a kernel runs on (§4.8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreType {

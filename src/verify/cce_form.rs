@@ -22,8 +22,60 @@ use crate::ops::cce::{CceEmit, Writes};
 
 /// Checks kernel `f`; the first construct without a C++ form, in program order.
 pub fn check(f: &Function) -> Result<(), Diagnostic> {
+    f.params.iter().try_for_each(|p| param(f, p.var))?;
     let cx = Cx { vars: &f.vars, carries: tile_carry_checks(&f.vars, &f.body) };
     cx.stmt(&f.body, &mut Vec::new())
+}
+
+/// A kernel parameter: a tensor (a `GlobalTensor` over the argument) or a scalar.
+fn param(f: &Function, v: VarId) -> Result<(), Diagnostic> {
+    let data = f.vars.var(v);
+    match &data.ty {
+        Type::Tensor(_) | Type::Scalar(_) => Ok(()),
+        // Only a function made by outlining gets a tile parameter (the tile was computed
+        // before the scope and could not be recomputed in it): its span is the tile's
+        // definition.
+        Type::Tile(_) => Err(refused(
+            data.span,
+            format!("a tile computed outside `with pl.incore():` cannot be passed to the outlined kernel {}", f.name),
+        )
+        .with_label(format!("tile {} is defined here", data.name))
+        .with_note("a tile lives in a core's local memory; a kernel receives only tensors and scalars")
+        .with_note("help: compute the tile inside the `with pl.incore():` scope (ptoc does so itself when only tile and scalar computations separate its definition from the scope)")),
+        _ => Err(refused(data.span, format!("Unsupported parameter type in function {}", f.name))
+            .with_note(format!("parameter {} is a {}", data.name, data.ty.kind_name()))),
+    }
+}
+
+/// An expression the kernel writes as a C++ value: no call in it (flatten-call-expr binds
+/// each to a name), no list literal, finite float constants, casts to scalar types.
+fn value(e: &Expr) -> Result<(), Diagnostic> {
+    match &e.kind {
+        ExprKind::ConstFloat(f, _) if !f.is_finite() => {
+            Err(refused(e.span, format!("CCE codegen: float constant {f} has no C++ literal")))
+        }
+        ExprKind::Call(_) => Err(refused(e.span, "CCE codegen: a call nested in an expression".to_string())
+            .with_note("run flatten-call-expr before --emit cpp")),
+        ExprKind::MakeTuple(_) => Err(refused(e.span, "CCE codegen: a list literal used as a value".to_string())),
+        ExprKind::Unary(crate::ir::UnOp::Cast, x) => {
+            value(x)?;
+            match e.ty.scalar_dtype() {
+                Some(_) => Ok(()),
+                None => Err(refused(e.span, "CCE codegen: cast to a non-scalar type".to_string())),
+            }
+        }
+        ExprKind::Unary(_, x) | ExprKind::TupleGetItem(x, _) => value(x),
+        ExprKind::Binary(_, a, b) => value(a).and_then(|()| value(b)),
+        _ => Ok(()),
+    }
+}
+
+/// The arguments of an op call: values, or lists of values.
+fn call_args(c: &Call) -> Result<(), Diagnostic> {
+    c.args.iter().try_for_each(|a| match &a.kind {
+        ExprKind::MakeTuple(xs) => xs.iter().try_for_each(value),
+        _ => value(a),
+    })
 }
 
 /// An error of this rule at `span`.
@@ -43,16 +95,19 @@ impl Cx<'_> {
         match s {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|c| self.stmt(c, loops)),
             Stmt::Scope { body, .. } => self.stmt(body, loops),
-            Stmt::If { then_body, else_body, return_vars, .. } => {
+            Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+                value(cond)?;
                 return_vars.iter().try_for_each(|&r| self.if_result(r))?;
                 self.stmt(then_body, loops)?;
                 else_body.as_deref().map_or(Ok(()), |e| self.stmt(e, loops))
             }
-            Stmt::For { iter_args, body, return_vars, span, .. } => {
+            Stmt::For { start, stop, step, iter_args, body, return_vars, span, .. } => {
+                [start, stop, step].into_iter().try_for_each(|e| value(e))?;
                 check_carried_sizes("ForStmt", iter_args, return_vars, *span)?;
                 self.loop_body(iter_args, body, loops)
             }
             Stmt::While { cond, iter_args, body, return_vars, span } => {
+                value(cond)?;
                 check_carried_sizes("WhileStmt", iter_args, return_vars, *span)?;
                 if iter_args.is_empty() {
                     natural_loop_check(self.vars, cond, body)?;
@@ -75,15 +130,18 @@ impl Cx<'_> {
                     Some(false) => Ok(()),
                 }
             }
-            Stmt::Assign { var, value, span } => match &value.kind {
-                ExprKind::Call(c) => self.call(Some(*var), c, *span),
-                _ => Ok(()),
+            Stmt::Assign { var, value: e, span } => match &e.kind {
+                ExprKind::Call(c) => call_args(c).and_then(|()| self.call(Some(*var), c, *span)),
+                _ => value(e),
             },
             Stmt::Eval { expr, span } => match &expr.kind {
-                ExprKind::Call(c) => self.call(None, c, *span),
-                _ => Ok(()),
+                ExprKind::Call(c) => call_args(c).and_then(|()| self.call(None, c, *span)),
+                _ => value(expr),
             },
-            Stmt::Return { .. } | Stmt::Yield { .. } => Ok(()),
+            Stmt::Return { values, .. } | Stmt::Yield { values, .. } => {
+                super::nested_call::call_as_result(values, codes::NO_CPP_FORM)?;
+                values.iter().try_for_each(value)
+            }
         }
     }
 
@@ -99,9 +157,10 @@ impl Cx<'_> {
     /// init, or a tile whose buffer carries it.
     fn iter_arg(&self, a: VarId) -> Result<(), Diagnostic> {
         let data = self.vars.var(a);
-        if !matches!(data.kind, VarKind::IterArg { .. }) {
+        let VarKind::IterArg { init } = &data.kind else {
             return Err(refused(data.span, "CCE codegen: iter_arg without an init value".to_string()));
-        }
+        };
+        value(init)?;
         match &data.ty {
             Type::Tensor(_) | Type::Scalar(_) => Ok(()),
             Type::Tile(_) => match self.carries.get(&a) {

@@ -12,7 +12,7 @@ pub mod cce_form;
 mod has_memrefs;
 mod incore_block_ops;
 pub mod memory_reach;
-mod nested_call;
+pub mod nested_call;
 mod report;
 mod split_incore;
 mod ssa;

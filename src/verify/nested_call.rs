@@ -175,3 +175,19 @@ impl NestedCallVerifier<'_> {
         });
     }
 }
+
+/// The first call among the values of a `return` or `yield_`, as an error with code `code`.
+/// flatten-call-expr binds such a call to a temporary; a pipeline without it leaves the call
+/// there, where no backend evaluates it, so its effect (a store, a kernel call) would be lost.
+pub fn call_as_result(values: &[Expr], code: &'static str) -> Result<(), crate::diag::Diagnostic> {
+    let call = values.iter().find(|v| match &v.kind {
+        ExprKind::Call(_) => true,
+        ExprKind::TupleGetItem(t, _) => matches!(t.kind, ExprKind::Call(_)),
+        _ => false,
+    });
+    match call {
+        None => Ok(()),
+        Some(c) => Err(crate::diag::Diagnostic::error(code, c.span, "a call as the value of a `return` or `yield_` is evaluated only once flatten-call-expr has bound it to a name".to_string())
+            .with_note("help: run the pipeline with flatten-call-expr, or write `r = <call>` and return or yield `r`")),
+    }
+}

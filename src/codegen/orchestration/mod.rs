@@ -567,12 +567,12 @@ impl Emitter<'_, '_> {
                 }
             }
             Stmt::Return { values, .. } => {
-                if let Err(d) = super::call_as_result(values, codes::NO_CPP_FORM) {
+                if let Err(d) = crate::verify::nested_call::call_as_result(values, codes::NO_CPP_FORM) {
                     self.errors.push(d);
                 }
             }
             Stmt::Yield { values, span } => {
-                if let Err(d) = super::call_as_result(values, codes::NO_CPP_FORM) {
+                if let Err(d) = crate::verify::nested_call::call_as_result(values, codes::NO_CPP_FORM) {
                     self.errors.push(d);
                     return;
                 }

@@ -33,7 +33,7 @@ impl FnGen<'_> {
             }
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
-                crate::codegen::call_as_result(values, codes::NO_PTO_FORM)?;
+                crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM)?;
                 let mut vals = Vec::new();
                 // Tensors are not carried (the loop or branch writes the parameter's memory in
                 // place, `tensors.rs`), as their iter args and results are left out.
@@ -45,7 +45,7 @@ impl FnGen<'_> {
             }
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             // `return` prints nothing: the function's one `return` line closes it (§7.6).
-            Stmt::Return { values, .. } => crate::codegen::call_as_result(values, codes::NO_PTO_FORM),
+            Stmt::Return { values, .. } => crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM),
             // `scf.for` and `scf.while` have no early exit; the reference drops the statement
             // silently.
             Stmt::Break { span } | Stmt::Continue { span } => {
