@@ -7,7 +7,9 @@
 //! Like the memory-space rule ([`super::memory_reach`]) it is not one of the properties the
 //! passes keep, so that the IR-only passes accept what the reference accepts.
 //!
-//! Checked here: `break`/`continue` (inside a loop that carries no values), loops whose iter
+//! Checked here: kernel parameters (tensors and scalars only), the expressions written as C++
+//! values (no nested call, list literal, non-finite float or cast to a non-scalar type),
+//! `break`/`continue` (inside a loop that carries no values), loops whose iter
 //! args and results differ in number, natural `while` loops that carry values by name, the
 //! types of loop-carried values and `if` results, the buffers of loop-carried tiles, and per
 //! op call: a C++ form (no call of another function), N-D tiles only where folding their
