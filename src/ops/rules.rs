@@ -170,7 +170,10 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             let axis = cx.axis(axis, t.shape.len())?;
             Ok(reduce(Shaped::Tile, &t.shape, axis, cx.kw_bool("keepdim").unwrap_or(false), t.dtype))
         }
-        Rule::RowReduce => row_reduce_rule(cx),
+        Rule::RowReduce => row_reduce_rule(cx, None),
+        Rule::ColReduce => col_reduce_rule(cx, None),
+        Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
+        Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
         Rule::Sync => Ok(Type::Unknown),
         Rule::CmpBits => cmp_bits_rule(cx),
@@ -361,15 +364,27 @@ fn batch_matmul_rule(cx: &Cx) -> R<Type> {
     Ok(tile_type(shape, promote_dtypes(l.dtype, r.dtype), None))
 }
 
-/// The result type of a call under [`Rule::RowReduce`].
-fn row_reduce_rule(cx: &Cx) -> R<Type> {
+/// The result type of a call under [`Rule::RowReduce`] (and [`Rule::ArgReduce`] along rows,
+/// with the index dtype `dtype`).
+fn row_reduce_rule(cx: &Cx, dtype: Option<DataType>) -> R<Type> {
     let t = cx.tile(0)?;
     cx.rank_at_least(0, &t.shape, 2)?;
     let mut shape = t.shape.clone();
     if let Some(last) = shape.last_mut() {
         *last = one();
     }
-    Ok(tile_type(shape, t.dtype, None))
+    Ok(tile_type(shape, dtype.unwrap_or(t.dtype), None))
+}
+
+/// The result type of a call under [`Rule::ColReduce`] (and [`Rule::ArgReduce`] down columns,
+/// with the index dtype `dtype`): the row `[1, N]` of an `[M, N]` tile.
+fn col_reduce_rule(cx: &Cx, dtype: Option<DataType>) -> R<Type> {
+    let t = cx.tile(0)?;
+    cx.rank_at_least(0, &t.shape, 2)?;
+    let mut shape = t.shape.clone();
+    let n = shape.len();
+    shape[n - 2] = one();
+    Ok(tile_type(shape, dtype.unwrap_or(t.dtype), None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

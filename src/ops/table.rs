@@ -523,6 +523,13 @@ pub enum Rule {
     Reduce,
     /// `Tile(shape[:-1] + [1], dtype)`.
     RowReduce,
+    /// `Tile(shape[:-2] + [1, shape[-1]], dtype)`: the reduction over the rows into a row.
+    ColReduce,
+    /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
+    /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
+    ArgReduce {
+        row: bool,
+    },
     RowExpandBinary,
     /// `UnknownType`.
     Sync,
@@ -734,6 +741,16 @@ const ROW_REDUCE: &[Param] = &[
         "a scratch tile for the instruction's partial results: a Vec tile of the input's shape and \
          dtype (e.g. `pl.block.create_tile([16, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)`); \
          its contents afterwards are unspecified, so do not read it",
+    ),
+];
+/// Why `block.sin`/`block.cos` have no C++ form.
+const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
+/// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
+const ARG_REDUCE: &[Param] = &[
+    arg("tile", Expect::Tile),
+    arg("tmp_tile", Expect::Tile).about(
+        "a scratch tile for the instruction's partial results: a Vec tile of the input's shape and \
+         dtype; its contents afterwards are unspecified, so do not read it",
     ),
 ];
 const ROW_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("row_vec", Expect::Tile)];
@@ -1086,6 +1103,19 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TEXP", 1, Family::Unary))
         .pto(pto("pto.texp", 1)),
+    // Registered after be8155433 (today's `pl.tile.sin/cos`): pto-isa has no sine or cosine
+    // instruction, so the C++ form rule refuses them at the call; the interpreter runs them.
+    // They are vector work on both backends: an op without a pipe would count as the scalar
+    // unit's, which insert-sync takes as the buffer's last writer and the sync checker as no
+    // access, so a vector write before it into the same buffer would go unsynchronised.
+    block(names::SIN, TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["sin"])
+        .cce(CceEmit::Unsupported { why: NO_TRIG }),
+    block(names::COS, TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["cos"])
+        .cce(CceEmit::Unsupported { why: NO_TRIG }),
     block("block.recip", TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["recip"])
@@ -1191,6 +1221,32 @@ pub static OPS: &[OpDef] = &[
         .unified(&["row_min"])
         .cce(CceEmit::RowReduce { instr: "TROWMIN" })
         .pto(pto("pto.trowmin", 2)),
+    // Registered after be8155433 (today's `pl.tile.row_prod/col_prod/row_argmax/…`); pto-isa
+    // has TROWPROD, TCOLPROD, TROWARGMAX/TROWARGMIN and TCOLARGMAX/TCOLARGMIN.
+    block(names::ROW_PROD, ROW_REDUCE, Rule::RowReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::RowReduce { instr: "TROWPROD" })
+        .pto(pto("pto.trowprod", 2)),
+    block(names::COL_PROD, TILE, Rule::ColReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::ColReduce { instr: "TCOLPROD", tmp: false })
+        .pto(pto("pto.tcolprod", 1)),
+    block(names::ROW_ARGMAX, ARG_REDUCE, Rule::ArgReduce { row: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::RowReduce { instr: "TROWARGMAX" })
+        .pto(pto("pto.trowargmax", 2)),
+    block(names::ROW_ARGMIN, ARG_REDUCE, Rule::ArgReduce { row: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::RowReduce { instr: "TROWARGMIN" })
+        .pto(pto("pto.trowargmin", 2)),
+    block(names::COL_ARGMAX, ARG_REDUCE, Rule::ArgReduce { row: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::ColReduce { instr: "TCOLARGMAX", tmp: true })
+        .pto(pto("pto.tcolargmax", 2)),
+    block(names::COL_ARGMIN, ARG_REDUCE, Rule::ArgReduce { row: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::ColReduce { instr: "TCOLARGMIN", tmp: true })
+        .pto(pto("pto.tcolargmin", 2)),
     block(names::ROW_EXPAND, &[arg("src", Tile)], Rule::SameTile { min_rank: 2 })
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["row_expand"])
