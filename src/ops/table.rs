@@ -95,6 +95,10 @@ pub struct OpDef {
     /// Further spellings of today's PyPTO that mean this op (`tile.create` for
     /// `block.create_tile`), each with how its arguments become this op's.
     pub today: &'static [Today],
+    /// Whether today's PyPTO gives this op the keyword `high_precision=` (a bool, default
+    /// False), with why ptoc refuses `True`: a call with `high_precision=False` means the op as
+    /// it is, one with `True` is refused at the keyword (`ops::high_precision`).
+    pub high_precision: Option<&'static str>,
     /// [`OpDef::written_arg`], found in `params` when the table is built: the sync analyses ask
     /// it of every leaf they read.
     written: Option<u8>,
@@ -190,6 +194,12 @@ impl TodayForm {
         }
     }
 }
+
+/// Today's `pl.tile.transpose_view(t)`: the Mat tile `t` seen as its transpose (NZ read as ZN),
+/// no data moved. The one use be8155433 has a form for is a move of it into L0 (Left or Right),
+/// which is be8155433's `pl.move(t, target_memory=…, transpose=True)`: lowering folds the two
+/// at the move and refuses any other read of the view.
+pub const TRANSPOSE_VIEW: &str = "tile.transpose_view";
 
 const fn today(name: &'static str) -> Today {
     Today { name, form: TodayForm::Same }
@@ -611,6 +621,7 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         sync: None,
         today_tile: matches!(category, Category::Block),
         today: &[],
+        high_precision: None,
         written: output_tensor_arg(params),
     }
 }
@@ -635,6 +646,11 @@ impl OpDef {
     }
     const fn today(self, today: &'static [Today]) -> OpDef {
         OpDef { today, ..self }
+    }
+    /// Today's PyPTO gives the op `high_precision=`; `why` ptoc refuses `True`
+    /// ([`OpDef::high_precision`]).
+    const fn high_precision(self, why: &'static str) -> OpDef {
+        OpDef { high_precision: Some(why), ..self }
     }
     /// Today's `pl.tile.<name>` of this block op takes other arguments: it does not reach it.
     const fn not_today_tile(self) -> OpDef {
@@ -743,6 +759,13 @@ const ROW_REDUCE: &[Param] = &[
          its contents afterwards are unspecified, so do not read it",
     ),
 ];
+/// Why `high_precision=True` is refused (the [`OpDef::high_precision`] column).
+const HP_DIV: &str = "pto-isa's a2a3 TDIV and its CPU simulator have one division: they take \
+                      DivAlgorithm::HIGH_PRECISION as a template argument and ignore it";
+const HP_RECIP: &str = "pto-isa's a2a3 TRECIP (a TDIVS of 1) and its CPU simulator have one algorithm: they take \
+                        RecipAlgorithm::HIGH_PRECISION as a template argument and ignore it";
+const HP_RSQRT: &str = "ptoc emits block.rsqrt as TRSQRT(dst, src), not as pto-isa's high-precision form (a2a3 \
+                        TRSQRT with a scratch tile: a square root, then a division)";
 /// Why `block.sin`/`block.cos` have no C++ form.
 const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
 /// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
@@ -820,6 +843,7 @@ pub static OPS: &[OpDef] = &[
         .block_form(names::MUL),
     tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor))
         .scalar_rhs(names::TENSOR_DIV_SCALAR)
+        .high_precision(HP_DIV)
         .block_form(names::DIV),
     tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)).block_form(names::MAXIMUM),
     tensor(names::TENSOR_ADD_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
@@ -837,6 +861,7 @@ pub static OPS: &[OpDef] = &[
         .block_form(names::MULS),
     tensor(names::TENSOR_DIV_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
         .printed("tensor.div")
+        .high_precision(HP_DIV)
         .unified(&["div_scalar"])
         .block_form(names::DIVS),
     tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp).block_form(names::EXP),
@@ -958,6 +983,7 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tmul", 2)),
     block(names::DIV, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
+        .high_precision(HP_DIV)
         .scalar_rhs(names::DIVS)
         .cce(ew("TDIV", 2, Family::Binary))
         .pto(pto("pto.tdiv", 2)),
@@ -1118,6 +1144,7 @@ pub static OPS: &[OpDef] = &[
         .cce(CceEmit::Unsupported { why: NO_TRIG }),
     block("block.recip", TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
+        .high_precision(HP_RECIP)
         .unified(&["recip"])
         .cce(ew("TRECIP", 1, Family::Unary))
         .pto(pto("pto.trecip", 1)),
@@ -1128,6 +1155,7 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tsqrt", 1)),
     block("block.rsqrt", TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
+        .high_precision(HP_RSQRT)
         .unified(&["rsqrt"])
         .cce(ew("TRSQRT", 1, Family::Unary))
         .pto(pto("pto.trsqrt", 1)),
