@@ -1008,6 +1008,26 @@ impl Cx<'_> {
                 let r = self.runtime(arg_reduce(&a, axis, short.ends_with("max"), self.out(DataType::Int32)))?;
                 Ok(Value::tile(r))
             }
+            id::CONCAT => {
+                let (a, b) = (self.arr(0)?, self.arr(1)?);
+                let (&[r, c0], &[r1, c1]) = (a.shape(), b.shape()) else {
+                    return Err(self.shape_err("concat needs 2-D tiles"));
+                };
+                if r1 != r {
+                    return Err(self.shape_err(format!("concat of {r} and {r1} rows")));
+                }
+                let out = self.out(a.dtype());
+                let c = c0 + c1;
+                let at = |i: usize| {
+                    let (ri, ci) = (i / c, i % c);
+                    if ci < c0 {
+                        a.get(ri * c0 + ci)
+                    } else {
+                        b.get(ri * c1 + ci - c0)
+                    }
+                };
+                Ok(Value::tile(Array::from_nums(out, vec![r, c], (0..r * c).map(at))))
+            }
             id::ROW_EXPAND => {
                 let a = self.arr(0)?;
                 let (_, c) = as_2d(a.shape());

@@ -90,6 +90,7 @@ macro_rules! operator_list {
             COL_ARGMAX = "block.col_argmax",
             COL_ARGMIN = "block.col_argmin",
             SIN = "block.sin",
+            CONCAT = "block.concat",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

@@ -172,6 +172,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         }
         Rule::RowReduce => row_reduce_rule(cx, None),
         Rule::ColReduce => col_reduce_rule(cx, None),
+        Rule::Concat => concat_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -385,6 +386,22 @@ fn col_reduce_rule(cx: &Cx, dtype: Option<DataType>) -> R<Type> {
     let n = shape.len();
     shape[n - 2] = one();
     Ok(tile_type(shape, dtype.unwrap_or(t.dtype), None))
+}
+
+/// The result type of a call under [`Rule::Concat`].
+fn concat_rule(cx: &Cx) -> R<Type> {
+    let (a, b) = (cx.tile(0)?, cx.tile(1)?);
+    for (i, t) in [(0, &a), (1, &b)] {
+        cx.ensure(t.shape.len() == 2, || format!("requires 2-D tiles, but argument {i} is {}", cx.dims(&t.shape)))?;
+    }
+    cx.ensure(a.dtype == b.dtype, || {
+        format!("requires tiles of one dtype, but got {} and {}", a.dtype.name(), b.dtype.name())
+    })?;
+    cx.same_if_const("rows", &a.shape[0], &b.shape[0])?;
+    let (Some(c0), Some(c1)) = (const_dim(&a.shape[1]), const_dim(&b.shape[1])) else {
+        return Err(cx.check_at(1, "requires static column counts".to_string()));
+    };
+    Ok(tile_type(vec![a.shape[0].clone(), dim(c0 + c1)], a.dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

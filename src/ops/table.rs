@@ -535,6 +535,9 @@ pub enum Rule {
     RowReduce,
     /// `Tile(shape[:-2] + [1, shape[-1]], dtype)`: the reduction over the rows into a row.
     ColReduce,
+    /// `Tile([R, C0 + C1], dtype)` of an `[R, C0]` and an `[R, C1]` tile of one dtype, columns
+    /// of static counts.
+    Concat,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1352,6 +1355,12 @@ pub static OPS: &[OpDef] = &[
     .not_today_tile()
     .reads(Reads::Any)
     .cce(CceEmit::Extract),
+    // Registered after be8155433 (today's `pl.tile.concat`): pto-isa's TCONCAT(dst, src0, src1)
+    // writes src0's columns, then src1's.
+    block(names::CONCAT, &[arg("src0", Tile), arg("src1", Tile)], Rule::Concat)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TCONCAT", 2, Family::Binary))
+        .pto(pto("pto.tconcat", 2)),
     block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile))
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .result_buffer(ResultBuffer::ViewOf(0))

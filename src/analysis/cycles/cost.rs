@@ -336,8 +336,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCMP" | "TCMPS" => 2 * rows + 2,
         // A copy within UB, about 600 bytes a cycle.
         "TMOV" => (sh.total_bytes() / 600).max(1),
-        // A window copy: a fixed part and about 128 bytes a cycle.
-        "TEXTRACT" => 2 + sh.total_bytes() / 128,
+        // A window copy: a fixed part and about 128 bytes a cycle; TCONCAT copies its two
+        // sources row by row the same way (not calibrated on Perf-Sim).
+        "TEXTRACT" | "TCONCAT" => 2 + sh.total_bytes() / 128,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
