@@ -1134,9 +1134,7 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.texp", 1)),
     // Registered after be8155433 (today's `pl.tile.sin/cos`): pto-isa has no sine or cosine
     // instruction, so the C++ form rule refuses them at the call; the interpreter runs them.
-    // They are vector work on both backends: an op without a pipe would count as the scalar
-    // unit's, which insert-sync takes as the buffer's last writer and the sync checker as no
-    // access, so a vector write before it into the same buffer would go unsynchronised.
+    // They are vector work on both backends (the pipe the sync passes order them on).
     block(names::SIN, TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["sin"])
