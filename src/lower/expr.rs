@@ -235,11 +235,17 @@ impl Lowerer {
             Some(Arg::Positional(e)) => self.transposed_view(e)?.map(|src| (src, e.span)),
             _ => None,
         };
+        if let Some((_, at)) = view {
+            if !ops::spells(path, ops::id::MOVE) {
+                return Err(transposed_view_read(at));
+            }
+        }
         for (i, a) in args.iter().enumerate() {
             match a {
-                Arg::Positional(e) if i == 0 && view.is_some() => {
-                    let (src, at) = view.unwrap_or((VarId(0), e.span));
-                    pos.push(ArgIn { value: ArgValue::Expr(Expr::var(src, at)), span: at });
+                Arg::Positional(_) if i == 0 && view.is_some() => {
+                    if let Some((src, at)) = view {
+                        pos.push(ArgIn { value: ArgValue::Expr(Expr::var(src, at)), span: at });
+                    }
                 }
                 Arg::Positional(e) => pos.push(ArgIn { value: self.lower_arg(e, false)?, span: e.span }),
                 Arg::Keyword(k, e) => kws.push(KwIn {

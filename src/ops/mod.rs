@@ -149,6 +149,20 @@ pub fn build_op_call_in(
     Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
 }
 
+/// Whether `path` (the dotted name after `pl.`) is a spelling of `op`: its printed name, its
+/// namespace with its short name or an alias, a unified name or a spelling of today's PyPTO.
+pub fn spells(path: &[&str], op: OpId) -> bool {
+    let d = def(op);
+    match path {
+        [ns, name] if *ns == d.category.prefix() && (*name == d.short_name() || d.aliases.contains(name)) => true,
+        [name] if d.unified.contains(name) => true,
+        _ => {
+            let dotted = path.join(".");
+            dotted == d.printed || today_spellings(op).contains(&dotted.as_str())
+        }
+    }
+}
+
 /// Today's `high_precision=` keyword of an op that has it ([`table::OpDef::high_precision`]):
 /// `False` is the op as it is and is dropped; `True` asks for an algorithm ptoc does not
 /// emit and is refused at the keyword, with the column's reason.
