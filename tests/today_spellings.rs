@@ -3,8 +3,8 @@
 //! test writes each spelling edit back (from the edit's own description, mechanically), reads
 //! both texts and checks they are the same program: structurally equal IR and the same printed
 //! text. Edits that are not spellings (a `@pl.jit` function written as a method, a chosen
-//! parametrisation) stay; the spellings ptoc does not read yet (partial tiles' `valid_shape`,
-//! `transpose_view`, `high_precision`) stay too and are counted.
+//! parametrisation) stay; the spellings ptoc does not read yet (partial tiles' `valid_shape`)
+//! stay too and are counted.
 
 mod common;
 
@@ -35,6 +35,11 @@ enum Rule {
     At,
     /// `pl.block.FROM(` → `pl.tile.TO(` / `pl.tensor.FROM(` → `pl.tensor.TO(`.
     Rename(&'static str, &'static str),
+    /// `pl.NAME(a, …)` (this many arguments) → `pl.NAME(a, …, high_precision=False)`.
+    HighPrecision(String, usize),
+    /// `y = pl.move(t, …, transpose=True)` → `t_view = pl.tile.transpose_view(t)` on the line
+    /// before, and `y = pl.move(t_view, …)`.
+    TransposeView,
 }
 
 /// Classifies an edit by its description; `None` for a description this test does not know
@@ -78,6 +83,15 @@ fn classify(edit: &str) -> Option<Edit> {
         if let Some(names) = names {
             return Some(Spelling(Rule::TileNamespace(names)));
         }
+    }
+    // `pl.div(l, r, high_precision=False) -> pl.div(l, r)`
+    if let Some((today, _)) = edit.split_once(", high_precision=False) -> ") {
+        if let Some((name, args)) = today.split_once('(') {
+            return Some(Spelling(Rule::HighPrecision(format!("{name}("), args.split(',').count())));
+        }
+    }
+    if has("pl.tile.transpose_view(t)") && has("transpose=True") {
+        return Some(Spelling(Rule::TransposeView));
     }
     if has("valid_shape") || has("transpose_view") || has("high_precision") {
         return Some(NotRead);
@@ -199,6 +213,36 @@ fn undo(text: &str, rule: &Rule) -> String {
         }
         Rule::At => text.replace("with pl.incore():", "with pl.at(level=pl.Level.CORE_GROUP):"),
         Rule::Rename(from, to) => text.replace(&format!("pl.{from}("), &format!("pl.{to}(")),
+        Rule::HighPrecision(name, n) => rewrite_calls(text, name, |a| {
+            (a.len() == *n && !a.iter().any(|x| x.contains("high_precision")))
+                .then(|| format!("{name}{}, high_precision=False)", a.join(", ")))
+        }),
+        Rule::TransposeView => {
+            let mut out = String::new();
+            for line in text.split_inclusive('\n') {
+                let moved = calls(line, "pl.move(")
+                    .into_iter()
+                    .next()
+                    .filter(|(_, _, a)| a.iter().any(|x| x.replace(' ', "") == "transpose=True") && !is_keyword(&a[0]));
+                match moved {
+                    Some((start, end, a)) => {
+                        let indent = &line[..line.len() - line.trim_start().len()];
+                        let view = format!("{}_view", a[0]);
+                        out.push_str(&format!("{indent}{view} = pl.tile.transpose_view({})\n", a[0]));
+                        let rest: Vec<&str> = a[1..]
+                            .iter()
+                            .filter(|x| x.replace(' ', "") != "transpose=True")
+                            .map(|x| x.as_str())
+                            .collect();
+                        out.push_str(&line[..start]);
+                        out.push_str(&format!("pl.move({view}, {})", rest.join(", ")));
+                        out.push_str(&line[end..]);
+                    }
+                    None => out.push_str(line),
+                }
+            }
+            out
+        }
     }
 }
 

@@ -95,6 +95,17 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             let (x, tmp) = (k.tile_ref(&args[0])?, k.tile_ref(&args[1])?);
             k.linef(format_args!("{instr}({}, {}, {});", d.name, x.name, tmp.name));
         }
+        CceEmit::ColReduce { instr, tmp } => {
+            let n = 1 + usize::from(tmp);
+            family_arity(n, if tmp { Family::Binary } else { Family::Unary })?;
+            let var = dst_var(k, target, name, span)?;
+            let d = k.tile_var(var, span)?;
+            let mut names = vec![d.name.clone()];
+            for a in args {
+                names.push(k.tile_ref(a)?.name);
+            }
+            k.linef(format_args!("{instr}({});", names.join(", ")));
+        }
         CceEmit::RowExpand { instr, arity: n } | CceEmit::ColExpand { instr, arity: n } => {
             family_arity(n, Family::Binary)?;
             let var = dst_var(k, target, name, span)?;

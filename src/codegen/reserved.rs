@@ -172,6 +172,7 @@ pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
         | CceEmit::Flag { instr }
         | CceEmit::Barrier { instr, .. }
         | CceEmit::RowReduce { instr }
+        | CceEmit::ColReduce { instr, .. }
         | CceEmit::RowExpand { instr, .. }
         | CceEmit::ColExpand { instr, .. } => vec![instr],
         CceEmit::Cmp { instr } | CceEmit::CmpBits { instr } => vec![instr],

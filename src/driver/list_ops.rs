@@ -63,6 +63,9 @@ fn describe(id: OpId, d: &OpDef, out: &mut String) {
             }
         }
     }
+    if let Some(why) = d.high_precision {
+        out.push_str(&format!("  high_precision: today's keyword; False is this op, True is refused: {why}\n"));
+    }
     let params: Vec<String> = d
         .params
         .iter()

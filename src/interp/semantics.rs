@@ -181,6 +181,8 @@ fn unary(short: &str, out: DataType, a: Num) -> Result<Num, String> {
     Ok(Num::F(match short {
         "neg" => -x,
         "exp" => x.exp(),
+        "sin" => x.sin(),
+        "cos" => x.cos(),
         "recip" => 1.0 / x,
         "sqrt" => x.sqrt(),
         "rsqrt" => 1.0 / x.sqrt(),
@@ -383,6 +385,7 @@ enum Red {
     Sum,
     Max,
     Min,
+    Prod,
 }
 
 /// Reduces `axis`, accumulating sequentially in f64 / i128 and rounding once at the end (the
@@ -416,6 +419,9 @@ fn reduce(a: &Array, axis: usize, red: Red, out: DataType, keep: bool) -> Result
                     // differs from it by more than the FP32 tolerance where a row cancels.
                     Red::Sum if sums_in_f32(out) => f64::from(vs.fold(0f32, |s, x| s + x as f32)),
                     Red::Sum => vs.sum(),
+                    // pto-isa's TROWPROD/TCOLPROD multiply in the result dtype, from 1.
+                    Red::Prod if sums_in_f32(out) => f64::from(vs.fold(1f32, |p, x| p * x as f32)),
+                    Red::Prod => vs.product(),
                     Red::Max => vs.next().map_or(0.0, |f| vs.fold(f, cpp_max)),
                     Red::Min => vs.next().map_or(0.0, |f| vs.fold(f, cpp_min)),
                 })
@@ -423,11 +429,49 @@ fn reduce(a: &Array, axis: usize, red: Red, out: DataType, keep: bool) -> Result
                 let mut vs = vals.map(Num::as_i128);
                 Num::I(match red {
                     Red::Sum => vs.fold(0i128, i128::wrapping_add),
+                    Red::Prod => vs.fold(1i128, i128::wrapping_mul),
                     Red::Max => vs.next().map_or(0, |f| vs.fold(f, i128::max)),
                     Red::Min => vs.next().map_or(0, |f| vs.fold(f, i128::min)),
                 })
             };
             res.set(o * inner + i, r);
+        }
+    }
+    Ok(res)
+}
+
+/// The position along `axis` of the greatest (`max`) or least element, as pto-isa's
+/// TROWARGMAX/TCOLARGMAX/… find it: from the first element, a later one is taken only when it
+/// compares strictly greater (less), so the first of equal elements wins and a NaN is passed
+/// over unless it is first.
+fn arg_reduce(a: &Array, axis: usize, max: bool, out: DataType) -> Result<Array, String> {
+    let shape = a.shape();
+    let n = shape[axis];
+    if n == 0 {
+        return Err("an arg reduction over an empty axis".into());
+    }
+    let outer: usize = shape[..axis].iter().product();
+    let inner: usize = shape[axis + 1..].iter().product();
+    let mut rshape = shape.to_vec();
+    rshape[axis] = 1;
+    let mut res = Array::zeros(out, rshape);
+    let better = |x: Num, best: Num| {
+        let ord = match (x, best) {
+            (Num::I(x), Num::I(y)) => Some(x.cmp(&y)),
+            _ => x.as_f64().partial_cmp(&best.as_f64()),
+        };
+        ord == Some(if max { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Less })
+    };
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| a.get(o * n * inner + k * inner + i);
+            let (mut best, mut idx) = (at(0), 0usize);
+            for k in 1..n {
+                if better(at(k), best) {
+                    (best, idx) = (at(k), k);
+                }
+            }
+            res.set(o * inner + i, Num::I(idx as i128));
         }
     }
     Ok(res)
@@ -440,7 +484,9 @@ fn sums_in_f32(d: DataType) -> bool {
 }
 
 fn red_kind(short: &str) -> Red {
-    if short.ends_with("max") {
+    if short.ends_with("prod") {
+        Red::Prod
+    } else if short.ends_with("max") {
         Red::Max
     } else if short.ends_with("min") {
         Red::Min
@@ -936,6 +982,52 @@ impl Cx<'_> {
                 let r = self.runtime(reduce(&a, a.shape().len() - 1, red_kind(short), self.out(a.dtype()), true))?;
                 Ok(Value::tile(r))
             }
+            id::ROW_PROD => {
+                let a = self.arr(0)?;
+                if a.shape().len() < 2 {
+                    return Err(self.shape_err("a row reduction needs a tile of rank ≥ 2"));
+                }
+                let r = self.runtime(reduce(&a, a.shape().len() - 1, Red::Prod, self.out(a.dtype()), true))?;
+                Ok(Value::tile(r))
+            }
+            id::COL_PROD => {
+                let a = self.arr(0)?;
+                if a.shape().len() < 2 {
+                    return Err(self.shape_err("a column reduction needs a tile of rank ≥ 2"));
+                }
+                let r = self.runtime(reduce(&a, a.shape().len() - 2, Red::Prod, self.out(a.dtype()), true))?;
+                Ok(Value::tile(r))
+            }
+            id::ROW_ARGMAX | id::ROW_ARGMIN | id::COL_ARGMAX | id::COL_ARGMIN => {
+                let a = self.arr(0)?;
+                let rank = a.shape().len();
+                if rank < 2 {
+                    return Err(self.shape_err("an arg reduction needs a tile of rank ≥ 2"));
+                }
+                let axis = if short.starts_with("row") { rank - 1 } else { rank - 2 };
+                let r = self.runtime(arg_reduce(&a, axis, short.ends_with("max"), self.out(DataType::Int32)))?;
+                Ok(Value::tile(r))
+            }
+            id::CONCAT => {
+                let (a, b) = (self.arr(0)?, self.arr(1)?);
+                let (&[r, c0], &[r1, c1]) = (a.shape(), b.shape()) else {
+                    return Err(self.shape_err("concat needs 2-D tiles"));
+                };
+                if r1 != r {
+                    return Err(self.shape_err(format!("concat of {r} and {r1} rows")));
+                }
+                let out = self.out(a.dtype());
+                let c = c0 + c1;
+                let at = |i: usize| {
+                    let (ri, ci) = (i / c, i % c);
+                    if ci < c0 {
+                        a.get(ri * c0 + ci)
+                    } else {
+                        b.get(ri * c1 + ci - c0)
+                    }
+                };
+                Ok(Value::tile(Array::from_nums(out, vec![r, c], (0..r * c).map(at))))
+            }
             id::ROW_EXPAND => {
                 let a = self.arr(0)?;
                 let (_, c) = as_2d(a.shape());
@@ -1001,7 +1093,10 @@ impl Cx<'_> {
                 self.elementwise(&[&a], out, |v| unary("exp", out, v[0]))
             }
             _ if self.name.starts_with("block.")
-                && matches!(short, "neg" | "exp" | "recip" | "sqrt" | "rsqrt" | "log" | "abs" | "relu" | "not") =>
+                && matches!(
+                    short,
+                    "neg" | "exp" | "sin" | "cos" | "recip" | "sqrt" | "rsqrt" | "log" | "abs" | "relu" | "not"
+                ) =>
             {
                 let a = self.arr(0)?;
                 let out = self.out(a.dtype());

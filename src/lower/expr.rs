@@ -68,7 +68,50 @@ impl Lowerer {
     /// A use of variable `v` (noting when it stands for a failed statement's target).
     fn use_var(&mut self, v: VarId, span: Span) -> Expr {
         self.read_poison |= !self.poisoned.is_empty() && self.poisoned.contains(&v);
+        if !self.transposed_views.is_empty() && self.transposed_views.contains_key(&v) {
+            self.error(transposed_view_read(span));
+        }
         Expr::var(v, span)
+    }
+
+    /// The argument of `value` when it is today's `pl.tile.transpose_view(t)` call (one
+    /// positional argument, checked here).
+    pub(super) fn transpose_view_arg<'e>(&self, value: &'e ast::Expr) -> R<Option<&'e ast::Expr>> {
+        let A::Call(f, args) = &value.kind else { return Ok(None) };
+        let Some((parts, n)) = self.op_path(f) else { return Ok(None) };
+        if parts[..n].join(".") != crate::ops::table::TRANSPOSE_VIEW {
+            return Ok(None);
+        }
+        match args.as_slice() {
+            [Arg::Positional(e)] => Ok(Some(e)),
+            _ => Err(Diagnostic::error(
+                codes::OP_ARG_COUNT,
+                value.span,
+                format!("{}.{} takes one tile", self.prefix, crate::ops::table::TRANSPOSE_VIEW),
+            )),
+        }
+    }
+
+    /// The tile variable a transposed view is taken of: a 2-D tile in Mat (the only source a
+    /// transposing move reads).
+    pub(super) fn transposed_source(&mut self, e: &ast::Expr) -> R<VarId> {
+        let tile = self.lower_expr(e)?;
+        let src = tile.as_var().filter(|v| match self.vars.var_type(*v) {
+            Type::Tile(t) => t.shape.len() == 2 && self.tile_spaces.get(v) == Some(&crate::ir::MemorySpace::Mat),
+            _ => false,
+        });
+        src.ok_or_else(|| {
+            Diagnostic::error(
+                codes::OP_ARG_TYPE,
+                e.span,
+                format!(
+                    "{}.{} needs a variable holding a 2-D tile loaded or moved into Mat",
+                    self.prefix,
+                    crate::ops::table::TRANSPOSE_VIEW
+                ),
+            )
+            .with_note("ptoc reads the view only as the source of a move into Left or Right (a transposing move)")
+        })
     }
 
     fn lower_name(&mut self, n: &str, span: Span) -> R<Expr> {
@@ -186,8 +229,24 @@ impl Lowerer {
         let mut pos = std::mem::take(&mut self.op_args);
         pos.clear();
         let mut kws = Vec::new();
-        for a in args {
+        // Today's move of a transposed view (`pl.move(pl.tile.transpose_view(t), …)`, or of a
+        // variable assigned one) is be8155433's transposing move of `t`.
+        let view = match args.first() {
+            Some(Arg::Positional(e)) => self.transposed_view(e)?.map(|src| (src, e.span)),
+            _ => None,
+        };
+        if let Some((_, at)) = view {
+            if !ops::spells(path, ops::id::MOVE) {
+                return Err(transposed_view_read(at));
+            }
+        }
+        for (i, a) in args.iter().enumerate() {
             match a {
+                Arg::Positional(_) if i == 0 && view.is_some() => {
+                    if let Some((src, at)) = view {
+                        pos.push(ArgIn { value: ArgValue::Expr(Expr::var(src, at)), span: at });
+                    }
+                }
                 Arg::Positional(e) => pos.push(ArgIn { value: self.lower_arg(e, false)?, span: e.span }),
                 Arg::Keyword(k, e) => kws.push(KwIn {
                     name: k.name.to_string(),
@@ -196,6 +255,21 @@ impl Lowerer {
                     span: k.span.to(e.span),
                 }),
             }
+        }
+        if let Some((_, at)) = view {
+            if kws.iter().any(|k| k.name == "transpose") {
+                return Err(Diagnostic::error(
+                    codes::OP_KWARG,
+                    at,
+                    "a move of a transposed view takes no `transpose=` (the view is the transpose)".to_string(),
+                ));
+            }
+            kws.push(KwIn {
+                name: "transpose".to_string(),
+                name_span: at,
+                value: ArgValue::Value(crate::ir::KwValue::Bool(true)),
+                span: at,
+            });
         }
         let spaces = &self.tile_spaces;
         let space_of = |v: VarId| spaces.get(&v).copied();
@@ -209,7 +283,31 @@ impl Lowerer {
             ops::Caller { hand_written: self.authorship.hand_written, space_of: &space_of },
         );
         self.op_args = pos;
+        if let (Some((_, at)), Ok(e)) = (view, &call) {
+            let into_l0 = e.as_call().is_some_and(|c| {
+                c.callee == crate::ir::Callee::Op(ops::id::MOVE)
+                    && matches!(
+                        ops::target_memory(c),
+                        Some(crate::ir::MemorySpace::Left | crate::ir::MemorySpace::Right)
+                    )
+            });
+            if !into_l0 {
+                return Err(transposed_view_read(at));
+            }
+        }
         call
+    }
+
+    /// The tile a transposed view `e` is of: a variable assigned today's
+    /// `pl.tile.transpose_view(t)`, or that call itself.
+    fn transposed_view(&mut self, e: &ast::Expr) -> R<Option<VarId>> {
+        if let A::Name(n) = &e.kind {
+            return Ok(self.scopes.lookup(n).and_then(|v| self.transposed_views.get(&v).copied()));
+        }
+        match self.transpose_view_arg(e)? {
+            Some(tile) => self.transposed_source(tile).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// An operator argument: enum members, dtypes and strings are plain values; so are literals
@@ -408,4 +506,17 @@ fn int_literal(v: u64, negative: bool, span: Span) -> R<Expr> {
 
 fn overflow(span: Span) -> Diagnostic {
     Diagnostic::error(codes::INT_OVERFLOW, span, "integer literal does not fit in 64 bits (INT64)")
+}
+
+/// A transposed view read other than by a move into L0.
+fn transposed_view_read(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNSUPPORTED,
+        span,
+        format!("this reads today's pl.{} other than as the source of a move into Left or Right", crate::ops::table::TRANSPOSE_VIEW),
+    )
+    .with_note(
+        "be8155433 has no transposed view; its transposing move is pl.move(t, target_memory=pl.MemorySpace.Right, transpose=True), \
+         which is what a move of pl.tile.transpose_view(t) into Left or Right means",
+    )
 }

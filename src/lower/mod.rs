@@ -137,6 +137,10 @@ pub(crate) struct Lowerer {
     /// The memory space of each variable of the current body bound to a block op's result:
     /// today's `pl.store` of a tile in Acc means `block.l0c_store`.
     tile_spaces: rustc_hash::FxHashMap<VarId, crate::ir::MemorySpace>,
+    /// The variables of the current body assigned today's `pl.tile.transpose_view(t)`
+    /// ([`crate::ops::table::TRANSPOSE_VIEW`]), each with its tile `t`: a move reading one is
+    /// `block.move(t, …, transpose=True)`, and no statement is written for the view itself.
+    transposed_views: rustc_hash::FxHashMap<VarId, VarId>,
 }
 
 /// Whether a program's text was written by hand (the DSL style) or by the printer, and what
@@ -205,6 +209,7 @@ impl Lowerer {
             op_args: Vec::new(),
             authorship: Authorship::default(),
             tile_spaces: Default::default(),
+            transposed_views: Default::default(),
         }
     }
 
@@ -407,6 +412,7 @@ impl Lowerer {
         self.hidden_types.clear();
         self.declared.clear();
         self.tile_spaces.clear();
+        self.transposed_views.clear();
     }
 
     /// Takes the per-function state out (to lower the body later).
@@ -431,6 +437,7 @@ impl Lowerer {
         self.hidden_types.clear();
         self.declared.clear();
         self.tile_spaces.clear();
+        self.transposed_views.clear();
     }
 
     fn lower_signature(&mut self, f: &ast::FuncDef) -> Signature {

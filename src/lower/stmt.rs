@@ -240,6 +240,19 @@ impl Lowerer {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> R<()> {
+        if let Some(tile) = self.transpose_view_arg(value)? {
+            // Today's `x = pl.tile.transpose_view(t)`: `x` stands for `t` seen transposed until
+            // a move into L0 reads it (`lower_call`); nothing is written for it.
+            let src = self.transposed_source(tile)?;
+            let mut ty = self.vars.var_type(src).clone();
+            if let Type::Tile(t) = &mut ty {
+                std::sync::Arc::make_mut(t).shape.swap(0, 1);
+            }
+            let var = self.vars.new_var(target.name.as_str(), ty, VarKind::Plain, target.span);
+            self.scopes.bind(&target.name, var);
+            self.transposed_views.insert(var, src);
+            return Ok(());
+        }
         let value = self.lower_expr(value)?;
         if let Some(info) = alloc_info(&value) {
             // `mem_vec_3: pl.MemRefType = pl.block.alloc(...)` defines the MemRef itself.

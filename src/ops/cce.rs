@@ -43,6 +43,9 @@ pub enum CceEmit {
     Reduce { col: &'static str, row: &'static str },
     /// `INSTR(d, x, tmp);`: a row reduction into the column `[N, 1]`.
     RowReduce { instr: &'static str },
+    /// `INSTR(d, x);` (with `tmp`: `INSTR(d, x, tmp)`, the call's second argument): a
+    /// reduction down the columns into the row `[1, N]`.
+    ColReduce { instr: &'static str, tmp: bool },
     /// `INSTR(d, a, …, v);`: the last operand `v` is a column `[N, 1]` broadcast along rows.
     RowExpand { instr: &'static str, arity: usize },
     /// `INSTR(d, a, …, v);`: the last operand `v` is a row `[1, N]` broadcast along columns.
@@ -128,7 +131,9 @@ impl CceEmit {
             CceEmit::Dst { instr, .. } | CceEmit::DstArg { instr, .. } | CceEmit::RowReduce { instr } => {
                 instr.to_string()
             }
-            CceEmit::RowExpand { instr, .. } | CceEmit::ColExpand { instr, .. } => instr.to_string(),
+            CceEmit::RowExpand { instr, .. } | CceEmit::ColExpand { instr, .. } | CceEmit::ColReduce { instr, .. } => {
+                instr.to_string()
+            }
             CceEmit::Elementwise { instr, .. } => {
                 format!("{instr} (legalize-cce adds `block.cast` and expansions for mixed dtypes and broadcasts)")
             }
@@ -153,7 +158,7 @@ impl CceEmit {
             CceEmit::Barrier { instr, pipe } => format!("{instr}({pipe})"),
             CceEmit::TensorDim => "— (a constant)".into(),
             CceEmit::TensorRead => "— (a scalar read of the tensor's memory)".into(),
-            CceEmit::Unsupported { .. } => "— (reported)".into(),
+            CceEmit::Unsupported { why } => format!("— (refused at the call: {why})"),
         }
     }
 
@@ -176,6 +181,7 @@ impl CceEmit {
             CceEmit::SelectBits => "Vec, row-major; the mask as `block.cmp_bits` writes it; `tmp` one 32-byte block",
             CceEmit::Reduce { .. } => "source row-major; axis 0: destination row `[1, N]`; axis 1: destination column `[N, 1]` (column-major)",
             CceEmit::RowReduce { .. } => "source row-major; destination column `[N, 1]` (column-major)",
+            CceEmit::ColReduce { .. } => "source row-major; destination row `[1, N]` (row-major)",
             CceEmit::RowExpand { .. } => "destination row-major; the vector a column `[N, 1]`",
             CceEmit::ColExpand { .. } => "destination row-major; the vector a row `[1, N]`",
             CceEmit::Extract => "Vec, row-major, the window inside the source",

@@ -125,6 +125,7 @@ pub fn build_op_call_in(
             return Err(d);
         }
     };
+    high_precision(def, &mut kwargs)?;
     // A call in hand-written text, or in a DSL spelling (`pl.load`, `pl.block.and_`), gets every
     // keyword parameter it leaves out with its default, in the table's order, as the reference's
     // constructors add them (§3.10). Printed text is kept as written, so IR the reference built
@@ -146,6 +147,57 @@ pub fn build_op_call_in(
     })?;
     let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
     Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
+}
+
+/// Whether `path` (the dotted name after `pl.`) is a spelling of `op`: its printed name, its
+/// namespace with its short name or an alias, a unified name or a spelling of today's PyPTO.
+pub fn spells(path: &[&str], op: OpId) -> bool {
+    let d = def(op);
+    match path {
+        [ns, name] if *ns == d.category.prefix() && (*name == d.short_name() || d.aliases.contains(name)) => true,
+        [name] if d.unified.contains(name) => true,
+        _ => {
+            let dotted = path.join(".");
+            dotted == d.printed || today_spellings(op).contains(&dotted.as_str())
+        }
+    }
+}
+
+/// Today's `high_precision=` keyword of an op that has it ([`table::OpDef::high_precision`]):
+/// `False` is the op as it is and is dropped; `True` asks for an algorithm ptoc does not
+/// emit and is refused at the keyword, with the column's reason.
+fn high_precision(def: &OpDef, kwargs: &mut Vec<KwIn>) -> Result<(), Diagnostic> {
+    let Some(at) = kwargs.iter().position(|k| k.name == "high_precision") else { return Ok(()) };
+    let Some(why) = def.high_precision else {
+        return Ok(()); // binding reports the unknown keyword
+    };
+    let k = &kwargs[at];
+    let value = match &k.value {
+        ArgValue::Value(KwValue::Bool(b)) => Some(*b),
+        ArgValue::Expr(e) => match e.kind {
+            ExprKind::ConstBool(b) => Some(b),
+            _ => None,
+        },
+        _ => None,
+    };
+    match value {
+        Some(false) => {
+            kwargs.remove(at);
+            Ok(())
+        }
+        Some(true) => Err(Diagnostic::error(
+            codes::OP_KWARG,
+            k.span,
+            format!("{}: high_precision=True is not supported", def.name),
+        )
+        .with_note(why)
+        .with_note("help: write high_precision=False or leave it out (the default algorithm)")),
+        None => Err(Diagnostic::error(
+            codes::OP_KWARG,
+            k.span,
+            format!("{}: high_precision must be True or False", def.name),
+        )),
+    }
 }
 
 /// Whether a call of `path` (the dotted name after `pl.`, two parts) with `positional`

@@ -170,7 +170,11 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             let axis = cx.axis(axis, t.shape.len())?;
             Ok(reduce(Shaped::Tile, &t.shape, axis, cx.kw_bool("keepdim").unwrap_or(false), t.dtype))
         }
-        Rule::RowReduce => row_reduce_rule(cx),
+        Rule::RowReduce => row_reduce_rule(cx, None),
+        Rule::ColReduce => col_reduce_rule(cx, None),
+        Rule::Concat => concat_rule(cx),
+        Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
+        Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
         Rule::Sync => Ok(Type::Unknown),
         Rule::CmpBits => cmp_bits_rule(cx),
@@ -361,15 +365,43 @@ fn batch_matmul_rule(cx: &Cx) -> R<Type> {
     Ok(tile_type(shape, promote_dtypes(l.dtype, r.dtype), None))
 }
 
-/// The result type of a call under [`Rule::RowReduce`].
-fn row_reduce_rule(cx: &Cx) -> R<Type> {
+/// The result type of a call under [`Rule::RowReduce`] (and [`Rule::ArgReduce`] along rows,
+/// with the index dtype `dtype`).
+fn row_reduce_rule(cx: &Cx, dtype: Option<DataType>) -> R<Type> {
     let t = cx.tile(0)?;
     cx.rank_at_least(0, &t.shape, 2)?;
     let mut shape = t.shape.clone();
     if let Some(last) = shape.last_mut() {
         *last = one();
     }
-    Ok(tile_type(shape, t.dtype, None))
+    Ok(tile_type(shape, dtype.unwrap_or(t.dtype), None))
+}
+
+/// The result type of a call under [`Rule::ColReduce`] (and [`Rule::ArgReduce`] down columns,
+/// with the index dtype `dtype`): the row `[1, N]` of an `[M, N]` tile.
+fn col_reduce_rule(cx: &Cx, dtype: Option<DataType>) -> R<Type> {
+    let t = cx.tile(0)?;
+    cx.rank_at_least(0, &t.shape, 2)?;
+    let mut shape = t.shape.clone();
+    let n = shape.len();
+    shape[n - 2] = one();
+    Ok(tile_type(shape, dtype.unwrap_or(t.dtype), None))
+}
+
+/// The result type of a call under [`Rule::Concat`].
+fn concat_rule(cx: &Cx) -> R<Type> {
+    let (a, b) = (cx.tile(0)?, cx.tile(1)?);
+    for (i, t) in [(0, &a), (1, &b)] {
+        cx.ensure(t.shape.len() == 2, || format!("requires 2-D tiles, but argument {i} is {}", cx.dims(&t.shape)))?;
+    }
+    cx.ensure(a.dtype == b.dtype, || {
+        format!("requires tiles of one dtype, but got {} and {}", a.dtype.name(), b.dtype.name())
+    })?;
+    cx.same_if_const("rows", &a.shape[0], &b.shape[0])?;
+    let (Some(c0), Some(c1)) = (const_dim(&a.shape[1]), const_dim(&b.shape[1])) else {
+        return Err(cx.check_at(1, "requires static column counts".to_string()));
+    };
+    Ok(tile_type(vec![a.shape[0].clone(), dim(c0 + c1)], a.dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

@@ -95,6 +95,10 @@ pub struct OpDef {
     /// Further spellings of today's PyPTO that mean this op (`tile.create` for
     /// `block.create_tile`), each with how its arguments become this op's.
     pub today: &'static [Today],
+    /// Whether today's PyPTO gives this op the keyword `high_precision=` (a bool, default
+    /// False), with why ptoc refuses `True`: a call with `high_precision=False` means the op as
+    /// it is, one with `True` is refused at the keyword (`ops::high_precision`).
+    pub high_precision: Option<&'static str>,
     /// [`OpDef::written_arg`], found in `params` when the table is built: the sync analyses ask
     /// it of every leaf they read.
     written: Option<u8>,
@@ -190,6 +194,12 @@ impl TodayForm {
         }
     }
 }
+
+/// Today's `pl.tile.transpose_view(t)`: the Mat tile `t` seen as its transpose (NZ read as ZN),
+/// no data moved. The one use be8155433 has a form for is a move of it into L0 (Left or Right),
+/// which is be8155433's `pl.move(t, target_memory=…, transpose=True)`: lowering folds the two
+/// at the move and refuses any other read of the view.
+pub const TRANSPOSE_VIEW: &str = "tile.transpose_view";
 
 const fn today(name: &'static str) -> Today {
     Today { name, form: TodayForm::Same }
@@ -523,6 +533,16 @@ pub enum Rule {
     Reduce,
     /// `Tile(shape[:-1] + [1], dtype)`.
     RowReduce,
+    /// `Tile(shape[:-2] + [1, shape[-1]], dtype)`: the reduction over the rows into a row.
+    ColReduce,
+    /// `Tile([R, C0 + C1], dtype)` of an `[R, C0]` and an `[R, C1]` tile of one dtype, columns
+    /// of static counts.
+    Concat,
+    /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
+    /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
+    ArgReduce {
+        row: bool,
+    },
     RowExpandBinary,
     /// `UnknownType`.
     Sync,
@@ -604,6 +624,7 @@ const fn op(name: &'static str, category: Category, params: &'static [Param], ru
         sync: None,
         today_tile: matches!(category, Category::Block),
         today: &[],
+        high_precision: None,
         written: output_tensor_arg(params),
     }
 }
@@ -628,6 +649,11 @@ impl OpDef {
     }
     const fn today(self, today: &'static [Today]) -> OpDef {
         OpDef { today, ..self }
+    }
+    /// Today's PyPTO gives the op `high_precision=`; `why` ptoc refuses `True`
+    /// ([`OpDef::high_precision`]).
+    const fn high_precision(self, why: &'static str) -> OpDef {
+        OpDef { high_precision: Some(why), ..self }
     }
     /// Today's `pl.tile.<name>` of this block op takes other arguments: it does not reach it.
     const fn not_today_tile(self) -> OpDef {
@@ -736,6 +762,23 @@ const ROW_REDUCE: &[Param] = &[
          its contents afterwards are unspecified, so do not read it",
     ),
 ];
+/// Why `high_precision=True` is refused (the [`OpDef::high_precision`] column).
+const HP_DIV: &str = "pto-isa's a2a3 TDIV and its CPU simulator have one division: they take \
+                      DivAlgorithm::HIGH_PRECISION as a template argument and ignore it";
+const HP_RECIP: &str = "pto-isa's a2a3 TRECIP (a TDIVS of 1) and its CPU simulator have one algorithm: they take \
+                        RecipAlgorithm::HIGH_PRECISION as a template argument and ignore it";
+const HP_RSQRT: &str = "ptoc emits block.rsqrt as TRSQRT(dst, src), not as pto-isa's high-precision form (a2a3 \
+                        TRSQRT with a scratch tile: a square root, then a division)";
+/// Why `block.sin`/`block.cos` have no C++ form.
+const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
+/// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
+const ARG_REDUCE: &[Param] = &[
+    arg("tile", Expect::Tile),
+    arg("tmp_tile", Expect::Tile).about(
+        "a scratch tile for the instruction's partial results: a Vec tile of the input's shape and \
+         dtype; its contents afterwards are unspecified, so do not read it",
+    ),
+];
 const ROW_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("row_vec", Expect::Tile)];
 const COL_EXPAND: &[Param] = &[arg("tile", Expect::Tile), arg("col_vec", Expect::Tile)];
 const CAST_KW: &[KwSpec] = &[req("target_type", KwKind::DType), opt("mode", KwKind::Mode).default(KwDefault::Int(2))];
@@ -803,6 +846,7 @@ pub static OPS: &[OpDef] = &[
         .block_form(names::MUL),
     tensor("tensor.div", TENSOR_TENSOR, bcast(Shaped::Tensor))
         .scalar_rhs(names::TENSOR_DIV_SCALAR)
+        .high_precision(HP_DIV)
         .block_form(names::DIV),
     tensor("tensor.maximum", TENSOR_TENSOR, bcast(Shaped::Tensor)).block_form(names::MAXIMUM),
     tensor(names::TENSOR_ADD_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
@@ -820,6 +864,7 @@ pub static OPS: &[OpDef] = &[
         .block_form(names::MULS),
     tensor(names::TENSOR_DIV_SCALAR, TENSOR_SCALAR, keep(Shaped::Tensor))
         .printed("tensor.div")
+        .high_precision(HP_DIV)
         .unified(&["div_scalar"])
         .block_form(names::DIVS),
     tensor(names::TENSOR_EXP, TENSOR_INPUT, Rule::TensorExp).block_form(names::EXP),
@@ -941,6 +986,7 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tmul", 2)),
     block(names::DIV, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
+        .high_precision(HP_DIV)
         .scalar_rhs(names::DIVS)
         .cce(ew("TDIV", 2, Family::Binary))
         .pto(pto("pto.tdiv", 2)),
@@ -1086,8 +1132,20 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(ew("TEXP", 1, Family::Unary))
         .pto(pto("pto.texp", 1)),
+    // Registered after be8155433 (today's `pl.tile.sin/cos`): pto-isa has no sine or cosine
+    // instruction, so the C++ form rule refuses them at the call; the interpreter runs them.
+    // They are vector work on both backends (the pipe the sync passes order them on).
+    block(names::SIN, TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["sin"])
+        .cce(CceEmit::Unsupported { why: NO_TRIG }),
+    block(names::COS, TILE, SAME)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["cos"])
+        .cce(CceEmit::Unsupported { why: NO_TRIG }),
     block("block.recip", TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
+        .high_precision(HP_RECIP)
         .unified(&["recip"])
         .cce(ew("TRECIP", 1, Family::Unary))
         .pto(pto("pto.trecip", 1)),
@@ -1098,6 +1156,7 @@ pub static OPS: &[OpDef] = &[
         .pto(pto("pto.tsqrt", 1)),
     block("block.rsqrt", TILE, SAME)
         .pipes(Some(PipeType::V), Some(PipeType::V))
+        .high_precision(HP_RSQRT)
         .unified(&["rsqrt"])
         .cce(ew("TRSQRT", 1, Family::Unary))
         .pto(pto("pto.trsqrt", 1)),
@@ -1191,6 +1250,32 @@ pub static OPS: &[OpDef] = &[
         .unified(&["row_min"])
         .cce(CceEmit::RowReduce { instr: "TROWMIN" })
         .pto(pto("pto.trowmin", 2)),
+    // Registered after be8155433 (today's `pl.tile.row_prod/col_prod/row_argmax/…`); pto-isa
+    // has TROWPROD, TCOLPROD, TROWARGMAX/TROWARGMIN and TCOLARGMAX/TCOLARGMIN.
+    block(names::ROW_PROD, ROW_REDUCE, Rule::RowReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::RowReduce { instr: "TROWPROD" })
+        .pto(pto("pto.trowprod", 2)),
+    block(names::COL_PROD, TILE, Rule::ColReduce)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::ColReduce { instr: "TCOLPROD", tmp: false })
+        .pto(pto("pto.tcolprod", 1)),
+    block(names::ROW_ARGMAX, ARG_REDUCE, Rule::ArgReduce { row: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::RowReduce { instr: "TROWARGMAX" })
+        .pto(pto("pto.trowargmax", 2)),
+    block(names::ROW_ARGMIN, ARG_REDUCE, Rule::ArgReduce { row: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::RowReduce { instr: "TROWARGMIN" })
+        .pto(pto("pto.trowargmin", 2)),
+    block(names::COL_ARGMAX, ARG_REDUCE, Rule::ArgReduce { row: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::ColReduce { instr: "TCOLARGMAX", tmp: true })
+        .pto(pto("pto.tcolargmax", 2)),
+    block(names::COL_ARGMIN, ARG_REDUCE, Rule::ArgReduce { row: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::ColReduce { instr: "TCOLARGMIN", tmp: true })
+        .pto(pto("pto.tcolargmin", 2)),
     block(names::ROW_EXPAND, &[arg("src", Tile)], Rule::SameTile { min_rank: 2 })
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["row_expand"])
@@ -1268,6 +1353,12 @@ pub static OPS: &[OpDef] = &[
     .not_today_tile()
     .reads(Reads::Any)
     .cce(CceEmit::Extract),
+    // Registered after be8155433 (today's `pl.tile.concat`): pto-isa's TCONCAT(dst, src0, src1)
+    // writes src0's columns, then src1's.
+    block(names::CONCAT, &[arg("src0", Tile), arg("src1", Tile)], Rule::Concat)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TCONCAT", 2, Family::Binary))
+        .pto(pto("pto.tconcat", 2)),
     block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile))
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .result_buffer(ResultBuffer::ViewOf(0))

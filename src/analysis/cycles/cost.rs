@@ -259,7 +259,7 @@ fn vector_instrs(
         }
         CceEmit::CmpBits { instr: name } => vec![v(name, arg_shape(0).unwrap_or(r), 0)],
         CceEmit::SelectBits => vec![v("TSELS", r, 0)],
-        CceEmit::RowReduce { instr: name } => {
+        CceEmit::RowReduce { instr: name } | CceEmit::ColReduce { instr: name, .. } => {
             let src = arg_shape(0).unwrap_or(r);
             vec![v(name, src, 0)]
         }
@@ -336,17 +336,23 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCMP" | "TCMPS" => 2 * rows + 2,
         // A copy within UB, about 600 bytes a cycle.
         "TMOV" => (sh.total_bytes() / 600).max(1),
-        // A window copy: a fixed part and about 128 bytes a cycle.
-        "TEXTRACT" => 2 + sh.total_bytes() / 128,
+        // A window copy: a fixed part and about 128 bytes a cycle; TCONCAT copies its two
+        // sources row by row the same way (not calibrated on Perf-Sim).
+        "TEXTRACT" | "TCONCAT" => 2 + sh.total_bytes() / 128,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
         "TROWMAX" | "TROWMIN" | "TROWSUM" if sh.cols == per_repeat => 5,
+        // The product and the arg reductions step through the rows as TROWMAX does (pto-isa's
+        // a2a3 implementations share its row loop); not calibrated on Perf-Sim.
+        "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" if sh.cols == per_repeat => 5,
         // Rows of one to two repeats, not whole ones: the tail repeat folded into the first
         // (a partial-mask ALU op), a barrier, then the one-repeat reduction.
-        "TROWMAX" | "TROWMIN" if sh.cols > per_repeat && !aligned => 2 * rows + 69,
+        "TROWMAX" | "TROWMIN" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" if sh.cols > per_repeat && !aligned => {
+            2 * rows + 69
+        }
         "TROWSUM" if sh.cols > per_repeat && !aligned => 2 * rows + 72,
-        "TROWMAX" | "TROWMIN" => 2 * rows + if aligned { 0 } else { 3 },
+        "TROWMAX" | "TROWMIN" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" => 2 * rows + if aligned { 0 } else { 3 },
         "TROWSUM" => {
             if aligned {
                 40 + 2 * rows
@@ -359,7 +365,8 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCOLEXPANDADD" | "TCOLEXPANDSUB" | "TCOLEXPANDMUL" | "TCOLEXPANDDIV" | "TCOLEXPANDMAX" | "TCOLEXPANDMIN" => {
             16 * rows + 4
         }
-        "TCOLMAX" | "TCOLMIN" | "TCOLSUM" => 40 * rows,
+        // The column product and arg reductions as TCOLMAX (not calibrated on Perf-Sim).
+        "TCOLMAX" | "TCOLMIN" | "TCOLSUM" | "TCOLPROD" | "TCOLARGMAX" | "TCOLARGMIN" => 40 * rows,
         "TFILLPAD" => 6 * rows + 10,
         // Perf-Sim's figures for FP32 [16, 16], [16, 32], [32, 64], [64, 64]: 20, 30, 84, 130
         // (it books them on MTE1; they are vector instructions on the a2a3, as in the table).
@@ -372,7 +379,7 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
 /// that the next vector instruction starts a new stream and pays [`vector_startup`].
 pub fn ends_vector_stream(name: &str) -> bool {
     // TTRANS is booked on MTE1 by Perf-Sim: the vector instruction after it starts anew.
-    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM" | "TTRANS")
+    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" | "TTRANS")
 }
 
 /// The startup latency (head + tail of its first intrinsic) an instruction pays when it opens
@@ -393,7 +400,7 @@ pub fn vector_startup(name: &str) -> u64 {
         "TMUL" => 25,
         "TDIV" => 30,
         "TAND" | "TOR" | "TNOT" => 20,
-        "TROWMAX" | "TROWMIN" => 6,
+        "TROWMAX" | "TROWMIN" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" => 6,
         "TROWSUM" => 46,
         "TCMP" | "TCMPS" => 6,
         // Broadcasts of a row start with their own barrier-separated steps (in their cost).

@@ -79,15 +79,22 @@ impl<K: Copy> Recorded<K> {
 /// The memory a leaf reads and writes as phase 1 reads it: each variable whose MemRef it
 /// reads or writes given to `mem` ([`effects::accesses`], the reading the sync checker shares),
 /// and the pipe it runs on (S for scalar work, and for sync ops, which touch no memory); `None`
-/// for statements that are no leaf.
+/// for statements that are no leaf. Scalar work gives no accesses: no pipe's sync orders it,
+/// and the sync checker reads it as no access (`analysis::hazard::hazard_kind`). Were a tile
+/// op on S (one without a pipe on the backend) its buffer's last writer here, the vector write
+/// before it would stay unsynchronised to the checker.
 pub fn leaf_accesses(
     vars: &VarTable,
     s: &Stmt,
     backend: Backend,
     mem: &mut impl FnMut(Mode, VarId),
 ) -> Option<PipeType> {
-    match effects::leaf(vars, s, backend, mem)? {
-        Kind::Access(pipe) => Some(pipe),
+    match effects::kind(s, backend)? {
+        Kind::Access(PipeType::S) => Some(PipeType::S),
+        Kind::Access(pipe) => {
+            effects::accesses(vars, s, mem);
+            Some(pipe)
+        }
         _ => Some(PipeType::S),
     }
 }
