@@ -24,6 +24,7 @@ pub mod table;
 #[cfg(test)]
 mod tests;
 mod today;
+mod valid;
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, OpId, Type, UnOp, VarTable};
@@ -405,7 +406,8 @@ fn deduce_call(
     let cx = deduce::Cx { vars, def, args, kwargs };
     cx.check_kwargs()?;
     cx.check_args()?;
-    rules::apply(def.rule, &cx)
+    let ty = rules::apply(def.rule, &cx)?;
+    valid::apply(&cx, ty)
 }
 
 /// Makes `ops::id`: the table id of each operator of [`names`] (found when the crate is
