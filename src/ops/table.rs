@@ -1293,9 +1293,8 @@ pub static OPS: &[OpDef] = &[
         &[arg("tile", Tile), arg("valid_rows", Any), arg("valid_cols", Any)],
         Rule::SetValidShape,
     )
-    .pipes(Some(PipeType::S), Some(PipeType::S))
+    .pipes(Some(PipeType::V), Some(PipeType::V))
     .result_buffer(ResultBuffer::ViewOf(0))
-    .reads(Reads::Any)
     .cce(CceEmit::Nothing),
     block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile))
         .pipes(Some(PipeType::V), Some(PipeType::V))
