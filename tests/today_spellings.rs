@@ -3,8 +3,9 @@
 //! test writes each spelling edit back (from the edit's own description, mechanically), reads
 //! both texts and checks they are the same program: structurally equal IR and the same printed
 //! text. Edits that are not spellings (a `@pl.jit` function written as a method, a chosen
-//! parametrisation) stay; the spellings ptoc does not read yet (partial tiles' `valid_shape`,
-//! `transpose_view`, `high_precision`) stay too and are counted.
+//! parametrisation) stay; the spellings ptoc does not read yet (`transpose_view`,
+//! `high_precision`) stay too and are counted. A load's `valid_shape` equal to its shape is
+//! written back (`pl.load(t, o, shapes, valid_shape=shapes)`): ptoc reads it as the whole tile.
 
 mod common;
 
@@ -35,6 +36,8 @@ enum Rule {
     At,
     /// `pl.block.FROM(` → `pl.tile.TO(` / `pl.tensor.FROM(` → `pl.tensor.TO(`.
     Rename(&'static str, &'static str),
+    /// `pl.load(t, o, shapes)` → `pl.load(t, o, shapes, valid_shape=shapes)`.
+    LoadValidShape,
 }
 
 /// Classifies an edit by its description; `None` for a description this test does not know
@@ -78,6 +81,9 @@ fn classify(edit: &str) -> Option<Edit> {
         if let Some(names) = names {
             return Some(Spelling(Rule::TileNamespace(names)));
         }
+    }
+    if has("load's valid_shape kwarg equal to the full load shape dropped") {
+        return Some(Spelling(Rule::LoadValidShape));
     }
     if has("valid_shape") || has("transpose_view") || has("high_precision") {
         return Some(NotRead);
@@ -199,6 +205,11 @@ fn undo(text: &str, rule: &Rule) -> String {
         }
         Rule::At => text.replace("with pl.incore():", "with pl.at(level=pl.Level.CORE_GROUP):"),
         Rule::Rename(from, to) => text.replace(&format!("pl.{from}("), &format!("pl.{to}(")),
+        Rule::LoadValidShape => rewrite_calls(text, "pl.load(", |a| {
+            let positional = a.iter().take_while(|x| !is_keyword(x)).count();
+            let given = a.iter().any(|x| x.trim_start().starts_with("valid_shape"));
+            (positional >= 3 && !given).then(|| format!("pl.load({}, valid_shape={})", a.join(", "), a[2]))
+        }),
     }
 }
 

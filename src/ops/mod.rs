@@ -145,7 +145,9 @@ pub fn build_op_call_in(
             _ => d,
         }
     })?;
-    let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
+    let mut args = bound.args;
+    valid::drop_whole(def, &mut args);
+    let call = Call { callee: Callee::Op(id), args, kwargs: bound.kwargs };
     Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
 }
 

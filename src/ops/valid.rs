@@ -14,7 +14,7 @@
 use super::deduce::{Cx, DeduceError};
 use super::id;
 use super::shape::const_dim;
-use super::table::{Rule, Shaped};
+use super::table::{OpDef, Rule, Shaped};
 use crate::ir::{dims_equal, DataType, Expr, ExprKind, KwValue, TileType, TileView, Type};
 use std::sync::Arc;
 
@@ -74,6 +74,26 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
         t.view = None;
     }
     Ok(Type::Tile(Arc::new(t)))
+}
+
+/// Drops the `valid_shape` argument of a call of `block.load` / `block.create_tile` (bound, its
+/// type deduced) when it is the shape: such a call means the whole tile, and is the call
+/// without it.
+pub(super) fn drop_whole(def: &OpDef, args: &mut Vec<Expr>) {
+    let (valid, shape) = match def.rule {
+        Rule::Load => (3, 2),
+        Rule::CreateTile => (1, 0),
+        _ => return,
+    };
+    let whole = match (args.get(valid).map(|e| &e.kind), args.get(shape).map(|e| &e.kind)) {
+        (Some(ExprKind::MakeTuple(v)), Some(ExprKind::MakeTuple(s))) => {
+            v.len() == s.len() && v.iter().zip(s).all(|(a, b)| dims_equal(a, b))
+        }
+        _ => false,
+    };
+    if whole {
+        args.truncate(valid);
+    }
 }
 
 /// The valid shape given as argument `i` of a call whose result has shape `shape`: one extent
