@@ -131,6 +131,7 @@ pub fn build_op_call_in(
     // constructors add them (§3.10). Printed text is kept as written, so IR the reference built
     // without a defaulted kwarg reads back unchanged.
     let insert_defaults = hand_written || !is_dotted(path, def.printed);
+    valid::today_kwarg(def, &mut kwargs);
     let bound = bind::bind(vars, def, args, kwargs, insert_defaults, span)?;
     let ty = deduce_call(vars, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)

@@ -76,6 +76,17 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
     Ok(Type::Tile(Arc::new(t)))
 }
 
+/// Today's PyPTO also spells a load's `valid_shape` argument `valid_shapes=` (its IR
+/// constructor's name): renamed for the ops that take one.
+pub(super) fn today_kwarg(def: &OpDef, kwargs: &mut [super::KwIn]) {
+    if !def.params.iter().any(|p| p.name == "valid_shape") {
+        return;
+    }
+    for k in kwargs.iter_mut().filter(|k| k.name == "valid_shapes") {
+        k.name = "valid_shape".to_string();
+    }
+}
+
 /// Drops the `valid_shape` argument of a call of `block.load` / `block.create_tile` (bound, its
 /// type deduced) when it is the shape: such a call means the whole tile, and is the call
 /// without it.
