@@ -26,6 +26,8 @@ mod tests;
 mod today;
 mod valid;
 
+pub use valid::ignores_valid_shape;
+
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, OpId, Type, UnOp, VarTable};
 use dispatch::Target;

@@ -76,6 +76,24 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
     Ok(Type::Tile(Arc::new(t)))
 }
 
+/// Whether `op` computes on whole tiles whatever their valid shapes (a move, a matmul, a view,
+/// a reshape, a transpose, a packed compare): a partial operand of it has no meaning the valid
+/// shape rules give, so the C++ form rule refuses one.
+pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
+    matches!(
+        super::def(op).rule,
+        Rule::Move
+            | Rule::Matmul
+            | Rule::MatmulAcc
+            | Rule::MatmulBias
+            | Rule::BatchMatmul
+            | Rule::View(Shaped::Tile)
+            | Rule::Reshape(Shaped::Tile)
+            | Rule::Transpose(Shaped::Tile)
+            | Rule::CmpBits
+    )
+}
+
 /// Today's PyPTO also spells a load's `valid_shape` argument `valid_shapes=` (its IR
 /// constructor's name): renamed for the ops that take one.
 pub(super) fn today_kwarg(def: &OpDef, kwargs: &mut [super::KwIn]) {
