@@ -3,8 +3,8 @@
 //! test writes each spelling edit back (from the edit's own description, mechanically), reads
 //! both texts and checks they are the same program: structurally equal IR and the same printed
 //! text. Edits that are not spellings (a `@pl.jit` function written as a method, a chosen
-//! parametrisation) stay; the spellings ptoc does not read yet (partial tiles' `valid_shape`)
-//! stay too and are counted.
+//! parametrisation) stay. A load's `valid_shape` equal to its shape is written back
+//! (`pl.load(t, o, shapes, valid_shape=shapes)`): ptoc reads it as the whole tile.
 
 mod common;
 
@@ -40,6 +40,8 @@ enum Rule {
     /// `y = pl.move(t, …, transpose=True)` → `t_view = pl.tile.transpose_view(t)` on the line
     /// before, and `y = pl.move(t_view, …)`.
     TransposeView,
+    /// `pl.load(t, o, shapes)` → `pl.load(t, o, shapes, valid_shape=shapes)`.
+    LoadValidShape,
 }
 
 /// Classifies an edit by its description; `None` for a description this test does not know
@@ -92,6 +94,9 @@ fn classify(edit: &str) -> Option<Edit> {
     }
     if has("pl.tile.transpose_view(t)") && has("transpose=True") {
         return Some(Spelling(Rule::TransposeView));
+    }
+    if has("load's valid_shape kwarg equal to the full load shape dropped") {
+        return Some(Spelling(Rule::LoadValidShape));
     }
     if has("valid_shape") || has("transpose_view") || has("high_precision") {
         return Some(NotRead);
@@ -243,6 +248,11 @@ fn undo(text: &str, rule: &Rule) -> String {
             }
             out
         }
+        Rule::LoadValidShape => rewrite_calls(text, "pl.load(", |a| {
+            let positional = a.iter().take_while(|x| !is_keyword(x)).count();
+            let given = a.iter().any(|x| x.trim_start().starts_with("valid_shape"));
+            (positional >= 3 && !given).then(|| format!("pl.load({}, valid_shape={})", a.join(", "), a[2]))
+        }),
     }
 }
 

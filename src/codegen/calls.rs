@@ -46,6 +46,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
     let def = crate::ops::def(op);
     let name = def.name;
     let Some(form) = def.cce else { return Err(broken(span, &format!("{name}, which has no C++ form"))) };
+    set_dynamic_valid_shape(k, target, span)?;
     let args = &c.args;
     let arity = |n: usize, msg: &dyn Fn() -> String| expect_arity(args, n, span, msg);
     let family_arity = |n: usize, family: Family| {
@@ -161,12 +162,75 @@ fn expect_arity(args: &[Expr], n: usize, span: Span, msg: &dyn Fn() -> String) -
     }
 }
 
+/// The valid extents of tile variable `var` as C++ values, when its type has a valid shape.
+fn valid_extents(k: &Kernel, var: VarId) -> Result<Option<Vec<String>>, Diagnostic> {
+    let Type::Tile(t) = k.vars.var_type(var) else { return Ok(None) };
+    match t.view.as_ref().map(|v| v.valid_shape.as_slice()) {
+        Some(v) if !v.is_empty() => v.iter().map(|e| k.value(e)).collect::<Result<Vec<_>, _>>().map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A tile whose valid shape is dynamic is declared with the whole tile valid; the statement
+/// that defines it first sets its valid rows and columns (`Tile::SetValidShape`, a
+/// declaration of its own: such tiles never share their object, see `declare_tile`).
+fn set_dynamic_valid_shape(k: &mut Kernel, target: Option<VarId>, span: Span) -> Result<(), Diagnostic> {
+    let Some(var) = target else { return Ok(()) };
+    let Type::Tile(t) = k.vars.var_type(var) else { return Ok(()) };
+    if !crate::codegen::writer::dynamic_valid(t) {
+        return Ok(());
+    }
+    let Some(v) = valid_extents(k, var)? else { return Ok(()) };
+    let [r, c] = v.as_slice() else {
+        return Err(unsupported(span, "CCE codegen: a dynamic valid shape of a tile that is not 2-D"));
+    };
+    let d = k.tile_var(var, span)?;
+    k.linef(format_args!("{}.SetValidShape({r}, {c});", d.name));
+    Ok(())
+}
+
+/// For a partial tile `var` read from or written to tensor `t` at `offsets`: a GlobalTensor of
+/// the tile's valid extents at the window (pto-isa's TLOAD/TSTORE want the GlobalTensor's
+/// shape to be the tile's valid rows and columns), declared in a block the caller closes.
+fn partial_global(
+    k: &mut Kernel,
+    var: VarId,
+    t: &Expr,
+    offsets: &Expr,
+    span: Span,
+) -> Result<Option<Rc<str>>, Diagnostic> {
+    let Some(v) = valid_extents(k, var)? else { return Ok(None) };
+    let tv = t.as_var().ok_or_else(|| broken(t.span, "an access of a tensor expression"))?;
+    let rank = k.type_of(t).shape().map_or(0, <[Expr]>::len);
+    let ([r, c], 2) = (v.as_slice(), rank) else {
+        return Err(unsupported(span, "CCE codegen: a partial tile of a tensor that is not 2-D"));
+    };
+    let (g, at) = window_start(k, t, offsets, span)?;
+    let Some(Global { ptr, tensor }) = k.globals.get(&tv).cloned() else { return Ok(None) };
+    let Type::Tensor(tt) = k.type_of(t) else { return Ok(None) };
+    let ct = super::ctype::c_type(tt.dtype, span)?;
+    k.line("{");
+    k.linef(format_args!(
+        "    GlobalTensor<{ct}, Shape<1, 1, 1, -1, -1>, {ptr}GlobalStrideDim5, {ptr}GlobalType::layout> {g}Valid({at}, \
+         {{static_cast<int64_t>({r}), static_cast<int64_t>({c})}}, \
+         {{static_cast<int64_t>({tensor}->strides[0]), static_cast<int64_t>({tensor}->strides[1])}});"
+    ));
+    Ok(Some(format!("{g}Valid").into()))
+}
+
 /// `block.load`: the window of the tensor as a GlobalTensor, then `TLOAD`.
 fn load(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
-    expect_arity(&c.args, 3, span, &|| "block.load requires 3 arguments: tensor, offsets, shapes".to_string())?;
-    let (g, assign) = global_at(k, &args[0], &args[1], span)?;
+    expect_arity(&c.args, 3, span, &|| "block.load requires 3 arguments: tensor, offsets, shapes".to_string())
+        .or_else(|_| expect_arity(&c.args, 4, span, &|| "block.load requires 3 or 4 arguments".to_string()))?;
     let var = dst_var(k, target, name, span)?;
+    if let Some(g) = partial_global(k, var, &args[0], &args[1], span)? {
+        let d = k.tile_var(var, span)?;
+        k.linef(format_args!("    TLOAD({}, {g});", d.name));
+        k.line("}");
+        return Ok(());
+    }
+    let (g, assign) = global_at(k, &args[0], &args[1], span)?;
     let d = k.tile_var(var, span)?;
     let d = window_view(k, &d, &args[2]);
     k.line(&assign);
@@ -178,6 +242,14 @@ fn load(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span)
 fn store(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
     expect_arity(&c.args, 4, span, &|| format!("{name} requires 4 arguments: tile, offsets, shapes, output_tensor"))?;
+    if let Some(tv) = args[0].as_var() {
+        if let Some(g) = partial_global(k, tv, &args[3], &args[1], span)? {
+            let t = k.tile_var(tv, span)?;
+            k.linef(format_args!("    TSTORE({g}, {});", t.name));
+            k.line("}");
+            return store_result(k, target, &args[3], span);
+        }
+    }
     let tile = match args[0].as_var().map(|_| k.tile_ref(&args[0])) {
         Some(Ok(t)) => window_view(k, &t, &args[2]).name,
         _ => k.value(&args[0])?.into(),
@@ -185,8 +257,17 @@ fn store(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span
     let (g, assign) = global_at(k, &args[3], &args[1], span)?;
     k.line(&assign);
     k.linef(format_args!("TSTORE({g}, {tile});"));
+    store_result(k, target, &args[3], span)
+}
+
+/// The result of a store: the GlobalTensor of the tensor `out` written.
+fn store_result(k: &mut Kernel, target: Option<VarId>, out: &Expr, span: Span) -> Result<(), Diagnostic> {
     if let Some(var) = target {
-        if let Some(info) = args[3].as_var().and_then(|t| k.globals.get(&t).cloned()) {
+        let g = match out.as_var() {
+            Some(t) => k.name_of(t, span)?.clone(),
+            None => return Err(broken(out.span, "an access of a tensor expression")),
+        };
+        if let Some(info) = out.as_var().and_then(|t| k.globals.get(&t).cloned()) {
             k.globals.insert(var, info);
         }
         let d = k.target(var);
@@ -702,6 +783,14 @@ fn scalar_decl(k: &mut Kernel, var: VarId, span: Span) -> Result<String, Diagnos
 /// For an access to tensor `t` at `offsets`: its GlobalTensor's name and the `TASSIGN` line
 /// pointing it at the window's first element.
 fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str>, String), Diagnostic> {
+    let (g, at) = window_start(k, t, offsets, span)?;
+    let assign = format!("TASSIGN({g}, {at});");
+    Ok((g, assign))
+}
+
+/// For an access to tensor `t` at `offsets`: its GlobalTensor's name and the address of the
+/// window's first element.
+fn window_start(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str>, String), Diagnostic> {
     let var = t.as_var().ok_or_else(|| broken(t.span, "an access of a tensor expression"))?;
     let g = k.name_of(var, t.span)?;
     let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {
@@ -718,7 +807,7 @@ fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str
     for (i, o) in offs.iter().enumerate() {
         terms.push(format!("{} * {tensor}->strides[{i}]", k.value(o)?));
     }
-    Ok((g.clone(), format!("TASSIGN({g}, {ptr} + ({}));", terms.join(" + "))))
+    Ok((g.clone(), format!("{ptr} + ({})", terms.join(" + "))))
 }
 
 /// The memory space of a tile operand's MemRef.

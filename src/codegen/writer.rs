@@ -227,7 +227,7 @@ impl<'p> Kernel<'p> {
             cat!(&mut self.tile_text.2; "(", rows, ", ", cols, ");\n");
             self.tile_text.0 = if valid.is_some() { None } else { Some(key) };
         }
-        if let (Some(a), true) = (ty.addr, share) {
+        if let (Some(a), true) = (ty.addr, share && !dynamic_valid(t)) {
             let key = format!("{}{}{a:x}", self.tile_text.1, self.tile_text.2);
             if let Some(first) = self.placed_tiles.get(&key).cloned() {
                 self.start_line();
@@ -267,6 +267,13 @@ impl<'p> Kernel<'p> {
             ""
         }
     }
+}
+
+/// Whether tile type `t` has a valid shape given at run time (an extent that is not a
+/// constant): its object's valid rows and columns are set where it is defined, so it is an
+/// object of its own, never a reference to another tile's.
+pub(super) fn dynamic_valid(t: &TileType) -> bool {
+    t.view.as_ref().is_some_and(|v| v.valid_shape.iter().any(|e| e.as_const_int().is_none()))
 }
 
 /// A copy that legalize-cce makes an op of the IR, found in IR that did not go through it.

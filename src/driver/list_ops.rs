@@ -108,6 +108,7 @@ fn kw_value(kind: KwKind, default: Option<KwDefault>, required: bool) -> String 
                 KwKind::Mode => "rounding mode",
                 KwKind::Cmp => "comparison",
                 KwKind::Pipe => "pipe",
+                KwKind::Pad => "pad value",
             };
             if required {
                 format!("<{what}, required>")

@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use super::numeric::check_dtype;
+use super::partial;
 use super::scalar;
 use super::semantics;
 use super::value::{Array, Num, Scalar, Value};
@@ -375,6 +376,21 @@ impl<'p> Interp<'p> {
         Ok(self.eval_scalar(fr, e)?.num.as_i128())
     }
 
+    /// The valid extents of a tile of type `ty` with a valid shape (its dynamic extents
+    /// evaluated); `None` for a whole tile and for other types.
+    fn valid_extents(&mut self, fr: &mut Frame<'p>, ty: &Type) -> Result<partial::Valid, Diagnostic> {
+        let Type::Tile(t) = ty else { return Ok(None) };
+        let Some(v) = t.view.as_ref().filter(|v| !v.valid_shape.is_empty()) else { return Ok(None) };
+        let mut out = Vec::with_capacity(v.valid_shape.len());
+        for d in &v.valid_shape {
+            match self.eval(fr, d)? {
+                Value::Scalar(s) => out.push(usize::try_from(s.num.as_i128().max(0)).unwrap_or(0)),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// Evaluates an expression.
     pub(super) fn eval(&mut self, fr: &mut Frame<'p>, e: &Expr) -> Result<Value, Diagnostic> {
         match &e.kind {
@@ -415,7 +431,22 @@ impl<'p> Interp<'p> {
             ExprKind::Call(call) => {
                 let args = self.eval_list(fr, &call.args)?;
                 match &call.callee {
-                    Callee::Op(op) => semantics::apply(*op, call, e, args),
+                    Callee::Op(op) => {
+                        let arg_valid = call
+                            .args
+                            .iter()
+                            .map(|a| {
+                                let ty = fr.vars.type_of(a).clone();
+                                self.valid_extents(fr, &ty)
+                            })
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let res_valid = self.valid_extents(fr, &e.ty)?;
+                        if res_valid.is_none() && arg_valid.iter().all(Option::is_none) {
+                            semantics::apply(*op, call, e, args)
+                        } else {
+                            partial::apply(*op, call, e, args, &arg_valid, res_valid)
+                        }
+                    }
                     Callee::Function(name) => {
                         let prog = self.prog;
                         let Some(f) = prog.function(name) else {

@@ -400,6 +400,10 @@ impl<'s, 'p, S: Sink<'p>> Canon<'s, 'p, S> {
                         c.tag("MemorySpace");
                         c.tag(s.name());
                     }
+                    KwValue::Pad(p) => {
+                        c.tag("TilePad");
+                        c.tag(p.name());
+                    }
                 }
             });
         }

@@ -231,6 +231,8 @@ pub enum KwValue {
     Float(f64),
     DType(DataType),
     Space(MemorySpace),
+    /// A tile pad value (`pl.PadValue.zero`, printed `pl.TilePad.zero`).
+    Pad(TilePad),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -371,6 +371,8 @@ impl Lowerer {
         match self.prefixed_path(e).as_deref() {
             Some(["MemorySpace", name]) => MemorySpace::from_name(name).map(KwValue::Space),
             Some(["PipeType", name]) => PipeType::from_name(name).map(|p| KwValue::Int(p.index() as i64)),
+            // `pl.PadValue` is today's PyPTO name of the enum.
+            Some(["TilePad" | "PadValue", name]) => crate::ir::TilePad::from_name(name).map(KwValue::Pad),
             _ => None,
         }
     }

@@ -3,7 +3,7 @@
 
 use super::modes::{CmpMode, RoundMode};
 use super::table::KwKind;
-use crate::ir::{DataType, Expr, ExprKind, KwValue, PipeType, UnOp};
+use crate::ir::{DataType, Expr, ExprKind, KwValue, PipeType, TilePad, UnOp};
 
 /// Converts `v` to the stored form of `kind`, or `None` when it is not of that kind.
 pub(crate) fn coerce(kind: KwKind, v: KwValue) -> Option<KwValue> {
@@ -18,6 +18,7 @@ pub(crate) fn coerce(kind: KwKind, v: KwValue) -> Option<KwValue> {
         (KwKind::Space(allowed), KwValue::Space(s)) if allowed.is_empty() || allowed.contains(&s) => {
             Some(KwValue::Space(s))
         }
+        (KwKind::Pad, v @ KwValue::Pad(p)) if p != TilePad::Null => Some(v),
         (KwKind::Mode, KwValue::Int(m)) if RoundMode::from_code(m).is_some() => Some(KwValue::Int(m)),
         (KwKind::Mode, KwValue::Str(name)) => RoundMode::from_name(&name).map(|m| KwValue::Int(m.code())),
         (KwKind::Cmp, KwValue::Int(c)) if CmpMode::from_code(c).is_some() => Some(KwValue::Int(c)),
@@ -56,6 +57,7 @@ pub(crate) fn expected(kind: KwKind) -> String {
         }
         KwKind::Cmp => format!("a comparison ({})", CmpMode::range_text()),
         KwKind::Pipe => "a pipe (pl.PipeType.X)".into(),
+        KwKind::Pad => "a pad value (pl.PadValue.zero, max or min)".into(),
     }
 }
 
@@ -68,6 +70,7 @@ pub(crate) fn describe(v: &KwValue) -> String {
         KwValue::Float(_) => "a float".into(),
         KwValue::DType(d) => format!("the dtype pl.{}", d.name()),
         KwValue::Space(s) => format!("pl.MemorySpace.{}", s.name()),
+        KwValue::Pad(p) => format!("pl.PadValue.{}", p.name()),
     }
 }
 

@@ -24,6 +24,9 @@ pub mod table;
 #[cfg(test)]
 mod tests;
 mod today;
+mod valid;
+
+pub use valid::ignores_valid_shape;
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, OpId, Type, UnOp, VarTable};
@@ -131,6 +134,7 @@ pub fn build_op_call_in(
     // constructors add them (§3.10). Printed text is kept as written, so IR the reference built
     // without a defaulted kwarg reads back unchanged.
     let insert_defaults = hand_written || !is_dotted(path, def.printed);
+    valid::today_kwarg(def, &mut kwargs);
     let bound = bind::bind(vars, def, args, kwargs, insert_defaults, span)?;
     let ty = deduce_call(vars, def, &bound.args, &bound.kwargs).map_err(|e| {
         let scalar_rhs = e.fault == deduce::Fault::Arg(1)
@@ -145,7 +149,9 @@ pub fn build_op_call_in(
             _ => d,
         }
     })?;
-    let call = Call { callee: Callee::Op(id), args: bound.args, kwargs: bound.kwargs };
+    let mut args = bound.args;
+    valid::drop_whole(def, &mut args);
+    let call = Call { callee: Callee::Op(id), args, kwargs: bound.kwargs };
     Ok(Expr::new(ExprKind::Call(Box::new(call)), ty, span))
 }
 
@@ -457,7 +463,8 @@ fn deduce_call(
     let cx = deduce::Cx { vars, def, args, kwargs };
     cx.check_kwargs()?;
     cx.check_args()?;
-    rules::apply(def.rule, &cx)
+    let ty = rules::apply(def.rule, &cx)?;
+    valid::apply(&cx, ty)
 }
 
 /// Makes `ops::id`: the table id of each operator of [`names`] (found when the crate is

@@ -95,6 +95,7 @@ macro_rules! operator_list {
             SEL = "block.sel",
             SELS = "block.sels",
             SELECT_BITS = "block.select_bits",
+            SET_VALIDSHAPE = "block.set_validshape",
             SUBC = "block.subc",
             SUBSC = "block.subsc",
             SUM = "block.sum",

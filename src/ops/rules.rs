@@ -184,6 +184,20 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
             let t = cx.tile(1)?;
             Ok(like_arg(cx, 1, Shaped::Tile, &t.shape, t.dtype))
         }
+        Rule::SetValidShape => {
+            let t = cx.tile(0)?;
+            cx.rank_exactly(0, &t.shape, 2)?;
+            for i in [1, 2] {
+                let int = match &cx.args[i].kind {
+                    crate::ir::ExprKind::ConstInt(n, _) => *n > 0,
+                    _ => cx.ty(i).scalar_dtype().is_some_and(DataType::is_int),
+                };
+                if !int {
+                    return Err(cx.check_at(i, "requires positive integer valid rows and columns".to_string()));
+                }
+            }
+            Ok(tile_type(t.shape.clone(), t.dtype, t.view.clone()))
+        }
         Rule::TestOp => Ok(cx.ty(0).clone()),
     }
 }

@@ -433,6 +433,8 @@ pub enum KwKind {
     Cmp,
     /// A PipeType, stored as its int code.
     Pipe,
+    /// A tile pad value other than `null` (`pl.PadValue.zero`, `max`, `min`).
+    Pad,
 }
 
 /// A constructor default.
@@ -551,6 +553,8 @@ pub enum Rule {
     CmpBits,
     /// The type of arg 1 (the source the mask selects from).
     SelectBits,
+    /// The type of arg 0 (a 2-D tile) with the valid shape `[arg 1, arg 2]` (integer scalars).
+    SetValidShape,
     /// The type of arg 0.
     TestOp,
 }
@@ -785,6 +789,10 @@ const CAST_KW: &[KwSpec] = &[req("target_type", KwKind::DType), opt("mode", KwKi
 const CMP_KW: &[KwSpec] = &[req("cmp_type", KwKind::Cmp).default(KwDefault::Int(0))];
 const TENSOR_ROW_REDUCE: &[Param] = &[arg("input", Expect::Tensor), kw("axis"), kw("keep_dim")];
 const TENSOR_ROW_REDUCE_KW: &[KwSpec] = &[opt("axis", KwKind::Int), opt("keep_dim", KwKind::Bool)];
+/// The `valid_shape` argument of `block.load` and `block.create_tile`.
+const VALID_SHAPE: &str = "the tile's valid shape (a partial tile): the extents, one per axis and at most the \
+                           shape, of the part that ops compute on and stores write, written by keyword; a \
+                           scalar variable gives a dynamic extent. Without it the whole tile is valid";
 const SYNC: &[Param] = &[kw("set_pipe"), kw("wait_pipe"), kw("event_id")];
 const SYNC_KW: &[KwSpec] =
     &[req("set_pipe", KwKind::Pipe), req("wait_pipe", KwKind::Pipe), req("event_id", KwKind::Int)];
@@ -888,16 +896,20 @@ pub static OPS: &[OpDef] = &[
     block(names::GET_BLOCK_IDX, &[], Rule::GetBlockIdx)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::BlockIdx),
-    block(names::CREATE_TILE, &[arg("shape", List), kw("dtype"), kw("target_memory")], Rule::CreateTile)
-        .pipes(Some(PipeType::Mte2), None)
-        .result_space(ResultSpace::TargetMemory)
-        .kwargs(&[
-            req("dtype", KwKind::DType),
-            opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
-        ])
-        .unified(&["create_tile"])
-        .today(&[today("tile.create")])
-        .cce(CceEmit::Nothing),
+    block(
+        names::CREATE_TILE,
+        &[arg("shape", List), kw("dtype"), kw("target_memory"), arg("valid_shape", List).optional().about(VALID_SHAPE)],
+        Rule::CreateTile,
+    )
+    .pipes(Some(PipeType::Mte2), None)
+    .result_space(ResultSpace::TargetMemory)
+    .kwargs(&[
+        req("dtype", KwKind::DType),
+        opt("target_memory", KwKind::Space(&[])).default(KwDefault::Space(MemorySpace::Vec)),
+    ])
+    .unified(&["create_tile"])
+    .today(&[today("tile.create")])
+    .cce(CceEmit::Nothing),
     block(names::FULL, &[arg("shape", List), kw("dtype"), arg_conv("value", Const, ArgConv::Fill)], Rule::Full)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .kwargs(&[req("dtype", KwKind::DType)])
@@ -905,7 +917,13 @@ pub static OPS: &[OpDef] = &[
         .pto(PtoEmit::Full),
     block(
         names::LOAD,
-        &[arg("tensor", Tensor), arg("offsets", List), arg("shapes", List), kw("target_memory")],
+        &[
+            arg("tensor", Tensor),
+            arg("offsets", List),
+            arg("shapes", List),
+            kw("target_memory"),
+            arg("valid_shape", List).optional().about(VALID_SHAPE),
+        ],
         Rule::Load,
     )
     .pipes(Some(PipeType::Mte2), Some(PipeType::Mte2))
@@ -964,7 +982,8 @@ pub static OPS: &[OpDef] = &[
     .not_today_tile()
     .cce(CceEmit::Nothing)
     .pto(PtoEmit::Nothing),
-    block(names::FILLPAD, TILE, SAME)
+    block(names::FILLPAD, &[arg("tile", Tile), kw("pad_value")], SAME)
+        .kwargs(&[opt("pad_value", KwKind::Pad)])
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::FillPad)
         .pto(pto("pto.tfillpad", 1)),
@@ -1359,6 +1378,15 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(dst("TCONCAT", 2, Family::Binary))
         .pto(pto("pto.tconcat", 2)),
+    // No data moves: the result is the input's buffer with another valid shape.
+    block(
+        names::SET_VALIDSHAPE,
+        &[arg("tile", Tile), arg("valid_rows", Any), arg("valid_cols", Any)],
+        Rule::SetValidShape,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .result_buffer(ResultBuffer::ViewOf(0))
+    .cce(CceEmit::Nothing),
     block(names::RESHAPE, &[arg("tile", Tile), arg("shape", IndexTuple)], Rule::Reshape(Shaped::Tile))
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .result_buffer(ResultBuffer::ViewOf(0))

@@ -2,7 +2,9 @@
 
 use super::table::{Slot, OPS};
 use super::*;
-use crate::ir::{MemRefInfo, MemorySpace, TensorType, TileLayout, TileType, TileView, VarId, VarKind, VarTable};
+use crate::ir::{
+    MemRefInfo, MemorySpace, TensorType, TileLayout, TilePad, TileType, TileView, VarId, VarKind, VarTable,
+};
 use std::collections::HashSet;
 
 use DataType::{Bool as BOOL, Fp16 as FP16, Fp32 as FP32, Int16 as INT16, Int32 as INT32, Int64 as INT64};
@@ -132,14 +134,14 @@ fn typed_ids_name_their_entries() {
 }
 
 #[test]
-fn table_has_124_unique_ops_in_four_categories() {
-    assert_eq!(OPS.len(), 124);
+fn table_has_125_unique_ops_in_four_categories() {
+    assert_eq!(OPS.len(), 125);
     let names: HashSet<&str> = OPS.iter().map(|d| d.name).collect();
-    assert_eq!(names.len(), 124);
+    assert_eq!(names.len(), 125);
     let count = |c: Category| OPS.iter().filter(|d| d.category == c).count();
     assert_eq!(
         (count(Category::Tensor), count(Category::Block), count(Category::Sync), count(Category::Test)),
-        (21, 97, 5, 1)
+        (21, 98, 5, 1)
     );
     for d in OPS {
         assert!(d.name.starts_with(&format!("{}.", d.category.prefix())), "{}", d.name);
@@ -1012,4 +1014,47 @@ fn optional_arguments_are_the_last_and_may_be_left_out() {
     let transpose = lookup("block.transpose").unwrap();
     let err = deduce_type(&p.prog, transpose, std::slice::from_ref(&x), &[]).unwrap_err();
     assert_eq!(err, "The operator block.transpose requires 3 to 4 arguments (tile, axis1, axis2, tmp_tile), but got 1");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Valid shapes (partial tiles)
+
+/// The valid shape of a tile type, as constants (`None` for a dynamic extent).
+fn valid_of(ty: &Type) -> Vec<Option<i64>> {
+    tile_of(ty).view.as_ref().map_or(Vec::new(), |v| v.valid_shape.iter().map(Expr::as_const_int).collect())
+}
+
+#[test]
+fn valid_shapes_are_given_kept_reduced_and_dropped_when_whole() {
+    let mut p = P::new();
+    let t = p.tensor("t", &[16, 32], FP32);
+    let whole = || vec![a(0, t.clone()), a(1, list(&[0, 0])), a(2, list(&[16, 32]))];
+    let x = p.ok("load", whole(), vec![ke("valid_shape", list(&[8, 20]))]);
+    assert_eq!(valid_of(&x.ty), [Some(8), Some(20)]);
+    // Equal to the shape: the call and the type without it.
+    let w = p.ok("load", whole(), vec![ke("valid_shapes", list(&[16, 32]))]);
+    let ExprKind::Call(c) = &w.kind else { panic!("a call") };
+    assert_eq!((c.args.len(), valid_of(&w.ty)), (3, vec![]));
+    let xv = p.var("x", x.ty.clone());
+    let e = p.ok("block.exp", vec![a(0, xv.clone())], vec![]);
+    assert_eq!(valid_of(&e.ty), [Some(8), Some(20)]);
+    let tmp = p.tile("tmp", &[16, 32], FP32);
+    let r = p.ok("block.row_max", vec![a(0, xv.clone()), a(1, tmp)], vec![]);
+    assert_eq!(valid_of(&r.ty), [Some(8), Some(1)]);
+    let col =
+        p.ok("block.max", vec![a(0, xv.clone())], vec![k("axis", KwValue::Int(0)), k("keepdim", KwValue::Bool(true))]);
+    assert_eq!(valid_of(&col.ty), [Some(1), Some(20)]);
+    // The fill pad makes the whole tile valid and keeps its pad value.
+    let f = p.ok("block.fillpad", vec![a(0, xv.clone())], vec![k("pad_value", KwValue::Pad(TilePad::Max))]);
+    assert_eq!((valid_of(&f.ty), tile_of(&f.ty).view.as_ref().map(|v| v.pad)), (vec![], Some(TilePad::Max)));
+    let n = p.var("n", Type::Scalar(INT64));
+    let v =
+        p.ok("block.set_validshape", vec![a(0, xv.clone()), a(1, n), a(2, Expr::int(4, INT64, Span::NONE))], vec![]);
+    assert_eq!(valid_of(&v.ty), [None, Some(4)]);
+    // An extent past the axis, and one extent for two axes, are errors at the argument.
+    let d = p.err("load", whole(), vec![ke("valid_shape", list(&[8, 40]))]);
+    assert!(d.message.contains("at most the shape"), "{}", d.message);
+    let d = p.err("load", whole(), vec![ke("valid_shape", list(&[8]))]);
+    assert!(d.message.contains("one extent per axis"), "{}", d.message);
+    assert!(ignores_valid_shape(id::RESHAPE) && !ignores_valid_shape(id::ADD));
 }

@@ -181,6 +181,7 @@ impl<'a> Ctx<'a> {
             KwValue::Float(f) => float(a, *f),
             KwValue::DType(d) => self.dtype(a, *d),
             KwValue::Space(s) => a.text("pl.MemorySpace.").append(s.name()),
+            KwValue::Pad(p) => a.text("pl.TilePad.").append(p.name()),
         }
     }
 }

@@ -193,6 +193,19 @@ impl Cx<'_> {
         }
         let args = &c.args;
         check_folded(self.vars, form, name, target, args, span)?;
+        if crate::ops::ignores_valid_shape(op) {
+            let partial = args.iter().find(|a| match self.vars.type_of(a) {
+                Type::Tile(t) => t.view.as_ref().is_some_and(|v| !v.valid_shape.is_empty()),
+                _ => false,
+            });
+            if let Some(a) = partial {
+                return Err(refused(
+                    a.span,
+                    format!("CCE codegen: {name} of a partial tile (a tile with a valid shape)"),
+                )
+                .with_note(format!("{name} works on whole tiles; make the tile whole first (block.fillpad)")));
+            }
+        }
         match (form.writes(), target) {
             (Writes::Tile, None) => {
                 return Err(refused(span, format!("the result of {name} must be assigned to a tile")))

@@ -30,6 +30,7 @@ use super::{core_type_on, orchestration, CoreTypes};
 pub fn module(prog: &Program) -> Result<String, Diagnostic> {
     let mut out = String::from("module {\n");
     for f in &prog.functions {
+        crate::verify::partial_tiles::check(f)?;
         out.push_str(&func::generate(f)?);
     }
     out.push_str("}\n");
@@ -44,10 +45,11 @@ pub fn files(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let cores = CoreTypes::default();
     for f in prog.functions.iter().filter(|f| f.kind == FunctionType::InCore) {
-        let kernel = core_type_on(f, Backend::Pto).and_then(|core| {
-            cores.record(f, core);
-            Ok((core, func::generate(f)?))
-        });
+        let kernel =
+            crate::verify::partial_tiles::check(f).and_then(|()| core_type_on(f, Backend::Pto)).and_then(|core| {
+                cores.record(f, core);
+                Ok((core, func::generate(f)?))
+            });
         match kernel {
             Ok((core, text)) => {
                 files.push((format!("kernels/{}/{}.pto", core.dir(), f.name), format!("module {{\n{text}}}\n")))

@@ -175,14 +175,36 @@ impl<'p> Converter<'p> {
         }
     }
 
+    /// Rewrites the variables of a tile type's dynamic valid shape (a scalar extent) to their
+    /// current versions, as in an expression; whether the type has such a valid shape.
+    fn rename_in_type(&mut self, ty: &mut Type) -> bool {
+        let Type::Tile(t) = ty else { return false };
+        let dynamic = t.view.as_ref().is_some_and(|v| v.valid_shape.iter().any(|e| e.as_const_int().is_none()));
+        if !dynamic {
+            return false;
+        }
+        let t = std::sync::Arc::make_mut(t);
+        if let Some(v) = t.view.as_mut() {
+            for e in &mut v.valid_shape {
+                self.rename_in(e);
+            }
+        }
+        true
+    }
+
     /// Rewrites one statement. Scopes, sequences and leaves are structural; a scope is
     /// transparent (definitions inside it stay visible after it).
     fn stmt(&mut self, s: Stmt) -> Stmt {
         match s {
             Stmt::Assign { var, mut value, span } => {
                 self.rename_in(&mut value);
+                self.rename_in_type(&mut value.ty);
                 let name = self.name(var);
                 let var = self.version_of(var, name);
+                let mut ty = self.vars.var_type(var).clone();
+                if self.rename_in_type(&mut ty) {
+                    self.vars.var_mut(var).ty = ty;
+                }
                 self.current.insert(name, var);
                 Stmt::Assign { var, value, span }
             }
