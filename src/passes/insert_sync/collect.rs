@@ -37,6 +37,12 @@ pub struct Analysis {
     pub jumps: Vec<PosId>,
     /// The rules the phases follow.
     pub rules: Rules,
+    /// Whether phase 2 synchronises a dependence across iterations of a loop by a carried flag
+    /// ([`super::events::CarriedFlag`], at `-O2`) instead of a wait at the end of the iteration.
+    pub carried_flags: bool,
+    /// The carried flags phase 2 chose (phase 3 gives them their event ids and adds their
+    /// pairs).
+    pub carried: Vec<super::events::CarriedFlag>,
 }
 
 impl Analysis {

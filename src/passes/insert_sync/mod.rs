@@ -99,9 +99,26 @@ fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec
 
 /// `body` (prepared) with the syncs of `rules` inserted.
 fn synchronised(vars: &VarTable, env: &PassEnv, body: Stmt, rules: Rules) -> Result<Stmt, Vec<Diagnostic>> {
-    let analysis = collect::collect(vars, &Renamed::default(), env.backend, &body, rules);
-    let analysis = place_events(analysis).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
+    let collect = || collect::collect(vars, &Renamed::default(), env.backend, &body, rules);
+    let analysis = place_events_at(env.opt, collect).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
     Ok(insert::Plan::build(vars, &analysis).apply(body))
+}
+
+/// Phases 2 and 3 on what `collect` finds: with carried flags at `-O2`
+/// ([`events::CarriedFlag`]), and without them when they leave the other pairs too few event
+/// ids.
+fn place_events_at(
+    opt: OptLevel,
+    collect: impl Fn() -> collect::Analysis,
+) -> Result<collect::Analysis, (collect::Analysis, events::OutOfEventIds)> {
+    if opt >= OptLevel::O2 {
+        let mut analysis = collect();
+        analysis.carried_flags = true;
+        if let Ok(a) = place_events(analysis) {
+            return Ok(a);
+        }
+    }
+    place_events(collect())
 }
 
 /// The sync points of phase 1 with scopes adjusted and event ids assigned; on running out of
@@ -161,7 +178,7 @@ pub fn weigh<S: Borrow<Stmt>>(
     env: &PassEnv,
     top: &[S],
 ) -> Option<(usize, Analysed)> {
-    let analysis = place_events(collect::collect_seq(vars, renamed, env.backend, top)).ok()?;
+    let analysis = place_events_at(env.opt, || collect::collect_seq(vars, renamed, env.backend, top)).ok()?;
     let n = insert::Plan::build(vars, &analysis).len();
     Some((n, Analysed(analysis)))
 }
