@@ -50,7 +50,7 @@ const AUTO_STAGES: u8 = 2;
 /// loop was rewritten.
 pub fn carrying(mut f: Function, carried: Carried, env: &PassEnv) -> Result<(Function, Carried), Vec<Diagnostic>> {
     let incore = f.kind == FunctionType::InCore;
-    let auto = incore && env.opt >= OptLevel::O2;
+    let auto = incore && env.opt >= OptLevel::O2 && super::schedule_of(&f, env.opt).pipeline;
     if !auto && !has_pipeline(&f.body) {
         return Ok((f, carried));
     }
