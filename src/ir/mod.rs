@@ -618,8 +618,9 @@ pub struct Function {
 /// How a kernel's loops run at `-O1`/`-O2` (`passes::basic_memory_reuse::by_cycles`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Schedule {
-    /// pipeline-loops pipelines the loops it picks on its own (`-O2`).
-    pub pipeline: bool,
+    /// The copies pipeline-loops makes of the loops it picks on its own (`-O2`; 1: it picks
+    /// none).
+    pub stages: u8,
     /// insert-sync synchronises dependences across iterations by carried flags (`-O2`).
     pub carried_flags: bool,
 }

@@ -77,7 +77,8 @@ pub enum Carried {
 /// How a kernel's loops run at `-O1`/`-O2` ([`Function::schedule`]): what the level says,
 /// unless basic-memory-reuse chose otherwise by the cycle model.
 pub fn schedule_of(f: &Function, opt: OptLevel) -> Schedule {
-    f.schedule.unwrap_or(Schedule { pipeline: opt >= OptLevel::O2, carried_flags: opt >= OptLevel::O2 })
+    let o2 = opt >= OptLevel::O2;
+    f.schedule.unwrap_or(Schedule { stages: if o2 { pipeline_loops::AUTO_STAGES } else { 1 }, carried_flags: o2 })
 }
 
 /// What a pass rewrites.

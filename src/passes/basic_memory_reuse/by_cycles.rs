@@ -7,9 +7,9 @@
 //! the one with the fewest estimated cycles is kept; the first candidate on a tie.
 //!
 //! The candidates: the lifetime plan chosen by its syncs ([`super::choose_plan`]) and the
-//! reference's plan (`-O0`'s), each at `-O2` with and without pipeline-loops' own loops and
-//! with and without carried flags ([`Schedule`], kept in [`Function::schedule`] for the
-//! later passes). At `-O2` this includes what `-O1` does, so
+//! reference's plan (`-O0`'s), each at `-O2` with pipeline-loops' own loops in 2 (with and
+//! without carried flags), 3 or 4 copies or not pipelined (with and without carried flags)
+//! ([`Schedule`], kept in [`Function::schedule`] for the later passes). At `-O2` this includes what `-O1` does, so
 //! no kernel is estimated slower at `-O2` than at `-O1`, nor at `-O1` than with `-O0`'s plan.
 
 use crate::analysis::cycles::{estimate, Options};
@@ -40,11 +40,12 @@ pub fn applies(f: &Function, env: &PassEnv) -> bool {
 
 /// The schedules tried at a level, what the level does first.
 pub fn schedules(opt: OptLevel) -> Vec<Schedule> {
-    let s = |pipeline, carried_flags| Schedule { pipeline, carried_flags };
+    let s = |stages, carried_flags| Schedule { stages, carried_flags };
     if opt < OptLevel::O2 {
-        return vec![s(false, false)];
+        return vec![s(1, false)];
     }
-    vec![s(true, true), s(true, false), s(false, true), s(false, false)]
+    let auto = crate::passes::pipeline_loops::AUTO_STAGES;
+    vec![s(auto, true), s(auto, false), s(3, true), s(4, true), s(1, true), s(1, false)]
 }
 
 /// The candidate with the fewest estimated cycles, its schedule set; the first one on a tie,
