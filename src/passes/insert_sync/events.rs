@@ -259,8 +259,7 @@ fn carried_ids(a: &Analysis, ids: &mut EventIds) -> Result<Vec<u8>, OutOfEventId
             o.len() < l.len() && l.starts_with(o)
         };
         // The flags of the loops around this one, which are outstanding all through it.
-        let enclosing =
-            a.carried.iter().filter(|o| (o.src, o.dst) == (c.src, c.dst) && inside(o.loop_at)).count();
+        let enclosing = a.carried.iter().filter(|o| (o.src, o.dst) == (c.src, c.dst) && inside(o.loop_at)).count();
         let enclosing = u8::try_from(enclosing).unwrap_or(u8::MAX);
         let own = per_loop.entry((c.src, c.dst, c.loop_at)).or_insert(0);
         let used = enclosing.saturating_add(*own).saturating_add(1);
