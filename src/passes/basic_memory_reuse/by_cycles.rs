@@ -25,9 +25,9 @@ use crate::passes::{
 pub const MAX_STATEMENTS: usize = 256;
 
 /// Whether `f`'s plan is chosen by cycles: an InCore function with a loop and at most
-/// [`MAX_STATEMENTS`] statements, for the CCE backend (whose syncs insert-sync places).
+/// [`MAX_STATEMENTS`] statements.
 pub fn applies(f: &Function, env: &PassEnv) -> bool {
-    if f.kind != FunctionType::InCore || env.backend != Backend::Cce || env.opt < OptLevel::O1 {
+    if f.kind != FunctionType::InCore || env.opt < OptLevel::O1 {
         return false;
     }
     let (mut n, mut loops) = (0usize, false);
@@ -51,6 +51,10 @@ pub fn schedules(opt: OptLevel) -> Vec<Schedule> {
 /// The candidate with the fewest estimated cycles, its schedule set; the first one on a tie,
 /// and as it is when no candidate could be estimated.
 pub fn choose(candidates: Vec<Function>, env: &PassEnv) -> Function {
+    // Estimated as the CCE backend synchronises the kernel (for the PTO backend ptoas places
+    // the syncs, but the dependences are the same): the plan, and so the printed IR, does not
+    // depend on the backend.
+    let env = &PassEnv { backend: Backend::Cce, ..*env };
     let mut best: Option<(u64, usize, Schedule)> = None;
     for (k, f) in candidates.iter().enumerate() {
         for s in schedules(env.opt) {

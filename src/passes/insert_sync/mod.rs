@@ -86,7 +86,7 @@ pub struct Analysed(collect::Analysis);
 /// placement ([`Rules::Reference`]) when the sync hazard checker finds it sound, so that ptoc
 /// places exactly what the reference places unless that has a hazard; else, and at `-O1`,
 /// the guarded rules'.
-/// `flags`: with carried flags ([`events::CarriedFlag`]).
+/// `flags`: with carried flags ([`pairs::CarriedFlag`]).
 fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt, flags: bool) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
@@ -113,7 +113,7 @@ fn synchronised(
 }
 
 /// Phases 2 and 3 on what `collect` finds: with carried flags when `flags`
-/// ([`events::CarriedFlag`]), and without them when they leave the other pairs too few event
+/// ([`pairs::CarriedFlag`]), and without them when they leave the other pairs too few event
 /// ids.
 fn place_events_at(
     flags: bool,
