@@ -227,8 +227,8 @@ pub fn assign_event_ids(a: &mut Analysis) -> Result<(), OutOfEventIds> {
 }
 
 /// The event id of each carried flag of `a` (in order), and the ids below them left to the
-/// other pairs in `ids`. An error (at the flag's pair-less set, index 0) when a pipe pair
-/// would need more than all of its ids.
+/// other pairs in `ids`. An error when a pipe pair would need more ids than it has (the caller
+/// then places the syncs without carried flags, so the error's pair is never reported).
 fn carried_ids(a: &Analysis, ids: &mut EventIds) -> Result<Vec<u8>, OutOfEventIds> {
     let positions = &a.positions;
     let mut out = Vec::with_capacity(a.carried.len());
