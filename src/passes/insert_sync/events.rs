@@ -376,6 +376,28 @@ mod tests {
     }
 
     #[test]
+    fn carried_flags_take_the_top_ids_and_an_inner_loop_those_below_the_outer_ones() {
+        let mut a = Analysis::default();
+        let ps = &mut a.positions;
+        let outer_at = ps.intern(&[Elem::seq(0)]);
+        let outer = [Elem::seq(0), Elem::marker(Kind::ForBody)];
+        let inner_at = ps.intern(&[outer[0], outer[1], Elem::seq(1)]);
+        let inner = [outer[0], outer[1], Elem::seq(1), Elem::marker(Kind::ForBody)];
+        let at = |ps: &mut Positions, body: &[Elem], i| ps.intern(&[body, &[Elem::seq(0), Elem::op(i)]].concat());
+        let (ow, os) = (at(ps, &outer, 0), at(ps, &outer, 1));
+        let (iw, is) = (at(ps, &inner, 0), at(ps, &inner, 1));
+        let flag = |set, wait, loop_at| CarriedFlag { src: Mte2, dst: Mte1, set, wait, loop_at };
+        a.carried = vec![flag(os, ow, outer_at), flag(is, iw, inner_at)];
+        let mut ids = EventIds::default();
+        assert_eq!(carried_ids(&a, &mut ids), Ok(vec![7, 6]));
+        assert_eq!(ids.limit(Mte2, Mte1), 6, "the other pairs keep ids 0-5");
+        assert_eq!(ids.limit(Mte1, Mte2), MAX_EVENT_IDS, "other pipe pairs keep all ids");
+        // Nine flags of one pipe pair in one loop are more than its ids.
+        a.carried = (0..9).map(|_| flag(os, ow, outer_at)).collect();
+        assert!(carried_ids(&a, &mut EventIds::default()).is_err());
+    }
+
+    #[test]
     fn eight_outstanding_events_exhaust_a_pipe_pair() {
         let (ps, at) = ops(101);
         let mut ids = EventIds::default();
