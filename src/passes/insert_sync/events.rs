@@ -398,6 +398,24 @@ mod tests {
     }
 
     #[test]
+    fn of_carried_flags_with_one_set_the_earliest_wait_and_with_one_wait_the_latest_set_stay() {
+        let (ps, at) = ops(6);
+        let flag = |set, wait| CarriedFlag { src: Mte2, dst: Mte1, set, wait, loop_at: at[5] };
+        // One set, two waits: the earlier wait holds back the later one's statement too.
+        let mut flags = vec![flag(at[3], at[1]), flag(at[3], at[0])];
+        reduce_carried(&mut flags, &ps);
+        assert_eq!(flags, [flag(at[3], at[0])]);
+        // One wait, two sets: the later set fires once the earlier one's statement finished.
+        let mut flags = vec![flag(at[4], at[0]), flag(at[2], at[0])];
+        reduce_carried(&mut flags, &ps);
+        assert_eq!(flags, [flag(at[4], at[0])]);
+        // Other waits and sets are kept.
+        let mut flags = vec![flag(at[4], at[1]), flag(at[3], at[0])];
+        reduce_carried(&mut flags, &ps);
+        assert_eq!(flags.len(), 2);
+    }
+
+    #[test]
     fn eight_outstanding_events_exhaust_a_pipe_pair() {
         let (ps, at) = ops(101);
         let mut ids = EventIds::default();
