@@ -2,8 +2,12 @@
 //! conformance inputs, the default-pipeline and insert-sync inputs of the golden corpus, the
 //! cpusim programs, `examples/`) and for genmix programs of every kind, the default pipeline at
 //! `-O1` must
-//! - pass `--verify-sync` (no hazard) and leave nothing for `--report-redundant-sync`;
-//! - have no more sync ops than at `-O0` (nor more set/wait pairs);
+//! - pass `--verify-sync` (no hazard) and leave nothing for `--report-redundant-sync`, and so
+//!   must `-O2` pass `--verify-sync` (pipelined loops, carried flags);
+//! - have no more sync ops than at `-O0` (nor more set/wait pairs), unless the cycle model
+//!   (`--stats`) estimates the `-O1` kernels no slower: in a kernel with a loop, `-O1` takes the
+//!   memory plan the model estimates fastest, which can need more syncs (a buffer of its own
+//!   for a tile lets the next iteration's load wait only for the tile's readers);
 //! - accept every program `-O0` accepts (and may accept more: its memory plan by lifetime fits
 //!   programs the reference's plan does not).
 //!
@@ -50,6 +54,8 @@ struct Totals {
     refused: usize,
     /// Accepted only at `-O1` (they fit only with its memory plan).
     only_o1: usize,
+    /// With more syncs at `-O1` than at `-O0`, and no more cycles by the model.
+    more_but_faster: usize,
     o0: (usize, usize),
     o1: (usize, usize),
 }
@@ -59,6 +65,7 @@ impl Totals {
         self.programs += t.programs;
         self.refused += t.refused;
         self.only_o1 += t.only_o1;
+        self.more_but_faster += t.more_but_faster;
         self.o0 = (self.o0.0 + t.o0.0, self.o0.1 + t.o0.1);
         self.o1 = (self.o1.0 + t.o1.0, self.o1.1 + t.o1.1);
     }
@@ -88,16 +95,41 @@ fn check(name: &str, text: &str, totals: &mut Totals) -> Result<(), String> {
     if err.contains("E0605") {
         return Err(format!("{name}: -O1 leaves redundant syncs:\n{}", common::excerpt(&err, 1500)));
     }
+    // -O2 (pipelined loops, carried flags) must be hazard-free wherever -O1 compiles.
+    let o2 = ptoc(&["-O2", "--verify-sync", "-"], text);
+    if o2.code != 0 {
+        let err = String::from_utf8_lossy(&o2.stderr);
+        return Err(format!("{name}: -O2 fails (exit {}): {}", o2.code, common::excerpt(&err, 1500)));
+    }
     let (t0, t1) = (String::from_utf8_lossy(&o0.stdout), String::from_utf8_lossy(&o1.stdout));
     let (s0, s1) = (syncs(&t0), syncs(&t1));
     let more = s1.0 + s1.1 > s0.0 + s0.1 || s1.0 > s0.0;
     if more {
-        return Err(format!("{name}: -O1 has more syncs than -O0: {s1:?} > {s0:?}"));
+        let (c0, c1) = (cycles("-O0", text), cycles("-O1", text));
+        if c1 > c0 {
+            return Err(format!("{name}: -O1 has more syncs than -O0: {s1:?} > {s0:?}, and {c1} cycles > {c0}"));
+        }
+        totals.more_but_faster += 1;
     }
     totals.programs += 1;
     totals.o0 = (totals.o0.0 + s0.0, totals.o0.1 + s0.1);
     totals.o1 = (totals.o1.0 + s1.0, totals.o1.1 + s1.1);
     Ok(())
+}
+
+/// The cycle model's estimate of a program's kernels at a level (`--stats=json`), summed.
+fn cycles(level: &str, text: &str) -> u64 {
+    let out = ptoc(&[level, "--stats=json", "-"], text);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let json = err.lines().last().unwrap_or_default();
+    // `"cycles":N` once per kernel function, then once for the program (their sum, the largest).
+    let all: Vec<u64> = json
+        .split("\"cycles\":")
+        .skip(1)
+        .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(u64::MAX))
+        .collect();
+    assert!(!all.is_empty(), "no cycles in --stats=json: {}", common::excerpt(&err, 400));
+    all.into_iter().max().unwrap_or(u64::MAX)
 }
 
 /// The corpus inputs, and how many the corpora hold (generated data, fixed: 30 DSL programs, 14
@@ -135,10 +167,11 @@ fn corpus_inputs() -> (Vec<PathBuf>, usize) {
 fn report(what: &str, t: &Totals) {
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * (b as f64 - a as f64) / b as f64 };
     eprintln!(
-        "sync_levels {what}: {} programs ({} refused by both levels, {} accepted only at -O1): sync pairs -O0 {} -> -O1 {} ({:.1}% fewer), barriers -O0 {} -> -O1 {} ({:.1}% fewer)",
+        "sync_levels {what}: {} programs ({} refused by both levels, {} accepted only at -O1, {} with more syncs at -O1 and no more cycles): sync pairs -O0 {} -> -O1 {} ({:.1}% fewer), barriers -O0 {} -> -O1 {} ({:.1}% fewer)",
         t.programs,
         t.refused,
         t.only_o1,
+        t.more_but_faster,
         t.o0.0,
         t.o1.0,
         pct(t.o1.0, t.o0.0),
@@ -149,7 +182,7 @@ fn report(what: &str, t: &Totals) {
 }
 
 #[test]
-fn o1_is_hazard_free_and_never_has_more_syncs_on_the_corpora() {
+fn o1_is_hazard_free_and_has_no_more_syncs_unless_faster_on_the_corpora() {
     let mut totals = Totals::default();
     let mut failures = Vec::new();
     let (inputs, expected) = corpus_inputs();
@@ -165,7 +198,7 @@ fn o1_is_hazard_free_and_never_has_more_syncs_on_the_corpora() {
 }
 
 #[test]
-fn o1_is_hazard_free_and_never_has_more_syncs_on_genmix_programs() {
+fn o1_is_hazard_free_and_has_no_more_syncs_unless_faster_on_genmix_programs() {
     let script = common::manifest_dir().join("../shared/tools/genmix.py");
     if !common::require_corpus(&script, "sync levels on genmix programs") {
         return;

@@ -148,6 +148,7 @@ impl Builder {
             span: Span::NONE,
             // Given at `finish`, when the body is known.
             vars: VarTable::new(),
+            schedule: None,
         };
         self.prog.add_function(f).map_err(|f| BuildError::DuplicateFunction(f.name))?;
         self.own.insert(name.to_string());

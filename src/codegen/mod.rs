@@ -178,7 +178,16 @@ fn stand_in(f: &Function) -> Function {
     let mut body = crate::ir::Stmt::empty();
     let mut return_types = f.return_types.clone();
     let vars = f.vars.extract(&mut params, &mut body, &mut return_types);
-    Function { name: f.name.clone(), kind: f.kind, params, return_types, body, span: f.span, vars }
+    Function {
+        name: f.name.clone(),
+        kind: f.kind,
+        params,
+        return_types,
+        body,
+        span: f.span,
+        vars,
+        schedule: f.schedule,
+    }
 }
 
 /// The files of `prog` from its kernels' files `kernels` (one per function that is not an

@@ -34,9 +34,12 @@ Passes run in the order of --passes if given, else of --pipeline at the -O level
        takes its accumulator's buffer, as the device needs)
   -O1  (default) also remove-redundant-sync right after insert-sync, and
        basic-memory-reuse plans buffers by lifetime, taking per function the plan
-       that needs the fewest syncs (ptoc's own plan)
+       that needs the fewest syncs (ptoc's own plan), or in a small kernel with a
+       loop the plan (its own or the reference's) the cycle model estimates fastest
   -O2  also pipeline-loops double-buffers innermost loops whose buffers fit twice
        (as `pl.pipeline(..., stage=2)`: copies of the body with buffers of their own)
+       and insert-sync carries flags across iterations; in a small kernel with a
+       loop the copies and flags are chosen by the cycle model too
 Use --list-passes for the names and what each level runs; the reference's CamelCase names
 (ConvertToSSA, MemoryReuse, ...) are accepted too.
 

@@ -647,6 +647,7 @@ mod tests {
             body: Stmt::block(body, Span::NONE),
             span: Span::NONE,
             vars: VarTable::new(),
+            schedule: None,
         }
     }
     fn program(f: Function, vars: VarTable) -> Program {

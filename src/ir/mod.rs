@@ -612,6 +612,19 @@ pub struct Function {
     /// this table, never another function's, so passes can rewrite functions on their own
     /// threads and a function's IR can be dropped once its C++ is written.
     pub vars: VarTable,
+    /// How the kernel's loops run, when basic-memory-reuse chose it with the memory plan by
+    /// the cycle model (`-O1`/`-O2`); `None`: as the level says. Not part of the text form.
+    pub schedule: Option<Schedule>,
+}
+
+/// How a kernel's loops run at `-O1`/`-O2` (`passes::basic_memory_reuse::by_cycles`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// The copies pipeline-loops makes of the loops it picks on its own (`-O2`; 1: it picks
+    /// none).
+    pub stages: u8,
+    /// insert-sync synchronises dependences across iterations by carried flags (`-O2`).
+    pub carried_flags: bool,
 }
 
 impl Function {

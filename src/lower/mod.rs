@@ -313,6 +313,7 @@ impl Lowerer {
             body,
             span: f.span,
             vars: VarTable::new(),
+            schedule: None,
         };
         self.restore_hidden_memrefs(&func);
         Function { vars: self.end_function().vars, ..func }

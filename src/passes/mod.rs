@@ -2,7 +2,7 @@
 //! produces (spec `passes-and-codegen.md` §1.1–1.2, §1.7), and the named pipelines.
 
 use crate::diag::Diagnostic;
-use crate::ir::{Function, Program};
+use crate::ir::{Function, Program, Schedule};
 
 pub mod alloc_stmts;
 pub mod allocate_memory_addr;
@@ -73,6 +73,13 @@ pub enum Carried {
     /// Insert-sync's analysis of the function: basic-memory-reuse at `-O1` computes it when it
     /// weighs its plans by their syncs, and insert-sync applies it.
     SyncAnalysis(Box<insert_sync::Analysed>),
+}
+
+/// How a kernel's loops run at `-O1`/`-O2` ([`Function::schedule`]): what the level says,
+/// unless basic-memory-reuse chose otherwise by the cycle model.
+pub fn schedule_of(f: &Function, opt: OptLevel) -> Schedule {
+    let o2 = opt >= OptLevel::O2;
+    f.schedule.unwrap_or(Schedule { stages: if o2 { pipeline_loops::AUTO_STAGES } else { 1 }, carried_flags: o2 })
 }
 
 /// What a pass rewrites.

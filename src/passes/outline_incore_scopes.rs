@@ -199,6 +199,7 @@ impl Outliner<'_> {
             body,
             span,
             vars,
+            schedule: None,
         });
 
         // The call site.

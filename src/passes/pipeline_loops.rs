@@ -9,7 +9,8 @@
 //!
 //! `for i in pl.pipeline(start, stop, step, stage=F)` (and, at `-O2`, every innermost
 //! `pl.range` loop of an InCore function whose body's buffers fit twice in their memory spaces,
-//! as `stage=2`) becomes
+//! as `stage=2`, or with the copies of the function's schedule, which basic-memory-reuse may
+//! choose by the cycle model) becomes
 //!
 //! - a loop over `start .. start + main·step` with step `F·step` whose body is the F copies:
 //!   copy k reads the loop variable as `i + k·step`, the carried values of copy k−1 (copy 0:
@@ -43,19 +44,21 @@ use crate::ir::{
     TileView, Type, VarId, VarKind, VarTable,
 };
 
-/// The copies `-O2` makes of a loop body it pipelines on its own.
-const AUTO_STAGES: u8 = 2;
+/// The copies `-O2` makes of a loop body it pipelines on its own, unless the function's
+/// schedule says otherwise ([`Function::schedule`]).
+pub const AUTO_STAGES: u8 = 2;
 
 /// `pipeline-loops` on one function. What the pass before handed over is handed on when no
 /// loop was rewritten.
 pub fn carrying(mut f: Function, carried: Carried, env: &PassEnv) -> Result<(Function, Carried), Vec<Diagnostic>> {
     let incore = f.kind == FunctionType::InCore;
-    let auto = incore && env.opt >= OptLevel::O2;
+    let stages = super::schedule_of(&f, env.opt).stages;
+    let auto = incore && env.opt >= OptLevel::O2 && stages >= 2;
     if !auto && !has_pipeline(&f.body) {
         return Ok((f, carried));
     }
     let vars = std::mem::take(&mut f.vars);
-    let mut cx = Pipeliner::new(vars, &f, incore, auto);
+    let mut cx = Pipeliner::new(vars, &f, incore, if auto { stages } else { 0 });
     let body = std::mem::replace(&mut f.body, Stmt::empty());
     f.body = cx.stmt(body);
     let allocs = cx.new_memrefs.iter().filter_map(|&m| alloc_stmt(&cx.vars, m)).collect();
@@ -90,8 +93,8 @@ struct Pipeliner {
     vars: VarTable,
     /// Whether loops are copied at all (InCore functions only).
     incore: bool,
-    /// Whether loops written `pl.range` are pipelined too (`-O2`).
-    auto: bool,
+    /// The copies of the loops written `pl.range` that are pipelined too (`-O2`; 0: none).
+    auto: u8,
     /// For each MemRef, the variables of the function whose type names it.
     users: FxHashMap<VarId, Vec<VarId>>,
     /// Bytes placed per memory space (by `MemorySpace::index`), as allocate-memory-addr lays
@@ -114,7 +117,7 @@ struct Subst {
 }
 
 impl Pipeliner {
-    fn new(vars: VarTable, f: &Function, incore: bool, auto: bool) -> Pipeliner {
+    fn new(vars: VarTable, f: &Function, incore: bool, auto: u8) -> Pipeliner {
         let mut users: FxHashMap<VarId, Vec<VarId>> = FxHashMap::default();
         let mut add = |v: VarId| {
             if let Some(m) = vars.var_type(v).memref() {
@@ -185,7 +188,7 @@ impl Pipeliner {
         let (jump, inner) = has_jump_or_loop(&body);
         let stages = match kind {
             ForKind::Pipeline(n) => n,
-            ForKind::Sequential if self.auto && !inner => AUTO_STAGES,
+            ForKind::Sequential if self.auto >= 2 && !inner => self.auto,
             _ => 1,
         };
         let explicit = matches!(kind, ForKind::Pipeline(_));

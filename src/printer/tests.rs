@@ -68,7 +68,7 @@ fn param(var: VarId) -> Param {
     Param { var, direction: ParamDirection::In }
 }
 fn func(name: &str, kind: FunctionType, params: Vec<Param>, return_types: Vec<Type>, body: Stmt) -> Function {
-    Function { name: name.into(), kind, params, return_types, body, span: S, vars: VarTable::new() }
+    Function { name: name.into(), kind, params, return_types, body, span: S, vars: VarTable::new(), schedule: None }
 }
 /// `f` with the variables of `vars` (the tests make every function's variables in one table).
 fn with_vars(f: Function, vars: &VarTable) -> Function {

@@ -78,6 +78,7 @@ mod tests {
             body,
             span: S,
             vars: VarTable::new(),
+            schedule: None,
         };
         let mut f = f;
         f.vars = std::mem::take(&mut vt);

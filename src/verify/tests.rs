@@ -30,6 +30,7 @@ impl B {
             body: Stmt::block(body, Span::NONE),
             span: Span::NONE,
             vars: self.vars.clone(),
+            schedule: None,
         };
         self.p.add_function(f).expect("unique function name");
     }

@@ -9,6 +9,7 @@
 //! (creation order), never from addresses (§6 Q7, §6.1 Q24).
 
 mod blocks;
+mod by_cycles;
 mod first_fit;
 mod lifetime;
 
@@ -41,15 +42,24 @@ pub fn carrying(mut f: Function, _: Carried, env: &PassEnv) -> Result<(Function,
     let mut vars = std::mem::take(&mut f.vars);
     let mut carried = Carried::Nothing;
     match env.opt {
-        OptLevel::O0 => {
-            let carried_acc = carry_accumulators(&mut vars, &f);
-            let shared = share_accumulators(&mut vars, &f);
-            reuse_in_function(&mut vars, &mut f, shared || carried_acc);
-        }
+        OptLevel::O0 => reuse_as_reference(&mut vars, &mut f),
         OptLevel::O1 | OptLevel::O2 => {
+            // `f` as given, for the reference's plan (a candidate when chosen by cycles).
+            let by_cycles = by_cycles::applies(&f, env).then(|| (vars.clone(), f.clone()));
             carry_accumulators(&mut vars, &f);
             let chosen = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
             apply_plan(&mut vars, &mut f, &chosen.intervals, &chosen.decisions);
+            if let Some((mut ref_vars, mut reference)) = by_cycles {
+                f.vars = vars;
+                reuse_as_reference(&mut ref_vars, &mut reference);
+                reference.vars = ref_vars;
+                let mut candidates = vec![f];
+                if accumulators_in_place(&reference).is_ok() {
+                    candidates.push(reference);
+                }
+                let f = by_cycles::choose(candidates, env);
+                return accumulators_in_place(&f).map(|()| (f, Carried::Nothing));
+            }
             if let Some(analysed) = chosen.analysed {
                 carried = Carried::SyncAnalysis(Box::new(analysed));
             }
@@ -57,6 +67,13 @@ pub fn carrying(mut f: Function, _: Carried, env: &PassEnv) -> Result<(Function,
     }
     f.vars = vars;
     accumulators_in_place(&f).map(|()| (f, carried))
+}
+
+/// The reference's plan (`-O0`'s) on `f`, whose variables are `vars`.
+fn reuse_as_reference(vars: &mut VarTable, f: &mut Function) {
+    let carried_acc = carry_accumulators(vars, f);
+    let shared = share_accumulators(vars, f);
+    reuse_in_function(vars, f, shared || carried_acc);
 }
 
 /// At `-O0`, before the reference's plan: the result of every accumulating matmul whose

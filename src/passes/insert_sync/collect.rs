@@ -11,7 +11,7 @@ use std::borrow::Borrow;
 use rustc_hash::FxHashMap;
 
 use super::effects::{leaf_accesses, memref_of, Effects, MemKey, Recorded, Renamed};
-use super::pairs::{Pair, PairList};
+use super::pairs::{CarriedFlag, Pair, PairList};
 use super::position::{Elem, Kind, Path, PosId, Positions};
 use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_linear, Indexes};
 use super::rules::Rules;
@@ -37,6 +37,12 @@ pub struct Analysis {
     pub jumps: Vec<PosId>,
     /// The rules the phases follow.
     pub rules: Rules,
+    /// Whether phase 2 synchronises a dependence across iterations of a loop by a carried flag
+    /// ([`CarriedFlag`], at `-O2`) instead of a wait at the end of the iteration.
+    pub carried_flags: bool,
+    /// The carried flags phase 2 chose (phase 3 gives them their event ids and adds their
+    /// pairs).
+    pub carried: Vec<CarriedFlag>,
 }
 
 impl Analysis {

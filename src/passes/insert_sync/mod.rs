@@ -56,8 +56,9 @@ use std::borrow::{Borrow, Cow};
 /// of cloning); the result depends only on the body and the variables, which this pass does
 /// not change.
 pub fn function(mut f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
+    let flags = super::schedule_of(&f, env.opt).carried_flags;
     let body = std::mem::replace(&mut f.body, Stmt::empty());
-    f.body = sync_function(&f.vars, env, body)?;
+    f.body = sync_function(&f.vars, env, body, flags)?;
     Ok(f)
 }
 
@@ -85,23 +86,47 @@ pub struct Analysed(collect::Analysis);
 /// placement ([`Rules::Reference`]) when the sync hazard checker finds it sound, so that ptoc
 /// places exactly what the reference places unless that has a hazard; else, and at `-O1`,
 /// the guarded rules'.
-fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt) -> Result<Stmt, Vec<Diagnostic>> {
+/// `flags`: with carried flags ([`pairs::CarriedFlag`]).
+fn sync_function(vars: &VarTable, env: &PassEnv, body: Stmt, flags: bool) -> Result<Stmt, Vec<Diagnostic>> {
     depth::check(&body).map_err(|d| vec![d])?;
     let body = normalize_scopes(normalize_body(body));
     if env.opt == OptLevel::O0 {
-        let reference = synchronised(vars, env, body.clone(), Rules::Reference);
+        let reference = synchronised(vars, env, body.clone(), Rules::Reference, flags);
         if let Some(r) = reference.ok().filter(|r| crate::analysis::hazard::is_hazard_free(vars, r, env.backend)) {
             return Ok(r);
         }
     }
-    synchronised(vars, env, body, Rules::Guarded)
+    synchronised(vars, env, body, Rules::Guarded, flags)
 }
 
 /// `body` (prepared) with the syncs of `rules` inserted.
-fn synchronised(vars: &VarTable, env: &PassEnv, body: Stmt, rules: Rules) -> Result<Stmt, Vec<Diagnostic>> {
-    let analysis = collect::collect(vars, &Renamed::default(), env.backend, &body, rules);
-    let analysis = place_events(analysis).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
+fn synchronised(
+    vars: &VarTable,
+    env: &PassEnv,
+    body: Stmt,
+    rules: Rules,
+    flags: bool,
+) -> Result<Stmt, Vec<Diagnostic>> {
+    let collect = || collect::collect(vars, &Renamed::default(), env.backend, &body, rules);
+    let analysis = place_events_at(flags, collect).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
     Ok(insert::Plan::build(vars, &analysis).apply(body))
+}
+
+/// Phases 2 and 3 on what `collect` finds: with carried flags when `flags`
+/// ([`pairs::CarriedFlag`]), and without them when they leave the other pairs too few event
+/// ids.
+fn place_events_at(
+    flags: bool,
+    collect: impl Fn() -> collect::Analysis,
+) -> Result<collect::Analysis, (collect::Analysis, events::OutOfEventIds)> {
+    if flags {
+        let mut analysis = collect();
+        analysis.carried_flags = true;
+        if let Ok(a) = place_events(analysis) {
+            return Ok(a);
+        }
+    }
+    place_events(collect())
 }
 
 /// The sync points of phase 1 with scopes adjusted and event ids assigned; on running out of
@@ -161,7 +186,8 @@ pub fn weigh<S: Borrow<Stmt>>(
     env: &PassEnv,
     top: &[S],
 ) -> Option<(usize, Analysed)> {
-    let analysis = place_events(collect::collect_seq(vars, renamed, env.backend, top)).ok()?;
+    let flags = env.opt >= OptLevel::O2;
+    let analysis = place_events_at(flags, || collect::collect_seq(vars, renamed, env.backend, top)).ok()?;
     let n = insert::Plan::build(vars, &analysis).len();
     Some((n, Analysed(analysis)))
 }

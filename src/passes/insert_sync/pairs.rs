@@ -35,6 +35,25 @@ impl Pair {
     }
 }
 
+/// A dependence from `set` in one iteration of a loop to `wait` in a later one, both directly
+/// in the loop body, `wait` before `set` (`-O2`): instead of a wait at the end of the
+/// iteration, which holds the waiting pipe back until `set` finished before anything of the
+/// next iteration runs on it, the flag is carried to the next iteration. `sync_src` after `set`,
+/// `sync_dst` right before `wait` (the next iteration's), one `sync_src` before the loop (the
+/// first iteration's wait finds it) and one `sync_dst` after it (consuming the last
+/// iteration's set). Each flag has an event id of its own for the whole loop
+/// ([`super::events::assign_event_ids`]). With two copies of a body (pipeline-loops), copy k's next load
+/// waits only for copy k's readers, not for the last copy's store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CarriedFlag {
+    pub src: PipeType,
+    pub dst: PipeType,
+    pub set: PosId,
+    pub wait: PosId,
+    /// The loop statement.
+    pub loop_at: PosId,
+}
+
 /// Keeps the first pair of each identity among `pairs[start..]`, in order (earlier pairs are
 /// neither dropped nor compared).
 pub fn dedup_from(pairs: &mut Vec<Pair>, start: usize) {
