@@ -1028,6 +1028,21 @@ impl Cx<'_> {
                 };
                 Ok(Value::tile(Array::from_nums(out, vec![r, c], (0..r * c).map(at))))
             }
+            id::GATHER => {
+                let (src, idx) = (self.arr(0)?, self.arr(1)?);
+                let n = src.len();
+                let out = self.out(src.dtype());
+                let mut vals = Vec::with_capacity(idx.len());
+                for i in 0..idx.len() {
+                    let k = idx.get(i).as_i128();
+                    let Some(k) = usize::try_from(k).ok().filter(|&k| k < n) else {
+                        let msg = format!("index {k} at element {i} is outside the source's {n} elements");
+                        return Err(self.fail(codes::RUN_ERROR, 1, msg));
+                    };
+                    vals.push(src.get(k).to_dtype(out));
+                }
+                Ok(Value::tile(Array::from_nums(out, idx.shape().to_vec(), vals)))
+            }
             id::ROW_EXPAND => {
                 let a = self.arr(0)?;
                 let (_, c) = as_2d(a.shape());

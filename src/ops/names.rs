@@ -91,6 +91,7 @@ macro_rules! operator_list {
             COL_ARGMIN = "block.col_argmin",
             SIN = "block.sin",
             CONCAT = "block.concat",
+            GATHER = "block.gather",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

@@ -173,6 +173,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::RowReduce => row_reduce_rule(cx, None),
         Rule::ColReduce => col_reduce_rule(cx, None),
         Rule::Concat => concat_rule(cx),
+        Rule::Gather => gather_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -416,6 +417,31 @@ fn concat_rule(cx: &Cx) -> R<Type> {
         return Err(cx.check_at(1, "requires static column counts".to_string()));
     };
     Ok(tile_type(vec![a.shape[0].clone(), dim(c0 + c1)], a.dtype, None))
+}
+
+/// The result type of a call under [`Rule::Gather`].
+fn gather_rule(cx: &Cx) -> R<Type> {
+    let (src, idx, tmp) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+    for (i, t) in [(0, src), (1, idx), (2, tmp)] {
+        cx.rank_exactly(i, &t.shape, 2)?;
+    }
+    if !matches!(src.dtype.bits(), 16 | 32) {
+        return Err(cx.check_at(0, format!("requires a 16- or 32-bit source, but got {}", src.dtype.name())));
+    }
+    if const_dim(&src.shape[1]).is_none() {
+        return Err(cx.check_at(0, "requires a static source column count".to_string()));
+    }
+    for (i, t) in [(1, idx), (2, tmp)] {
+        if t.dtype != DataType::Int32 {
+            return Err(cx.check_at(
+                i,
+                format!("requires INT32 indices and scratch, but argument {} is {}", i + 1, t.dtype.name()),
+            ));
+        }
+    }
+    cx.same_if_const("rows of indices and tmp", &idx.shape[0], &tmp.shape[0])?;
+    cx.same_if_const("columns of indices and tmp", &idx.shape[1], &tmp.shape[1])?;
+    Ok(tile_type(idx.shape.clone(), src.dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

@@ -540,6 +540,9 @@ pub enum Rule {
     /// `Tile([R, C0 + C1], dtype)` of an `[R, C0]` and an `[R, C1]` tile of one dtype, columns
     /// of static counts.
     Concat,
+    /// `Tile(indices.shape, src.dtype)`: a 2-D source of a 16- or 32-bit dtype, 2-D INT32
+    /// indices and an INT32 scratch tile of the indices' shape.
+    Gather,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1378,6 +1381,27 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(dst("TCONCAT", 2, Family::Binary))
         .pto(pto("pto.tconcat", 2)),
+    // Registered after be8155433 (today's `pl.tile.gather(src, indices, tmp)`, the index form):
+    // pto-isa's TGATHER(dst, src0, indices, tmp) writes dst[i, j] = src0's element at the flat
+    // row-major position indices[i, j]; the a2a3 form turns the indices into byte offsets in tmp.
+    block(
+        names::GATHER,
+        &[
+            arg("src", Tile),
+            arg("indices", Tile).about(
+                "INT32 flat row-major positions in `src` (`r * C + c` for a source of C columns), \
+                 each in range; the result has the indices' shape",
+            ),
+            arg("tmp", Tile).about(
+                "a scratch INT32 Vec tile of the indices' shape, where the instruction turns positions \
+                 into byte offsets; its contents afterwards are unspecified",
+            ),
+        ],
+        Rule::Gather,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TGATHER", 3, Family::Ternary))
+    .pto(pto("pto.tgather", 2)),
     // No data moves: the result is the input's buffer with another valid shape.
     block(
         names::SET_VALIDSHAPE,

@@ -339,6 +339,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // A window copy: a fixed part and about 128 bytes a cycle; TCONCAT copies its two
         // sources row by row the same way (not calibrated on Perf-Sim).
         "TEXTRACT" | "TCONCAT" => 2 + sh.total_bytes() / 128,
+        // Row by row: a multiply of the indices into byte offsets, a vector barrier, then a
+        // gather that reads about 32 bytes a cycle (not calibrated on Perf-Sim).
+        "TGATHER" => rows * 12 + sh.total_bytes() / 32,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
