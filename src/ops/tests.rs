@@ -1056,5 +1056,5 @@ fn valid_shapes_are_given_kept_reduced_and_dropped_when_whole() {
     assert!(d.message.contains("at most the shape"), "{}", d.message);
     let d = p.err("load", whole(), vec![ke("valid_shape", list(&[8]))]);
     assert!(d.message.contains("one extent per axis"), "{}", d.message);
-    assert!(ignores_valid_shape(id::RESHAPE) && !ignores_valid_shape(id::ADD));
+    assert!(ignores_valid_shape(id::RESHAPE) && ignores_valid_shape(id::GATHER) && !ignores_valid_shape(id::ADD));
 }

@@ -77,7 +77,8 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
 }
 
 /// Whether `op` computes on whole tiles whatever their valid shapes (a move, a matmul, a view,
-/// a reshape, a transpose, a packed compare): a partial operand of it has no meaning the valid
+/// a reshape, a transpose, a packed compare, a gather, whose positions are into the whole
+/// source): a partial operand of it has no meaning the valid
 /// shape rules give, so the C++ form rule refuses one.
 pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
     matches!(
@@ -91,6 +92,7 @@ pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
             | Rule::Reshape(Shaped::Tile)
             | Rule::Transpose(Shaped::Tile)
             | Rule::CmpBits
+            | Rule::Gather
     )
 }
 
