@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ir::{Callee, ExprKind, Function, Stmt, VarId, VarKind, VarTable};
+use crate::ir::{Call, Callee, ExprKind, Function, Stmt, VarId, VarKind, VarTable};
 use crate::ops::cce::CceEmit;
 
 /// Parameter → window (the `shapes` argument of its first access). Parameters without an
@@ -36,29 +36,38 @@ impl Walk<'_> {
         }
     }
 
+    /// A call assigned to `var` (none for a statement): a load or store records its window.
+    fn access(&mut self, var: Option<VarId>, c: &Call) {
+        let Callee::Op(op) = c.callee else { return };
+        let tensor_arg = match crate::ops::def(op).cce {
+            Some(CceEmit::Load) => 0,
+            Some(CceEmit::Store) => 3,
+            _ => return,
+        };
+        let Some(t) = c.args.get(tensor_arg).and_then(|a| a.as_var()) else { return };
+        if let (3, Some(var)) = (tensor_arg, var) {
+            self.alias(var, Some(t));
+        }
+        if let Some(&r) = self.root.get(&t) {
+            let shape = c.args.get(2).and_then(|e| match &e.kind {
+                ExprKind::MakeTuple(xs) => xs.iter().map(|x| x.as_const_int()).collect::<Option<Vec<i64>>>(),
+                _ => None,
+            });
+            self.windows.entry(r).or_insert(shape);
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Assign { var, value, .. } => {
-                let ExprKind::Call(c) = &value.kind else {
-                    self.alias(*var, value.as_var());
-                    return;
-                };
-                let Callee::Op(op) = c.callee else { return };
-                let tensor_arg = match crate::ops::def(op).cce {
-                    Some(CceEmit::Load) => 0,
-                    Some(CceEmit::Store) => 3,
-                    _ => return,
-                };
-                let Some(t) = c.args.get(tensor_arg).and_then(|a| a.as_var()) else { return };
-                if tensor_arg == 3 {
-                    self.alias(*var, Some(t));
-                }
-                if let Some(&r) = self.root.get(&t) {
-                    let shape = c.args.get(2).and_then(|e| match &e.kind {
-                        ExprKind::MakeTuple(xs) => xs.iter().map(|x| x.as_const_int()).collect::<Option<Vec<i64>>>(),
-                        _ => None,
-                    });
-                    self.windows.entry(r).or_insert(shape);
+            Stmt::Assign { var, value, .. } => match &value.kind {
+                ExprKind::Call(c) => self.access(Some(*var), c),
+                _ => self.alias(*var, value.as_var()),
+            },
+            // A store written as a statement (an outlined kernel's `pl.store(...)`) is an
+            // access like an assigned one.
+            Stmt::Eval { expr, .. } => {
+                if let ExprKind::Call(c) = &expr.kind {
+                    self.access(None, c);
                 }
             }
             Stmt::For { iter_args, body, return_vars, .. } | Stmt::While { iter_args, body, return_vars, .. } => {
