@@ -37,7 +37,7 @@ pub const BLOCKS: [i64; 3] = [2, 4, 8];
 /// What a function split into blocks needs to know of it.
 struct Plan<'f> {
     rows: i64,
-    /// The assignments in order.
+    /// The assignments and statement stores in order (the `return` apart).
     stmts: Vec<&'f Stmt>,
     /// Stores whose result is a variable: (result, destination parameter), in order; the
     /// loop carries their destinations.
