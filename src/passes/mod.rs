@@ -18,6 +18,7 @@ pub mod remove_redundant_sync;
 pub mod run_verifier;
 pub mod split_rows;
 pub mod stmt_structure;
+pub mod weigh;
 
 // Passes take the backend as a value; it is defined with the rest of the backend model
 // (`crate::backend`, which the code of `src/` imports), and named here too for users of the
@@ -366,32 +367,15 @@ pub static PASSES: &[PassInfo] = &[
 /// the passes that follow `split-rows` in the default pipeline at `env.opt` (the function as
 /// written on a tie). It lives beside the pipelines because it runs them.
 fn split_rows_weighed(f: Function, env: &PassEnv) -> Result<Function, Vec<Diagnostic>> {
-    if env.backend != Backend::Cce {
-        return Ok(f);
-    }
     let candidates = split_rows::candidates(&f);
     if candidates.is_empty() {
         return Ok(f);
     }
-    let names = Pipeline::Default.pass_names_at(env.opt);
-    let rest: Vec<&PassInfo> = match names.iter().position(|&n| n == split_rows::NAME) {
-        Some(at) => names[at + 1..].iter().filter_map(|n| lookup(n)).collect(),
-        None => Pipeline::Default.passes_at(env.opt).into_iter().skip_while(|p| p.name != "init-mem-ref").collect(),
-    };
-    let cycles = |g: Function| -> Option<u64> {
-        let mut carried = Carried::Nothing;
-        let mut g = g;
-        for p in &rest {
-            let (next, c) = p.run.run_function(g, carried, env)?.ok()?;
-            (g, carried) = (next, c);
-        }
-        let est = crate::analysis::cycles::estimate(&g, env.backend, &crate::analysis::cycles::Options::default());
-        (!est.truncated).then_some(est.cycles)
-    };
-    let Some(mut best) = cycles(f.clone()) else { return Ok(f) };
+    let rest = weigh::passes_after(split_rows::NAME, env.opt);
+    let Some(mut best) = weigh::cycles_after(f.clone(), &rest, env) else { return Ok(f) };
     let mut chosen = None;
     for (_, g) in candidates {
-        match cycles(g.clone()) {
+        match weigh::cycles_after(g.clone(), &rest, env) {
             Some(c) if c < best => (best, chosen) = (c, Some(g)),
             _ => {}
         }

@@ -3,8 +3,8 @@
 //! plan that shares more buffers has fewer syncs, but its loads wait for the computations of
 //! the buffer's last tile), so for a kernel where estimating is cheap (a loop, at most
 //! [`MAX_STATEMENTS`] statements) each candidate goes through the passes after this one
-//! (legalize-cce, pipeline-loops, insert-sync, remove-redundant-sync, allocate-memory-addr) and
-//! the one with the fewest estimated cycles is kept; the first candidate on a tie.
+//! ([`weigh`]) and the one with the fewest estimated cycles is kept; the first candidate on a
+//! tie.
 //!
 //! The candidates: the lifetime plan chosen by its syncs ([`super::choose_plan`]) and the
 //! reference's plan (`-O0`'s), each at `-O2` with pipeline-loops' own loops in 2 (with and
@@ -12,13 +12,8 @@
 //! ([`Schedule`], kept in [`Function::schedule`] for the later passes). At `-O2` this includes what `-O1` does, so
 //! no kernel is estimated slower at `-O2` than at `-O1`, nor at `-O1` than with `-O0`'s plan.
 
-use crate::analysis::cycles::{estimate, Options};
-use crate::backend::Backend;
 use crate::ir::{Function, FunctionType, Stmt};
-use crate::passes::{
-    allocate_memory_addr, insert_sync, legalize_cce, pipeline_loops, remove_redundant_sync, Carried, OptLevel, PassEnv,
-    Schedule,
-};
+use crate::passes::{weigh, OptLevel, PassEnv, Schedule};
 
 /// The most statements (leaves and compound statements) of a kernel whose plan is chosen by
 /// cycles: each candidate costs a run of the later passes and of the model.
@@ -51,16 +46,13 @@ pub fn schedules(opt: OptLevel) -> Vec<Schedule> {
 /// The candidate with the fewest estimated cycles, its schedule set; the first one on a tie,
 /// and as it is when no candidate could be estimated.
 pub fn choose(candidates: Vec<Function>, env: &PassEnv) -> Function {
-    // Estimated as the CCE backend synchronises the kernel (for the PTO backend ptoas places
-    // the syncs, but the dependences are the same): the plan, and so the printed IR, does not
-    // depend on the backend.
-    let env = &PassEnv { backend: Backend::Cce, ..*env };
+    let rest = weigh::passes_after("basic-memory-reuse", env.opt);
     let mut best: Option<(u64, usize, Schedule)> = None;
     for (k, f) in candidates.iter().enumerate() {
         for s in schedules(env.opt) {
             let mut trial = f.clone();
             trial.schedule = Some(s);
-            let Some(cycles) = cycles_of(trial, env) else { continue };
+            let Some(cycles) = weigh::cycles_after(trial, &rest, env) else { continue };
             if best.is_none_or(|(b, ..)| cycles < b) {
                 best = Some((cycles, k, s));
             }
@@ -70,18 +62,6 @@ pub fn choose(candidates: Vec<Function>, env: &PassEnv) -> Function {
     let mut f = candidates.into_iter().nth(k).unwrap_or_else(|| unreachable!("a candidate at least"));
     f.schedule = s;
     f
-}
-
-/// The estimated cycles of `f` through the passes after basic-memory-reuse (with its
-/// schedule); `None` when one of them fails or the model cut the run short.
-fn cycles_of(f: Function, env: &PassEnv) -> Option<u64> {
-    let (f, c) = legalize_cce::carrying(f, Carried::Nothing, env).ok()?;
-    let (f, c) = pipeline_loops::carrying(f, c, env).ok()?;
-    let (f, _) = insert_sync::carrying(f, c, env).ok()?;
-    let f = remove_redundant_sync::function(f, env).ok()?;
-    let f = allocate_memory_addr::function(f, env).ok()?;
-    let e = estimate(&f, env.backend, &Options::default());
-    (!e.truncated && e.unmatched_waits == 0).then_some(e.cycles)
 }
 
 #[cfg(test)]
