@@ -10,8 +10,8 @@
 //! instructions and a kernel bound by one pipe gains nothing.
 //!
 //! A function is split only when that computes the same, element for element:
-//! - it is InCore and straight-line (no loop, `if` or scope), ending in a `return` of the
-//!   results of its stores;
+//! - it is InCore and straight-line (no loop, `if` or scope; a loop that runs once and carries
+//!   nothing counts as its body), ending in a `return` of the results of its stores;
 //! - every tile is 2-D with the same number of rows R and a static shape, with no valid shape;
 //! - every op computes each row from the same row of its operands: element-wise ops (with a
 //!   scalar too), casts, compares and selects, row reductions (`[R, C]` → `[R, 1]`) and row
@@ -47,6 +47,8 @@ struct Plan<'f> {
 
 /// Each block count of [`BLOCKS`] for which `f` can be split, with the split function.
 pub fn candidates(f: &Function) -> Vec<(i64, Function)> {
+    let inlined = single_trips_inlined(f);
+    let f = inlined.as_ref().unwrap_or(f);
     let Some(plan) = plan(f) else { return Vec::new() };
     BLOCKS
         .iter()
@@ -154,6 +156,32 @@ fn plan(f: &Function) -> Option<Plan<'_>> {
         return None;
     }
     Some(Plan { rows, stmts, stores, ret })
+}
+
+/// `f` with each loop of its body that runs exactly once and carries nothing replaced by its
+/// body after an assignment of its start to the loop variable, or `None` when it has none: such
+/// a loop (`for i in pl.range(1):` around a kernel) is a straight line as written.
+fn single_trips_inlined(f: &Function) -> Option<Function> {
+    let Stmt::Seq { stmts, span } = &f.body else { return None };
+    let mut changed = false;
+    let stmts = stmts
+        .iter()
+        .flat_map(|s| match s {
+            Stmt::For { loop_var, start, stop, step, iter_args, body, return_vars, span, .. }
+                if iter_args.is_empty() && return_vars.is_empty() && runs_once(start, stop, step) =>
+            {
+                changed = true;
+                vec![Stmt::Assign { var: *loop_var, value: (**start).clone(), span: *span }, (**body).clone()]
+            }
+            _ => vec![s.clone()],
+        })
+        .collect();
+    changed.then(|| Function { body: Stmt::Seq { stmts, span: *span }, ..f.clone() })
+}
+
+/// Whether a loop from `start` to `stop` by `step` (constants) runs exactly once.
+fn runs_once(start: &Expr, stop: &Expr, step: &Expr) -> bool {
+    matches!((const_int(start), const_int(stop), const_int(step)), (Some(a), Some(b), Some(c)) if c > 0 && a < b && b - a <= c)
 }
 
 /// The statements of a straight-line body, or `None` when it is not one.
