@@ -94,8 +94,8 @@ mod tests {
     #[test]
     fn o1_runs_remove_redundant_sync_after_insert_sync() {
         let got = names(resolve(Pipeline::Default, OptLevel::O1, None, None));
-        assert_eq!(got.len(), 12);
-        assert_eq!(got[9..11], ["insert-sync", "remove-redundant-sync"]);
+        assert_eq!(got.len(), 13);
+        assert_eq!(got[10..12], ["insert-sync", "remove-redundant-sync"]);
         let p = strings(&["insert-sync"]);
         assert_eq!(names(resolve(Pipeline::Default, OptLevel::O1, Some(&p), None)), ["insert-sync"]);
     }

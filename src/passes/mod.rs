@@ -14,6 +14,7 @@ pub mod insert_sync;
 pub mod legalize_cce;
 pub mod manager;
 pub mod pipeline_loops;
+pub mod remove_dead_tiles;
 pub mod remove_redundant_sync;
 pub mod run_verifier;
 pub mod split_rows;
@@ -262,6 +263,17 @@ pub static PASSES: &[PassInfo] = &[
         edits_syncs: false,
     },
     PassInfo {
+        name: remove_dead_tiles::NAME,
+        aliases: &["RemoveDeadTiles"],
+        description: "delete each tile an op computes that nothing uses (-O1 and -O2 in the named pipelines)",
+        required: &[TypeChecked, SsaForm, SplitIncoreOrch, IncoreBlockOps],
+        produced: &[],
+        invalidated: &[],
+        run: Transform::Function(remove_dead_tiles::function),
+        findings: None,
+        edits_syncs: false,
+    },
+    PassInfo {
         name: split_rows::NAME,
         aliases: &["SplitRows"],
         description: "run a straight-line InCore kernel whose ops work row by row as a loop over blocks of rows, when the cycle model says the loop (double-buffered at -O2) is faster (-O2 in the named pipelines)",
@@ -405,8 +417,12 @@ impl OptLevel {
     pub fn additions(self) -> &'static [(&'static str, &'static str)] {
         match self {
             OptLevel::O0 => &[],
-            OptLevel::O1 => &[("insert-sync", remove_redundant_sync::NAME)],
-            OptLevel::O2 => &[("run-verifier", split_rows::NAME), ("insert-sync", remove_redundant_sync::NAME)],
+            OptLevel::O1 => &[("run-verifier", remove_dead_tiles::NAME), ("insert-sync", remove_redundant_sync::NAME)],
+            OptLevel::O2 => &[
+                ("run-verifier", remove_dead_tiles::NAME),
+                ("run-verifier", split_rows::NAME),
+                ("insert-sync", remove_redundant_sync::NAME),
+            ],
         }
     }
 }
@@ -536,23 +552,27 @@ mod tests {
         ] {
             assert!(lookup(n).is_some(), "{n}");
         }
-        assert_eq!(PASSES.len(), 15);
+        assert_eq!(PASSES.len(), 16);
     }
 
     #[test]
-    fn o1_adds_remove_redundant_sync_after_insert_sync_only() {
+    fn o1_adds_dead_tile_and_redundant_sync_removal_only() {
         assert_eq!(Pipeline::Default.pass_names_at(OptLevel::O0), Pipeline::Default.pass_names());
         let o1 = Pipeline::Default.pass_names_at(OptLevel::O1);
         let at = o1.iter().position(|n| *n == "insert-sync").unwrap();
         assert_eq!(o1[at + 1], "remove-redundant-sync");
-        assert_eq!(o1.len(), Pipeline::Default.pass_names().len() + 1);
-        // Without insert-sync there is nothing to remove.
-        assert_eq!(Pipeline::Ptoas.pass_names_at(OptLevel::O1), Pipeline::Ptoas.pass_names());
+        let at = o1.iter().position(|n| *n == "run-verifier").unwrap();
+        assert_eq!(o1[at + 1], remove_dead_tiles::NAME);
+        assert_eq!(o1.len(), Pipeline::Default.pass_names().len() + 2);
+        // Without insert-sync there is no sync to remove; dead tiles are removed all the same.
+        let ptoas: Vec<&str> = Pipeline::Ptoas.pass_names_at(OptLevel::O1);
+        assert_eq!(ptoas.iter().filter(|n| **n != remove_dead_tiles::NAME).count(), Pipeline::Ptoas.pass_names().len());
+        assert!(!ptoas.contains(&remove_redundant_sync::NAME));
         assert!(Pipeline::None.pass_names_at(OptLevel::O1).is_empty());
         // -O2 also splits straight-line kernels into row blocks, before their buffers exist.
         let o2 = Pipeline::Default.pass_names_at(OptLevel::O2);
         let at = o2.iter().position(|n| *n == "run-verifier").unwrap();
-        assert_eq!(o2[at + 1], split_rows::NAME);
+        assert_eq!(o2[at + 1..at + 3], [remove_dead_tiles::NAME, split_rows::NAME]);
         assert_eq!(o2.len(), o1.len() + 1);
         assert_eq!(OptLevel::default(), OptLevel::O1);
         for (_, added) in OptLevel::O1.additions() {
