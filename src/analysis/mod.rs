@@ -4,6 +4,7 @@
 pub mod cycles;
 pub mod effects;
 pub mod hazard;
+pub mod buffers;
 pub mod memref_plan;
 pub mod one_path;
 pub mod visit_order;

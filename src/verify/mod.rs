@@ -13,6 +13,7 @@ mod has_memrefs;
 mod incore_block_ops;
 pub mod memory_reach;
 pub mod nested_call;
+pub mod orchestration_form;
 pub mod partial_tiles;
 mod report;
 mod split_incore;
