@@ -7,4 +7,5 @@ pub mod hazard;
 pub mod buffers;
 pub mod memref_plan;
 pub mod one_path;
+pub mod param_roots;
 pub mod visit_order;

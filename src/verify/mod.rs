@@ -15,6 +15,7 @@ pub mod memory_reach;
 pub mod nested_call;
 pub mod orchestration_form;
 pub mod partial_tiles;
+pub mod pto_form;
 mod report;
 mod split_incore;
 mod ssa;
