@@ -14,7 +14,8 @@
 //! types of loop-carried values and `if` results, the buffers of loop-carried tiles, and per
 //! op call: a C++ form (no call of another function), N-D tiles only where folding their
 //! leading dimensions into rows computes the same, a result assigned where the C++ assigns one,
-//! offsets and indices written as lists.
+//! offsets and indices written as lists; then the types the writer spells
+//! ([`super::cce_types`]).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -26,7 +27,8 @@ use crate::ops::cce::{CceEmit, Writes};
 pub fn check(f: &Function) -> Result<(), Diagnostic> {
     f.params.iter().try_for_each(|p| param(f, p.var))?;
     let cx = Cx { vars: &f.vars, carries: tile_carry_checks(&f.vars, &f.body) };
-    cx.stmt(&f.body, &mut Vec::new())
+    cx.stmt(&f.body, &mut Vec::new())?;
+    super::cce_types::check(f)
 }
 
 /// A kernel parameter: a tensor (a `GlobalTensor` over the argument) or a scalar.
@@ -487,7 +489,7 @@ fn check_carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], s
 }
 
 /// Refuses an op on a tile of more than two dimensions whose result folding the leading
-/// dimensions into rows would change (see [`super::ctype::tile_rows_cols`]): only loads,
+/// dimensions into rows would change (see [`super::cce_types::tile_rows_cols`]): only loads,
 /// stores, moves, allocations and element-wise ops whose tile operands all have the result's
 /// shape compute element for element on the folded tiles what they compute on the N-D ones.
 fn check_folded(

@@ -9,6 +9,7 @@
 
 mod allocated_addr;
 pub mod cce_form;
+pub mod cce_types;
 mod has_memrefs;
 mod incore_block_ops;
 pub mod memory_reach;
