@@ -2,9 +2,9 @@
 //! `Tile<…>` type strings and the 5-D `Shape<…>`/`Stride<…>` of GlobalTensors.
 
 use crate::diag::{codes, Diagnostic, Severity, Span};
-use crate::verify::cce_types;
 use crate::ir::{DataType, Expr, MemorySpace, TileLayout, TilePad, TileType, VarTable};
 use crate::text::{cat, Piece};
+use crate::verify::cce_types;
 
 /// The C type of a dtype (`verify::cce_types::c_type`); a dtype without one is an internal error
 /// at `span` (the C++ form rule refuses it).
@@ -150,7 +150,11 @@ pub fn tile_type_homed(
         return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) });
     }
     let crate::ir::VarKind::MemRef(info) = &vars.var(memref).kind else {
-        return Err(Diagnostic::internal(codes::NO_CPP_FORM, span, "CCE codegen: tile MemRef is not a MemRef variable"));
+        return Err(Diagnostic::internal(
+            codes::NO_CPP_FORM,
+            span,
+            "CCE codegen: tile MemRef is not a MemRef variable",
+        ));
     };
     if info.space == MemorySpace::Ddr {
         return Err(Diagnostic::internal(
@@ -165,7 +169,10 @@ pub fn tile_type_homed(
             return Err(Diagnostic::internal(
                 codes::NO_CPP_FORM,
                 span,
-                format!("CCE codegen: tile buffer {} without an address, which the C++ form rule refuses", info.derived_name()),
+                format!(
+                    "CCE codegen: tile buffer {} without an address, which the C++ form rule refuses",
+                    info.derived_name()
+                ),
             ))
         }
     };

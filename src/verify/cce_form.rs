@@ -308,7 +308,9 @@ impl Cx<'_> {
         match self.root(t) {
             None => Err(refused(t.span, "tensor.read: the tensor must be a kernel parameter".to_string())
                 .with_note("a kernel can only access tensors passed as parameters")),
-            Some(Root::Param(p)) if self.params.iter().any(|q| q.var == p && q.direction != crate::ir::ParamDirection::In) => {
+            Some(Root::Param(p))
+                if self.params.iter().any(|q| q.var == p && q.direction != crate::ir::ParamDirection::In) =>
+            {
                 Err(refused(span, "tensor.read: a kernel reads only its input (`In`) tensors".to_string())
                     .with_note("a scalar read of a tensor the kernel writes would need a sync the passes do not place"))
             }

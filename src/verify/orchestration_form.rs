@@ -277,7 +277,10 @@ impl Cx<'_> {
                 self.form(a);
                 self.form(b);
                 use BinOp::*;
-                if !matches!(op, Add | Sub | Mul | FloorDiv | FloatDiv | FloorMod | Eq | Ne | Lt | Le | Gt | Ge | Min | Max) {
+                if !matches!(
+                    op,
+                    Add | Sub | Mul | FloorDiv | FloatDiv | FloorMod | Eq | Ne | Lt | Le | Gt | Ge | Min | Max
+                ) {
                     self.errors.push(bad(e, op.node_name()));
                 }
             }
@@ -416,9 +419,9 @@ impl Cx<'_> {
                     self.stmt(e, return_vars.len());
                 }
             }
-            Stmt::Break { span } | Stmt::Continue { span } => self
-                .errors
-                .push(refused(*span, format!("orchestration codegen: `{}` is not supported", s.node_name()))),
+            Stmt::Break { span } | Stmt::Continue { span } => {
+                self.errors.push(refused(*span, format!("orchestration codegen: `{}` is not supported", s.node_name())))
+            }
         }
     }
 
@@ -494,7 +497,8 @@ impl Cx<'_> {
                 }
             }
             id::TENSOR_TRANSPOSE => {
-                let axes = (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
+                let axes =
+                    (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
                 let (Some(t), (Some(a1), Some(a2))) = (arg_var(0), axes) else {
                     return self
                         .errors
@@ -595,19 +599,29 @@ impl Cx<'_> {
                     }
                 }
                 // A kernel parameter of that type is refused by the kernel's own form rule.
-                _ if func.params.get(i).is_some_and(|p| !matches!(func.var_type(p.var), Type::Tensor(_) | Type::Scalar(_))) => {}
+                _ if func
+                    .params
+                    .get(i)
+                    .is_some_and(|p| !matches!(func.var_type(p.var), Type::Tensor(_) | Type::Scalar(_))) => {}
                 other => {
                     let kind = other.kind_name();
                     self.errors.push(refused(
                         a.span,
-                        format!("orchestration codegen: cannot pass {kind} '{}' to kernel '{}'", self.name(*v), func.name),
+                        format!(
+                            "orchestration codegen: cannot pass {kind} '{}' to kernel '{}'",
+                            self.name(*v),
+                            func.name
+                        ),
                     ));
                 }
             },
             ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => {}
             _ => self.errors.push(refused(
                 a.span,
-                format!("orchestration codegen: argument {i} of the call of '{}' must be a variable or a constant", func.name),
+                format!(
+                    "orchestration codegen: argument {i} of the call of '{}' must be a variable or a constant",
+                    func.name
+                ),
             )),
         }
     }

@@ -13,7 +13,9 @@
 
 use crate::analysis::param_roots::{self, Root};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{BinOp, Call, Callee, Expr, ExprKind, Function, FunctionType, Stmt, Type, UnOp, VarId, VarKind, VarTable};
+use crate::ir::{
+    BinOp, Call, Callee, Expr, ExprKind, Function, FunctionType, Stmt, Type, UnOp, VarId, VarKind, VarTable,
+};
 use crate::ops::pto::PtoEmit;
 
 type Res = Result<(), Diagnostic>;
@@ -134,14 +136,19 @@ impl Cx<'_> {
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 self.scalar(cond)?;
                 if !return_vars.is_empty() && else_body.is_none() {
-                    return Err(Diagnostic::error(codes::OP_CHECK, *span, "IfStmt with return_vars requires else_body"));
+                    return Err(Diagnostic::error(
+                        codes::OP_CHECK,
+                        *span,
+                        "IfStmt with return_vars requires else_body",
+                    ));
                 }
                 self.stmt(then_body)?;
                 else_body.as_deref().map_or(Ok(()), |e| self.stmt(e))
             }
-            Stmt::Yield { values, .. } => {
-                values.iter().filter(|v| !matches!(self.vars.type_of(v), Type::Tensor(_))).try_for_each(|v| self.scalar(v))
-            }
+            Stmt::Yield { values, .. } => values
+                .iter()
+                .filter(|v| !matches!(self.vars.type_of(v), Type::Tensor(_)))
+                .try_for_each(|v| self.scalar(v)),
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Return { .. } => Ok(()),
@@ -221,10 +228,15 @@ impl Cx<'_> {
                         self.vars.var_name(tensor)
                     ),
                 )
-                .with_note("the PTO backend writes tensors in place: a loop or branch must carry the tensor it started from"));
+                .with_note(
+                    "the PTO backend writes tensors in place: a loop or branch must carry the tensor it started from",
+                ));
             }
             if offsets.len() < 2 || shapes.len() < 2 {
-                return Err(refused(span, "the PTO backend loads and stores 2-D windows only (two offsets, two sizes)"));
+                return Err(refused(
+                    span,
+                    "the PTO backend loads and stores 2-D windows only (two offsets, two sizes)",
+                ));
             }
             if shapes[0].as_const_int().is_none() || shapes[1].as_const_int().is_none() {
                 return Err(refused(

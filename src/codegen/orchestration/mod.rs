@@ -20,9 +20,9 @@ mod header;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::analysis::buffers;
 use crate::codegen::{CoreType, CoreTypes};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::analysis::buffers;
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
 use crate::ir::{
     Callee, DataType, Expr, ExprKind, Function, FunctionType, ParamDirection, Program, Stmt, Type, VarId, VarTable,
@@ -226,13 +226,15 @@ impl Signature {
         for (i, p) in f.params.iter().enumerate() {
             ext_names.insert(base_name(f.vars.var_name(p.var)).to_string());
             match f.vars.var_type(p.var) {
-                Type::Tensor(_) => externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors).map(|mut e| {
-                    // Each symbolic axis is the tensor's own extent, passed in its own slot.
-                    for d in dims.iter().filter(|d| d.param == i) {
-                        e.shape[d.axis] = expr::shape_item(d.local.clone());
-                    }
-                    e
-                })),
+                Type::Tensor(_) => {
+                    externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors).map(|mut e| {
+                        // Each symbolic axis is the tensor's own extent, passed in its own slot.
+                        for d in dims.iter().filter(|d| d.param == i) {
+                            e.shape[d.axis] = expr::shape_item(d.local.clone());
+                        }
+                        e
+                    }))
+                }
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
                     Some(_) => scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d)),
                     // No host type: the bits pass through to kernels untouched.
@@ -240,7 +242,8 @@ impl Signature {
                         scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d));
                         raw_scalars.insert(p.var);
                     }
-                    None => errors.push(broken(f.vars.var(p.var).span, "a scalar parameter of a dtype the host has no type for")),
+                    None => errors
+                        .push(broken(f.vars.var(p.var).span, "a scalar parameter of a dtype the host has no type for")),
                 },
                 _ => errors.push(broken(f.vars.var(p.var).span, "a parameter that is neither a tensor nor a scalar")),
             }
@@ -373,7 +376,11 @@ pub fn return_slots(prog: &Program, f: &Function) -> Vec<(usize, VarId)> {
 /// An error of the writer on a construct the orchestration form rule
 /// ([`crate::verify::orchestration_form`]) refuses: a bug of ptoc, an internal error.
 pub(super) fn broken(span: Span, what: &str) -> Diagnostic {
-    Diagnostic::internal(codes::NO_CPP_FORM, span, format!("orchestration codegen: {what}, which the orchestration form rule refuses"))
+    Diagnostic::internal(
+        codes::NO_CPP_FORM,
+        span,
+        format!("orchestration codegen: {what}, which the orchestration form rule refuses"),
+    )
 }
 
 /// Every variable an expression of `f` reads.
@@ -604,9 +611,7 @@ impl Emitter<'_, '_> {
                 }
                 self.line(indent, "}");
             }
-            Stmt::Break { span } | Stmt::Continue { span } => {
-                self.broken(*span, "a `break` or `continue`")
-            }
+            Stmt::Break { span } | Stmt::Continue { span } => self.broken(*span, "a `break` or `continue`"),
         }
     }
 
@@ -755,7 +760,10 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
                     indent,
-                    &format!("Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});", header::runtime_dtype(t.dtype)),
+                    &format!(
+                        "Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});",
+                        header::runtime_dtype(t.dtype)
+                    ),
                 );
                 self.declared.insert(x.to_string());
             }
@@ -769,8 +777,11 @@ impl Emitter<'_, '_> {
                 let ExprKind::MakeTuple(indices) = &idx.kind else {
                     return self.broken(span, "a tensor.read without a literal index list");
                 };
-                let dims: Vec<String> =
-                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)).collect();
+                let dims: Vec<String> = tt
+                    .shape
+                    .iter()
+                    .map(|d| expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors))
+                    .collect();
                 let mut terms = Vec::new();
                 for (k, i) in indices.iter().enumerate() {
                     let mut term = self.expr(i);
@@ -822,7 +833,8 @@ impl Emitter<'_, '_> {
             // runtime's Tensor does it, and a kernel reads the strides from the Tensor it is
             // passed (docs/orchestration-abi.md).
             ops::id::TENSOR_TRANSPOSE => {
-                let axes = (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
+                let axes =
+                    (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
                 let (Some(t), (Some(a1), Some(a2))) = (arg_var(0), axes) else {
                     return self.broken(span, "a tensor.transpose without a tensor variable and constant axes");
                 };

@@ -2,8 +2,8 @@
 
 use super::expr::broken;
 use super::func::{FnGen, Res};
-use crate::analysis::param_roots::Root;
 use super::types;
+use crate::analysis::param_roots::Root;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, Type, VarId, VarKind};
 use crate::ops::kwargs;
@@ -172,7 +172,10 @@ impl FnGen<'_> {
         let name = self.vars.var_name(tensor);
         match self.tensor_roots.get(&tensor) {
             Some(Root::Param(p)) => Ok(self.vars.var_name(*p).to_string()),
-            Some(Root::Ambiguous) => Err(broken(span, &format!("{op} through tensor `{name}`, which names different tensor parameters on different paths"))),
+            Some(Root::Ambiguous) => Err(broken(
+                span,
+                &format!("{op} through tensor `{name}`, which names different tensor parameters on different paths"),
+            )),
             None => Err(check(span, format!("{op}: Tensor view not found for parameter: {name}"))
                 .with_note(format!("{op} needs a tensor parameter of the function, or a value that aliases one"))),
         }

@@ -160,7 +160,10 @@ impl FnGen<'_> {
         // the value from before the loop in every iteration.
         if iter_args.is_empty() {
             if let Some((x, at)) = crate::verify::cce_form::carried_by_name(self.vars, cond, body) {
-                return Err(super::expr::broken(at, &format!("a while loop carrying `{}` by name", self.vars.var_name(x))));
+                return Err(super::expr::broken(
+                    at,
+                    &format!("a while loop carrying `{}` by name", self.vars.var_name(x)),
+                ));
             }
         }
         let (iter_args, return_vars) = without_tensors(self.vars, iter_args, return_vars);

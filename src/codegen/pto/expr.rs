@@ -29,7 +29,9 @@ impl FnGen<'_> {
             // A cast between integer types (all `index` here) keeps the value; other unary
             // operators would need an emitter (the reference passes the operand through, a
             // silent miscompile: ptoc refuses instead).
-            ExprKind::Unary(UnOp::Cast, x) if crate::verify::pto_form::same_scalar_kind(self.vars, x, e) => self.scalar(x),
+            ExprKind::Unary(UnOp::Cast, x) if crate::verify::pto_form::same_scalar_kind(self.vars, x, e) => {
+                self.scalar(x)
+            }
             ExprKind::Unary(op, _) => Err(no_scalar_emitter(e, op.node_name())),
             ExprKind::TupleGetItem(x, _) => self.scalar(x),
             ExprKind::Call(c) => self.last_of(&c.args),

@@ -109,7 +109,10 @@ pub fn generate(f: &Function) -> Res<String> {
         // `pto.make_tensor_view` is given constant extents and strides here; a runtime extent
         // would need an index argument of the function, which the kernel ABI does not pass.
         if t.shape.iter().any(|d| d.as_const_int().is_none()) {
-            return Err(super::expr::broken(var.span, &format!("tensor parameter `{}` with a runtime extent", var.name)));
+            return Err(super::expr::broken(
+                var.span,
+                &format!("tensor parameter `{}` with a runtime extent", var.name),
+            ));
         }
         let value = g.names.fresh();
         let dtype = spell(t.dtype, var.span)?;

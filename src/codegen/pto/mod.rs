@@ -45,11 +45,10 @@ pub fn files(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let cores = CoreTypes::default();
     for f in prog.functions.iter().filter(|f| f.kind == FunctionType::InCore) {
-        let kernel =
-            crate::verify::pto_form::check(f).and_then(|()| core_type_on(f, Backend::Pto)).and_then(|core| {
-                cores.record(f, core);
-                Ok((core, func::generate(f)?))
-            });
+        let kernel = crate::verify::pto_form::check(f).and_then(|()| core_type_on(f, Backend::Pto)).and_then(|core| {
+            cores.record(f, core);
+            Ok((core, func::generate(f)?))
+        });
         match kernel {
             Ok((core, text)) => {
                 files.push((format!("kernels/{}/{}.pto", core.dir(), f.name), format!("module {{\n{text}}}\n")))
