@@ -177,7 +177,7 @@ fn var_type(vars: &VarTable, v: VarId, span: Span) -> Result<(), Diagnostic> {
             // A buffer in DDR is a loop's or `if`'s tile result, which the writer places on
             // chip (or refuses) itself.
             let Some(VarKind::MemRef(info)) = t.memref.map(|m| &vars.var(m).kind) else { return Ok(()) };
-            if info.space != MemorySpace::Ddr && !info.addr.as_const_int().is_some_and(|a| a >= 0) {
+            if info.space != MemorySpace::Ddr && info.addr.as_const_int().is_none_or(|a| a < 0) {
                 return Err(Diagnostic::error(
                     codes::NO_CPP_FORM,
                     span,
