@@ -1,6 +1,6 @@
 //! Block ops (spec `pto-codegen.md` §9–§12), driven by the operator table's `pto` column.
 
-use super::expr::broken;
+use super::func::broken;
 use super::func::{FnGen, Res};
 use super::types;
 use crate::analysis::param_roots::Root;

@@ -50,7 +50,7 @@ impl FnGen<'_> {
             // silently.
             Stmt::Break { span } | Stmt::Continue { span } => {
                 let word = if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" };
-                Err(super::expr::broken(*span, &format!("`{word}`")))
+                Err(super::func::broken(*span, &format!("`{word}`")))
             }
         }
     }
@@ -160,7 +160,7 @@ impl FnGen<'_> {
         // the value from before the loop in every iteration.
         if iter_args.is_empty() {
             if let Some((x, at)) = crate::verify::cce_form::carried_by_name(self.vars, cond, body) {
-                return Err(super::expr::broken(
+                return Err(super::func::broken(
                     at,
                     &format!("a while loop carrying `{}` by name", self.vars.var_name(x)),
                 ));
@@ -235,7 +235,7 @@ impl FnGen<'_> {
     ) -> Res<()> {
         let c = self.scalar(cond)?;
         if !return_vars.is_empty() && else_body.is_none() {
-            return Err(super::expr::broken(span, "an if with results but no else"));
+            return Err(super::func::broken(span, "an if with results but no else"));
         }
         // Tensor results are the parameter's memory written in place (as for `scf.for`): the
         // reference yields them as empty operands, `scf.yield  : index` (§7.4).

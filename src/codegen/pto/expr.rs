@@ -1,7 +1,7 @@
 //! Scalar expressions (spec `pto-codegen.md` §8) and block-op operands (§9.1).
 
-use super::func::{spell, FnGen, Res};
-use crate::diag::{codes, Diagnostic};
+use super::func::{broken, spell, FnGen, Res};
+use crate::diag::Diagnostic;
 use crate::ir::{BinOp, Expr, ExprKind, Type, UnOp, VarId, VarKind};
 
 impl FnGen<'_> {
@@ -135,10 +135,4 @@ impl FnGen<'_> {
 /// refuses.
 fn no_scalar_emitter(e: &Expr, node: &str) -> Diagnostic {
     broken(e.span, &format!("the scalar expression `{node}`"))
-}
-
-/// An error of the writer on a construct the PTO form rule ([`crate::verify::pto_form`])
-/// refuses: a bug of ptoc, an internal error.
-pub fn broken(span: crate::diag::Span, what: &str) -> Diagnostic {
-    Diagnostic::internal(codes::NO_PTO_FORM, span, format!("PTO codegen: {what}, which the PTO form rule refuses"))
 }

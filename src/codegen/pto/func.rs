@@ -47,6 +47,12 @@ pub fn invalid_dtype(span: Span) -> Diagnostic {
         .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only")
 }
 
+/// An error of the writer on a construct the PTO form rule ([`crate::verify::pto_form`])
+/// refuses: a bug of ptoc, an internal error.
+pub fn broken(span: crate::diag::Span, what: &str) -> Diagnostic {
+    Diagnostic::internal(codes::NO_PTO_FORM, span, format!("PTO codegen: {what}, which the PTO form rule refuses"))
+}
+
 /// The MLIR spelling of `d`, or `Invalid DataType value` at `span`.
 pub fn spell(d: crate::ir::DataType, span: Span) -> Res<&'static str> {
     types::dtype(d).ok_or_else(|| invalid_dtype(span))
@@ -109,10 +115,7 @@ pub fn generate(f: &Function) -> Res<String> {
         // `pto.make_tensor_view` is given constant extents and strides here; a runtime extent
         // would need an index argument of the function, which the kernel ABI does not pass.
         if t.shape.iter().any(|d| d.as_const_int().is_none()) {
-            return Err(super::expr::broken(
-                var.span,
-                &format!("tensor parameter `{}` with a runtime extent", var.name),
-            ));
+            return Err(broken(var.span, &format!("tensor parameter `{}` with a runtime extent", var.name)));
         }
         let value = g.names.fresh();
         let dtype = spell(t.dtype, var.span)?;
@@ -187,6 +190,6 @@ fn refuse_nd_tiles(vars: &crate::ir::VarTable, body: &crate::ir::Stmt) -> Result
     });
     match found {
         None => Ok(()),
-        Some((span, rank)) => Err(super::expr::broken(span, &format!("a {rank}-D tile"))),
+        Some((span, rank)) => Err(broken(span, &format!("a {rank}-D tile"))),
     }
 }
