@@ -4,12 +4,13 @@
 //! rule accepted (an error of the writer on a kernel that passed is a bug of ptoc, an
 //! internal error).
 //!
-//! Checked here, in program order: partial tiles ([`super::partial_tiles`]), tiles of more than
-//! two dimensions, tensor parameters with a runtime extent, `break` and `continue`, natural
-//! `while` loops that carry values by name, an `if` with results but no `else`, scalar
-//! expressions without an `arith` form, op calls without a PTO instruction, and the loads and
-//! stores: 2-D windows of constant size through a tensor that names one parameter on every
-//! path.
+//! Checked here, in program order: partial tiles ([`super::partial_tiles`]), parameter dtypes
+//! the dialect spells, tiles of more than two dimensions, tensor parameters with a runtime
+//! extent, `break` and `continue`, natural `while` loops that carry values by name, an `if` with
+//! results but no `else`, scalar expressions without an `arith` form, op calls without a PTO
+//! instruction or with another number of arguments than it takes (or a compare or round mode
+//! out of range), and the loads and stores: 2-D windows of constant size through a tensor that
+//! names one parameter on every path.
 
 use crate::analysis::param_roots::{self, Root};
 use crate::diag::{codes, Diagnostic, Span};
@@ -27,6 +28,7 @@ pub fn check(f: &Function) -> Res {
         return Ok(());
     }
     super::partial_tiles::check(f)?;
+    param_dtypes(f)?;
     nd_tiles(&f.vars, &f.body)?;
     tensor_params(f)?;
     let cx = Cx { vars: &f.vars, roots: param_roots::roots(f) };
@@ -35,6 +37,24 @@ pub fn check(f: &Function) -> Res {
 
 fn refused(span: Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(codes::NO_PTO_FORM, span, msg.into())
+}
+
+/// The element types of the parameters, which the signature spells (`Invalid DataType value`,
+/// the reference's error, at the first parameter without a spelling).
+fn param_dtypes(f: &Function) -> Res {
+    for p in &f.params {
+        let var = f.vars.var(p.var);
+        let d = match &var.ty {
+            Type::Tensor(t) => t.dtype,
+            Type::Scalar(d) => *d,
+            _ => continue,
+        };
+        if crate::ops::pto::dtype_spelling(d).is_none() {
+            return Err(Diagnostic::error(codes::BAD_TYPE, var.span, "Invalid DataType value")
+                .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only"));
+        }
+    }
+    Ok(())
 }
 
 /// A tile of more than two dimensions, at its first definition: a `!pto.tile_buf` has rows and
@@ -246,6 +266,35 @@ impl Cx<'_> {
             }
             [&offsets[0], &offsets[1], &shapes[0], &shapes[1]].into_iter().try_for_each(|e| self.scalar(e))
         };
+        let arity = |instr: &str, n: usize| -> Res {
+            let got = c.args.len();
+            if n == got {
+                return Ok(());
+            }
+            let s = if n == 1 { "" } else { "s" };
+            Err(Diagnostic::error(
+                codes::OP_ARG_COUNT,
+                span,
+                format!("Operation:[{instr}] requires {n} argument{s}, but got {got}"),
+            ))
+        };
+        match emit {
+            PtoEmit::Generic { instr, arity: n } => arity(instr, n)?,
+            PtoEmit::Cmp { instr } => {
+                if crate::ops::kwargs::cmp_mode(c).is_none() {
+                    return Err(Diagnostic::error(codes::OP_CHECK, span, "Tile cmp mode out of range"));
+                }
+                arity(instr, 2)?;
+            }
+            PtoEmit::Cast => {
+                if crate::ops::kwargs::round_mode(c).is_none() {
+                    return Err(Diagnostic::error(codes::OP_CHECK, span, "Round mode out of range"));
+                }
+                arity("pto.tcvt", 1)?;
+            }
+            PtoEmit::Full => arity("pto.texpands", 2)?,
+            PtoEmit::Load | PtoEmit::Store | PtoEmit::Nothing => {}
+        }
         match emit {
             PtoEmit::Load => window(c.args.first()),
             PtoEmit::Store => window(c.args.get(3)),

@@ -29,12 +29,12 @@ impl FnGen<'_> {
             PtoEmit::Generic { instr, arity } => self.generic(c, span, instr, arity, None, target),
             PtoEmit::Cmp { instr } => {
                 let m = kwargs::cmp_mode(c).map(CmpMode::mlir_name);
-                let m = m.ok_or_else(|| check(span, "Tile cmp mode out of range"))?;
+                let m = m.ok_or_else(|| broken(span, "a compare mode out of range"))?;
                 self.generic(c, span, instr, 2, Some(format!("{{cmpMode = #pto<cmp {m}>}}")), target)
             }
             PtoEmit::Cast => {
                 let m = kwargs::round_mode(c).map(RoundMode::isa_name);
-                let m = m.ok_or_else(|| check(span, "Round mode out of range"))?;
+                let m = m.ok_or_else(|| broken(span, "a round mode out of range"))?;
                 self.generic(c, span, "pto.tcvt", 1, Some(format!("{{rmode = #pto<round_mode {m}>}}")), target)
             }
             PtoEmit::Full => {
@@ -201,12 +201,7 @@ fn arity(span: Span, instr: &str, n: usize, got: usize) -> Res<()> {
     if n == got {
         return Ok(());
     }
-    let s = if n == 1 { "" } else { "s" };
-    Err(Diagnostic::error(
-        codes::OP_ARG_COUNT,
-        span,
-        format!("Operation:[{instr}] requires {n} argument{s}, but got {got}"),
-    ))
+    Err(broken(span, &format!("{instr} with {got} arguments, not {n}")))
 }
 
 fn tuple(e: Option<&Expr>) -> Option<&[Expr]> {
