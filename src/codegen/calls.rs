@@ -422,9 +422,10 @@ fn tensor_dim(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span:
     let dim = match dim.as_const_int() {
         Some(d) => d.to_string(),
         None => {
-            let var = args[0].as_var().and_then(|v| k.globals.get(&v)).ok_or_else(|| {
-                unsupported(span, "tensor.dim: the runtime extent of a tensor is known only for a kernel parameter")
-            })?;
+            let var = args[0]
+                .as_var()
+                .and_then(|v| k.globals.get(&v))
+                .ok_or_else(|| broken(span, "a tensor.dim of a runtime extent of a tensor that is no parameter's"))?;
             format!("static_cast<int64_t>({}->repeats[{ax}])", var.tensor)
         }
     };
@@ -440,15 +441,15 @@ fn tensor_read(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
     expect_arity(&c.args, 2, span, &|| "tensor.read requires 2 arguments: tensor, indices".to_string())?;
     let t = &args[0];
     let var = t.as_var().ok_or_else(|| broken(t.span, "a tensor.read of an expression"))?;
-    let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {
-        unsupported(t.span, "tensor.read: the tensor must be a kernel parameter")
-            .with_note("a kernel can only access tensors passed as parameters")
-    })?;
+    let Global { ptr, tensor } = k
+        .globals
+        .get(&var)
+        .cloned()
+        .ok_or_else(|| broken(t.span, "a tensor.read of a tensor that is no parameter's"))?;
     // The scalar unit reads memory the vector and cube pipes may still be writing, and
     // the passes place no sync for it: only a tensor the kernel never writes is safe.
     if !k.read_only.contains(&ptr) {
-        return Err(unsupported(span, "tensor.read: a kernel reads only its input (`In`) tensors")
-            .with_note("a scalar read of a tensor the kernel writes would need a sync the passes do not place"));
+        return Err(broken(span, "a tensor.read of a tensor that is not an input"));
     }
     let ExprKind::MakeTuple(idx) = &args[1].kind else {
         return Err(broken(args[1].span, "tensor.read indices that are not a list literal"));

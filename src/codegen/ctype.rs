@@ -1,78 +1,27 @@
 //! IR types as pto-isa C++ types (spec `passes-and-codegen.md` §4.3, §4.5): scalar C types,
 //! `Tile<…>` type strings and the 5-D `Shape<…>`/`Stride<…>` of GlobalTensors.
 
-use crate::diag::{codes, Diagnostic, Span};
+use crate::diag::{codes, Diagnostic, Severity, Span};
 use crate::ir::{DataType, Expr, MemorySpace, TileLayout, TilePad, TileType, VarTable};
 use crate::text::{cat, Piece};
+use crate::verify::cce_types;
 
-/// The C type of a dtype; dtypes without one are an error at `span`.
+/// The C type of a dtype (`verify::cce_types::c_type`); a dtype without one is an internal error
+/// at `span` (the C++ form rule refuses it).
 pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
-    use DataType::*;
-    Ok(match dtype {
-        Bool => "bool",
-        Int8 => "int8_t",
-        Int16 => "int16_t",
-        Int32 => "int32_t",
-        Int64 => "int64_t",
-        UInt8 => "uint8_t",
-        UInt16 => "uint16_t",
-        UInt32 => "uint32_t",
-        UInt64 => "uint64_t",
-        Fp16 => "half",
-        Fp32 => "float",
-        Bf16 => "bfloat16_t",
-        other => {
-            return Err(Diagnostic::error(
-                codes::NO_CPP_FORM,
-                span,
-                format!("CCE codegen: dtype {} has no C++ type", other.name()),
-            ))
-        }
-    })
+    cce_types::c_type(dtype, span).map_err(broken)
 }
 
-/// The value of a tile's dimension: a tile is on-chip memory of a size fixed when the kernel is
-/// compiled (pto-isa's `Tile<…, Rows, Cols, …>`), whatever the extent of the tensors around it.
-fn tile_dim(e: &Expr, span: Span) -> Result<i64, Diagnostic> {
-    e.as_const_int().ok_or_else(|| {
-        Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: a tile's shape must be static")
-            .with_note("a tile's rows and columns are part of its pto-isa type (`Tile<…, Rows, Cols, …>`); only tensors may have runtime extents")
-            .with_note("help: load or create a tile of constant shape (e.g. `pl.load(t, [i, 0], [16, 128])`) and loop over the runtime extent")
-    })
-}
-
-/// `(rows, cols)` of a 1-D (`[n]` → `(1, n)`, a row) or 2-D tile. A tile of more dimensions
-/// is its leading dimensions folded into rows (`[a, b, r, c]` → `(a·b·r, c)`): row-major, that
-/// is the same memory, and the GlobalTensor of its load or store keeps the dimensions (its 5-D
-/// shape is the window, `window.rs`), so TLOAD/TSTORE move the same elements. Only the ops
-/// that fold does not change may use such a tile (`calls::check_folded`).
+/// `(rows, cols)` of a tile of shape `shape` (`verify::cce_types::tile_rows_cols`); a shape
+/// without a C++ form is an internal error at `span` (the C++ form rule refuses it).
 pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnostic> {
-    match shape {
-        [n] => Ok((1, tile_dim(n, span)?)),
-        [r, c] => Ok((tile_dim(r, span)?, tile_dim(c, span)?)),
-        [] => Err(Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: a tile needs at least one dimension")),
-        _ if shape.len() > 5 => Err(Diagnostic::error(
-            codes::NO_CPP_FORM,
-            span,
-            format!("CCE codegen: a tile has at most 5 dimensions (pto-isa's GlobalTensor), got {}", shape.len()),
-        )),
-        [lead @ .., c] => {
-            let cols = tile_dim(c, span)?;
-            if cols == 1 {
-                return Err(Diagnostic::error(
-                    codes::NO_CPP_FORM,
-                    span,
-                    format!("CCE codegen: a {}-D tile whose last dimension is 1 has no C++ form", shape.len()),
-                )
-                .with_note("its leading dimensions fold into the rows of a one-column tile, which pto-isa lays out column-major; make the last dimension the longest"));
-            }
-            let mut rows = 1i64;
-            for d in lead {
-                rows = rows.saturating_mul(tile_dim(d, span)?);
-            }
-            Ok((rows, cols))
-        }
-    }
+    cce_types::tile_rows_cols(shape, span).map_err(broken)
+}
+
+/// A refusal of [`cce_types`] met by the writer: the C++ form rule refuses the construct, so
+/// reaching it is a bug of ptoc.
+fn broken(d: Diagnostic) -> Diagnostic {
+    Diagnostic { severity: Severity::Internal, ..d }
 }
 
 fn layout(l: TileLayout) -> &'static str {
@@ -201,21 +150,30 @@ pub fn tile_type_homed(
         return Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) });
     }
     let crate::ir::VarKind::MemRef(info) = &vars.var(memref).kind else {
-        return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "CCE codegen: tile MemRef is not a MemRef variable"));
+        return Err(Diagnostic::internal(
+            codes::NO_CPP_FORM,
+            span,
+            "CCE codegen: tile MemRef is not a MemRef variable",
+        ));
     };
     if info.space == MemorySpace::Ddr {
-        return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "DDR is for GlobalTensor, not Tile")
-            .with_note("a tile in DDR (e.g. a tile-typed if/for return value, spec §6 Q6) has no CCE form"));
+        return Err(Diagnostic::internal(
+            codes::NO_CPP_FORM,
+            span,
+            "CCE codegen: a tile in DDR, which the C++ form rule refuses",
+        ));
     }
     let addr = match info.addr.as_const_int() {
         Some(a) if a >= 0 => a,
         _ => {
-            return Err(Diagnostic::error(
+            return Err(Diagnostic::internal(
                 codes::NO_CPP_FORM,
                 span,
-                format!("CCE codegen: tile buffer {} has no allocated address", info.derived_name()),
-            )
-            .with_note("run allocate-memory-addr before --emit cpp"))
+                format!(
+                    "CCE codegen: tile buffer {} without an address, which the C++ form rule refuses",
+                    info.derived_name()
+                ),
+            ))
         }
     };
     let placed = placement(info.space, tt, cols);
@@ -243,16 +201,7 @@ fn placement(space: MemorySpace, tt: &TileType, cols: i64) -> Placed {
 /// the layout is DN (last dim 1). A `None` dim is dynamic (`-1`): its extent is given when the
 /// GlobalTensor is constructed.
 pub fn global_shape(dims: &[Option<i64>], span: Span) -> Result<(String, String, bool), Diagnostic> {
-    if dims.is_empty() {
-        return Err(Diagnostic::error(codes::NO_CPP_FORM, span, "Cannot generate Shape type for empty dimensions"));
-    }
-    if dims.len() > 5 {
-        return Err(Diagnostic::error(
-            codes::NO_CPP_FORM,
-            span,
-            format!("Cannot generate Shape with more than 5 dimensions, got {}", dims.len()),
-        ));
-    }
+    cce_types::global_rank(dims.len(), span).map_err(broken)?;
     let pad = 5 - dims.len();
     let shape: Vec<String> = std::iter::repeat_n("1".to_string(), pad)
         .chain(dims.iter().map(|d| d.map_or_else(|| "-1".to_string(), |d| d.to_string())))

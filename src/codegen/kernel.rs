@@ -529,27 +529,11 @@ impl<'p> Kernel<'p> {
                 let src = y.as_var();
                 let g = src.and_then(|v| self.globals.get(&v).cloned());
                 let (Some(v), Some(g)) = (src, g) else {
-                    return Err(unsupported(
-                        y.span,
-                        &format!(
-                            "CCE codegen: the tensor yielded for {} is not a kernel parameter's tensor",
-                            self.vars.var_name(r)
-                        ),
-                    )
-                    .with_note("yield the result of a pl.block.store into a tensor parameter"));
+                    return Err(broken(y.span, "an if yielding a tensor that is no parameter's"));
                 };
                 match &global {
-                    Some((first, fv)) if first.ptr != g.ptr => {
-                        return Err(unsupported(
-                            y.span,
-                            &format!(
-                                "CCE codegen: the branches of this if yield tensors over different parameters as {} ('{}' and '{}')",
-                                self.vars.var_name(r),
-                                self.vars.var_name(*fv),
-                                self.vars.var_name(v)
-                            ),
-                        )
-                        .with_note("a kernel's tensors are its parameters' buffers: store into the same output tensor in both branches"));
+                    Some((first, _)) if first.ptr != g.ptr => {
+                        return Err(broken(y.span, "an if yielding tensors over different parameters"));
                     }
                     Some(_) => {}
                     None => global = Some((g, v)),

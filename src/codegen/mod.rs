@@ -111,7 +111,7 @@ pub fn core_type_on(f: &Function, target: Backend) -> Result<CoreType, Diagnosti
 pub struct CoreTypes<'p> {
     known: RefCell<FxHashMap<&'p str, Result<CoreType, Diagnostic>>>,
     /// What orchestration codegen needs of the kernels whose IR is gone (see [`kernel`]).
-    pub(crate) summaries: orchestration::alias::Summaries,
+    pub(crate) summaries: crate::analysis::buffers::Summaries,
 }
 
 impl<'p> CoreTypes<'p> {
@@ -153,7 +153,7 @@ pub struct KernelOut {
     core: Result<CoreType, Diagnostic>,
     file: Result<(CoreType, String), Diagnostic>,
     /// What orchestration codegen needs of the kernel, when its IR was dropped.
-    summary: Option<orchestration::alias::Summary>,
+    summary: Option<crate::analysis::buffers::Summary>,
 }
 
 /// The kernel file of `f` (a function that is not an Orchestration function). With `drop_ir`,
@@ -167,7 +167,7 @@ pub fn kernel(f: &Function, drop_ir: bool) -> (Option<Function>, KernelOut) {
         .and_then(|()| crate::verify::cce_form::check(f))
         .and_then(|()| core_type(f));
     let file = core.clone().and_then(|core| Ok((core, kernel::emit(f)?)));
-    let summary = if drop_ir { orchestration::alias::summary(f) } else { None };
+    let summary = if drop_ir { crate::analysis::buffers::summary(f) } else { None };
     let stand_in = summary.as_ref().map(|_| stand_in(f));
     (stand_in, KernelOut { name: f.name.clone(), core, file, summary })
 }

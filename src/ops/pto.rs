@@ -4,6 +4,22 @@
 //! `codegen::pto::calls` interprets them. The forms live with the table (not in `codegen`) so
 //! that the operator table depends on nothing above it (docs/architecture.md, "Layers").
 
+/// The dialect's spelling of an element type (spec `pto-codegen.md` §4.1); `None` for the dtypes
+/// it has none for (`Invalid DataType value`).
+pub fn dtype_spelling(d: crate::ir::DataType) -> Option<&'static str> {
+    use crate::ir::DataType::*;
+    Some(match d {
+        Fp32 => "f32",
+        Fp16 => "f16",
+        Bf16 => "bf16",
+        Int32 => "i32",
+        Int64 => "i64",
+        Int8 => "i8",
+        UInt8 => "ui8",
+        _ => return None,
+    })
+}
+
 /// The emitted form of one op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PtoEmit {

@@ -14,10 +14,12 @@
 //! types of loop-carried values and `if` results, the buffers of loop-carried tiles, and per
 //! op call: a C++ form (no call of another function), N-D tiles only where folding their
 //! leading dimensions into rows computes the same, a result assigned where the C++ assigns one,
-//! offsets and indices written as lists.
+//! offsets and indices written as lists; then the types the writer spells
+//! ([`super::cce_types`]).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::analysis::param_roots::{self, Root};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops::cce::{CceEmit, Writes};
@@ -25,8 +27,14 @@ use crate::ops::cce::{CceEmit, Writes};
 /// Checks kernel `f`; the first construct without a C++ form, in program order.
 pub fn check(f: &Function) -> Result<(), Diagnostic> {
     f.params.iter().try_for_each(|p| param(f, p.var))?;
-    let cx = Cx { vars: &f.vars, carries: tile_carry_checks(&f.vars, &f.body) };
-    cx.stmt(&f.body, &mut Vec::new())
+    let cx = Cx {
+        vars: &f.vars,
+        params: &f.params,
+        roots: param_roots::roots(f),
+        carries: tile_carry_checks(&f.vars, &f.body),
+    };
+    cx.stmt(&f.body, &mut Vec::new())?;
+    super::cce_types::check(f)
 }
 
 /// A kernel parameter: a tensor (a `GlobalTensor` over the argument) or a scalar.
@@ -87,6 +95,10 @@ fn refused(span: Span, msg: String) -> Diagnostic {
 
 struct Cx<'f> {
     vars: &'f VarTable,
+    params: &'f [crate::ir::Param],
+    /// The tensor parameter each tensor variable names: a kernel's tensors are GlobalTensors
+    /// over its parameters.
+    roots: FxHashMap<VarId, Root>,
     /// Tile iter args → whether their carried buffer has a C++ form ([`tile_carry_checks`]).
     carries: FxHashMap<VarId, Result<(), Diagnostic>>,
 }
@@ -101,7 +113,8 @@ impl Cx<'_> {
                 value(cond)?;
                 return_vars.iter().try_for_each(|&r| self.if_result(r))?;
                 self.stmt(then_body, loops)?;
-                else_body.as_deref().map_or(Ok(()), |e| self.stmt(e, loops))
+                else_body.as_deref().map_or(Ok(()), |e| self.stmt(e, loops))?;
+                self.if_tensors(return_vars, [Some(&**then_body), else_body.as_deref()])
             }
             Stmt::For { start, stop, step, iter_args, body, return_vars, span, .. } => {
                 [start, stop, step].into_iter().try_for_each(|e| value(e))?;
@@ -252,6 +265,7 @@ impl Cx<'_> {
             }
             CceEmit::TensorRead => {
                 tensor_var("tensor.read: the tensor")?;
+                self.read_input(args, span)?;
                 if list(1).is_none() {
                     let at = args.get(1).map_or(span, |a| a.span);
                     return Err(refused(at, "tensor.read: indices must be a list literal".to_string()));
@@ -268,8 +282,79 @@ impl Cx<'_> {
                 if !(-rank..rank).contains(&axis) {
                     return Err(refused(span, format!("tensor.dim: axis {axis} out of range for rank {rank}")));
                 }
+                // A runtime extent is the one the parameter's `Tensor` argument carries.
+                let dim = &t.shape[if axis < 0 { axis + rank } else { axis } as usize];
+                if dim.as_const_int().is_none() && self.root(&args[0]).is_none() {
+                    return Err(refused(span, "tensor.dim: the runtime extent of a tensor is known only for a kernel parameter".to_string())
+                        .with_note("a kernel's tensors are GlobalTensors over its parameters, and only a parameter's `Tensor` argument carries its extents")
+                        .with_note("help: take the extent of the parameter the tensor was stored into"));
+                }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The tensor parameter tensor expression `e` names, if one.
+    fn root(&self, e: &Expr) -> Option<Root> {
+        e.as_var().and_then(|v| self.roots.get(&v).copied())
+    }
+
+    /// `tensor.read(t, …)`: `t` names an input (`In`) parameter. The scalar unit reads memory
+    /// the vector and cube pipes may still be writing, and the passes place no sync for it:
+    /// only a tensor the kernel never writes is safe.
+    fn read_input(&self, args: &[Expr], span: Span) -> Result<(), Diagnostic> {
+        let Some(t) = args.first() else { return Ok(()) };
+        match self.root(t) {
+            None => Err(refused(t.span, "tensor.read: the tensor must be a kernel parameter".to_string())
+                .with_note("a kernel can only access tensors passed as parameters")),
+            Some(Root::Param(p))
+                if self.params.iter().any(|q| q.var == p && q.direction != crate::ir::ParamDirection::In) =>
+            {
+                Err(refused(span, "tensor.read: a kernel reads only its input (`In`) tensors".to_string())
+                    .with_note("a scalar read of a tensor the kernel writes would need a sync the passes do not place"))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The tensor results of an `if`: each branch yields a tensor over one parameter, the same
+    /// in every branch (the result is a GlobalTensor over it, whichever branch ran).
+    fn if_tensors(&self, return_vars: &[VarId], branches: [Option<&Stmt>; 2]) -> Result<(), Diagnostic> {
+        for (j, &r) in return_vars.iter().enumerate() {
+            if !matches!(self.vars.var_type(r), Type::Tensor(_)) {
+                continue;
+            }
+            let mut first: Option<(VarId, VarId)> = None;
+            for body in branches.into_iter().flatten() {
+                let Some(y) = body.final_yield().and_then(|ys| ys.get(j)) else { continue };
+                let (Some(v), Some(Root::Param(p))) = (y.as_var(), self.root(y)) else {
+                    return Err(refused(
+                        y.span,
+                        format!(
+                            "CCE codegen: the tensor yielded for {} is not a kernel parameter's tensor",
+                            self.vars.var_name(r)
+                        ),
+                    )
+                    .with_note("yield the result of a pl.block.store into a tensor parameter"));
+                };
+                match first {
+                    Some((fp, fv)) if fp != p => {
+                        return Err(refused(
+                            y.span,
+                            format!(
+                                "CCE codegen: the branches of this if yield tensors over different parameters as {} ('{}' and '{}')",
+                                self.vars.var_name(r),
+                                self.vars.var_name(fv),
+                                self.vars.var_name(v)
+                            ),
+                        )
+                        .with_note("a kernel's tensors are its parameters' buffers: store into the same output tensor in both branches"));
+                    }
+                    Some(_) => {}
+                    None => first = Some((p, v)),
+                }
+            }
         }
         Ok(())
     }
@@ -487,7 +572,7 @@ fn check_carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], s
 }
 
 /// Refuses an op on a tile of more than two dimensions whose result folding the leading
-/// dimensions into rows would change (see [`super::ctype::tile_rows_cols`]): only loads,
+/// dimensions into rows would change (see [`super::cce_types::tile_rows_cols`]): only loads,
 /// stores, moves, allocations and element-wise ops whose tile operands all have the result's
 /// shape compute element for element on the folded tiles what they compute on the N-D ones.
 fn check_folded(

@@ -9,11 +9,14 @@
 
 mod allocated_addr;
 pub mod cce_form;
+pub mod cce_types;
 mod has_memrefs;
 mod incore_block_ops;
 pub mod memory_reach;
 pub mod nested_call;
+pub mod orchestration_form;
 pub mod partial_tiles;
+pub mod pto_form;
 mod report;
 mod split_incore;
 mod ssa;

@@ -2,7 +2,7 @@
 //! §4.5, arithmetic and comparisons parenthesised, `std::min<T>`/`std::max<T>`, casts.
 
 use super::base_name;
-use crate::diag::{codes, Diagnostic};
+use crate::diag::Diagnostic;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{BinOp, DataType, Expr, ExprKind, UnOp, VarId, VarTable};
@@ -98,17 +98,8 @@ pub fn dim_string(
     known: &BTreeSet<String>,
     errors: &mut Vec<Diagnostic>,
 ) -> String {
-    if let Some(v) = unknown_var(vars, d, known) {
-        errors.push(
-            Diagnostic::error(
-                codes::NO_CPP_FORM,
-                at,
-                format!("the extent `{}` of this tensor has no value in the orchestration function", vars.var_name(v)),
-            )
-            .with_secondary(d.span, format!("`{}` is written here", vars.var_name(v)))
-            .with_note("a symbolic dimension is known here only when it is a dimension of a tensor parameter (the host passes its value) or a variable of the function")
-            .with_note("help: annotate the tensor with the parameter's dimension or a computed extent"),
-        );
+    if unknown_var(vars, d, known).is_some() {
+        errors.push(super::broken(at, "a tensor extent the function has no value for"));
         return String::new();
     }
     render(vars, d, errors)
@@ -136,10 +127,6 @@ pub fn unknown_var(vars: &VarTable, d: &Expr, known: &BTreeSet<String>) -> Optio
 }
 
 fn not_implemented(e: &Expr, kind: &str, errors: &mut Vec<Diagnostic>) -> String {
-    errors.push(Diagnostic::error(
-        codes::NO_CPP_FORM,
-        e.span,
-        format!("GenerateExprString not implemented for expression type: {kind}"),
-    ));
+    errors.push(super::broken(e.span, &format!("an expression of kind {kind}")));
     String::new()
 }

@@ -15,12 +15,12 @@
 //! diagnostic naming them. Every error is collected and nothing is returned on failure, so a
 //! caller never sees a partial file.
 
-pub(crate) mod alias;
 mod expr;
 mod header;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::analysis::buffers;
 use crate::codegen::{CoreType, CoreTypes};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
@@ -41,6 +41,7 @@ pub fn emit(prog: &Program, f: &Function) -> Result<String, Vec<Diagnostic>> {
 /// [`emit`] with the core types known so far.
 pub fn emit_with<'p>(prog: &'p Program, f: &Function, cores: &CoreTypes<'p>) -> Result<String, Vec<Diagnostic>> {
     check_callees(prog, f)?;
+    crate::verify::orchestration_form::check(prog, &cores.summaries, f)?;
     let sig = Signature::of(prog, &cores.summaries, f)?;
     let funcs = func_ids(prog);
     let mut e = Emitter {
@@ -172,7 +173,7 @@ pub(crate) struct External {
 pub(crate) struct Signature {
     pub externals: Vec<External>,
     pub ext_names: BTreeSet<String>,
-    /// The buffer of every tensor variable whose buffer is known (see [`alias`]).
+    /// The buffer of every tensor variable whose buffer is known (see [`buffers`]).
     pub roots: BTreeMap<VarId, VarId>,
     /// Root → the base name of the returned value whose argument slot holds its buffer.
     pub slot_of_root: BTreeMap<VarId, String>,
@@ -195,19 +196,14 @@ pub(crate) struct Signature {
 }
 
 impl Signature {
-    fn of(prog: &Program, summaries: &alias::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
+    fn of(prog: &Program, summaries: &buffers::Summaries, f: &Function) -> Result<Signature, Vec<Diagnostic>> {
         let mut errors = Vec::new();
         let mut externals = Vec::new();
         let mut ext_names = BTreeSet::new();
         let mut scalars = Vec::new();
         let mut raw_scalars = BTreeSet::new();
         let slots = dim_slots(f);
-        let name = |v: VarId| base_name(f.vars.var_name(v)).to_string();
-        let mut known: BTreeSet<String> =
-            f.params.iter().map(|p| p.var).chain(slots.iter().map(|d| d.var)).map(name).collect();
-        crate::ir::visit::walk_defined_vars(&f.body, &mut |v| {
-            known.insert(name(v));
-        });
+        let known = crate::verify::orchestration_form::known_names(f);
         let dims = dim_args(f, &slots, &known);
         // `v` names the slot; `of` is the variable whose type gives its shape.
         let external = |v: VarId, of: VarId, span: Span, errors: &mut Vec<Diagnostic>| -> Option<External> {
@@ -222,11 +218,7 @@ impl Signature {
                     Some(External { name, shape, dtype: t.dtype })
                 }
                 _ => {
-                    errors.push(Diagnostic::error(
-                        codes::NO_CPP_FORM,
-                        span,
-                        format!("Cannot resolve TensorType for return variable: {name}"),
-                    ));
+                    errors.push(broken(span, "a returned value without a tensor type"));
                     None
                 }
             }
@@ -234,13 +226,15 @@ impl Signature {
         for (i, p) in f.params.iter().enumerate() {
             ext_names.insert(base_name(f.vars.var_name(p.var)).to_string());
             match f.vars.var_type(p.var) {
-                Type::Tensor(_) => externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors).map(|mut e| {
-                    // Each symbolic axis is the tensor's own extent, passed in its own slot.
-                    for d in dims.iter().filter(|d| d.param == i) {
-                        e.shape[d.axis] = expr::shape_item(d.local.clone());
-                    }
-                    e
-                })),
+                Type::Tensor(_) => {
+                    externals.extend(external(p.var, p.var, f.vars.var(p.var).span, &mut errors).map(|mut e| {
+                        // Each symbolic axis is the tensor's own extent, passed in its own slot.
+                        for d in dims.iter().filter(|d| d.param == i) {
+                            e.shape[d.axis] = expr::shape_item(d.local.clone());
+                        }
+                        e
+                    }))
+                }
                 Type::Scalar(d) => match header::scalar_decode(*d, "0") {
                     Some(_) => scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d)),
                     // No host type: the bits pass through to kernels untouched.
@@ -248,35 +242,15 @@ impl Signature {
                         scalars.push((base_name(f.vars.var_name(p.var)).to_string(), *d));
                         raw_scalars.insert(p.var);
                     }
-                    None => errors.push(
-                        Diagnostic::error(
-                            codes::NO_CPP_FORM,
-                            f.vars.var(p.var).span,
-                            format!(
-                                "orchestration function '{}': scalar parameter '{}' of dtype {} cannot be passed to the orchestration entry",
-                                f.name,
-                                f.vars.var_name(p.var),
-                                d.name()
-                            ),
-                        )
-                        .with_note("the host-side C++ has no such type; pass an FP32 or integer scalar and convert it in the kernel"),
-                    ),
+                    None => errors
+                        .push(broken(f.vars.var(p.var).span, "a scalar parameter of a dtype the host has no type for")),
                 },
-                other => errors.push(Diagnostic::error(
-                    codes::NO_CPP_FORM,
-                    f.vars.var(p.var).span,
-                    format!(
-                        "orchestration function '{}': parameter '{}' of type {} is not supported (only tensors and scalars)",
-                        f.name,
-                        f.vars.var_name(p.var),
-                        other.kind_name()
-                    ),
-                )),
+                _ => errors.push(broken(f.vars.var(p.var).span, "a parameter that is neither a tensor nor a scalar")),
             }
         }
-        let roots = alias::roots(prog, summaries, f);
+        let roots = buffers::roots(prog, summaries, f);
         let mut slot_of_root = BTreeMap::new();
-        for (_, v, span) in return_slots_with(f, &roots) {
+        for (_, v, span) in crate::verify::orchestration_form::return_slots(f, &roots) {
             let name = base_name(f.vars.var_name(v)).to_string();
             ext_names.insert(name.clone());
             slot_of_root.insert(roots.get(&v).copied().unwrap_or(v), name);
@@ -395,40 +369,18 @@ fn dim_args(f: &Function, slots: &[DimSlot], known: &BTreeSet<String>) -> Vec<Di
 /// parameter. One slot per buffer (the first value returned with it names it), and names are
 /// base names as in the reference, which skips a name that is a parameter's or taken.
 pub fn return_slots(prog: &Program, f: &Function) -> Vec<(usize, VarId)> {
-    let roots = alias::roots(prog, &alias::Summaries::default(), f);
-    return_slots_with(f, &roots).into_iter().map(|(i, v, _)| (i, v)).collect()
+    let roots = buffers::roots(prog, &buffers::Summaries::default(), f);
+    crate::verify::orchestration_form::return_slots(f, &roots).into_iter().map(|(i, v, _)| (i, v)).collect()
 }
 
-fn return_slots_with(f: &Function, roots: &BTreeMap<VarId, VarId>) -> Vec<(usize, VarId, Span)> {
-    let mut names: BTreeSet<String> = f.params.iter().map(|p| base_name(f.vars.var_name(p.var)).to_string()).collect();
-    let mut buffers = BTreeSet::new();
-    let mut out = Vec::new();
-    walk_stmts(&f.body, &mut |s| {
-        if let Stmt::Return { values, .. } = s {
-            for (i, v) in values.iter().enumerate() {
-                let Some(id) = v.as_var() else { continue };
-                let root = roots.get(&id).copied().unwrap_or(id);
-                if f.params.iter().any(|p| p.var == root) || buffers.contains(&root) {
-                    continue;
-                }
-                if !names.insert(base_name(f.vars.var_name(id)).to_string()) {
-                    continue;
-                }
-                buffers.insert(root);
-                out.push((i, id, v.span));
-            }
-        }
-    });
-    out
-}
-
-/// Whether the call writes a tensor it is given (a store): its effect matters even when its
-/// result is not read.
-fn writes_memory(call: &crate::ir::Call) -> bool {
-    match call.callee {
-        Callee::Op(op) => crate::ops::def(op).rule == crate::ops::table::Rule::Store,
-        _ => false,
-    }
+/// An error of the writer on a construct the orchestration form rule
+/// ([`crate::verify::orchestration_form`]) refuses: a bug of ptoc, an internal error.
+pub(super) fn broken(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::internal(
+        codes::NO_CPP_FORM,
+        span,
+        format!("orchestration codegen: {what}, which the orchestration form rule refuses"),
+    )
 }
 
 /// Every variable an expression of `f` reads.
@@ -451,7 +403,7 @@ struct Emitter<'a, 'p> {
     sig: &'a Signature,
     /// The function's parameters.
     params: BTreeSet<VarId>,
-    /// Per called kernel, which parameters it stores into ([`alias::written_params`]).
+    /// Per called kernel, which parameters it stores into ([`buffers::written_params`]).
     written: BTreeMap<String, Vec<bool>>,
     func_ids: &'a BTreeMap<String, usize>,
     /// C++ names declared so far (created tensors, assigned values, iter args, if results).
@@ -490,7 +442,7 @@ impl Emitter<'_, '_> {
     }
 
     /// `E(x)`: the C++ tensor value of a variable: the tensor of its buffer (its root, see
-    /// [`alias`]) when that is known, `ext_<p>` for a parameter's or a returned value's buffer.
+    /// [`buffers`]) when that is known, `ext_<p>` for a parameter's or a returned value's buffer.
     fn tensor_ref(&self, v: VarId) -> String {
         let r = self.sig.roots.get(&v).copied().unwrap_or(v);
         if let Some(slot) = self.sig.slot_of_root.get(&r) {
@@ -529,25 +481,14 @@ impl Emitter<'_, '_> {
                 raw.get_or_insert((v, x.span));
             }
         });
-        if let Some((v, span)) = raw {
-            let d = self.vars.var_type(v).scalar_dtype().map_or("?", |d| d.name());
-            self.errors.push(
-                Diagnostic::error(
-                    codes::NO_CPP_FORM,
-                    span,
-                    format!(
-                        "orchestration codegen: the {d} scalar parameter '{}' can only be passed to kernels: host-side C++ has no {d} arithmetic",
-                        self.vars.var_name(v)
-                    ),
-                )
-                .with_note("compute with it inside a kernel, or make the parameter FP32"),
-            );
+        if let Some((_, span)) = raw {
+            self.errors.push(broken(span, "arithmetic with an FP16 or BF16 scalar parameter"));
         }
         expr::render_renamed(self.vars, e, &self.renamed, &mut self.errors)
     }
 
-    fn unsupported(&mut self, span: Span, message: String) {
-        self.errors.push(Diagnostic::error(codes::NO_CPP_FORM, span, message));
+    fn broken(&mut self, span: Span, what: &str) {
+        self.errors.push(broken(span, what));
     }
 
     /// `targets`: base names assigned by a `yield` in this body (the enclosing loop's iter args
@@ -577,7 +518,7 @@ impl Emitter<'_, '_> {
                     return;
                 }
                 if values.len() != targets.len() {
-                    self.unsupported(*span, format!("Yielded {} values but expected {}", values.len(), targets.len()));
+                    self.broken(*span, "a yield of another number of values than its loop or if carries");
                     return;
                 }
                 let vals: Vec<String> = values.iter().map(|v| self.value(v)).collect();
@@ -651,15 +592,8 @@ impl Emitter<'_, '_> {
                                 self.declared.insert(n.clone());
                             }
                         }
-                        other => {
-                            let kind = other.kind_name();
-                            self.unsupported(
-                                *span,
-                                format!(
-                                    "orchestration codegen: an `if` yielding a {kind} ('{}') is not supported; only scalar values can be yielded by an `if` in an orchestration function",
-                                    self.vars.var_name(r)
-                                ),
-                            );
+                        _ => {
+                            self.broken(*span, "an `if` result that is neither a scalar nor a tensor");
                         }
                     }
                     names.push(n);
@@ -677,9 +611,7 @@ impl Emitter<'_, '_> {
                 }
                 self.line(indent, "}");
             }
-            Stmt::Break { span } | Stmt::Continue { span } => {
-                self.unsupported(*span, format!("orchestration codegen: `{}` is not supported", s.node_name()))
-            }
+            Stmt::Break { span } | Stmt::Continue { span } => self.broken(*span, "a `break` or `continue`"),
         }
     }
 
@@ -755,12 +687,8 @@ impl Emitter<'_, '_> {
         match self.vars.var_type(v) {
             Type::Scalar(d) => c_type(*d).to_string(),
             Type::Tensor(_) => "Tensor".to_string(),
-            other => {
-                let kind = other.kind_name();
-                self.unsupported(
-                    span,
-                    format!("orchestration codegen: loop-carried {kind} '{}' is not supported", self.vars.var_name(v)),
-                );
+            _ => {
+                self.broken(span, "a loop-carried value that is neither a scalar nor a tensor");
                 String::new()
             }
         }
@@ -832,22 +760,28 @@ impl Emitter<'_, '_> {
                 self.line(indent, &format!("uint64_t {x}_shapes[{r}] = {{{}}};", dims.join(", ")));
                 self.line(
                     indent,
-                    &format!("Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});", header::runtime_dtype(t.dtype)),
+                    &format!(
+                        "Tensor {x} = make_tensor({x}_shapes, {r}, DataType::{});",
+                        header::runtime_dtype(t.dtype)
+                    ),
                 );
                 self.declared.insert(x.to_string());
             }
             ops::id::TENSOR_READ => {
                 let (Some(t), Some(idx)) = (arg_var(0), call.args.get(1)) else {
-                    return self.unsupported(span, "tensor.read requires a tensor variable and indices".into());
+                    return self.broken(span, "a tensor.read without a tensor variable and indices");
                 };
                 let Type::Tensor(tt) = self.vars.var_type(t) else {
-                    return self.unsupported(span, "tensor.read requires a tensor variable".into());
+                    return self.broken(span, "a tensor.read of a value that is not a tensor");
                 };
                 let ExprKind::MakeTuple(indices) = &idx.kind else {
-                    return self.unsupported(span, "tensor.read requires a literal index list".into());
+                    return self.broken(span, "a tensor.read without a literal index list");
                 };
-                let dims: Vec<String> =
-                    tt.shape.iter().map(|d| expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors)).collect();
+                let dims: Vec<String> = tt
+                    .shape
+                    .iter()
+                    .map(|d| expr::dim_string(self.vars, d, span, &self.sig.known, &mut self.errors))
+                    .collect();
                 let mut terms = Vec::new();
                 for (k, i) in indices.iter().enumerate() {
                     let mut term = self.expr(i);
@@ -877,7 +811,7 @@ impl Emitter<'_, '_> {
             }
             ops::id::TENSOR_VIEW => {
                 let Some(t) = arg_var(0) else {
-                    return self.unsupported(span, "tensor.view requires a tensor variable".into());
+                    return self.broken(span, "a tensor.view of a value that is not a variable");
                 };
                 let mut lists = Vec::new();
                 for a in call.args.iter().skip(1).take(2) {
@@ -899,14 +833,15 @@ impl Emitter<'_, '_> {
             // runtime's Tensor does it, and a kernel reads the strides from the Tensor it is
             // passed (docs/orchestration-abi.md).
             ops::id::TENSOR_TRANSPOSE => {
-                let axes = (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
+                let axes =
+                    (call.args.get(1).and_then(Expr::as_const_int), call.args.get(2).and_then(Expr::as_const_int));
                 let (Some(t), (Some(a1), Some(a2))) = (arg_var(0), axes) else {
-                    return self.unsupported(span, "tensor.transpose requires a tensor variable and constant axes".into());
+                    return self.broken(span, "a tensor.transpose without a tensor variable and constant axes");
                 };
                 let rank = self.vars.var_type(t).shape().map_or(0, <[Expr]>::len) as i64;
                 let axis = |a: i64| Some(if a < 0 { a + rank } else { a }).filter(|a| (0..rank).contains(a));
                 let (Some(a1), Some(a2)) = (axis(a1), axis(a2)) else {
-                    return self.unsupported(span, format!("tensor.transpose: axes out of range for rank {rank}"));
+                    return self.broken(span, "a tensor.transpose with an axis out of range");
                 };
                 let src = self.tensor_ref(t);
                 self.line(indent, &format!("Tensor {x} = {src}.transpose({a1}, {a2});"));
@@ -914,7 +849,7 @@ impl Emitter<'_, '_> {
             }
             ops::id::TENSOR_RESHAPE => {
                 let Some(t) = arg_var(0) else {
-                    return self.unsupported(span, "tensor.reshape requires a tensor variable".into());
+                    return self.broken(span, "a tensor.reshape of a value that is not a variable");
                 };
                 let Type::Tensor(rt) = self.vars.type_of(value) else { return };
                 let dims: Vec<String> = rt
@@ -930,13 +865,13 @@ impl Emitter<'_, '_> {
             }
             ops::id::TENSOR_DIM => {
                 let (Some(t), Some(axis)) = (arg_var(0), call.args.get(1).and_then(Expr::as_const_int)) else {
-                    return self.unsupported(span, "tensor.dim requires a tensor variable and a constant axis".into());
+                    return self.broken(span, "a tensor.dim without a tensor variable and a constant axis");
                 };
                 let shape = self.vars.var_type(t).shape().map(<[Expr]>::to_vec).unwrap_or_default();
                 let rank = shape.len() as i64;
                 let a = if axis < 0 { axis + rank } else { axis };
                 let Some(d) = usize::try_from(a).ok().and_then(|a| shape.get(a)) else {
-                    return self.unsupported(span, format!("tensor.dim: axis {axis} out of range for rank {rank}"));
+                    return self.broken(span, "a tensor.dim with an axis out of range");
                 };
                 // A symbolic axis of a parameter is that tensor's own extent, from its slot; a
                 // dimension named by a callee's type only (a kernel's result `[M, 16]`) is the
@@ -955,17 +890,11 @@ impl Emitter<'_, '_> {
             // A value nothing reads needs no code: a MemRef planned for a tile (init-mem-ref), a
             // tile loaded before a `with pl.incore():` scope and recomputed inside the outlined
             // kernel (docs/orchestration-abi.md).
-            _ if !self.read.contains(&var) && !writes_memory(call) => {}
+            _ if !self.read.contains(&var) && !crate::verify::orchestration_form::writes_memory(call) => {}
             // A value that is read has no code here: the orchestration runtime has no tensor
             // arithmetic, only tasks on the cores (dropping it would leave its name undeclared
             // in the C++).
-            _ => self.unsupported(
-                span,
-                format!(
-                    "`{}` cannot run in an Orchestration function: orchestration code only creates tensors, reads scalars and calls kernels",
-                    ops::name(op)
-                ),
-            ),
+            _ => self.broken(span, "an op with no host form"),
         }
     }
 
@@ -973,13 +902,8 @@ impl Emitter<'_, '_> {
     fn task(&mut self, callee: &str, call: &crate::ir::Call, span: Span, indent: usize) {
         let Some(func) = self.prog.function(callee) else { return };
         if func.kind == FunctionType::Orchestration {
-            // The runtime runs kernels as tasks; an orchestration function has no kernel file
-            // (the task would name a kernel that does not exist).
-            let message = format!(
-                "`{callee}` is an Orchestration function: an orchestration function can only submit kernels (InCore functions) as tasks"
-            );
-            let note = "an Opaque function with a `with pl.incore():` scope becomes an Orchestration function when the scope is outlined";
-            self.errors.push(Diagnostic::error(codes::NO_CPP_FORM, span, message).with_note(note));
+            // The runtime runs kernels as tasks; an orchestration function has no kernel file.
+            self.broken(span, "a task calling an Orchestration function");
             return;
         }
         let worker = match self.cores.of(func) {
@@ -1051,32 +975,17 @@ impl Emitter<'_, '_> {
                         (pd, d) if pd.is_int() && (d.is_int() || d == DataType::Bool) => {
                             format!("make_scalar_param((uint64_t)static_cast<{}>({x}))", c_type(pd))
                         }
-                        (pd, d) => {
+                        _ => {
                             // Float ↔ float needs the half-precision formats on the AICPU,
                             // which the orchestration file does not have.
-                            self.unsupported(
-                                a.span,
-                                format!(
-                                    "orchestration codegen: passing the {} scalar '{}' for the {} parameter {} of '{}' needs a conversion the orchestration code cannot make; declare the kernel's parameter {}, or pass an orchestration parameter of dtype {}",
-                                    d.name(),
-                                    self.vars.var_name(*v),
-                                    pd.name(),
-                                    i + 1,
-                                    func.name,
-                                    d.name(),
-                                    pd.name()
-                                ),
-                            );
+                            self.broken(a.span, "a scalar argument the host cannot convert");
                             return None;
                         }
                     })
                 }
                 Type::Tensor(_) => {
                     let Some(p) = func.params.get(i) else {
-                        self.unsupported(
-                            a.span,
-                            format!("call of '{}' passes more arguments than it has parameters", func.name),
-                        );
+                        self.broken(a.span, "a call passing more arguments than the kernel has parameters");
                         return None;
                     };
                     // An `In` parameter the kernel stores into (outlined functions have only `In`
@@ -1084,7 +993,7 @@ impl Emitter<'_, '_> {
                     let written = self
                         .written
                         .entry(func.name.clone())
-                        .or_insert_with(|| alias::written_params(self.prog, &self.cores.summaries, func))
+                        .or_insert_with(|| buffers::written_params(self.prog, &self.cores.summaries, func))
                         .get(i)
                         .copied()
                         .unwrap_or(false);
@@ -1096,16 +1005,8 @@ impl Emitter<'_, '_> {
                     };
                     Some(format!("{kind}({})", self.tensor_ref(*v)))
                 }
-                other => {
-                    let kind = other.kind_name();
-                    self.unsupported(
-                        a.span,
-                        format!(
-                            "orchestration codegen: cannot pass {kind} '{}' to kernel '{}'",
-                            self.vars.var_name(*v),
-                            func.name
-                        ),
-                    );
+                _ => {
+                    self.broken(a.span, "an argument that is neither a tensor nor a scalar");
                     None
                 }
             },
@@ -1124,13 +1025,7 @@ impl Emitter<'_, '_> {
             ExprKind::ConstFloat(v, _) => Some(self.float_param(func, i, *v)),
             ExprKind::ConstBool(b) => Some(format!("make_scalar_param((uint64_t){})", u8::from(*b))),
             _ => {
-                self.unsupported(
-                    a.span,
-                    format!(
-                        "orchestration codegen: argument {} of the call of '{}' must be a variable or a constant",
-                        i, func.name
-                    ),
-                );
+                self.broken(a.span, "an argument that is not a variable or a constant");
                 None
             }
         }

@@ -1,9 +1,9 @@
 //! Block ops (spec `pto-codegen.md` §9–§12), driven by the operator table's `pto` column.
 
-use super::expr::unsupported;
+use super::func::broken;
 use super::func::{FnGen, Res};
-use super::tensors::Root;
 use super::types;
+use crate::analysis::param_roots::Root;
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, Type, VarId, VarKind};
 use crate::ops::kwargs;
@@ -24,20 +24,17 @@ impl FnGen<'_> {
             Callee::Op(op) => crate::ops::def(*op).pto.ok_or_else(|| crate::ops::name(*op)),
             Callee::Function(f) => Err(f.as_str()),
         };
-        let emit = emit.map_err(|name| {
-            unsupported(span, format!("No codegen registered for operation: {name}"))
-                .with_note("the PTO backend has no instruction for this operation (see `ptoc --list-ops`)")
-        })?;
+        let emit = emit.map_err(|name| broken(span, &format!("an operation without a PTO instruction ({name})")))?;
         match emit {
             PtoEmit::Generic { instr, arity } => self.generic(c, span, instr, arity, None, target),
             PtoEmit::Cmp { instr } => {
                 let m = kwargs::cmp_mode(c).map(CmpMode::mlir_name);
-                let m = m.ok_or_else(|| check(span, "Tile cmp mode out of range"))?;
+                let m = m.ok_or_else(|| broken(span, "a compare mode out of range"))?;
                 self.generic(c, span, instr, 2, Some(format!("{{cmpMode = #pto<cmp {m}>}}")), target)
             }
             PtoEmit::Cast => {
                 let m = kwargs::round_mode(c).map(RoundMode::isa_name);
-                let m = m.ok_or_else(|| check(span, "Round mode out of range"))?;
+                let m = m.ok_or_else(|| broken(span, "a round mode out of range"))?;
                 self.generic(c, span, "pto.tcvt", 1, Some(format!("{{rmode = #pto<round_mode {m}>}}")), target)
             }
             PtoEmit::Full => {
@@ -136,16 +133,10 @@ impl FnGen<'_> {
         };
         let (view_value, rank, dtype) = (view.value.clone(), view.rank, view.dtype);
         if offsets.len() < 2 || shapes.len() < 2 {
-            return Err(unsupported(
-                span,
-                "the PTO backend loads and stores 2-D windows only (two offsets, two sizes)".into(),
-            ));
+            return Err(broken(span, "a load or store window that is not 2-D"));
         }
         let (Some(h), Some(w)) = (shapes[0].as_const_int(), shapes[1].as_const_int()) else {
-            return Err(unsupported(
-                span,
-                "the PTO backend needs constant load/store sizes (the partition view's type holds them)".into(),
-            ));
+            return Err(broken(span, "a load or store of a size that is not constant"));
         };
         // Offsets may be computed (`[i * 16, 0]` in a loop): their arithmetic comes first. The
         // reference reads constants only and silently uses offset 0 for anything else.
@@ -171,7 +162,7 @@ impl FnGen<'_> {
 
     /// The name of the tensor parameter whose view a load or store through `tensor` takes:
     /// the parameter itself, or the one a store result, loop-carried tensor or branch result
-    /// aliases (`tensors.rs`; the reference accepts parameters only and fails on the rest,
+    /// aliases (`analysis::param_roots`; the reference accepts parameters only and fails on the rest,
     /// §11, `block.store output_tensor must be a Var`).
     fn tensor_param(&self, c: &Call, tensor: VarId, span: Span) -> Res<String> {
         let op = match &c.callee {
@@ -181,12 +172,9 @@ impl FnGen<'_> {
         let name = self.vars.var_name(tensor);
         match self.tensor_roots.get(&tensor) {
             Some(Root::Param(p)) => Ok(self.vars.var_name(*p).to_string()),
-            Some(Root::Ambiguous) => Err(unsupported(
+            Some(Root::Ambiguous) => Err(broken(
                 span,
-                format!("{op}: tensor `{name}` names different tensor parameters on different paths"),
-            )
-            .with_note(
-                "the PTO backend writes tensors in place: a loop or branch must carry the tensor it started from",
+                &format!("{op} through tensor `{name}`, which names different tensor parameters on different paths"),
             )),
             None => Err(check(span, format!("{op}: Tensor view not found for parameter: {name}"))
                 .with_note(format!("{op} needs a tensor parameter of the function, or a value that aliases one"))),
@@ -213,12 +201,7 @@ fn arity(span: Span, instr: &str, n: usize, got: usize) -> Res<()> {
     if n == got {
         return Ok(());
     }
-    let s = if n == 1 { "" } else { "s" };
-    Err(Diagnostic::error(
-        codes::OP_ARG_COUNT,
-        span,
-        format!("Operation:[{instr}] requires {n} argument{s}, but got {got}"),
-    ))
+    Err(broken(span, &format!("{instr} with {got} arguments, not {n}")))
 }
 
 fn tuple(e: Option<&Expr>) -> Option<&[Expr]> {

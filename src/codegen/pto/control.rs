@@ -36,7 +36,7 @@ impl FnGen<'_> {
                 crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM)?;
                 let mut vals = Vec::new();
                 // Tensors are not carried (the loop or branch writes the parameter's memory in
-                // place, `tensors.rs`), as their iter args and results are left out.
+                // place, `analysis::param_roots`), as their iter args and results are left out.
                 for v in values.iter().filter(|v| !is_tensor(self.vars.type_of(v))) {
                     vals.push(self.scalar(v)?);
                 }
@@ -50,9 +50,7 @@ impl FnGen<'_> {
             // silently.
             Stmt::Break { span } | Stmt::Continue { span } => {
                 let word = if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" };
-                Err(Diagnostic::error(codes::NO_PTO_FORM, *span, format!("the PTO backend cannot emit `{word}`"))
-                    .with_note("PTO-ISA MLIR loops (`scf.for`, `scf.while`) have no early exit; the CCE backend (`--emit cpp`) emits it")
-                    .with_note("help: put the rest of the iteration under `if`/`else`, or for a `break` make the exit the condition of a `pl.while_` loop"))
+                Err(super::func::broken(*span, &format!("`{word}`")))
             }
         }
     }
@@ -102,7 +100,7 @@ impl FnGen<'_> {
             ));
         }
         // A tensor iter arg and its loop result are the memory of the parameter they alias
-        // (`tensors.rs`): a `pto.tstore` writes it in place, so it is not carried. The
+        // (`analysis::param_roots`): a `pto.tstore` writes it in place, so it is not carried. The
         // reference carries it typed `index` and yields an empty operand (§7.3, §11).
         let (iter_args, return_vars) = without_tensors(self.vars, iter_args, return_vars);
         let (iter_args, return_vars) = (&iter_args[..], &return_vars[..]);
@@ -162,15 +160,10 @@ impl FnGen<'_> {
         // the value from before the loop in every iteration.
         if iter_args.is_empty() {
             if let Some((x, at)) = crate::verify::cce_form::carried_by_name(self.vars, cond, body) {
-                return Err(Diagnostic::error(
-                    codes::NO_PTO_FORM,
+                return Err(super::func::broken(
                     at,
-                    format!(
-                        "the PTO backend cannot emit a while loop that carries `{}` from one iteration to the next by name",
-                        self.vars.var_name(x)
-                    ),
-                )
-                .with_note("help: run convert-to-ssa first (`--pipeline ptoas` does), or write the loop as `for (...) in pl.while_(init_values=(...)):` with `pl.cond` and `pl.yield_`"));
+                    &format!("a while loop carrying `{}` by name", self.vars.var_name(x)),
+                ));
             }
         }
         let (iter_args, return_vars) = without_tensors(self.vars, iter_args, return_vars);
@@ -242,7 +235,7 @@ impl FnGen<'_> {
     ) -> Res<()> {
         let c = self.scalar(cond)?;
         if !return_vars.is_empty() && else_body.is_none() {
-            return Err(value_error(span, "IfStmt with return_vars requires else_body".into()));
+            return Err(super::func::broken(span, "an if with results but no else"));
         }
         // Tensor results are the parameter's memory written in place (as for `scf.for`): the
         // reference yields them as empty operands, `scf.yield  : index` (§7.4).

@@ -1,7 +1,7 @@
 //! Scalar expressions (spec `pto-codegen.md` §8) and block-op operands (§9.1).
 
-use super::func::{spell, FnGen, Res};
-use crate::diag::{codes, Diagnostic};
+use super::func::{broken, spell, FnGen, Res};
+use crate::diag::Diagnostic;
 use crate::ir::{BinOp, Expr, ExprKind, Type, UnOp, VarId, VarKind};
 
 impl FnGen<'_> {
@@ -29,7 +29,9 @@ impl FnGen<'_> {
             // A cast between integer types (all `index` here) keeps the value; other unary
             // operators would need an emitter (the reference passes the operand through, a
             // silent miscompile: ptoc refuses instead).
-            ExprKind::Unary(UnOp::Cast, x) if self.same_scalar_kind(x, e) => self.scalar(x),
+            ExprKind::Unary(UnOp::Cast, x) if crate::verify::pto_form::same_scalar_kind(self.vars, x, e) => {
+                self.scalar(x)
+            }
             ExprKind::Unary(op, _) => Err(no_scalar_emitter(e, op.node_name())),
             ExprKind::TupleGetItem(x, _) => self.scalar(x),
             ExprKind::Call(c) => self.last_of(&c.args),
@@ -106,15 +108,6 @@ impl FnGen<'_> {
         Ok(n)
     }
 
-    /// Whether a cast from `x` to `e`'s type keeps the value as the dialect sees it: both
-    /// integers (every integer scalar is an `index`), or the same dtype.
-    fn same_scalar_kind(&self, x: &Expr, e: &Expr) -> bool {
-        match (self.vars.type_of(x).scalar_dtype(), e.ty.scalar_dtype()) {
-            (Some(a), Some(b)) => a == b || (a.is_int() && b.is_int()),
-            _ => false,
-        }
-    }
-
     /// A block op's operand: its value and its type annotation, if it has one (§9.1).
     pub fn operand(&mut self, e: &Expr) -> Res<(String, Option<String>)> {
         match &e.kind {
@@ -138,13 +131,8 @@ impl FnGen<'_> {
     }
 }
 
-/// A scalar expression kind the PTO backend has no `arith` emitter for.
+/// A scalar expression kind the PTO backend has no `arith` emitter for, which the PTO form rule
+/// refuses.
 fn no_scalar_emitter(e: &Expr, node: &str) -> Diagnostic {
-    unsupported(e.span, format!("the PTO backend cannot emit the scalar expression `{node}`"))
-        .with_note("supported: + - * // % min max on integers and floats, comparisons, casts between integer types")
-}
-
-/// An error for an operation the PTO backend cannot express.
-pub fn unsupported(span: crate::diag::Span, what: String) -> Diagnostic {
-    Diagnostic::error(codes::NO_PTO_FORM, span, what)
+    broken(e.span, &format!("the scalar expression `{node}`"))
 }

@@ -31,8 +31,8 @@ pub struct FnGen<'p> {
     pub buffer_values: Vec<(String, String)>,
     /// Tensor parameters' views by parameter name.
     pub views: FxHashMap<String, View>,
-    /// The tensor parameter each tensor variable aliases (`tensors.rs`).
-    pub tensor_roots: FxHashMap<crate::ir::VarId, super::tensors::Root>,
+    /// The tensor parameter each tensor variable aliases (`analysis::param_roots`).
+    pub tensor_roots: FxHashMap<crate::ir::VarId, crate::analysis::param_roots::Root>,
     /// The body's lines.
     pub body: String,
     /// Indentation of the next body line, in spaces.
@@ -45,6 +45,12 @@ pub struct FnGen<'p> {
 pub fn invalid_dtype(span: Span) -> Diagnostic {
     Diagnostic::error(codes::BAD_TYPE, span, "Invalid DataType value")
         .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only")
+}
+
+/// An error of the writer on a construct the PTO form rule ([`crate::verify::pto_form`])
+/// refuses: a bug of ptoc, an internal error.
+pub fn broken(span: crate::diag::Span, what: &str) -> Diagnostic {
+    Diagnostic::internal(codes::NO_PTO_FORM, span, format!("PTO codegen: {what}, which the PTO form rule refuses"))
 }
 
 /// The MLIR spelling of `d`, or `Invalid DataType value` at `span`.
@@ -84,7 +90,7 @@ pub fn generate(f: &Function) -> Res<String> {
         buffers: buffers::collect(vars, &f.body),
         buffer_values: Vec::new(),
         views: FxHashMap::default(),
-        tensor_roots: super::tensors::roots(f),
+        tensor_roots: crate::analysis::param_roots::roots(f),
         body: String::new(),
         indent: BASE_INDENT,
         yielded: None,
@@ -108,18 +114,8 @@ pub fn generate(f: &Function) -> Res<String> {
         let Type::Tensor(t) = &var.ty else { continue };
         // `pto.make_tensor_view` is given constant extents and strides here; a runtime extent
         // would need an index argument of the function, which the kernel ABI does not pass.
-        if let Some(d) = t.shape.iter().find(|d| d.as_const_int().is_none()) {
-            return Err(Diagnostic::error(
-                codes::NO_PTO_FORM,
-                var.span,
-                format!(
-                    "PTO backend: tensor parameter `{}` has a runtime extent (`{}`)",
-                    var.name,
-                    crate::printer::print_expr(vars, d)
-                ),
-            )
-            .with_note("the PTO backend's tensor views have static shapes")
-            .with_note("help: give the parameter a static shape, or use --emit cpp, whose kernels read the extent from their Tensor argument"));
+        if t.shape.iter().any(|d| d.as_const_int().is_none()) {
+            return Err(broken(var.span, &format!("tensor parameter `{}` with a runtime extent", var.name)));
         }
         let value = g.names.fresh();
         let dtype = spell(t.dtype, var.span)?;
@@ -179,9 +175,8 @@ impl FnGen<'_> {
     }
 }
 
-/// A tile of more than two dimensions is refused at its first definition: a `!pto.tile_buf` has
-/// rows and columns, and the reference's spelling of one (its first two dimensions) loads and
-/// computes on another tile. (The C++ backend folds the leading dimensions into rows.)
+/// A tile of more than two dimensions, which the PTO form rule refuses (a `!pto.tile_buf` has
+/// two).
 fn refuse_nd_tiles(vars: &crate::ir::VarTable, body: &crate::ir::Stmt) -> Result<(), Diagnostic> {
     let mut found = None;
     crate::ir::visit::walk_stmts(body, &mut |s| {
@@ -195,11 +190,6 @@ fn refuse_nd_tiles(vars: &crate::ir::VarTable, body: &crate::ir::Stmt) -> Result
     });
     match found {
         None => Ok(()),
-        Some((span, rank)) => Err(Diagnostic::error(
-            codes::NO_PTO_FORM,
-            span,
-            format!("the PTO backend has no form for a {rank}-D tile: a !pto.tile_buf has two dimensions"),
-        )
-        .with_note("load a 2-D window of the tensor, or use --emit cpp, which folds the leading dimensions into rows")),
+        Some((span, rank)) => Err(broken(span, &format!("a {rank}-D tile"))),
     }
 }

@@ -7,8 +7,9 @@
 //! Files: `func` (one function's layout), `buffers` (tile buffers), `namer` (SSA names and
 //! constants), `types` (type spellings), `expr` (scalar expressions, operands), `ops` (block
 //! ops, from the operator table's `pto` column, whose variants are in `ops::pto`), `control`
-//! (statements, `scf.for`, `scf.if`), `tensors` (which tensor parameter a store result or
-//! loop-carried tensor aliases).
+//! (statements, `scf.for`, `scf.if`). Which tensor parameter a store result or loop-carried
+//! tensor aliases is `analysis::param_roots`; what the writer needs of a kernel's IR is the PTO
+//! form rule, `verify::pto_form`.
 
 mod buffers;
 mod calls;
@@ -16,7 +17,6 @@ mod control;
 mod expr;
 mod func;
 mod namer;
-mod tensors;
 mod types;
 
 use crate::backend::Backend;
@@ -30,7 +30,7 @@ use super::{core_type_on, orchestration, CoreTypes};
 pub fn module(prog: &Program) -> Result<String, Diagnostic> {
     let mut out = String::from("module {\n");
     for f in &prog.functions {
-        crate::verify::partial_tiles::check(f)?;
+        crate::verify::pto_form::check(f)?;
         out.push_str(&func::generate(f)?);
     }
     out.push_str("}\n");
@@ -45,11 +45,10 @@ pub fn files(prog: &Program) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let cores = CoreTypes::default();
     for f in prog.functions.iter().filter(|f| f.kind == FunctionType::InCore) {
-        let kernel =
-            crate::verify::partial_tiles::check(f).and_then(|()| core_type_on(f, Backend::Pto)).and_then(|core| {
-                cores.record(f, core);
-                Ok((core, func::generate(f)?))
-            });
+        let kernel = crate::verify::pto_form::check(f).and_then(|()| core_type_on(f, Backend::Pto)).and_then(|core| {
+            cores.record(f, core);
+            Ok((core, func::generate(f)?))
+        });
         match kernel {
             Ok((core, text)) => {
                 files.push((format!("kernels/{}/{}.pto", core.dir(), f.name), format!("module {{\n{text}}}\n")))

@@ -3,19 +3,10 @@
 
 use crate::ir::{DataType, MemorySpace, TileLayout, TilePad, TileType, Type};
 
-/// The MLIR spelling of an element type (§4.1); `None` for the dtypes the dialect has no
-/// spelling for (the caller reports `Invalid DataType value`).
+/// The MLIR spelling of an element type (§4.1, `ops::pto::dtype_spelling`); `None` for the
+/// dtypes the dialect has no spelling for (the caller reports `Invalid DataType value`).
 pub fn dtype(d: DataType) -> Option<&'static str> {
-    Some(match d {
-        DataType::Fp32 => "f32",
-        DataType::Fp16 => "f16",
-        DataType::Bf16 => "bf16",
-        DataType::Int32 => "i32",
-        DataType::Int64 => "i64",
-        DataType::Int8 => "i8",
-        DataType::UInt8 => "ui8",
-        _ => return None,
-    })
+    crate::ops::pto::dtype_spelling(d)
 }
 
 /// The type of a scalar *value* (loop-carried values, `scf.if` results, §7.3): `i1` for BOOL,

@@ -5,13 +5,14 @@
 //! `pto.tstore`: a store's result, a loop-carried tensor (iter arg and loop result) and an
 //! `scf.if` tensor result are all the same memory as the parameter they start from. So a
 //! load or store through any of them takes its partition view of that parameter's view, and
-//! the tensors themselves are not carried through `scf.for`/`scf.if` (see `control.rs`). This
-//! is the same following of aliases as the CCE backend's window shapes (`codegen/window.rs`)
-//! and the orchestration's return aliases (`codegen/orchestration/alias.rs`).
+//! the tensors themselves are not carried through `scf.for`/`scf.if` (`codegen/pto/control.rs`).
+//! This is the same following of aliases as the CCE backend's window shapes (`codegen/window.rs`)
+//! and the orchestration's buffers ([`super::buffers`]).
 //!
 //! A variable that may name *different* parameters (a loop that yields another tensor than its
 //! init, branches that yield different tensors) is [`Root::Ambiguous`]: in-place memory cannot
-//! express it, and a load or store through it is refused naming the op.
+//! express it, and a load or store through it is refused naming the op (the PTO form rule,
+//! `verify::pto_form`).
 
 use rustc_hash::FxHashMap;
 

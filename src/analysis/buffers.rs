@@ -1,4 +1,5 @@
-//! Which buffer a tensor variable of an orchestration function denotes.
+//! Which buffer a tensor variable of an orchestration function denotes (orchestration codegen
+//! and its form rule, `verify::orchestration_form`, read it).
 //!
 //! A kernel writes its output arguments in place and returns them, so the result of a call
 //! `r = self.k(a, out)` is the buffer of `out`, whatever `r` is named. The reference relies on
