@@ -92,6 +92,8 @@ macro_rules! operator_list {
             SIN = "block.sin",
             CONCAT = "block.concat",
             GATHER = "block.gather",
+            SORT32 = "block.sort32",
+            MRGSORT = "block.mrgsort",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

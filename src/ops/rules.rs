@@ -174,6 +174,8 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::ColReduce => col_reduce_rule(cx, None),
         Rule::Concat => concat_rule(cx),
         Rule::Gather => gather_rule(cx),
+        Rule::Sort32 => sort32_rule(cx),
+        Rule::MrgSort => mrgsort_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -442,6 +444,69 @@ fn gather_rule(cx: &Cx) -> R<Type> {
     cx.same_if_const("rows of indices and tmp", &idx.shape[0], &tmp.shape[0])?;
     cx.same_if_const("columns of indices and tmp", &idx.shape[1], &tmp.shape[1])?;
     Ok(tile_type(idx.shape.clone(), src.dtype, None))
+}
+
+/// Why an FP16 sort is refused: its 8-byte record is four FP16 elements, two of them the
+/// index's bits, which ptoc's FP16 values (numbers, not bit patterns) cannot hold exactly.
+const SORT_FP16: &str = "an FP16 record holds the index's bits in two FP16 elements, which ptoc does not keep \
+                         bit for bit: sort FP32 values";
+
+/// The result type of a call under [`Rule::Sort32`].
+fn sort32_rule(cx: &Cx) -> R<Type> {
+    let (src, idx) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &src.shape, 2)?;
+    if src.dtype != DataType::Fp32 {
+        let why = if src.dtype == DataType::Fp16 { SORT_FP16 } else { "pto-isa sorts FP16 or FP32 values" };
+        return Err(cx.check_at(0, format!("requires FP32 values, but got {} ({why})", src.dtype.name())));
+    }
+    let Some(cols) = const_dim(&src.shape[1]).filter(|c| *c > 0 && c % 32 == 0) else {
+        return Err(cx.check_at(
+            0,
+            format!("requires a static column count that is a multiple of 32, but got {}", cx.dims(&src.shape)),
+        ));
+    };
+    if idx.dtype != DataType::UInt32 || !same_dims(&idx.shape, &src.shape) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires UINT32 indices of the source's shape {}, but got {} {}",
+                cx.dims(&src.shape),
+                idx.dtype.name(),
+                cx.dims(&idx.shape)
+            ),
+        ));
+    }
+    Ok(tile_type(vec![src.shape[0].clone(), dim(2 * cols)], DataType::Fp32, None))
+}
+
+/// The result type of a call under [`Rule::MrgSort`].
+fn mrgsort_rule(cx: &Cx) -> R<Type> {
+    let src = cx.tile(0)?;
+    if src.dtype != DataType::Fp32 {
+        let why = if src.dtype == DataType::Fp16 { SORT_FP16 } else { "pto-isa merges FP16 or FP32 records" };
+        return Err(cx.check_at(0, format!("requires FP32 records, but got {} ({why})", src.dtype.name())));
+    }
+    let (Some(1), Some(cols)) = (src.shape.first().and_then(const_dim), src.shape.get(1).and_then(const_dim)) else {
+        return Err(cx.check_at(0, format!("requires a [1, C] tile of static C, but got {}", cx.dims(&src.shape))));
+    };
+    if src.shape.len() != 2 {
+        return Err(cx.check_at(0, format!("requires a [1, C] tile of static C, but got {}", cx.dims(&src.shape))));
+    }
+    let len = match &cx.args[1].kind {
+        crate::ir::ExprKind::ConstInt(n, _) => *n,
+        _ => return Err(cx.check_at(1, "requires a constant block_len".to_string())),
+    };
+    if len <= 0 || len % 64 != 0 {
+        return Err(cx.check_at(1, format!("requires block_len to be a positive multiple of 64, but got {len}")));
+    }
+    let groups = cols / (4 * len);
+    if cols % (4 * len) != 0 || !(1..=255).contains(&groups) {
+        return Err(cx.check_at(
+            1,
+            format!("requires the columns ({cols}) to be 4 · block_len ({}) times a count in [1, 255]", 4 * len),
+        ));
+    }
+    Ok(tile_type(src.shape.clone(), DataType::Fp32, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

@@ -543,6 +543,12 @@ pub enum Rule {
     /// `Tile(indices.shape, src.dtype)`: a 2-D source of a 16- or 32-bit dtype, 2-D INT32
     /// indices and an INT32 scratch tile of the indices' shape.
     Gather,
+    /// `Tile([R, 2C], FP32)` of an FP32 `[R, C]` source (C a static multiple of 32) and UINT32
+    /// indices of its shape: a (value, index) record of two elements per source element.
+    Sort32,
+    /// `Tile([1, C], FP32)` of the `[1, C]` FP32 records of a source: `block_len` (a constant
+    /// multiple of 64) divides C / 4, and C / (4 · block_len) ≤ 255.
+    MrgSort,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1402,6 +1408,42 @@ pub static OPS: &[OpDef] = &[
     .pipes(Some(PipeType::V), Some(PipeType::V))
     .cce(dst("TGATHER", 3, Family::Ternary))
     .pto(pto("pto.tgather", 2)),
+    // Registered after be8155433 (today's `pl.tile.sort32(src, idx)`): pto-isa's
+    // TSORT32(dst, src, idx) sorts each 32-element block of a row by value, greatest first,
+    // into (value, index) records of 8 bytes: for FP32 the value, then the index's bits.
+    block(
+        names::SORT32,
+        &[
+            arg("src", Tile).about(
+                "the FP32 values: a 2-D tile whose static column count is a multiple of 32 (each run of \
+                 32 columns of a row is one block, sorted by itself)",
+            ),
+            arg("idx", Tile).about("a UINT32 tile of `src`'s shape: the index carried with each value into its record"),
+        ],
+        Rule::Sort32,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TSORT32", 2, Family::Binary))
+    .pto(pto("pto.tsort32", 2)),
+    // Registered after be8155433 (today's `pl.tile.mrgsort(src, block_len=…)`, format 1):
+    // pto-isa's TMRGSORT(dst, src, blockLen) merges each 4 consecutive sorted runs of
+    // `blockLen` elements (blockLen / 2 FP32 records) into one, greatest value first.
+    block(
+        names::MRGSORT,
+        &[
+            arg("src", Tile).about(
+                "a one-row FP32 tile of (value, index) records (`block.sort32`'s), in sorted runs of \
+                 `block_len` elements",
+            ),
+            arg("block_len", ConstInt).about(
+                "the length of a sorted run in elements (two per record): a constant multiple of 64; \
+                 the columns are a multiple of 4 · block_len, at most 255 times it",
+            ),
+        ],
+        Rule::MrgSort,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TMRGSORT", 2, Family::Binary)),
     // No data moves: the result is the input's buffer with another valid shape.
     block(
         names::SET_VALIDSHAPE,
