@@ -1043,6 +1043,18 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(Array::from_nums(out, idx.shape().to_vec(), vals)))
             }
+            id::GATHER_MASK => {
+                let src = self.arr(0)?;
+                let (&[r, c], Some((k, first, _))) =
+                    (src.shape(), crate::ops::mask_pattern(self.kw_int("mask_pattern", 0)))
+                else {
+                    return Err(self.shape_err("gather_mask needs a 2-D source and a mask_pattern in [1, 7]"));
+                };
+                let out = self.out(src.dtype());
+                let kept = (0..r * c).filter(|i| i % c % k == first);
+                let vals = kept.map(|i| reinterpret(src.get(i), src.dtype(), out)).collect::<Vec<_>>();
+                Ok(Value::tile(Array::from_nums(out, vec![r, c / k], vals)))
+            }
             id::SORT32 => {
                 let (src, idx) = (self.arr(0)?, self.arr(1)?);
                 let (&[r, c], true) = (src.shape(), idx.shape() == src.shape()) else {
@@ -1141,6 +1153,25 @@ impl Cx<'_> {
             }
             _ => Err(err(codes::RUN_UNSUPPORTED, self.e.span, format!("`{}` {NO_IMPLEMENTATION}", self.name))),
         }
+    }
+}
+
+/// Element `v` of dtype `from` read as dtype `to` of the same width (its bits, not its value).
+fn reinterpret(v: Num, from: DataType, to: DataType) -> Num {
+    if from == to {
+        return v;
+    }
+    let bits: u32 = match from {
+        DataType::Fp32 => (v.as_f64() as f32).to_bits(),
+        DataType::Fp16 => u32::from(half::f16::from_f64(v.as_f64()).to_bits()),
+        DataType::Bf16 => u32::from(half::bf16::from_f64(v.as_f64()).to_bits()),
+        _ => v.as_i128() as u32,
+    };
+    match to {
+        DataType::Fp32 => Num::F(f64::from(f32::from_bits(bits))),
+        DataType::Fp16 => Num::F(half::f16::from_bits(bits as u16).to_f64()),
+        DataType::Bf16 => Num::F(half::bf16::from_bits(bits as u16).to_f64()),
+        _ => Num::I(wrap_int(to, i128::from(bits))),
     }
 }
 

@@ -32,6 +32,7 @@ use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{BinOp, Call, Callee, DataType, Expr, ExprKind, KwValue, MemorySpace, OpId, Type, UnOp, VarTable};
 use dispatch::Target;
 pub use promote::promote_dtypes;
+pub use rules::mask_pattern;
 pub(crate) use shape::{const_dim, fmt_type};
 pub use table::{Category, OpDef, ResultBuffer, ResultSpace, SyncOp, OPS};
 pub use today::SpaceOf;

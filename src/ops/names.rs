@@ -92,6 +92,7 @@ macro_rules! operator_list {
             SIN = "block.sin",
             CONCAT = "block.concat",
             GATHER = "block.gather",
+            GATHER_MASK = "block.gather_mask",
             SORT32 = "block.sort32",
             MRGSORT = "block.mrgsort",
             COS = "block.cos",

@@ -174,6 +174,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::ColReduce => col_reduce_rule(cx, None),
         Rule::Concat => concat_rule(cx),
         Rule::Gather => gather_rule(cx),
+        Rule::GatherMask => gather_mask_rule(cx),
         Rule::Sort32 => sort32_rule(cx),
         Rule::MrgSort => mrgsort_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
@@ -444,6 +445,57 @@ fn gather_rule(cx: &Cx) -> R<Type> {
     cx.same_if_const("rows of indices and tmp", &idx.shape[0], &tmp.shape[0])?;
     cx.same_if_const("columns of indices and tmp", &idx.shape[1], &tmp.shape[1])?;
     Ok(tile_type(idx.shape.clone(), src.dtype, None))
+}
+
+/// What mask pattern `p` of [`Rule::GatherMask`] keeps (pto-isa's `MaskPattern`, `type.hpp`):
+/// of each `k` columns the `first`-th, and its C++ name. 1 `P0101` and 2 `P1010` keep every
+/// second column, the first or the second; 3–6 (`P0001` … `P1000`) every fourth; 7 `P1111` all.
+pub fn mask_pattern(p: i64) -> Option<(usize, usize, &'static str)> {
+    Some(match p {
+        1 => (2, 0, "P0101"),
+        2 => (2, 1, "P1010"),
+        3 => (4, 0, "P0001"),
+        4 => (4, 1, "P0010"),
+        5 => (4, 2, "P0100"),
+        6 => (4, 3, "P1000"),
+        7 => (1, 0, "P1111"),
+        _ => return None,
+    })
+}
+
+/// The result type of a call under [`Rule::GatherMask`].
+fn gather_mask_rule(cx: &Cx) -> R<Type> {
+    let src = cx.tile(0)?;
+    cx.rank_exactly(0, &src.shape, 2)?;
+    if !matches!(src.dtype.bits(), 16 | 32) {
+        return Err(cx.check_at(0, format!("requires a 16- or 32-bit source, but got {}", src.dtype.name())));
+    }
+    let pattern = cx.kw_int("mask_pattern").ok_or_else(|| cx.missing_kw("mask_pattern"))?;
+    let Some((k, _, _)) = mask_pattern(pattern) else {
+        return Err(cx.check(format!("requires mask_pattern in range [1, 7], but got {pattern}")));
+    };
+    let Some(cols) = const_dim(&src.shape[1]).filter(|c| *c > 0 && c % k as i64 == 0) else {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "with mask_pattern={pattern} requires a static column count divisible by {k}, but got {}",
+                cx.dims(&src.shape)
+            ),
+        ));
+    };
+    let dtype = match cx.kw("output_dtype") {
+        None => src.dtype,
+        Some(_) => cx.kw_dtype("output_dtype")?,
+    };
+    if dtype.bits() != src.dtype.bits() {
+        return Err(cx.check(format!(
+            "requires output_dtype of the source's width ({}, {} bits), but got {}",
+            src.dtype.name(),
+            src.dtype.bits(),
+            dtype.name()
+        )));
+    }
+    Ok(tile_type(vec![src.shape[0].clone(), dim(cols / k as i64)], dtype, None))
 }
 
 /// Why an FP16 sort is refused: its 8-byte record is four FP16 elements, two of them the

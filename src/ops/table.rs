@@ -543,6 +543,9 @@ pub enum Rule {
     /// `Tile(indices.shape, src.dtype)`: a 2-D source of a 16- or 32-bit dtype, 2-D INT32
     /// indices and an INT32 scratch tile of the indices' shape.
     Gather,
+    /// `Tile([R, C / k], output_dtype or src.dtype)` of a 2-D 16- or 32-bit `[R, C]` source
+    /// (C static): the columns the kwarg `mask_pattern` (1–7) selects, `k` of them in 1, 2 or 4.
+    GatherMask,
     /// `Tile([R, 2C], FP32)` of an FP32 `[R, C]` source (C a static multiple of 32) and UINT32
     /// indices of its shape: a (value, index) record of two elements per source element.
     Sort32,
@@ -1408,6 +1411,13 @@ pub static OPS: &[OpDef] = &[
     .pipes(Some(PipeType::V), Some(PipeType::V))
     .cce(dst("TGATHER", 3, Family::Ternary))
     .pto(pto("pto.tgather", 2)),
+    // Registered after be8155433 (today's `pl.tile.gather_mask(src, mask_pattern)`, the mask
+    // form of gather): pto-isa's TGATHER<Dst, Src, MaskPattern>(dst, src) keeps the columns the
+    // pattern selects, packed, read as the destination's dtype of the same width.
+    block(names::GATHER_MASK, &[arg("src", Tile), kw("mask_pattern"), kw("output_dtype")], Rule::GatherMask)
+        .kwargs(&[req("mask_pattern", KwKind::Int), opt("output_dtype", KwKind::DType)])
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::GatherMask),
     // Registered after be8155433 (today's `pl.tile.sort32(src, idx)`): pto-isa's
     // TSORT32(dst, src, idx) sorts each 32-element block of a row by value, greatest first,
     // into (value, index) records of 8 bytes: for FP32 the value, then the index's bits.

@@ -94,6 +94,7 @@ pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
             | Rule::Transpose(Shaped::Tile)
             | Rule::CmpBits
             | Rule::Gather
+            | Rule::GatherMask
             | Rule::Sort32
             | Rule::MrgSort
     )

@@ -272,6 +272,9 @@ fn vector_instrs(
         CceEmit::Extract => vec![v("TEXTRACT", r, 0)],
         CceEmit::Transpose => vec![v("TTRANS", arg_shape(0).unwrap_or(r), 0)],
         CceEmit::FillPad => vec![v("TFILLPAD", r, 0)],
+        // One reduce-by-pattern intrinsic over the source's rows (a2a3 `vreducev2`), costed as
+        // a plain vector instruction on the source (not calibrated on Perf-Sim).
+        CceEmit::GatherMask => vec![v("TGATHER_MASK", arg_shape(0).unwrap_or(r), 0)],
         _ => Vec::new(),
     }
 }
