@@ -1055,6 +1055,21 @@ impl Cx<'_> {
                 let vals = kept.map(|i| reinterpret(src.get(i), src.dtype(), out)).collect::<Vec<_>>();
                 Ok(Value::tile(Array::from_nums(out, vec![r, c / k], vals)))
             }
+            id::SCATTER => {
+                let (dst, src, idx) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
+                let n = dst.len();
+                let out = self.out(dst.dtype());
+                let mut vals: Vec<Num> = (0..n).map(|i| dst.get(i)).collect();
+                for i in 0..idx.len().min(src.len()) {
+                    let k = idx.get(i).as_i128();
+                    let Some(k) = usize::try_from(k).ok().filter(|&k| k < n) else {
+                        let msg = format!("index {k} at element {i} is outside the destination's {n} elements");
+                        return Err(self.fail(codes::RUN_ERROR, 2, msg));
+                    };
+                    vals[k] = src.get(i);
+                }
+                Ok(Value::tile(Array::from_nums(out, dst.shape().to_vec(), vals)))
+            }
             id::SORT32 => {
                 let (src, idx) = (self.arr(0)?, self.arr(1)?);
                 let (&[r, c], true) = (src.shape(), idx.shape() == src.shape()) else {

@@ -93,6 +93,7 @@ macro_rules! operator_list {
             CONCAT = "block.concat",
             GATHER = "block.gather",
             GATHER_MASK = "block.gather_mask",
+            SCATTER = "block.scatter",
             SORT32 = "block.sort32",
             MRGSORT = "block.mrgsort",
             COS = "block.cos",

@@ -175,6 +175,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Concat => concat_rule(cx),
         Rule::Gather => gather_rule(cx),
         Rule::GatherMask => gather_mask_rule(cx),
+        Rule::Scatter => scatter_rule(cx),
         Rule::Sort32 => sort32_rule(cx),
         Rule::MrgSort => mrgsort_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
@@ -496,6 +497,38 @@ fn gather_mask_rule(cx: &Cx) -> R<Type> {
         )));
     }
     Ok(tile_type(vec![src.shape[0].clone(), dim(cols / k as i64)], dtype, None))
+}
+
+/// The result type of a call under [`Rule::Scatter`].
+fn scatter_rule(cx: &Cx) -> R<Type> {
+    let (dst, src, idx) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+    for (i, t) in [(0, dst), (1, src), (2, idx)] {
+        cx.rank_exactly(i, &t.shape, 2)?;
+    }
+    if src.dtype != dst.dtype || !matches!(dst.dtype.bits(), 8 | 16 | 32) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a source of the destination's 8-, 16- or 32-bit dtype, but got {} and {}",
+                dst.dtype.name(),
+                src.dtype.name()
+            ),
+        ));
+    }
+    let want = if dst.dtype.bits() == 32 { DataType::Int32 } else { DataType::Int16 };
+    if idx.dtype != want || !same_dims(&idx.shape, &src.shape) {
+        return Err(cx.check_at(
+            2,
+            format!(
+                "requires {} indexes of the source's shape {}, but got {} {}",
+                want.name(),
+                cx.dims(&src.shape),
+                idx.dtype.name(),
+                cx.dims(&idx.shape)
+            ),
+        ));
+    }
+    Ok(tile_type(dst.shape.clone(), dst.dtype, None))
 }
 
 /// Why an FP16 sort is refused: its 8-byte record is four FP16 elements, two of them the

@@ -546,6 +546,9 @@ pub enum Rule {
     /// `Tile([R, C / k], output_dtype or src.dtype)` of a 2-D 16- or 32-bit `[R, C]` source
     /// (C static): the columns the kwarg `mask_pattern` (1–7) selects, `k` of them in 1, 2 or 4.
     GatherMask,
+    /// `Tile(dst.shape, dst.dtype)` of a 2-D `dst`, a 2-D `src` of its dtype (8, 16 or 32 bits)
+    /// and indexes of `src`'s shape, INT32 for a 32-bit dtype, else INT16.
+    Scatter,
     /// `Tile([R, 2C], FP32)` of an FP32 `[R, C]` source (C a static multiple of 32) and UINT32
     /// indices of its shape: a (value, index) record of two elements per source element.
     Sort32,
@@ -787,6 +790,10 @@ const HP_RSQRT: &str = "ptoc emits block.rsqrt as TRSQRT(dst, src), not as pto-i
                         TRSQRT with a scratch tile: a square root, then a division)";
 /// Why `block.sin`/`block.cos` have no C++ form.
 const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
+/// Why `block.scatter` has no C++ form.
+const NO_SCATTER: &str = "pto-isa's a2a3 TSCATTER zeroes the whole destination before it scatters (InitUBBuffer), \
+                          its CPU simulator keeps the destination's other elements: the two agree only when the \
+                          indexes write every element, which is not known before the kernel runs";
 /// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
 const ARG_REDUCE: &[Param] = &[
     arg("tile", Expect::Tile),
@@ -1418,6 +1425,23 @@ pub static OPS: &[OpDef] = &[
         .kwargs(&[req("mask_pattern", KwKind::Int), opt("output_dtype", KwKind::DType)])
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::GatherMask),
+    // Registered after be8155433 (today's `pl.tile.scatter(dst, src, indexes)`, the index
+    // form): dst with dst.flat[indexes[i, j]] = src[i, j]. The C++ form rule refuses it
+    // (NO_SCATTER); the interpreter runs it.
+    block(
+        names::SCATTER,
+        &[
+            arg("dst", Tile).about("the destination: the result is this tile with the scattered elements replaced"),
+            arg("src", Tile).about("the elements to scatter: a 2-D tile of `dst`'s dtype"),
+            arg("indexes", Tile).about(
+                "flat row-major positions in `dst` (`r * C + c` for C columns), one per element of `src` and of \
+                 its shape: INT32 for a 32-bit dtype, INT16 for 8- and 16-bit ones; each in range",
+            ),
+        ],
+        Rule::Scatter,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(CceEmit::Unsupported { why: NO_SCATTER }),
     // Registered after be8155433 (today's `pl.tile.sort32(src, idx)`): pto-isa's
     // TSORT32(dst, src, idx) sorts each 32-element block of a row by value, greatest first,
     // into (value, index) records of 8 bytes: for FP32 the value, then the index's bits.
