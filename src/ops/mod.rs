@@ -17,6 +17,7 @@ pub mod modes;
 pub(crate) mod names;
 mod promote;
 pub mod pto;
+pub mod refused;
 mod rules;
 mod shape;
 pub use shape::mask_layout;

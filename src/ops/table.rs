@@ -1476,6 +1476,7 @@ pub static OPS: &[OpDef] = &[
         ],
         Rule::MrgSort,
     )
+    .today(&[today("tile.mrgsort_format1")])
     .pipes(Some(PipeType::V), Some(PipeType::V))
     .cce(dst("TMRGSORT", 2, Family::Binary)),
     // No data moves: the result is the input's buffer with another valid shape.
