@@ -141,6 +141,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::TensorDim => tensor_dim(k, target, name, c, span)?,
         CceEmit::TensorRead => tensor_read(k, target, name, c, span)?,
         CceEmit::Transpose => transpose(k, target, name, c, span)?,
+        CceEmit::GatherMask => gather_mask(k, target, name, c, span)?,
         CceEmit::Unsupported { .. } => return Err(broken(span, &format!("{name}, which has no C++ form"))),
     }
     Ok(())
@@ -387,6 +388,23 @@ fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: S
     };
     let x = k.tile_ref(&args[0])?;
     k.linef(format_args!("TFILLPAD({}, {});", d.name, x.name));
+    Ok(())
+}
+
+/// `TGATHER<Dst, Src, MaskPattern::P…>(d, x);`: the pattern is a template argument after the
+/// two tile types, so both are spelled (as their variables' types: a destination that is an
+/// alias `auto&` of another tile is a reference).
+fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
+    expect_arity(&c.args, 1, span, &|| format!("{name} requires 1 argument"))?;
+    let (_, _, pattern) = kwargs::int(c, "mask_pattern")
+        .and_then(crate::ops::mask_pattern)
+        .ok_or_else(|| unsupported(span, &format!("{name} requires mask_pattern in range [1, 7]")))?;
+    let d = tile_dst(k, target, name, span)?;
+    let x = k.tile_ref(&c.args[0])?;
+    k.linef(format_args!(
+        "TGATHER<std::decay_t<decltype({d})>, std::decay_t<decltype({x})>, MaskPattern::{pattern}>({d}, {x});",
+        x = x.name
+    ));
     Ok(())
 }
 

@@ -24,6 +24,11 @@ pub fn list(name: Option<&str>) -> Option<String> {
     for (id, d) in entries().filter(|(id, d)| wanted(*id, d)) {
         describe(id, d, &mut out);
     }
+    if let Some(n) = name.map(|n| n.trim().trim_start_matches("pl.")).filter(|_| out.is_empty()) {
+        if let Some(why) = crate::ops::refused::refused(n) {
+            out.push_str(&format!("{n}\n  today's PyPTO operator, refused at the call: {why}\n"));
+        }
+    }
     (!out.is_empty()).then_some(out)
 }
 

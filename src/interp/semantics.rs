@@ -1043,6 +1043,49 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(Array::from_nums(out, idx.shape().to_vec(), vals)))
             }
+            id::GATHER_MASK => {
+                let src = self.arr(0)?;
+                let (&[r, c], Some((k, first, _))) =
+                    (src.shape(), crate::ops::mask_pattern(self.kw_int("mask_pattern", 0)))
+                else {
+                    return Err(self.shape_err("gather_mask needs a 2-D source and a mask_pattern in [1, 7]"));
+                };
+                let out = self.out(src.dtype());
+                let kept = (0..r * c).filter(|i| i % c % k == first);
+                let vals = kept.map(|i| reinterpret(src.get(i), src.dtype(), out)).collect::<Vec<_>>();
+                Ok(Value::tile(Array::from_nums(out, vec![r, c / k], vals)))
+            }
+            id::SCATTER => {
+                let (dst, src, idx) = (self.arr(0)?, self.arr(1)?, self.arr(2)?);
+                let n = dst.len();
+                let out = self.out(dst.dtype());
+                let mut vals: Vec<Num> = (0..n).map(|i| dst.get(i)).collect();
+                for i in 0..idx.len().min(src.len()) {
+                    let k = idx.get(i).as_i128();
+                    let Some(k) = usize::try_from(k).ok().filter(|&k| k < n) else {
+                        let msg = format!("index {k} at element {i} is outside the destination's {n} elements");
+                        return Err(self.fail(codes::RUN_ERROR, 2, msg));
+                    };
+                    vals[k] = src.get(i);
+                }
+                Ok(Value::tile(Array::from_nums(out, dst.shape().to_vec(), vals)))
+            }
+            id::SORT32 => {
+                let (src, idx) = (self.arr(0)?, self.arr(1)?);
+                let (&[r, c], true) = (src.shape(), idx.shape() == src.shape()) else {
+                    return Err(self.shape_err("sort32 needs a 2-D source and indices of its shape"));
+                };
+                Ok(Value::tile(Array::from_nums(self.out(DataType::Fp32), vec![r, 2 * c], sort32(&src, &idx, r, c))))
+            }
+            id::MRGSORT => {
+                let src = self.arr(0)?;
+                let len = usize::try_from(self.scalar(1)?.num.as_i128()).unwrap_or(0);
+                let c = src.len();
+                if len == 0 || len % 2 != 0 || c % (4 * len) != 0 {
+                    return Err(self.shape_err(format!("mrgsort of {c} elements in runs of {len}")));
+                }
+                Ok(Value::tile(Array::from_nums(self.out(DataType::Fp32), src.shape().to_vec(), mrgsort(&src, len))))
+            }
             id::ROW_EXPAND => {
                 let a = self.arr(0)?;
                 let (_, c) = as_2d(a.shape());
@@ -1126,6 +1169,74 @@ impl Cx<'_> {
             _ => Err(err(codes::RUN_UNSUPPORTED, self.e.span, format!("`{}` {NO_IMPLEMENTATION}", self.name))),
         }
     }
+}
+
+/// Element `v` of dtype `from` read as dtype `to` of the same width (its bits, not its value).
+fn reinterpret(v: Num, from: DataType, to: DataType) -> Num {
+    if from == to {
+        return v;
+    }
+    let bits: u32 = match from {
+        DataType::Fp32 => (v.as_f64() as f32).to_bits(),
+        DataType::Fp16 => u32::from(half::f16::from_f64(v.as_f64()).to_bits()),
+        DataType::Bf16 => u32::from(half::bf16::from_f64(v.as_f64()).to_bits()),
+        _ => v.as_i128() as u32,
+    };
+    match to {
+        DataType::Fp32 => Num::F(f64::from(f32::from_bits(bits))),
+        DataType::Fp16 => Num::F(half::f16::from_bits(bits as u16).to_f64()),
+        DataType::Bf16 => Num::F(half::bf16::from_bits(bits as u16).to_f64()),
+        _ => Num::I(wrap_int(to, i128::from(bits))),
+    }
+}
+
+/// pto-isa's TSORT32 as its CPU simulator computes it: each run of 32 columns of a row, as
+/// (value, index) pairs, sorted by value, greatest first, equal values by index, smallest
+/// first; each pair becomes the record (value, the index's bits as an FP32 element).
+fn sort32(src: &Array, idx: &Array, rows: usize, cols: usize) -> Vec<Num> {
+    let mut out = Vec::with_capacity(rows * cols * 2);
+    for r in 0..rows {
+        for b in (0..cols).step_by(32) {
+            let mut run: Vec<(f64, u32)> = (b..(b + 32).min(cols))
+                .map(|j| (src.get(r * cols + j).as_f64(), idx.get(r * cols + j).as_i128() as u32))
+                .collect();
+            run.sort_by(|x, y| y.0.partial_cmp(&x.0).unwrap_or(std::cmp::Ordering::Equal).then(x.1.cmp(&y.1)));
+            for (v, i) in run {
+                out.push(Num::F(v));
+                out.push(Num::F(f64::from(f32::from_bits(i))));
+            }
+        }
+    }
+    out
+}
+
+/// pto-isa's TMRGSORT of one list (format 1) as its CPU simulator computes it: each 4
+/// consecutive runs of `len` elements (`len / 2` two-element records) merged into one, the
+/// record of the greatest value first, of equal values the one of the earliest run.
+fn mrgsort(src: &Array, len: usize) -> Vec<Num> {
+    let per = len / 2;
+    let mut out = Vec::with_capacity(src.len());
+    for base in (0..src.len()).step_by(4 * len) {
+        let mut next = [0usize; 4];
+        for _ in 0..4 * per {
+            let mut pick: Option<(usize, f64)> = None;
+            for (b, n) in next.iter().enumerate() {
+                if *n >= per {
+                    continue;
+                }
+                let v = src.get(base + b * len + 2 * n).as_f64();
+                if pick.is_none_or(|(_, best)| v > best) {
+                    pick = Some((b, v));
+                }
+            }
+            let Some((b, _)) = pick else { break };
+            let at = base + b * len + 2 * next[b];
+            out.push(src.get(at));
+            out.push(src.get(at + 1));
+            next[b] += 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -373,6 +373,10 @@ impl Lowerer {
             Some(["PipeType", name]) => PipeType::from_name(name).map(|p| KwValue::Int(p.index() as i64)),
             // `pl.PadValue` is today's PyPTO name of the enum.
             Some(["TilePad" | "PadValue", name]) => crate::ir::TilePad::from_name(name).map(KwValue::Pad),
+            // Today's `pl.tile.MaskPattern.P0101` … (`block.gather_mask`): its code.
+            Some(["tile", "MaskPattern", name]) => {
+                (1..=7).find(|&p| crate::ops::mask_pattern(p).is_some_and(|(_, _, n)| n == *name)).map(KwValue::Int)
+            }
             _ => None,
         }
     }

@@ -57,6 +57,9 @@ pub enum CceEmit {
     Extract,
     /// `TFILLPAD(d, x);` with `d` seen with a pad value (pto-isa refuses `PadValue::Null`).
     FillPad,
+    /// `TGATHER<Dst, Src, MaskPattern::P…>(d, x);`: the mask form of TGATHER, the pattern from
+    /// kwarg `mask_pattern`.
+    GatherMask,
     /// No code (allocation is done by the prologue's `TASSIGN`).
     Nothing,
     /// `T d = GET_BLOCK_IDX(<axis>);`.
@@ -152,6 +155,7 @@ impl CceEmit {
             CceEmit::Extract => "TEXTRACT".into(),
             CceEmit::Transpose => "TTRANS".into(),
             CceEmit::FillPad => "TFILLPAD".into(),
+            CceEmit::GatherMask => "TGATHER<Dst, Src, MaskPattern::P…> (the mask form)".into(),
             CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
             CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),
             CceEmit::Flag { instr } => instr.to_string(),
@@ -185,6 +189,7 @@ impl CceEmit {
             CceEmit::RowExpand { .. } => "destination row-major; the vector a column `[N, 1]`",
             CceEmit::ColExpand { .. } => "destination row-major; the vector a row `[1, N]`",
             CceEmit::Extract => "Vec, row-major, the window inside the source",
+            CceEmit::GatherMask => "Vec, row-major `NoneBox`; the destination's rows packed (its shape its valid shape)",
             CceEmit::FillPad => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
             _ => "—",
         }

@@ -45,8 +45,12 @@ pub(crate) fn resolve(
     match path {
         [ns, name] => {
             let Some(entry) = category_of(ns).and_then(|c| find_in(c, name)) else {
-                return today(vars, &path.join("."), args, kwargs)
-                    .ok_or_else(|| unknown_op(&path.join("."), path_span, namespaced_suggestion(ns, name)));
+                let dotted = path.join(".");
+                if let Some(why) = super::refused::refused(&dotted) {
+                    return Err(refused_op(&dotted, why, path_span));
+                }
+                return today(vars, &dotted, args, kwargs)
+                    .ok_or_else(|| unknown_op(&dotted, path_span, namespaced_suggestion(ns, name)));
             };
             // The tensor constructors pick `*_scalar` themselves (§4.5 item 4).
             let entry =
@@ -141,6 +145,16 @@ fn scalar_variant(vars: &VarTable, entry: Entry, args: &[ArgIn], kwargs: &[KwIn]
     } else {
         entry
     }
+}
+
+/// A call of an operator of today's PyPTO that ptoc does not read ([`super::refused`]).
+fn refused_op(dotted: &str, why: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::UNKNOWN_OP,
+        span,
+        format!("'pl.{dotted}' is an operator of today's PyPTO that ptoc does not read"),
+    )
+    .with_note(why.to_string())
 }
 
 fn unknown_op(dotted: &str, span: Span, suggestion: Option<String>) -> Diagnostic {

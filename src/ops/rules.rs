@@ -174,6 +174,10 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::ColReduce => col_reduce_rule(cx, None),
         Rule::Concat => concat_rule(cx),
         Rule::Gather => gather_rule(cx),
+        Rule::GatherMask => gather_mask_rule(cx),
+        Rule::Scatter => scatter_rule(cx),
+        Rule::Sort32 => sort32_rule(cx),
+        Rule::MrgSort => mrgsort_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -442,6 +446,152 @@ fn gather_rule(cx: &Cx) -> R<Type> {
     cx.same_if_const("rows of indices and tmp", &idx.shape[0], &tmp.shape[0])?;
     cx.same_if_const("columns of indices and tmp", &idx.shape[1], &tmp.shape[1])?;
     Ok(tile_type(idx.shape.clone(), src.dtype, None))
+}
+
+/// What mask pattern `p` of [`Rule::GatherMask`] keeps (pto-isa's `MaskPattern`, `type.hpp`):
+/// of each `k` columns the `first`-th, and its C++ name. 1 `P0101` and 2 `P1010` keep every
+/// second column, the first or the second; 3–6 (`P0001` … `P1000`) every fourth; 7 `P1111` all.
+pub fn mask_pattern(p: i64) -> Option<(usize, usize, &'static str)> {
+    Some(match p {
+        1 => (2, 0, "P0101"),
+        2 => (2, 1, "P1010"),
+        3 => (4, 0, "P0001"),
+        4 => (4, 1, "P0010"),
+        5 => (4, 2, "P0100"),
+        6 => (4, 3, "P1000"),
+        7 => (1, 0, "P1111"),
+        _ => return None,
+    })
+}
+
+/// The result type of a call under [`Rule::GatherMask`].
+fn gather_mask_rule(cx: &Cx) -> R<Type> {
+    let src = cx.tile(0)?;
+    cx.rank_exactly(0, &src.shape, 2)?;
+    if !matches!(src.dtype.bits(), 16 | 32) {
+        return Err(cx.check_at(0, format!("requires a 16- or 32-bit source, but got {}", src.dtype.name())));
+    }
+    let pattern = cx.kw_int("mask_pattern").ok_or_else(|| cx.missing_kw("mask_pattern"))?;
+    let Some((k, _, _)) = mask_pattern(pattern) else {
+        return Err(cx.check(format!("requires mask_pattern in range [1, 7], but got {pattern}")));
+    };
+    let Some(cols) = const_dim(&src.shape[1]).filter(|c| *c > 0 && c % k as i64 == 0) else {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "with mask_pattern={pattern} requires a static column count divisible by {k}, but got {}",
+                cx.dims(&src.shape)
+            ),
+        ));
+    };
+    let dtype = match cx.kw("output_dtype") {
+        None => src.dtype,
+        Some(_) => cx.kw_dtype("output_dtype")?,
+    };
+    if dtype.bits() != src.dtype.bits() {
+        return Err(cx.check(format!(
+            "requires output_dtype of the source's width ({}, {} bits), but got {}",
+            src.dtype.name(),
+            src.dtype.bits(),
+            dtype.name()
+        )));
+    }
+    Ok(tile_type(vec![src.shape[0].clone(), dim(cols / k as i64)], dtype, None))
+}
+
+/// The result type of a call under [`Rule::Scatter`].
+fn scatter_rule(cx: &Cx) -> R<Type> {
+    let (dst, src, idx) = (cx.tile(0)?, cx.tile(1)?, cx.tile(2)?);
+    for (i, t) in [(0, dst), (1, src), (2, idx)] {
+        cx.rank_exactly(i, &t.shape, 2)?;
+    }
+    if src.dtype != dst.dtype || !matches!(dst.dtype.bits(), 8 | 16 | 32) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a source of the destination's 8-, 16- or 32-bit dtype, but got {} and {}",
+                dst.dtype.name(),
+                src.dtype.name()
+            ),
+        ));
+    }
+    let want = if dst.dtype.bits() == 32 { DataType::Int32 } else { DataType::Int16 };
+    if idx.dtype != want || !same_dims(&idx.shape, &src.shape) {
+        return Err(cx.check_at(
+            2,
+            format!(
+                "requires {} indexes of the source's shape {}, but got {} {}",
+                want.name(),
+                cx.dims(&src.shape),
+                idx.dtype.name(),
+                cx.dims(&idx.shape)
+            ),
+        ));
+    }
+    Ok(tile_type(dst.shape.clone(), dst.dtype, None))
+}
+
+/// Why an FP16 sort is refused: its 8-byte record is four FP16 elements, two of them the
+/// index's bits, which ptoc's FP16 values (numbers, not bit patterns) cannot hold exactly.
+const SORT_FP16: &str = "an FP16 record holds the index's bits in two FP16 elements, which ptoc does not keep \
+                         bit for bit: sort FP32 values";
+
+/// The result type of a call under [`Rule::Sort32`].
+fn sort32_rule(cx: &Cx) -> R<Type> {
+    let (src, idx) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &src.shape, 2)?;
+    if src.dtype != DataType::Fp32 {
+        let why = if src.dtype == DataType::Fp16 { SORT_FP16 } else { "pto-isa sorts FP16 or FP32 values" };
+        return Err(cx.check_at(0, format!("requires FP32 values, but got {} ({why})", src.dtype.name())));
+    }
+    let Some(cols) = const_dim(&src.shape[1]).filter(|c| *c > 0 && c % 32 == 0) else {
+        return Err(cx.check_at(
+            0,
+            format!("requires a static column count that is a multiple of 32, but got {}", cx.dims(&src.shape)),
+        ));
+    };
+    if idx.dtype != DataType::UInt32 || !same_dims(&idx.shape, &src.shape) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires UINT32 indices of the source's shape {}, but got {} {}",
+                cx.dims(&src.shape),
+                idx.dtype.name(),
+                cx.dims(&idx.shape)
+            ),
+        ));
+    }
+    Ok(tile_type(vec![src.shape[0].clone(), dim(2 * cols)], DataType::Fp32, None))
+}
+
+/// The result type of a call under [`Rule::MrgSort`].
+fn mrgsort_rule(cx: &Cx) -> R<Type> {
+    let src = cx.tile(0)?;
+    if src.dtype != DataType::Fp32 {
+        let why = if src.dtype == DataType::Fp16 { SORT_FP16 } else { "pto-isa merges FP16 or FP32 records" };
+        return Err(cx.check_at(0, format!("requires FP32 records, but got {} ({why})", src.dtype.name())));
+    }
+    let (Some(1), Some(cols)) = (src.shape.first().and_then(const_dim), src.shape.get(1).and_then(const_dim)) else {
+        return Err(cx.check_at(0, format!("requires a [1, C] tile of static C, but got {}", cx.dims(&src.shape))));
+    };
+    if src.shape.len() != 2 {
+        return Err(cx.check_at(0, format!("requires a [1, C] tile of static C, but got {}", cx.dims(&src.shape))));
+    }
+    let len = match &cx.args[1].kind {
+        crate::ir::ExprKind::ConstInt(n, _) => *n,
+        _ => return Err(cx.check_at(1, "requires a constant block_len".to_string())),
+    };
+    if len <= 0 || len % 64 != 0 {
+        return Err(cx.check_at(1, format!("requires block_len to be a positive multiple of 64, but got {len}")));
+    }
+    let groups = cols / (4 * len);
+    if cols % (4 * len) != 0 || !(1..=255).contains(&groups) {
+        return Err(cx.check_at(
+            1,
+            format!("requires the columns ({cols}) to be 4 · block_len ({}) times a count in [1, 255]", 4 * len),
+        ));
+    }
+    Ok(tile_type(src.shape.clone(), DataType::Fp32, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

@@ -543,6 +543,18 @@ pub enum Rule {
     /// `Tile(indices.shape, src.dtype)`: a 2-D source of a 16- or 32-bit dtype, 2-D INT32
     /// indices and an INT32 scratch tile of the indices' shape.
     Gather,
+    /// `Tile([R, C / k], output_dtype or src.dtype)` of a 2-D 16- or 32-bit `[R, C]` source
+    /// (C static): the columns the kwarg `mask_pattern` (1–7) selects, `k` of them in 1, 2 or 4.
+    GatherMask,
+    /// `Tile(dst.shape, dst.dtype)` of a 2-D `dst`, a 2-D `src` of its dtype (8, 16 or 32 bits)
+    /// and indexes of `src`'s shape, INT32 for a 32-bit dtype, else INT16.
+    Scatter,
+    /// `Tile([R, 2C], FP32)` of an FP32 `[R, C]` source (C a static multiple of 32) and UINT32
+    /// indices of its shape: a (value, index) record of two elements per source element.
+    Sort32,
+    /// `Tile([1, C], FP32)` of the `[1, C]` FP32 records of a source: `block_len` (a constant
+    /// multiple of 64) divides C / 4, and C / (4 · block_len) ≤ 255.
+    MrgSort,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -778,6 +790,10 @@ const HP_RSQRT: &str = "ptoc emits block.rsqrt as TRSQRT(dst, src), not as pto-i
                         TRSQRT with a scratch tile: a square root, then a division)";
 /// Why `block.sin`/`block.cos` have no C++ form.
 const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
+/// Why `block.scatter` has no C++ form.
+const NO_SCATTER: &str = "pto-isa's a2a3 TSCATTER zeroes the whole destination before it scatters (InitUBBuffer), \
+                          its CPU simulator keeps the destination's other elements: the two agree only when the \
+                          indexes write every element, which is not known before the kernel runs";
 /// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
 const ARG_REDUCE: &[Param] = &[
     arg("tile", Expect::Tile),
@@ -1402,6 +1418,67 @@ pub static OPS: &[OpDef] = &[
     .pipes(Some(PipeType::V), Some(PipeType::V))
     .cce(dst("TGATHER", 3, Family::Ternary))
     .pto(pto("pto.tgather", 2)),
+    // Registered after be8155433 (today's `pl.tile.gather_mask(src, mask_pattern)`, the mask
+    // form of gather): pto-isa's TGATHER<Dst, Src, MaskPattern>(dst, src) keeps the columns the
+    // pattern selects, packed, read as the destination's dtype of the same width.
+    block(names::GATHER_MASK, &[arg("src", Tile), kw("mask_pattern"), kw("output_dtype")], Rule::GatherMask)
+        .kwargs(&[req("mask_pattern", KwKind::Int), opt("output_dtype", KwKind::DType)])
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(CceEmit::GatherMask),
+    // Registered after be8155433 (today's `pl.tile.scatter(dst, src, indexes)`, the index
+    // form): dst with dst.flat[indexes[i, j]] = src[i, j]. The C++ form rule refuses it
+    // (NO_SCATTER); the interpreter runs it.
+    block(
+        names::SCATTER,
+        &[
+            arg("dst", Tile).about("the destination: the result is this tile with the scattered elements replaced"),
+            arg("src", Tile).about("the elements to scatter: a 2-D tile of `dst`'s dtype"),
+            arg("indexes", Tile).about(
+                "flat row-major positions in `dst` (`r * C + c` for C columns), one per element of `src` and of \
+                 its shape: INT32 for a 32-bit dtype, INT16 for 8- and 16-bit ones; each in range",
+            ),
+        ],
+        Rule::Scatter,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(CceEmit::Unsupported { why: NO_SCATTER }),
+    // Registered after be8155433 (today's `pl.tile.sort32(src, idx)`): pto-isa's
+    // TSORT32(dst, src, idx) sorts each 32-element block of a row by value, greatest first,
+    // into (value, index) records of 8 bytes: for FP32 the value, then the index's bits.
+    block(
+        names::SORT32,
+        &[
+            arg("src", Tile).about(
+                "the FP32 values: a 2-D tile whose static column count is a multiple of 32 (each run of \
+                 32 columns of a row is one block, sorted by itself)",
+            ),
+            arg("idx", Tile).about("a UINT32 tile of `src`'s shape: the index carried with each value into its record"),
+        ],
+        Rule::Sort32,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TSORT32", 2, Family::Binary))
+    .pto(pto("pto.tsort32", 2)),
+    // Registered after be8155433 (today's `pl.tile.mrgsort(src, block_len=…)`, format 1):
+    // pto-isa's TMRGSORT(dst, src, blockLen) merges each 4 consecutive sorted runs of
+    // `blockLen` elements (blockLen / 2 FP32 records) into one, greatest value first.
+    block(
+        names::MRGSORT,
+        &[
+            arg("src", Tile).about(
+                "a one-row FP32 tile of (value, index) records (`block.sort32`'s), in sorted runs of \
+                 `block_len` elements",
+            ),
+            arg("block_len", ConstInt).about(
+                "the length of a sorted run in elements (two per record): a constant multiple of 64; \
+                 the columns are a multiple of 4 · block_len, at most 255 times it",
+            ),
+        ],
+        Rule::MrgSort,
+    )
+    .today(&[today("tile.mrgsort_format1")])
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TMRGSORT", 2, Family::Binary)),
     // No data moves: the result is the input's buffer with another valid shape.
     block(
         names::SET_VALIDSHAPE,

@@ -78,7 +78,8 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
 
 /// Whether `op` computes on whole tiles whatever their valid shapes (a move, a matmul, a view,
 /// a reshape, a transpose, a packed compare, a gather, whose positions are into the whole
-/// source): a partial operand of it has no meaning the valid
+/// source, a sort, whose runs are the whole rows' and whose valid extents pto-isa's a2a3 and
+/// CPU simulator read from different operands): a partial operand of it has no meaning the valid
 /// shape rules give, so the C++ form rule refuses one.
 pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
     matches!(
@@ -93,6 +94,9 @@ pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
             | Rule::Transpose(Shaped::Tile)
             | Rule::CmpBits
             | Rule::Gather
+            | Rule::GatherMask
+            | Rule::Sort32
+            | Rule::MrgSort
     )
 }
 

@@ -272,6 +272,9 @@ fn vector_instrs(
         CceEmit::Extract => vec![v("TEXTRACT", r, 0)],
         CceEmit::Transpose => vec![v("TTRANS", arg_shape(0).unwrap_or(r), 0)],
         CceEmit::FillPad => vec![v("TFILLPAD", r, 0)],
+        // One reduce-by-pattern intrinsic over the source's rows (a2a3 `vreducev2`), costed as
+        // a plain vector instruction on the source (not calibrated on Perf-Sim).
+        CceEmit::GatherMask => vec![v("TGATHER_MASK", arg_shape(0).unwrap_or(r), 0)],
         _ => Vec::new(),
     }
 }
@@ -345,6 +348,11 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // Row by row: a multiply of the indices into byte offsets, a vector barrier, then a
         // gather that reads about 32 bytes a cycle (not calibrated on Perf-Sim).
         "TGATHER" => rows * 12 + sh.total_bytes() / 32,
+        // Row by row (pto-isa's a2a3 TSORT32): one bit sort of a repeat per 32 values, then a
+        // vector barrier; TMRGSORT merges its records in one instruction (neither calibrated
+        // on Perf-Sim).
+        "TSORT32" => rows * (10 + sh.total_bytes() / sh.rows.max(1) / 64),
+        "TMRGSORT" => 10 + sh.total_bytes() / 32,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
@@ -385,7 +393,7 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
 /// that the next vector instruction starts a new stream and pays [`vector_startup`].
 pub fn ends_vector_stream(name: &str) -> bool {
     // TTRANS is booked on MTE1 by Perf-Sim: the vector instruction after it starts anew.
-    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" | "TTRANS")
+    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" | "TTRANS" | "TSORT32")
 }
 
 /// The startup latency (head + tail of its first intrinsic) an instruction pays when it opens
