@@ -1058,3 +1058,18 @@ fn valid_shapes_are_given_kept_reduced_and_dropped_when_whole() {
     assert!(d.message.contains("one extent per axis"), "{}", d.message);
     assert!(ignores_valid_shape(id::RESHAPE) && ignores_valid_shape(id::GATHER) && !ignores_valid_shape(id::ADD));
 }
+
+/// A refused spelling of today's PyPTO names no operator ptoc reads (else the refusal would
+/// hide it), and each is listed once.
+#[test]
+fn refused_spellings_name_no_operator() {
+    let mut seen = HashSet::new();
+    for r in refused::REFUSED {
+        assert!(seen.insert(r.name), "{} listed twice", r.name);
+        assert!(index::today(r.name).is_none(), "{} is a spelling of an operator", r.name);
+        if let Some(name) = r.name.strip_prefix("tensor.") {
+            assert!(index::by_spelling(Category::Tensor, name).is_none(), "{} names an operator", r.name);
+        }
+        assert!(!r.why.is_empty());
+    }
+}

@@ -190,6 +190,31 @@ impl Cx<'_> {
         }
     }
 
+    /// A partial tile loaded from or stored to a tensor: its C++ is a GlobalTensor of the tile's
+    /// valid rows and columns at the window, which exists for a 2-D tensor and tile only.
+    fn partial_window(
+        &self,
+        form: CceEmit,
+        target: Option<VarId>,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let (tile, tensor, at) = match form {
+            CceEmit::Load => (target.map(|v| self.vars.var_type(v)), args.first(), span),
+            _ => (args.first().map(|a| self.vars.type_of(a)), args.get(3), args.first().map_or(span, |a| a.span)),
+        };
+        let Some(Type::Tile(t)) = tile else { return Ok(()) };
+        let Some(valid) = t.view.as_ref().map(|v| v.valid_shape.as_slice()).filter(|v| !v.is_empty()) else {
+            return Ok(());
+        };
+        let rank = tensor.map_or(0, |e| self.vars.type_of(e).shape().map_or(0, <[Expr]>::len));
+        if rank == 2 && valid.len() == 2 {
+            return Ok(());
+        }
+        Err(refused(at, format!("CCE codegen: a partial tile of a {rank}-D tensor"))
+            .with_note("a partial tile is loaded and stored through a GlobalTensor of its valid rows and columns, which ptoc writes for 2-D tensors and tiles only"))
+    }
+
     /// An op call assigned to `target` (an `EvalStmt` has none): an op with a C++ form, on
     /// tiles whose folded C++ form computes what the op does, assigned where its C++ assigns
     /// a value, with its offsets and indices written out as lists.
@@ -241,6 +266,7 @@ impl Cx<'_> {
         match form {
             CceEmit::Load | CceEmit::Store => {
                 tensor_var("the accessed tensor")?;
+                self.partial_window(form, target, args, span)?;
                 let at = args.get(1).map_or(span, |a| a.span);
                 match list(1) {
                     None => return Err(refused(at, "CCE codegen: offsets must be a list literal".to_string())),
