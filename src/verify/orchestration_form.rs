@@ -327,10 +327,18 @@ impl Cx<'_> {
         self.roots.get(&v).is_some_and(|r| *r != v)
     }
 
-    /// A loop-carried value or loop result: a scalar or a tensor.
+    /// A loop-carried value or loop result: a scalar, a tensor, or a tuple of them (the
+    /// results of a task carried whole, whose fields are the task's output tensors).
     fn carried(&mut self, v: VarId, span: Span) {
+        fn host(ty: &Type) -> bool {
+            match ty {
+                Type::Scalar(_) | Type::Tensor(_) => true,
+                Type::Tuple(fields) => fields.iter().all(|t| matches!(t, Type::Scalar(_) | Type::Tensor(_))),
+                _ => false,
+            }
+        }
         let ty = self.f.vars.var_type(v);
-        if !matches!(ty, Type::Scalar(_) | Type::Tensor(_)) {
+        if !host(ty) {
             let kind = ty.kind_name();
             self.errors.push(refused(
                 span,
