@@ -398,7 +398,8 @@ fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
     expect_arity(&c.args, 1, span, &|| format!("{name} requires 1 argument"))?;
     let (_, _, pattern) = kwargs::int(c, "mask_pattern")
         .and_then(crate::ops::mask_pattern)
-        .ok_or_else(|| unsupported(span, &format!("{name} requires mask_pattern in range [1, 7]")))?;
+        // The op's type rule refuses a mask_pattern out of [1, 7].
+        .ok_or_else(|| broken(span, &format!("{name} with a mask_pattern out of [1, 7]")))?;
     let d = tile_dst(k, target, name, span)?;
     let x = k.tile_ref(&c.args[0])?;
     k.linef(format_args!(
@@ -410,10 +411,9 @@ fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
 
 /// `set_flag` / `wait_flag` between two pipes.
 fn flag(k: &mut Kernel, name: &str, c: &Call, instr: &str, span: Span) -> Result<(), Diagnostic> {
-    let e = kwargs::sync_event_of(&c.kwargs)
-        .ok_or_else(|| unsupported(span, &format!("{name}: missing or invalid set_pipe, wait_pipe or event_id")))?;
+    let e = kwargs::sync_event_of(&c.kwargs).ok_or_else(|| broken(span, &format!("{name} without a valid event")))?;
     if !(0..8).contains(&e.id) {
-        return Err(unsupported(span, &format!("{name}: event_id must be in range [0, 7]")));
+        return Err(broken(span, &format!("{name} with event_id {} out of [0, 7]", e.id)));
     }
     k.start_line();
     cat!(k.out(); instr, "(PIPE_", e.set_pipe.name(), ", PIPE_", e.wait_pipe.name(), ", EVENT_ID", e.id, ");");
