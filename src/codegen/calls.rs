@@ -77,7 +77,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             arity(1, &|| "Unary op requires 1 argument".to_string())?;
             let m = kwargs::round_mode(c)
                 .map(RoundMode::isa_name)
-                .ok_or_else(|| unsupported(span, "Cast round mode must be in range [0, 6]"))?;
+                // Binding the op's kwargs refuses a `mode` that is not a rounding mode.
+                .ok_or_else(|| broken(span, &format!("{name} without a valid rounding mode")))?;
             elementwise(k, target, name, "TCVT", args, None, &format!(", RoundMode::CAST_{m}"), false, span)?;
         }
         CceEmit::Cmp { instr } => {
@@ -151,7 +152,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
 fn cmp_mode(c: &Call, name: &str, span: Span) -> Result<&'static str, Diagnostic> {
     kwargs::cmp_mode(c)
         .map(CmpMode::isa_name)
-        .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be one of {}", CmpMode::range_text())))
+        // Binding the op's kwargs refuses a `cmp_type` that is not a comparison.
+        .ok_or_else(|| broken(span, &format!("{name} without a valid cmp_type")))
 }
 
 /// An error unless the call has `n` arguments (the message is only built on a mismatch).
