@@ -77,7 +77,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             arity(1, &|| "Unary op requires 1 argument".to_string())?;
             let m = kwargs::round_mode(c)
                 .map(RoundMode::isa_name)
-                .ok_or_else(|| unsupported(span, "Cast round mode must be in range [0, 6]"))?;
+                // Binding the op's kwargs refuses a `mode` that is not a rounding mode.
+                .ok_or_else(|| broken(span, &format!("{name} without a valid rounding mode")))?;
             elementwise(k, target, name, "TCVT", args, None, &format!(", RoundMode::CAST_{m}"), false, span)?;
         }
         CceEmit::Cmp { instr } => {
@@ -151,7 +152,8 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
 fn cmp_mode(c: &Call, name: &str, span: Span) -> Result<&'static str, Diagnostic> {
     kwargs::cmp_mode(c)
         .map(CmpMode::isa_name)
-        .ok_or_else(|| unsupported(span, &format!("{name}: cmp_type must be one of {}", CmpMode::range_text())))
+        // Binding the op's kwargs refuses a `cmp_type` that is not a comparison.
+        .ok_or_else(|| broken(span, &format!("{name} without a valid cmp_type")))
 }
 
 /// An error unless the call has `n` arguments (the message is only built on a mismatch).
@@ -398,7 +400,8 @@ fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
     expect_arity(&c.args, 1, span, &|| format!("{name} requires 1 argument"))?;
     let (_, _, pattern) = kwargs::int(c, "mask_pattern")
         .and_then(crate::ops::mask_pattern)
-        .ok_or_else(|| unsupported(span, &format!("{name} requires mask_pattern in range [1, 7]")))?;
+        // The op's type rule refuses a mask_pattern out of [1, 7].
+        .ok_or_else(|| broken(span, &format!("{name} with a mask_pattern out of [1, 7]")))?;
     let d = tile_dst(k, target, name, span)?;
     let x = k.tile_ref(&c.args[0])?;
     k.linef(format_args!(
@@ -410,10 +413,9 @@ fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
 
 /// `set_flag` / `wait_flag` between two pipes.
 fn flag(k: &mut Kernel, name: &str, c: &Call, instr: &str, span: Span) -> Result<(), Diagnostic> {
-    let e = kwargs::sync_event_of(&c.kwargs)
-        .ok_or_else(|| unsupported(span, &format!("{name}: missing or invalid set_pipe, wait_pipe or event_id")))?;
+    let e = kwargs::sync_event_of(&c.kwargs).ok_or_else(|| broken(span, &format!("{name} without a valid event")))?;
     if !(0..8).contains(&e.id) {
-        return Err(unsupported(span, &format!("{name}: event_id must be in range [0, 7]")));
+        return Err(broken(span, &format!("{name} with event_id {} out of [0, 7]", e.id)));
     }
     k.start_line();
     cat!(k.out(); instr, "(PIPE_", e.set_pipe.name(), ", PIPE_", e.wait_pipe.name(), ", EVENT_ID", e.id, ");");

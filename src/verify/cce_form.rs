@@ -14,7 +14,7 @@
 //! types of loop-carried values and `if` results, the buffers of loop-carried tiles, and per
 //! op call: a C++ form (no call of another function), N-D tiles only where folding their
 //! leading dimensions into rows computes the same, a result assigned where the C++ assigns one,
-//! offsets and indices written as lists; then the types the writer spells
+//! offsets and indices written as lists, sync event ids in range; then the types the writer spells
 //! ([`super::cce_types`]).
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -314,6 +314,15 @@ impl Cx<'_> {
                     return Err(refused(span, "tensor.dim: the runtime extent of a tensor is known only for a kernel parameter".to_string())
                         .with_note("a kernel's tensors are GlobalTensors over its parameters, and only a parameter's `Tensor` argument carries its extents")
                         .with_note("help: take the extent of the parameter the tensor was stored into"));
+                }
+            }
+            CceEmit::Flag { .. } => {
+                // `set_flag`/`wait_flag` name one of the eight event ids of a pipe pair.
+                let Some(e) = crate::ops::kwargs::sync_event_of(&c.kwargs) else {
+                    return Err(refused(span, format!("{name}: missing or invalid set_pipe, wait_pipe or event_id")));
+                };
+                if !(0..8).contains(&e.id) {
+                    return Err(refused(span, format!("{name}: event_id must be in range [0, 7]")));
                 }
             }
             _ => {}
