@@ -544,7 +544,7 @@ struct Loop {
 }
 
 /// The iterations of `range(lo, hi, st)` (`st` ≠ 0).
-fn trip_count(lo: i64, hi: i64, st: i64) -> u64 {
+pub(crate) fn trip_count(lo: i64, hi: i64, st: i64) -> u64 {
     let (lo, hi, st) = (i128::from(lo), i128::from(hi), i128::from(st));
     let n = if st > 0 { (hi - lo + st - 1) / st } else { (lo - hi - st - 1) / -st };
     u64::try_from(n.max(0)).unwrap_or(u64::MAX)

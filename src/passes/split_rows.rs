@@ -104,7 +104,7 @@ fn plan(f: &Function) -> Option<Plan<'_>> {
                     }
                     Rule::CreateTile => {
                         let shape = list(c.args.first()?)?;
-                        (shape.len() == 2 && const_int(shape[0]) == Some(rows)).then_some(())?;
+                        (shape.len() == 2 && shape[0].as_const_int() == Some(rows)).then_some(())?;
                     }
                     Rule::Broadcast { .. }
                     | Rule::KeepShape { .. }
@@ -181,7 +181,7 @@ fn single_trips_inlined(f: &Function) -> Option<Function> {
 
 /// Whether a loop from `start` to `stop` by `step` (constants) runs exactly once.
 fn runs_once(start: &Expr, stop: &Expr, step: &Expr) -> bool {
-    matches!((const_int(start), const_int(stop), const_int(step)), (Some(a), Some(b), Some(c)) if c > 0 && a < b && b - a <= c)
+    matches!((start.as_const_int(), stop.as_const_int(), step.as_const_int()), (Some(a), Some(b), Some(c)) if c > 0 && super::pipeline_loops::trip_count(a, b, c) == 1)
 }
 
 /// The statements of a straight-line body, or `None` when it is not one.
@@ -202,7 +202,7 @@ fn common_rows(vars: &VarTable) -> Option<i64> {
     let mut rows = None;
     for (_, data) in vars.iter() {
         let Type::Tile(t) = &data.ty else { continue };
-        let dims: Vec<i64> = t.shape.iter().map(const_int).collect::<Option<_>>()?;
+        let dims: Vec<i64> = t.shape.iter().map(Expr::as_const_int).collect::<Option<_>>()?;
         let plain = t.memref.is_none() && t.view.as_ref().is_none_or(|v| v.valid_shape.is_empty());
         if dims.len() != 2 || !plain || *rows.get_or_insert(dims[0]) != dims[0] {
             return None;
@@ -214,7 +214,9 @@ fn common_rows(vars: &VarTable) -> Option<i64> {
 /// Whether each `[r, 1]` column tile of `r` rows is a whole number of 32-byte blocks.
 fn columns_aligned(vars: &VarTable, r: i64) -> bool {
     vars.iter().all(|(_, data)| match &data.ty {
-        Type::Tile(t) if t.shape.get(1).and_then(const_int) == Some(1) => (r * i64::from(t.dtype.bits())) % 256 == 0,
+        Type::Tile(t) if t.shape.get(1).and_then(Expr::as_const_int) == Some(1) => {
+            (r * i64::from(t.dtype.bits())) % 256 == 0
+        }
         _ => true,
     })
 }
@@ -228,7 +230,7 @@ fn window(vars: &VarTable, c: &Call, at: usize, rows: i64) -> Option<()> {
         Some(Type::Tensor(t)) => Some(t),
         _ => None,
     })?;
-    let ok = offsets.len() == 2 && shape.len() == 2 && tensor.shape.len() == 2 && const_int(shape[0]) == Some(rows);
+    let ok = offsets.len() == 2 && shape.len() == 2 && tensor.shape.len() == 2 && shape[0].as_const_int() == Some(rows);
     ok.then_some(())
 }
 
@@ -239,13 +241,6 @@ fn is_store(e: &Expr) -> bool {
 fn list(e: &Expr) -> Option<Vec<&Expr>> {
     match &e.kind {
         ExprKind::MakeTuple(items) => Some(items.iter().collect()),
-        _ => None,
-    }
-}
-
-fn const_int(e: &Expr) -> Option<i64> {
-    match e.kind {
-        ExprKind::ConstInt(v, _) => Some(v),
         _ => None,
     }
 }
@@ -349,7 +344,7 @@ fn block_value(value: &mut Expr, r: i64, first_row: &Expr, plan: &Plan, carried:
         Rule::Load | Rule::Store => {
             if let ExprKind::MakeTuple(offsets) = &mut c.args[1].kind {
                 let o = &mut offsets[0];
-                *o = match const_int(o) {
+                *o = match o.as_const_int() {
                     Some(0) => first_row.clone(),
                     _ => {
                         let ty = o.ty.clone();
