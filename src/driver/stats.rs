@@ -10,7 +10,7 @@ use super::cli::StatsFormat;
 use crate::analysis::cycles::{self, Estimate, PIPES};
 use crate::backend::Backend;
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
-use crate::ir::{ExprKind, Function, FunctionType, MemorySpace, PipeType, Program, Stmt, VarId, VarKind};
+use crate::ir::{ExprKind, Function, FunctionType, MemorySpace, PipeType, Program, Stmt, Type, VarId, VarKind};
 use crate::verify::sync_hazard::{leaf_effect, Effect};
 
 /// Sync ops deleted per function (by name), summed over the runs of remove-redundant-sync.
@@ -142,10 +142,12 @@ impl Stats {
 /// Peak bytes per on-chip memory space of the MemRefs `f` mentions.
 fn peak_bytes(f: &Function) -> BTreeMap<MemorySpace, u64> {
     let mut memrefs: BTreeMap<u64, (MemorySpace, Option<u64>, u64)> = BTreeMap::new();
+    // The buffers of tiles: a MemRef only tensors hold (an `l0c_store`'s result, typed as a
+    // tensor in Vec) takes no room in its space.
     let mut note = |v: VarId| {
-        let m = match &f.var(v).kind {
-            VarKind::MemRef(_) => Some(v),
-            _ => f.var_type(v).memref(),
+        let m = match f.var_type(v) {
+            Type::Tile(t) => t.memref,
+            _ => None,
         };
         if let Some(VarKind::MemRef(info)) = m.and_then(|m| f.vars.get(m)).map(|d| &d.kind) {
             if info.space != MemorySpace::Ddr {

@@ -228,7 +228,9 @@ impl Pipeliner {
             return plain(body);
         }
         let mut extra = [0u64; 6];
-        for &m in &own {
+        // Only a tile's buffer takes room in its space: a MemRef that only tensors hold (the
+        // result of an `l0c_store`, typed as a tensor in Vec) has no address and no bytes there.
+        for &m in own.iter().filter(|&&m| self.holds_tile(m)) {
             let (space, size) = self.memref_info(m);
             extra[space.index()] =
                 extra[space.index()].saturating_add(align_up(size).saturating_mul(u64::from(stages - 1)));
@@ -249,8 +251,11 @@ impl Pipeliner {
         self.expand(Loop { loop_var, lo, st, trip, stages, iter_args, body, return_vars, span }, &own)
     }
 
-    /// The MemRefs of `body` that no variable outside it (nor the loop's iter args and results)
-    /// uses: the buffers each copy gets its own of.
+    /// The on-chip MemRefs of tiles defined in `body` that no value live across the loop holds:
+    /// the buffers each copy gets its own of. A MemRef the lifetime plan shares with a tile
+    /// before or after the loop counts, unless that tile is read in the body (live through every
+    /// iteration) or is one of the loop's iter args and results: a fresh buffer for a copy
+    /// aliases nothing, and copy 0 keeps the shared one.
     fn own_memrefs(&self, body: &Stmt, iter_args: &[VarId], return_vars: &[VarId]) -> Vec<VarId> {
         let mut inside = FxHashSet::default();
         walk_defined_vars(body, &mut |v| {
@@ -259,6 +264,14 @@ impl Pipeliner {
         for v in iter_args.iter().chain(return_vars) {
             inside.remove(v);
         }
+        let mut read = FxHashSet::default();
+        crate::ir::visit::walk_all_exprs(body, &mut |e| {
+            if let crate::ir::ExprKind::Var(v) = e.kind {
+                read.insert(v);
+            }
+        });
+        let carried = |u: &VarId| iter_args.contains(u) || return_vars.contains(u);
+        let dead_outside = |u: &VarId| inside.contains(u) || !(read.contains(u) || carried(u));
         let mut own = Vec::new();
         let mut seen = FxHashSet::default();
         walk_defined_vars(body, &mut |v| {
@@ -267,12 +280,17 @@ impl Pipeliner {
                 return;
             }
             let on_chip = matches!(&self.vars.var(m).kind, VarKind::MemRef(i) if i.space != MemorySpace::Ddr);
-            let local = self.users.get(&m).is_some_and(|us| us.iter().all(|u| inside.contains(u)));
+            let local = self.users.get(&m).is_some_and(|us| us.iter().all(dead_outside));
             if on_chip && local {
                 own.push(m);
             }
         });
         own
+    }
+
+    /// Whether a tile variable has MemRef `m`.
+    fn holds_tile(&self, m: VarId) -> bool {
+        self.users.get(&m).is_some_and(|us| us.iter().any(|&u| matches!(self.vars.var_type(u), Type::Tile(_))))
     }
 
     fn memref_info(&self, m: VarId) -> (MemorySpace, u64) {
