@@ -22,15 +22,26 @@ pub const MAX_STATEMENTS: usize = 256;
 /// Whether `f`'s plan is chosen by cycles: an InCore function with a loop and at most
 /// [`MAX_STATEMENTS`] statements.
 pub fn applies(f: &Function, env: &PassEnv) -> bool {
-    if f.kind != FunctionType::InCore || env.opt < OptLevel::O1 {
-        return false;
+    env.opt >= OptLevel::O1 && loops_and_size(f).is_some_and(|n| n <= MAX_STATEMENTS)
+}
+
+/// Whether `f` is an InCore kernel with a loop whose plan is not chosen by cycles (it has more
+/// than [`MAX_STATEMENTS`] statements).
+pub fn too_large(f: &Function) -> bool {
+    loops_and_size(f).is_some_and(|n| n > MAX_STATEMENTS)
+}
+
+/// The number of statements of an InCore function with a loop; `None` for other functions.
+fn loops_and_size(f: &Function) -> Option<usize> {
+    if f.kind != FunctionType::InCore {
+        return None;
     }
     let (mut n, mut loops) = (0usize, false);
     crate::ir::visit::walk_stmts(&f.body, &mut |s| {
         n += 1;
         loops |= matches!(s, Stmt::For { .. } | Stmt::While { .. });
     });
-    loops && n <= MAX_STATEMENTS
+    loops.then_some(n)
 }
 
 /// The schedules tried at a level, what the level does first.
@@ -41,6 +52,12 @@ pub fn schedules(opt: OptLevel) -> Vec<Schedule> {
     }
     let auto = crate::passes::pipeline_loops::AUTO_STAGES;
     vec![s(auto, true), s(auto, false), s(3, true), s(4, true), s(1, true), s(1, false)]
+}
+
+/// The schedule of a kernel too large to weigh ([`too_large`]), at every level: `-O1`'s (no
+/// copies, no carried flags), so that no level pipelines a loop the model did not weigh.
+pub fn unweighed() -> Schedule {
+    Schedule { stages: 1, carried_flags: false }
 }
 
 /// The candidate with the fewest estimated cycles, its schedule set; the first one on a tie,

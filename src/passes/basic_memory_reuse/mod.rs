@@ -46,6 +46,11 @@ pub fn carrying(mut f: Function, _: Carried, env: &PassEnv) -> Result<(Function,
         OptLevel::O1 | OptLevel::O2 => {
             // `f` as given, for the reference's plan (a candidate when chosen by cycles).
             let by_cycles = by_cycles::applies(&f, env).then(|| (vars.clone(), f.clone()));
+            if f.schedule.is_none() && by_cycles::too_large(&f) {
+                // A kernel too large to weigh keeps -O1's schedule at -O2: its loops are
+                // pipelined only where the cycle model said it pays, never unweighed.
+                f.schedule = Some(by_cycles::unweighed());
+            }
             carry_accumulators(&mut vars, &f);
             let chosen = choose_plan(&vars, &f, env, &Sharing::WEIGHED);
             apply_plan(&mut vars, &mut f, &chosen.intervals, &chosen.decisions);
