@@ -184,7 +184,11 @@ impl MemLoc {
 
 /// The location of a tile/tensor variable's MemRef, if it has one.
 pub fn memloc(vars: &VarTable, v: VarId) -> Option<MemLoc> {
-    let m = vars.var_type(v).memref()?;
+    memref_loc(vars, vars.var_type(v).memref()?)
+}
+
+/// The location of MemRef variable `m`.
+pub fn memref_loc(vars: &VarTable, m: VarId) -> Option<MemLoc> {
     let VarKind::MemRef(info) = &vars.get(m)?.kind else { return None };
     let addr = info.addr.as_const_int().and_then(|a| u64::try_from(a).ok());
     Some(MemLoc { id: info.id, space: info.space, addr, size: info.size })

@@ -26,7 +26,8 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use crate::analysis::effects::{self, memloc, Event, Kind, MemLoc, Mode};
+use crate::analysis::effects::{self, memref_loc, Event, Kind, MemLoc, Mode};
+use crate::analysis::tensor_aliases::TensorAliases;
 use crate::backend::Backend;
 use crate::diag::Span;
 use crate::ir::{MemorySpace, PipeType, Stmt, VarId, VarTable};
@@ -145,6 +146,7 @@ impl Prepared {
     pub fn new(vars: &VarTable, body: &Stmt, backend: Backend) -> Prepared {
         let mut b = Collect {
             vars,
+            aliases: TensorAliases::of(vars, [body]),
             backend,
             leaves: Vec::new(),
             arms: Rc::from(Vec::new()),
@@ -229,6 +231,8 @@ fn alias_table(locs: &[MemLoc]) -> (Vec<u32>, Vec<u32>) {
 /// The leaf walk of [`Prepared::new`].
 struct Collect<'a> {
     vars: &'a VarTable,
+    /// The DDR MemRefs that are one tensor, read as one location.
+    aliases: TensorAliases,
     backend: Backend,
     leaves: Vec<Leaf>,
     arms: Rc<[(usize, bool)]>,
@@ -267,7 +271,7 @@ impl Collect<'_> {
         let slot = self.by_memref.get(m.0 as usize).copied().unwrap_or(NO_LOC);
         let k = match slot {
             UNSEEN => {
-                let k = memloc(self.vars, v).map_or(NO_LOC, |loc| self.index(loc));
+                let k = memref_loc(self.vars, self.aliases.get(m)).map_or(NO_LOC, |loc| self.index(loc));
                 self.by_memref[m.0 as usize] = k;
                 k
             }

@@ -6,7 +6,7 @@
 //! second copy sees the first copy's accesses (cross-iteration dependences), after which
 //! positions of the copy are mapped back onto the original statements.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 
 use rustc_hash::FxHashMap;
 
@@ -17,6 +17,7 @@ use super::reduce::{remove_duplicates, remove_duplicates_and_transitive, remove_
 use super::rules::Rules;
 use super::stamps::{Marks, Memo};
 use crate::analysis::effects::Mode;
+use crate::analysis::tensor_aliases::TensorAliases;
 use crate::backend::Backend;
 use crate::diag::Span;
 use crate::ir::{Expr, PipeType, Stmt, VarId, VarTable};
@@ -88,14 +89,27 @@ const NO_MEMREF: u32 = u32::MAX - 1;
 
 /// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
 pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt, rules: Rules) -> Analysis {
-    run(vars, renamed, backend, positions_hint(body), rules, |c, state| c.stmt(body, state))
+    let renamed = with_tensor_aliases(renamed, TensorAliases::of(vars, [body]));
+    run(vars, &renamed, backend, positions_hint(body), rules, |c, state| c.stmt(body, state))
+}
+
+/// `renamed` with each DDR MemRef read as its tensor's ([`TensorAliases`]): a plan renames
+/// on-chip MemRefs only, so the two maps have no key in common.
+fn with_tensor_aliases(renamed: &Renamed, aliases: TensorAliases) -> Cow<'_, Renamed> {
+    if aliases.is_empty() {
+        return Cow::Borrowed(renamed);
+    }
+    let mut all = renamed.clone();
+    all.extend(aliases.pairs());
+    Cow::Owned(all)
 }
 
 /// [`collect`] of the body `Seq(top)`, its statements given one by one (so that a caller can
 /// leave some out or stand others in for them without copying the rest of the body).
 pub fn collect_seq<S: Borrow<Stmt>>(vars: &VarTable, renamed: &Renamed, backend: Backend, top: &[S]) -> Analysis {
     let hint = top.iter().map(|s| positions_hint(s.borrow())).fold(1, usize::saturating_add);
-    run(vars, renamed, backend, hint, Rules::Guarded, |c, state| c.seq(top, 1, state))
+    let renamed = with_tensor_aliases(renamed, TensorAliases::of(vars, top.iter().map(Borrow::borrow)));
+    run(vars, &renamed, backend, hint, Rules::Guarded, |c, state| c.seq(top, 1, state))
 }
 
 /// A collector over `vars` that `walk` drives; `hint`: about how many positions it interns.
