@@ -10,3 +10,4 @@ pub mod one_path;
 pub mod param_roots;
 pub mod tensor_aliases;
 pub mod visit_order;
+pub mod windows;

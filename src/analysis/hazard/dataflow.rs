@@ -28,6 +28,7 @@ use std::rc::Rc;
 
 use crate::analysis::effects::{self, memref_loc, Event, Kind, MemLoc, Mode};
 use crate::analysis::tensor_aliases::TensorAliases;
+use crate::analysis::windows;
 use crate::backend::Backend;
 use crate::diag::Span;
 use crate::ir::{MemorySpace, PipeType, Stmt, VarId, VarTable};
@@ -136,6 +137,10 @@ pub struct Prepared {
     words: usize,
     /// Per pipe, the accesses on that pipe (8 bit sets of `words` words, one after the other).
     on_pipe: Vec<u64>,
+    /// Per loop (by the id of its body's first leaf): the end of its leaf ids and the
+    /// locations whose accesses in different iterations are disjoint
+    /// ([`crate::analysis::windows`]).
+    private: rustc_hash::FxHashMap<usize, (usize, Vec<u32>)>,
 }
 
 const PIPES: usize = 8;
@@ -159,9 +164,10 @@ impl Prepared {
             locs: Vec::new(),
             mems: Vec::new(),
             fx: Vec::new(),
+            private: Vec::new(),
         };
         b.stmt(body);
-        let Collect { leaves, mut locs, mut mems, fx, .. } = b;
+        let Collect { leaves, mut locs, mut mems, fx, private, .. } = b;
         let words = leaves.len().div_ceil(64).max(1);
         let mut on_pipe = vec![0u64; PIPES * words];
         for (i, f) in fx.iter().enumerate() {
@@ -187,7 +193,11 @@ impl Prepared {
         }
         locs = order.iter().map(|&i| locs[i as usize]).collect();
         let (alias_at, alias) = alias_table(&locs);
-        Prepared { leaves, fx, mems, locs, alias_at, alias, words, on_pipe }
+        let private = private
+            .into_iter()
+            .map(|(first, end, ms)| (first, (end, ms.into_iter().map(|m| rank[m as usize]).collect())))
+            .collect();
+        Prepared { leaves, fx, mems, locs, alias_at, alias, words, on_pipe, private }
     }
 
     /// The locations that may share bytes with location `m`.
@@ -250,6 +260,9 @@ struct Collect<'a> {
     locs: Vec<MemLoc>,
     mems: Vec<u32>,
     fx: Vec<Fx>,
+    /// Per loop with tensors private to its iterations: its first and end leaf ids and those
+    /// tensors' location indices (before the renumbering).
+    private: Vec<(usize, usize, Vec<u32>)>,
 }
 
 /// [`Collect::by_memref`] of a MemRef variable not met yet, and of one that is no location.
@@ -335,7 +348,27 @@ impl Collect<'_> {
                 }
                 self.arms = outer;
             }
-            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+            Stmt::For { loop_var, step, iter_args, body, .. } => {
+                let first = self.leaves.len();
+                let private = windows::iteration_private(
+                    self.vars,
+                    self.backend,
+                    &self.aliases,
+                    *loop_var,
+                    step,
+                    iter_args,
+                    body,
+                );
+                let locs: Vec<u32> =
+                    private.into_iter().filter_map(|m| memref_loc(self.vars, m)).map(|l| self.index(l)).collect();
+                self.depth += 1;
+                self.stmt(body);
+                self.depth -= 1;
+                if !locs.is_empty() {
+                    self.private.push((first, self.leaves.len(), locs));
+                }
+            }
+            Stmt::While { body, .. } => {
                 self.depth += 1;
                 self.stmt(body);
                 self.depth -= 1;
@@ -640,12 +673,23 @@ impl Analyzer<'_> {
         let mark = self.found.len();
         let mut head = entry.clone();
         let mut last = (None, None);
+        let private = self.prep.private.get(&first);
         for _ in 0..MAX_ROUNDS {
             if self.aborted {
                 break;
             }
             self.found.truncate(mark);
-            let (back, breaks) = self.body_once(body, head.clone(), first);
+            // An iteration's accesses to a tensor private to the iterations conflict with
+            // none of the next one's: the body starts without them (the exit keeps them).
+            let mut start = head.clone();
+            if let (Some((end, locs)), Some(st)) = (private, start.as_mut()) {
+                let earlier = |id: &u32| !(first..*end).contains(&(*id as usize));
+                for &m in locs {
+                    st.writers[m as usize].retain(earlier);
+                    st.readers[m as usize].retain(earlier);
+                }
+            }
+            let (back, breaks) = self.body_once(body, start, first);
             let new_head = join(entry.clone(), back.clone());
             last = (back, breaks);
             if new_head == head {

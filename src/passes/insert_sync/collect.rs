@@ -20,7 +20,7 @@ use crate::analysis::effects::Mode;
 use crate::analysis::tensor_aliases::TensorAliases;
 use crate::backend::Backend;
 use crate::diag::Span;
-use crate::ir::{Expr, PipeType, Stmt, VarId, VarTable};
+use crate::ir::{Expr, PipeType, Stmt, VarId, VarKind, VarTable};
 
 /// What phase 1 hands to the later phases.
 #[derive(Debug, Default)]
@@ -88,14 +88,27 @@ const UNSEEN: u32 = u32::MAX;
 const NO_MEMREF: u32 = u32::MAX - 1;
 
 /// Runs phase 1 on a function body, reading the MemRefs in `renamed` as the ones they map to.
-pub fn collect(vars: &VarTable, renamed: &Renamed, backend: Backend, body: &Stmt, rules: Rules) -> Analysis {
-    let renamed = with_tensor_aliases(renamed, TensorAliases::of(vars, [body]));
-    run(vars, &renamed, backend, positions_hint(body), rules, |c, state| c.stmt(body, state))
+///
+/// `windows`: a tensor whose accesses in different iterations of a loop touch disjoint
+/// windows ([`crate::analysis::windows`]) is read as not carried across that loop's iterations
+/// (`-O1`, `-O2`; `-O0` places the reference's syncs).
+pub fn collect(
+    vars: &VarTable,
+    renamed: &Renamed,
+    backend: Backend,
+    body: &Stmt,
+    rules: Rules,
+    windows: bool,
+) -> Analysis {
+    let aliases = TensorAliases::of(vars, [body]);
+    let renamed = with_tensor_aliases(renamed, &aliases);
+    let walk = |c: &mut Collector, state: &mut State| c.stmt(body, state);
+    run(vars, &renamed, backend, positions_hint(body), rules, windows.then_some(&aliases), walk)
 }
 
 /// `renamed` with each DDR MemRef read as its tensor's ([`TensorAliases`]): a plan renames
 /// on-chip MemRefs only, so the two maps have no key in common.
-fn with_tensor_aliases(renamed: &Renamed, aliases: TensorAliases) -> Cow<'_, Renamed> {
+fn with_tensor_aliases<'r>(renamed: &'r Renamed, aliases: &TensorAliases) -> Cow<'r, Renamed> {
     if aliases.is_empty() {
         return Cow::Borrowed(renamed);
     }
@@ -108,8 +121,9 @@ fn with_tensor_aliases(renamed: &Renamed, aliases: TensorAliases) -> Cow<'_, Ren
 /// leave some out or stand others in for them without copying the rest of the body).
 pub fn collect_seq<S: Borrow<Stmt>>(vars: &VarTable, renamed: &Renamed, backend: Backend, top: &[S]) -> Analysis {
     let hint = top.iter().map(|s| positions_hint(s.borrow())).fold(1, usize::saturating_add);
-    let renamed = with_tensor_aliases(renamed, TensorAliases::of(vars, top.iter().map(Borrow::borrow)));
-    run(vars, &renamed, backend, hint, Rules::Guarded, |c, state| c.seq(top, 1, state))
+    let aliases = TensorAliases::of(vars, top.iter().map(Borrow::borrow));
+    let renamed = with_tensor_aliases(renamed, &aliases);
+    run(vars, &renamed, backend, hint, Rules::Guarded, Some(&aliases), |c, state| c.seq(top, 1, state, &[]))
 }
 
 /// A collector over `vars` that `walk` drives; `hint`: about how many positions it interns.
@@ -119,11 +133,13 @@ fn run(
     backend: Backend,
     hint: usize,
     rules: Rules,
+    windows: Option<&TensorAliases>,
     walk: impl FnOnce(&mut Collector, &mut State),
 ) -> Analysis {
     let mut c = Collector {
         vars,
         renamed,
+        windows,
         backend,
         path: Vec::new(),
         ids: vec![Positions::ROOT],
@@ -180,6 +196,9 @@ enum Copy {
 struct Collector<'a> {
     vars: &'a VarTable,
     renamed: &'a Renamed,
+    /// With the DDR tensor classes when tensors private to a loop's iterations are read so
+    /// ([`collect`]'s `windows`).
+    windows: Option<&'a TensorAliases>,
     backend: Backend,
     /// Path of the statement being visited.
     path: Path,
@@ -234,13 +253,16 @@ impl Collector<'_> {
     /// Only sequences, ifs and loops are entered; anything else at this level is opaque.
     fn stmt(&mut self, s: &Stmt, state: &mut State) {
         match s {
-            Stmt::Seq { stmts, .. } => self.seq(stmts, 1, state),
+            Stmt::Seq { stmts, .. } => self.seq(stmts, 1, state, &[]),
             Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
             // A while loop is a loop like any other (the reference does not analyse while
             // loops, §2.10 step 5, so their hazards stay unordered): its body may run again
             // after itself.
-            Stmt::For { start, stop, step, body, .. } => self.for_body(body, state, runs_once(start, stop, step)),
-            Stmt::While { body, .. } => self.for_body(body, state, false),
+            Stmt::For { loop_var, start, stop, step, iter_args, body, .. } => {
+                let private = self.private_memrefs(*loop_var, step, iter_args, body);
+                self.for_body(body, state, runs_once(start, stop, step), &private)
+            }
+            Stmt::While { body, .. } => self.for_body(body, state, false, &[]),
             _ => {}
         }
     }
@@ -250,13 +272,23 @@ impl Collector<'_> {
     ///
     /// The leaves directly in the statements have the same effects in every repetition: they
     /// are computed in the first and replayed from [`Recorded`] in the others.
-    fn seq<S: Borrow<Stmt>>(&mut self, stmts: &[S], reps: usize, state: &mut State) {
+    ///
+    /// `again`: MemRef entries the second repetition starts from (the loop's tensors private to
+    /// its iterations, as they were before the first).
+    fn seq<S: Borrow<Stmt>>(&mut self, stmts: &[S], reps: usize, state: &mut State, again: &[(usize, Access)]) {
         let start = self.pairs.len();
         let mark = self.recorded.mark();
         let mut next = mark.0;
         for (i, s) in stmts.iter().cycle().take(stmts.len() * reps).enumerate() {
             if i % stmts.len() == 0 {
                 next = mark.0;
+            }
+            if i == stmts.len() {
+                for (m, entry) in again {
+                    if let Some(a) = state.access.get_mut(*m) {
+                        *a = entry.clone();
+                    }
+                }
             }
             let mut copy = || match (reps, i < stmts.len()) {
                 (1, _) => Copy::Only,
@@ -278,12 +310,15 @@ impl Collector<'_> {
                     }
                 }
                 Stmt::If { then_body, else_body, .. } => self.if_stmt(then_body, else_body.as_deref(), state),
-                Stmt::For { start, stop, step, body, .. } => self.for_body(body, state, runs_once(start, stop, step)),
-                Stmt::While { body, .. } => self.for_body(body, state, false),
+                Stmt::For { loop_var, start, stop, step, iter_args, body, .. } => {
+                    let private = self.private_memrefs(*loop_var, step, iter_args, body);
+                    self.for_body(body, state, runs_once(start, stop, step), &private)
+                }
+                Stmt::While { body, .. } => self.for_body(body, state, false, &[]),
                 // §6.1 Q21 (fixed): an InCore scope runs on the same core, in program order.
                 Stmt::Scope { body, .. } => {
                     self.enter(Elem::marker(Kind::ScopeBody));
-                    self.seq(as_seq(body), 1, state);
+                    self.seq(as_seq(body), 1, state, &[]);
                     self.leave();
                 }
                 // No effects; where it is tells phase 2 which pairs a jump could split.
@@ -321,7 +356,8 @@ impl Collector<'_> {
     /// positions of its pairs onto another statement, and the syncs of the outer loop were lost
     /// or misplaced. No corpus case has such a nest.
     /// `runs`: the loop runs at least once (constant bounds), recorded for the reductions.
-    fn for_body(&mut self, body: &Stmt, state: &mut State, runs: bool) {
+    /// `private`: the dense indexes of the MemRefs private to the loop's iterations.
+    fn for_body(&mut self, body: &Stmt, state: &mut State, runs: bool, private: &[usize]) {
         let stmts = as_seq(body);
         if stmts.is_empty() {
             return;
@@ -334,7 +370,9 @@ impl Collector<'_> {
         let n = stmts.len();
         let start = self.pairs.len();
         let jumps_start = self.out.jumps.len();
-        self.seq(stmts, 2, state);
+        let again: Vec<(usize, Access)> =
+            private.iter().map(|&m| (m, state.access.get(m).cloned().unwrap_or_default())).collect();
+        self.seq(stmts, 2, state, &again);
         let body = self.here();
         let (body_path, positions, folded) = (self.path.as_slice(), &mut self.out.positions, &mut self.folded);
         folded.next_round();
@@ -354,6 +392,25 @@ impl Collector<'_> {
         }
         remove_duplicates(&mut self.pairs, start, &mut self.indexes);
         self.leave();
+    }
+
+    /// The dense indexes of the tensors private to the iterations of a loop
+    /// ([`crate::analysis::windows`]), when [`Collector::windows`] asks for them.
+    fn private_memrefs(&mut self, loop_var: VarId, step: &Expr, iter_args: &[VarId], body: &Stmt) -> Vec<usize> {
+        let Some(aliases) = self.windows else { return Vec::new() };
+        let ms = crate::analysis::windows::iteration_private(
+            self.vars,
+            self.backend,
+            aliases,
+            loop_var,
+            step,
+            iter_args,
+            body,
+        );
+        let mut out: Vec<usize> = ms.into_iter().filter_map(|m| self.dense_of_memref(m)).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The leaf `s` at `here`, in the given repetition of its sequence.
@@ -430,6 +487,19 @@ impl Collector<'_> {
             *entry = dense.map_or(NO_MEMREF, |k| k as u32);
         }
         dense
+    }
+
+    /// The dense index of MemRef variable `m` (as [`Collector::dense_memref`] keys it).
+    fn dense_of_memref(&mut self, m: VarId) -> Option<usize> {
+        let m = self.renamed.get(&m).copied().unwrap_or(m);
+        let VarKind::MemRef(info) = &self.vars.get(m)?.kind else { return None };
+        let key = (info.id, m);
+        let next = self.memrefs.len();
+        let keys = &mut self.keys;
+        Some(*self.memrefs.entry(key).or_insert_with(|| {
+            keys.push(key);
+            next
+        }))
     }
 
     /// Pairs the leaf at `here` (on `pipe`, with these MemRef indexes) with its producers in

@@ -107,7 +107,8 @@ fn synchronised(
     rules: Rules,
     flags: bool,
 ) -> Result<Stmt, Vec<Diagnostic>> {
-    let collect = || collect::collect(vars, &Renamed::default(), env.backend, &body, rules);
+    let windows = env.opt >= OptLevel::O1;
+    let collect = || collect::collect(vars, &Renamed::default(), env.backend, &body, rules, windows);
     let analysis = place_events_at(flags, collect).map_err(|(a, e)| vec![out_of_event_ids(&a, e.pair)])?;
     Ok(insert::Plan::build(vars, &analysis).apply(body))
 }
