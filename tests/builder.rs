@@ -98,7 +98,7 @@ fn example_kernel_has_iter_args_yields_and_a_merging_if() {
 #[test]
 fn example_kernel_compiles_to_cpp() {
     let text = ptoc::printer::print_program(&example::build().unwrap());
-    let args: Vec<String> = ["ptoc", "--emit", "cpp", "-"].iter().map(|s| s.to_string()).collect();
+    let args: Vec<String> = ["ptoc", "-O1", "--emit", "cpp", "-"].iter().map(|s| s.to_string()).collect();
     let out = ptoc::driver::run(&args, text.as_bytes());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.code, 0, "{}", String::from_utf8_lossy(&out.stderr));

@@ -46,7 +46,7 @@ def compile(
     source: str,
     *,
     emit: str = "cpp",
-    opt_level: int = 1,
+    opt_level: int | None = None,
     pipeline: str | None = None,
     passes: Iterable[str] | None = None,
     stop_after: str | None = None,
@@ -70,7 +70,8 @@ def compile(
 
     The other keywords are the command line's options (``ptoc --help``): ``opt_level`` is
     ``-O`` (0: the pipelines as the reference runs them, 1: also remove redundant syncs and
-    plan buffers by lifetime), ``pipeline`` is ``--pipeline`` (``"default"``, ``"ptoas"``,
+    plan buffers by lifetime, 2: also split kernels into blocks of rows and pipeline loops
+    where the cycle model says it pays; ``None``: ptoc's default, 2), ``pipeline`` is ``--pipeline`` (``"default"``, ``"ptoas"``,
     ``"none"``; by default ``"ptoas"`` for ``emit="pto"``, else ``"default"``), ``passes``
     is ``--passes`` (this list instead of the pipeline's), ``stop_after`` / ``stop_before``
     end the pass list at a pass, ``backend`` is ``--backend`` (``"cce"``, ``"pto"``),
@@ -85,7 +86,7 @@ def compile(
     """
     if not isinstance(source, str):
         raise TypeError(f"source must be the program's text (str), not {type(source).__name__}")
-    options = ["--emit", str(emit), "-O", str(opt_level)]
+    options = ["--emit", str(emit)] + _valued("-O", opt_level)
     options += _valued("--pipeline", pipeline)
     if passes is not None:
         options += ["--passes", passes if isinstance(passes, str) else ",".join(passes)]
@@ -111,7 +112,7 @@ def run(
     func: str | None = None,
     seed: int = 0,
     pipeline: str = "default",
-    opt_level: int = 1,
+    opt_level: int | None = None,
     passes: Iterable[str] | None = None,
     stop_after: str | None = None,
     backend: str = "cce",
@@ -143,7 +144,7 @@ def run(
 
     if not isinstance(source, str):
         raise TypeError(f"source must be the program's text (str), not {type(source).__name__}")
-    options = ["--seed", str(int(seed)), "--pipeline", str(pipeline), "-O", str(opt_level)]
+    options = ["--seed", str(int(seed)), "--pipeline", str(pipeline)] + _valued("-O", opt_level)
     options += ["--backend", str(backend)]
     options += _valued("--func", func)
     if passes is not None:

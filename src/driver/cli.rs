@@ -91,9 +91,11 @@ pub struct Cli {
 
     /// Optimisation level of the named pipelines: `0` runs them as the reference does (but the
     /// result of a matmul_acc takes its accumulator's buffer, as the device needs);
-    /// `1` (default) also runs remove-redundant-sync after insert-sync, and basic-memory-reuse plans
-    /// buffers by lifetime. `--passes` ignores it.
-    #[arg(short = 'O', value_name = "LEVEL", default_value = "1", value_parser = parse_opt_level, help_heading = "Passes")]
+    /// `1` also runs remove-dead-tiles and remove-redundant-sync, and basic-memory-reuse plans
+    /// buffers by lifetime (chosen by estimated cycles); `2` also splits straight-line kernels into
+    /// blocks of rows and pipelines loops where the cycle model says it pays (docs/cli.md).
+    /// `--passes` ignores it.
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = OptLevel::default(), value_parser = parse_opt_level, help_heading = "Passes")]
     pub opt: OptLevel,
 
     /// After compiling, print per kernel function and for the whole program: ops per pipe, sync
@@ -413,7 +415,7 @@ mod tests {
         assert_eq!(cli.backend(), Backend::Cce);
         assert_eq!(cli.max_file_size, 256 << 20);
         assert!(cli.passes.is_none());
-        assert_eq!(cli.opt, OptLevel::O1);
+        assert_eq!(cli.opt, OptLevel::O2);
         assert_eq!(cli.stats, None);
     }
 

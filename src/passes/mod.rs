@@ -402,14 +402,26 @@ pub fn lookup(name: &str) -> Option<&'static PassInfo> {
 
 /// Optimisation levels (`-O0`, `-O1`, `-O2`), in the LLVM convention: `-O0` runs the named
 /// pipelines as the reference does (except that a `matmul_acc` result takes its accumulator's
-/// buffer, see `basic_memory_reuse`); `-O1` (the default) adds ptoc's own optimisations; `-O2`
-/// also double-buffers loops (`pipeline_loops`).
+/// buffer, see `basic_memory_reuse`); `-O1` adds ptoc's own optimisations; `-O2` (the
+/// default) also splits straight-line kernels into blocks of rows and pipelines loops
+/// (`split_rows`, `pipeline_loops`) where the cycle model says it pays, so that it is never
+/// estimated slower than `-O1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OptLevel {
     O0,
-    #[default]
     O1,
+    #[default]
     O2,
+}
+
+impl std::fmt::Display for OptLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OptLevel::O0 => "0",
+            OptLevel::O1 => "1",
+            OptLevel::O2 => "2",
+        })
+    }
 }
 
 impl OptLevel {
@@ -574,7 +586,7 @@ mod tests {
         let at = o2.iter().position(|n| *n == "run-verifier").unwrap();
         assert_eq!(o2[at + 1..at + 3], [remove_dead_tiles::NAME, split_rows::NAME]);
         assert_eq!(o2.len(), o1.len() + 1);
-        assert_eq!(OptLevel::default(), OptLevel::O1);
+        assert_eq!(OptLevel::default(), OptLevel::O2);
         for (_, added) in OptLevel::O1.additions() {
             assert!(lookup(added).is_some(), "{added}");
         }
