@@ -32,17 +32,19 @@ Commands:
 Passes run in the order of --passes if given, else of --pipeline at the -O level:
   -O0  the pipelines as the reference runs them (but the result of a matmul_acc
        takes its accumulator's buffer, as the device needs)
-  -O1  (default) also remove-dead-tiles deletes tiles nothing uses,
+  -O1  also remove-dead-tiles deletes tiles nothing uses, insert-sync lets a
+       loop's iterations overlap on disjoint windows of one tensor,
        remove-redundant-sync runs right after insert-sync, and
        basic-memory-reuse plans buffers by lifetime, taking per function the plan
        that needs the fewest syncs (ptoc's own plan), or in a small kernel with a
        loop the plan (its own or the reference's) the cycle model estimates fastest
-  -O2  also pipeline-loops double-buffers innermost loops whose buffers fit twice
+  -O2  (default) also pipeline-loops double-buffers innermost loops whose buffers fit twice
        (as `pl.pipeline(..., stage=2)`: copies of the body with buffers of their own)
        and insert-sync carries flags across iterations; in a small kernel with a
        loop the copies and flags are chosen by the cycle model too; split-rows runs a
        straight-line kernel (or one loop that runs once) as a loop over row blocks
-       where the cycle model estimates it faster
+       where the cycle model estimates it faster; a kernel over 256 statements
+       keeps -O1's schedule
 Use --list-passes for the names and what each level runs; the reference's CamelCase names
 (ConvertToSSA, MemoryReuse, ...) are accepted too.
 

@@ -383,7 +383,7 @@ fn list_passes() -> String {
         }
         s.push_str(&format!("\n      {}\n", p.description));
     }
-    s.push_str("Pipelines (--pipeline), at -O0 (as the reference), -O1 (the default) and -O2:\n");
+    s.push_str("Pipelines (--pipeline), at -O0 (as the reference), -O1 and -O2 (the default):\n");
     for (name, pl) in [("default", Pipeline::Default), ("ptoas", Pipeline::Ptoas), ("none", Pipeline::None)] {
         for (level, opt) in [("-O0", OptLevel::O0), ("-O1", OptLevel::O1), ("-O2", OptLevel::O2)] {
             let list = pl.pass_names_at(opt).join(", ");
