@@ -1086,6 +1086,13 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(Array::from_nums(self.out(DataType::Fp32), src.shape().to_vec(), mrgsort(&src, len))))
             }
+            id::PARTADD | id::PARTMUL | id::PARTMAX | id::PARTMIN => {
+                // Whole operands: every element is valid in both, the plain element-wise op
+                // (`partial` computes the partial forms).
+                let (a, b) = (self.arr(0)?, self.arr(1)?);
+                let out = self.out(a.dtype());
+                self.elementwise(&[&a, &b], out, |v| part_combine(self.op, out, v[0], v[1]))
+            }
             id::ROW_EXPAND => {
                 let a = self.arr(0)?;
                 let (_, c) = as_2d(a.shape());
@@ -1169,6 +1176,18 @@ impl Cx<'_> {
             _ => Err(err(codes::RUN_UNSUPPORTED, self.e.span, format!("`{}` {NO_IMPLEMENTATION}", self.name))),
         }
     }
+}
+
+/// The element of a partial-combine op (`block.partadd` …) where both operands are valid, as
+/// pto-isa's CPU simulator computes it (`+`, `*`, `std::max`, `std::min`).
+pub(super) fn part_combine(op: OpId, out: DataType, a: Num, b: Num) -> Result<Num, String> {
+    let kind = match op {
+        id::PARTMUL => Bin::Mul,
+        id::PARTMAX => Bin::Max,
+        id::PARTMIN => Bin::Min,
+        _ => Bin::Add,
+    };
+    arith(kind, out, a, b)
 }
 
 /// Element `v` of dtype `from` read as dtype `to` of the same width (its bits, not its value).

@@ -178,6 +178,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Scatter => scatter_rule(cx),
         Rule::Sort32 => sort32_rule(cx),
         Rule::MrgSort => mrgsort_rule(cx),
+        Rule::PartBinary => part_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -592,6 +593,53 @@ fn mrgsort_rule(cx: &Cx) -> R<Type> {
         ));
     }
     Ok(tile_type(src.shape.clone(), DataType::Fp32, None))
+}
+
+/// The valid extents of a tile type, one per axis (its shape's where it has no valid shape).
+fn valid_extents(t: &TileType) -> &[Expr] {
+    t.view.as_ref().map(|v| v.valid_shape.as_slice()).filter(|v| !v.is_empty()).unwrap_or(&t.shape)
+}
+
+/// The result type of a call under [`Rule::PartBinary`].
+fn part_rule(cx: &Cx) -> R<Type> {
+    let (a, b) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &a.shape, 2)?;
+    if !matches!(a.dtype, DataType::Int16 | DataType::Int32 | DataType::Fp16 | DataType::Fp32) {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "requires an INT16, INT32, FP16 or FP32 tile (pto-isa's a2a3 instruction takes these), but got {}",
+                a.dtype.name()
+            ),
+        ));
+    }
+    if b.dtype != a.dtype || !same_dims(&b.shape, &a.shape) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires src1 of src0's shape and dtype ({} {}), but got {} {}",
+                cx.dims(&a.shape),
+                a.dtype.name(),
+                cx.dims(&b.shape),
+                b.dtype.name()
+            ),
+        ));
+    }
+    let (va, vb) = (valid_extents(a), valid_extents(b));
+    let past = va.iter().zip(vb).any(|(x, y)| matches!((const_dim(x), const_dim(y)), (Some(x), Some(y)) if y > x));
+    if past {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires src1's valid region inside src0's, the result's, but got src0 valid {} and src1 valid {} \
+                 (pto-isa's a2a3 instruction combines over the destination's valid region and asserts when a \
+                 source's extends past it)",
+                cx.dims(va),
+                cx.dims(vb)
+            ),
+        ));
+    }
+    Ok(tile_type(a.shape.clone(), a.dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

@@ -555,6 +555,9 @@ pub enum Rule {
     /// `Tile([1, C], FP32)` of the `[1, C]` FP32 records of a source: `block_len` (a constant
     /// multiple of 64) divides C / 4, and C / (4 · block_len) ≤ 255.
     MrgSort,
+    /// `Tile(src0.shape, src0.dtype)` with `src0`'s valid shape, of two 2-D tiles of one shape
+    /// and one dtype (INT16, INT32, FP16, FP32), `src1` valid over at most `src0`'s valid region.
+    PartBinary,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -794,6 +797,15 @@ const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS i
 const NO_SCATTER: &str = "pto-isa's a2a3 TSCATTER zeroes the whole destination before it scatters (InitUBBuffer), \
                           its CPU simulator keeps the destination's other elements: the two agree only when the \
                           indexes write every element, which is not known before the kernel runs";
+/// The operands of the partial-combine ops (`block.partadd` …).
+const PART: &[Param] = &[
+    arg("src0", Tile)
+        .about("the first operand, whose valid region is the result's: a 2-D INT16, INT32, FP16 or FP32 tile"),
+    arg("src1", Tile).about(
+        "the second operand, of `src0`'s shape and dtype, valid over at most `src0`'s valid region: where \
+         it is not valid the result is `src0`'s element",
+    ),
+];
 /// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
 const ARG_REDUCE: &[Param] = &[
     arg("tile", Expect::Tile),
@@ -1479,6 +1491,33 @@ pub static OPS: &[OpDef] = &[
     .today(&[today("tile.mrgsort_format1")])
     .pipes(Some(PipeType::V), Some(PipeType::V))
     .cce(dst("TMRGSORT", 2, Family::Binary)),
+    // Registered after be8155433 (today's `pl.tile.part_add/part_mul/part_max/part_min(src0,
+    // src1)`): pto-isa's TPARTADD/TPARTMUL/TPARTMAX/TPARTMIN(dst, src0, src1) combine the two
+    // over the destination's valid region, and where only one source is valid copy that one.
+    block(names::PARTADD, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_add"])
+        .today(&[today("tile.part_add")])
+        .cce(dst("TPARTADD", 2, Family::Binary))
+        .pto(pto("pto.tpartadd", 2)),
+    block(names::PARTMUL, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_mul"])
+        .today(&[today("tile.part_mul")])
+        .cce(dst("TPARTMUL", 2, Family::Binary))
+        .pto(pto("pto.tpartmul", 2)),
+    block(names::PARTMAX, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_max"])
+        .today(&[today("tile.part_max")])
+        .cce(dst("TPARTMAX", 2, Family::Binary))
+        .pto(pto("pto.tpartmax", 2)),
+    block(names::PARTMIN, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_min"])
+        .today(&[today("tile.part_min")])
+        .cce(dst("TPARTMIN", 2, Family::Binary))
+        .pto(pto("pto.tpartmin", 2)),
     // No data moves: the result is the input's buffer with another valid shape.
     block(
         names::SET_VALIDSHAPE,

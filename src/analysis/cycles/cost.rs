@@ -313,6 +313,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
     let unary = |slope: u64| if total > 255 { 4 } else { slope * total };
     match name {
         "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => binary(2),
+        // The combination over the smaller valid region, as TADD, then a copy of the rest of the
+        // larger one (pto-isa's a2a3 TPartOp; not calibrated on Perf-Sim).
+        "TPARTADD" | "TPARTMUL" | "TPARTMAX" | "TPARTMIN" => binary(2) + 4,
         "TDIV" => binary(4),
         // A reciprocal: a division per repeat, row by row.
         "TRECIP" => {
