@@ -74,7 +74,7 @@ fn bin_kind(short: &str) -> Option<Bin> {
         "div" | "divs" | "div_scalar" => Bin::Div,
         "maximum" | "maxs" => Bin::Max,
         "minimum" | "mins" => Bin::Min,
-        "rem" | "rems" => Bin::Rem,
+        "rem" | "rems" | "fmod" | "fmods" => Bin::Rem,
         "and" | "ands" => Bin::And,
         "or" | "ors" => Bin::Or,
         "xor" | "xors" => Bin::Xor,
@@ -1085,6 +1085,11 @@ impl Cx<'_> {
                     return Err(self.shape_err(format!("mrgsort of {c} elements in runs of {len}")));
                 }
                 Ok(Value::tile(Array::from_nums(self.out(DataType::Fp32), src.shape().to_vec(), mrgsort(&src, len))))
+            }
+            // pto-isa's CPU simulator asserts a nonzero divisor of TFMODS (TFMOD's zero
+            // divisors give C's fmod, NaN).
+            id::FMODS if self.scalar(1)?.num.as_f64() == 0.0 => {
+                Err(self.fail(codes::RUN_ERROR, 1, "fmods by zero (pto-isa's TFMODS asserts a nonzero scalar)"))
             }
             id::PARTADD | id::PARTMUL | id::PARTMAX | id::PARTMIN => {
                 // Whole operands: every element is valid in both, the plain element-wise op

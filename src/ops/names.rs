@@ -100,6 +100,8 @@ macro_rules! operator_list {
             PARTMUL = "block.partmul",
             PARTMAX = "block.partmax",
             PARTMIN = "block.partmin",
+            FMOD = "block.fmod",
+            FMODS = "block.fmods",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

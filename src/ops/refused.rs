@@ -25,8 +25,6 @@ const TENSOR_FORM: &str = "a tensor-level form that upstream's ConvertTensorToTi
 
 /// The refused spellings, by upstream family (its `tile.*` registry).
 pub static REFUSED: &[Refused] = &[
-    no("tile.fmod", NOT_YET),   // TFMOD
-    no("tile.fmods", NOT_YET),  // TFMODS
     no("tile.ci", NOT_YET),     // TCI
     no("tile.tri", NOT_YET),    // TTRI
     no("tile.random", NOT_YET), // TRANDOM

@@ -179,6 +179,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Sort32 => sort32_rule(cx),
         Rule::MrgSort => mrgsort_rule(cx),
         Rule::PartBinary => part_rule(cx),
+        Rule::Fmod { scalar } => fmod_rule(cx, scalar),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -638,6 +639,54 @@ fn part_rule(cx: &Cx) -> R<Type> {
                 cx.dims(vb)
             ),
         ));
+    }
+    Ok(tile_type(a.shape.clone(), a.dtype, None))
+}
+
+/// The result type of a call under [`Rule::Fmod`].
+fn fmod_rule(cx: &Cx, scalar: bool) -> R<Type> {
+    let a = cx.tile(0)?;
+    cx.rank_exactly(0, &a.shape, 2)?;
+    if a.dtype != DataType::Fp32 {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "requires an FP32 tile (pto-isa's a2a3 instruction computes in FP32 only), but got {}",
+                a.dtype.name()
+            ),
+        ));
+    }
+    if scalar {
+        let d = cx.dtype(1)?;
+        if d != DataType::Fp32 {
+            return Err(cx.check_at(1, format!("requires an FP32 scalar of the tile's dtype, but got {}", d.name())));
+        }
+    } else {
+        let b = cx.tile(1)?;
+        if b.dtype != a.dtype || !same_dims(&b.shape, &a.shape) {
+            return Err(cx.check_at(
+                1,
+                format!(
+                    "requires rhs of lhs's shape and dtype ({} {}), but got {} {}",
+                    cx.dims(&a.shape),
+                    a.dtype.name(),
+                    cx.dims(&b.shape),
+                    b.dtype.name()
+                ),
+            ));
+        }
+        let (va, vb) = (valid_extents(a), valid_extents(b));
+        if !same_dims(va, vb) {
+            return Err(cx.check_at(
+                1,
+                format!(
+                    "requires rhs valid over lhs's valid region, but got lhs valid {} and rhs valid {} (pto-isa's \
+                     a2a3 TFMOD asserts that both sources' valid shapes are the destination's)",
+                    cx.dims(va),
+                    cx.dims(vb)
+                ),
+            ));
+        }
     }
     Ok(tile_type(a.shape.clone(), a.dtype, None))
 }

@@ -558,6 +558,11 @@ pub enum Rule {
     /// `Tile(src0.shape, src0.dtype)` with `src0`'s valid shape, of two 2-D tiles of one shape
     /// and one dtype (INT16, INT32, FP16, FP32), `src1` valid over at most `src0`'s valid region.
     PartBinary,
+    /// `Tile(lhs.shape, FP32)` with `lhs`'s valid shape, of a 2-D FP32 tile and (`scalar`) an
+    /// FP32 scalar or a tile of its shape, dtype and valid shape.
+    Fmod {
+        scalar: bool,
+    },
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -791,6 +796,8 @@ const HP_RECIP: &str = "pto-isa's a2a3 TRECIP (a TDIVS of 1) and its CPU simulat
                         RecipAlgorithm::HIGH_PRECISION as a template argument and ignore it";
 const HP_RSQRT: &str = "ptoc emits block.rsqrt as TRSQRT(dst, src), not as pto-isa's high-precision form (a2a3 \
                         TRSQRT with a scratch tile: a square root, then a division)";
+const HP_FMOD: &str = "pto-isa's a2a3 TFMOD and its CPU simulator have one algorithm: they take \
+                       FmodAlgorithm::HIGH_PRECISION as a template argument and ignore it";
 /// Why `block.sin`/`block.cos` have no C++ form.
 const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
 /// Why `block.scatter` has no C++ form.
@@ -1518,6 +1525,18 @@ pub static OPS: &[OpDef] = &[
         .today(&[today("tile.part_min")])
         .cce(dst("TPARTMIN", 2, Family::Binary))
         .pto(pto("pto.tpartmin", 2)),
+    // Registered after be8155433 (today's `pl.tile.fmod(lhs, rhs)`, `pl.tile.fmods(lhs, rhs)`):
+    // pto-isa's TFMOD(dst, src0, src1) and TFMODS(dst, src, scalar), C's fmod (the remainder of
+    // the quotient truncated toward zero, with the dividend's sign). The a2a3 forms overwrite the
+    // destination before they read src0 the last time: it is a buffer of its own (the Dst form).
+    block(names::FMOD, &[arg("lhs", Tile), arg("rhs", Tile)], Rule::Fmod { scalar: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .scalar_rhs(names::FMODS)
+        .high_precision(HP_FMOD)
+        .cce(dst("TFMOD", 2, Family::Binary)),
+    block(names::FMODS, &[arg("lhs", Tile), arg_conv("rhs", Scalar, FP32_FP32)], Rule::Fmod { scalar: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TFMODS", 2, Family::BinaryScalar)),
     // No data moves: the result is the input's buffer with another valid shape.
     block(
         names::SET_VALIDSHAPE,

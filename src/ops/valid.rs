@@ -188,7 +188,8 @@ fn inherited(cx: &Cx, shape: &[Expr]) -> Option<Vec<Expr>> {
         | Rule::NotTile
         | Rule::RowExpandBinary
         | Rule::AddC
-        | Rule::AddSC => Some(&[0usize, 1, 2][..]),
+        | Rule::AddSC
+        | Rule::Fmod { .. } => Some(&[0usize, 1, 2][..]),
         Rule::Select => Some(&[1usize, 2][..]),
         // The destination's valid region is src0's (today's PyPTO types it so).
         Rule::PartBinary => Some(&[0usize][..]),

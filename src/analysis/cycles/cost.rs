@@ -316,6 +316,11 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // The combination over the smaller valid region, as TADD, then a copy of the rest of the
         // larger one (pto-isa's a2a3 TPartOp; not calibrated on Perf-Sim).
         "TPARTADD" | "TPARTMUL" | "TPARTMAX" | "TPARTMIN" => binary(2) + 4,
+        // Row by row (pto-isa's a2a3 TFmod): a division, a truncation, a multiply and a
+        // subtraction, each followed by a vector barrier; TFMODS first fills the row with the
+        // scalar (not calibrated on Perf-Sim).
+        "TFMOD" => rows * 4 * (8 + sh.row_repeats()),
+        "TFMODS" => rows * 5 * (8 + sh.row_repeats()),
         "TDIV" => binary(4),
         // A reciprocal: a division per repeat, row by row.
         "TRECIP" => {
@@ -396,7 +401,19 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
 /// that the next vector instruction starts a new stream and pays [`vector_startup`].
 pub fn ends_vector_stream(name: &str) -> bool {
     // TTRANS is booked on MTE1 by Perf-Sim: the vector instruction after it starts anew.
-    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" | "TTRANS" | "TSORT32")
+    matches!(
+        name,
+        "TROWMAX"
+            | "TROWMIN"
+            | "TROWSUM"
+            | "TROWPROD"
+            | "TROWARGMAX"
+            | "TROWARGMIN"
+            | "TTRANS"
+            | "TSORT32"
+            | "TFMOD"
+            | "TFMODS"
+    )
 }
 
 /// The startup latency (head + tail of its first intrinsic) an instruction pays when it opens
