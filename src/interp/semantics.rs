@@ -1119,6 +1119,28 @@ impl Cx<'_> {
                 let out = self.out(t.dtype());
                 Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| v.get(i % c.max(1))))))
             }
+            id::ROW_EXPAND_EXPDIF | id::COL_EXPAND_EXPDIF => {
+                let (t, v) = (self.arr(0)?, self.arr(1)?);
+                let (r, c) = as_2d(t.shape());
+                let row = self.op == id::ROW_EXPAND_EXPDIF;
+                if v.len() < if row { r } else { c } {
+                    return Err(self.shape_err(format!(
+                        "the vector {:?} is too short for the tile {:?}",
+                        v.shape(),
+                        t.shape()
+                    )));
+                }
+                // The CPU simulator subtracts in the tile's dtype, then takes the exponential
+                // of that difference in double.
+                let out = self.out(t.dtype());
+                let mut res = Array::zeros(out, t.shape().to_vec());
+                for i in 0..t.len() {
+                    let (ri, ci) = (i / c.max(1), i % c.max(1));
+                    let d = round_float(out, t.get(i).as_f64() - v.get(if row { ri } else { ci }).as_f64());
+                    res.set(i, Num::F(d.exp()));
+                }
+                Ok(Value::tile(res))
+            }
             id::ROW_EXPAND_ADD
             | id::ROW_EXPAND_SUB
             | id::ROW_EXPAND_MUL

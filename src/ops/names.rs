@@ -102,6 +102,8 @@ macro_rules! operator_list {
             PARTMIN = "block.partmin",
             FMOD = "block.fmod",
             FMODS = "block.fmods",
+            ROW_EXPAND_EXPDIF = "block.row_expand_expdif",
+            COL_EXPAND_EXPDIF = "block.col_expand_expdif",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

@@ -25,11 +25,9 @@ const TENSOR_FORM: &str = "a tensor-level form that upstream's ConvertTensorToTi
 
 /// The refused spellings, by upstream family (its `tile.*` registry).
 pub static REFUSED: &[Refused] = &[
-    no("tile.ci", NOT_YET),     // TCI
-    no("tile.tri", NOT_YET),    // TTRI
-    no("tile.random", NOT_YET), // TRANDOM
-    no("tile.col_expand_expdif", NOT_YET),
-    no("tile.row_expand_expdif", NOT_YET),
+    no("tile.ci", NOT_YET),              // TCI
+    no("tile.tri", NOT_YET),             // TTRI
+    no("tile.random", NOT_YET),          // TRANDOM
     no("tile.fillpad_expand", NOT_YET),  // TFILLPAD_EXPAND
     no("tile.fillpad_inplace", NOT_YET), // TFILLPAD_INPLACE
     no("tile.extract", NOT_YET),         // TEXTRACT

@@ -180,6 +180,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::MrgSort => mrgsort_rule(cx),
         Rule::PartBinary => part_rule(cx),
         Rule::Fmod { scalar } => fmod_rule(cx, scalar),
+        Rule::ExpandExpdif { row } => expand_expdif_rule(cx, row),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -689,6 +690,41 @@ fn fmod_rule(cx: &Cx, scalar: bool) -> R<Type> {
         }
     }
     Ok(tile_type(a.shape.clone(), a.dtype, None))
+}
+
+/// The result type of a call under [`Rule::ExpandExpdif`].
+fn expand_expdif_rule(cx: &Cx, row: bool) -> R<Type> {
+    let (t, v) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &t.shape, 2)?;
+    if !matches!(t.dtype, DataType::Fp16 | DataType::Fp32) {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "requires an FP16 or FP32 tile (pto-isa's instruction computes an exponential), but got {}",
+                t.dtype.name()
+            ),
+        ));
+    }
+    let want = if row { vec![t.shape[0].clone(), one()] } else { vec![one(), t.shape[1].clone()] };
+    let fits = v.shape.len() == 2
+        && v.shape.iter().zip(&want).all(|(a, b)| match (const_dim(a), const_dim(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => dims_equal(a, b),
+        });
+    if v.dtype != t.dtype || !fits {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a {} vector {} of the tile's dtype {}, but got {} {}",
+                if row { "column" } else { "row" },
+                cx.dims(&want),
+                t.dtype.name(),
+                cx.dims(&v.shape),
+                v.dtype.name()
+            ),
+        ));
+    }
+    Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

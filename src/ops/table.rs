@@ -563,6 +563,11 @@ pub enum Rule {
     Fmod {
         scalar: bool,
     },
+    /// `Tile(tile.shape, tile.dtype)` of a 2-D FP16 or FP32 `[M, N]` tile and a vector of its
+    /// dtype, the column `[M, 1]` (`row`) or the row `[1, N]`, broadcast along the other axis.
+    ExpandExpdif {
+        row: bool,
+    },
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1397,6 +1402,17 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["col_expand_min"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMIN", arity: 2 }),
+    // Registered after be8155433 (today's `pl.tile.row_expand_expdif(tile, row_vec)` and
+    // `col_expand_expdif(tile, col_vec)`, softmax's exp(x - max)): pto-isa's TROWEXPANDEXPDIF and
+    // TCOLEXPANDEXPDIF(dst, src0, src1), exp(src0 - the broadcast vector), FP16 or FP32.
+    block(names::ROW_EXPAND_EXPDIF, ROW_EXPAND, Rule::ExpandExpdif { row: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_expdif"])
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDEXPDIF", arity: 2 }),
+    block(names::COL_EXPAND_EXPDIF, COL_EXPAND, Rule::ExpandExpdif { row: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_expdif"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDEXPDIF", arity: 2 }),
     block(names::EXPANDS, &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["expands"])

@@ -187,6 +187,7 @@ fn inherited(cx: &Cx, shape: &[Expr]) -> Option<Vec<Expr>> {
         | Rule::SameTile { .. }
         | Rule::NotTile
         | Rule::RowExpandBinary
+        | Rule::ExpandExpdif { .. }
         | Rule::AddC
         | Rule::AddSC
         | Rule::Fmod { .. } => Some(&[0usize, 1, 2][..]),

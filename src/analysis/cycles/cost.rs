@@ -363,6 +363,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TMRGSORT" => 10 + sh.total_bytes() / 32,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
+        // The subtraction, a vector barrier, then an exponential over the tile (pto-isa's a2a3
+        // TROWEXPANDEXPDIF is TROWEXPANDSUB then TEXP; not calibrated on Perf-Sim).
+        "TROWEXPANDEXPDIF" => 40 + 2 * runs + 2 * total,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
         "TROWMAX" | "TROWMIN" | "TROWSUM" if sh.cols == per_repeat => 5,
         // The product and the arg reductions step through the rows as TROWMAX does (pto-isa's
@@ -387,6 +390,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCOLEXPANDADD" | "TCOLEXPANDSUB" | "TCOLEXPANDMUL" | "TCOLEXPANDDIV" | "TCOLEXPANDMAX" | "TCOLEXPANDMIN" => {
             16 * rows + 4
         }
+        // Each row's subtraction followed by its exponential, a barrier between (a2a3
+        // ColExpandExpdifOp; not calibrated on Perf-Sim).
+        "TCOLEXPANDEXPDIF" => 20 * rows + 4,
         // The column product and arg reductions as TCOLMAX (not calibrated on Perf-Sim).
         "TCOLMAX" | "TCOLMIN" | "TCOLSUM" | "TCOLPROD" | "TCOLARGMAX" | "TCOLARGMIN" => 40 * rows,
         "TFILLPAD" => 6 * rows + 10,
