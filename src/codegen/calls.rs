@@ -143,6 +143,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::TensorRead => tensor_read(k, target, name, c, span)?,
         CceEmit::Transpose => transpose(k, target, name, c, span)?,
         CceEmit::GatherMask => gather_mask(k, target, name, c, span)?,
+        CceEmit::Ci | CceEmit::Tri => generator(k, target, name, c, form, span)?,
         CceEmit::Unsupported { .. } => return Err(broken(span, &format!("{name}, which has no C++ form"))),
     }
     Ok(())
@@ -408,6 +409,33 @@ fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
         "TGATHER<std::decay_t<decltype({d})>, std::decay_t<decltype({x})>, MaskPattern::{pattern}>({d}, {x});",
         x = x.name
     ));
+    Ok(())
+}
+
+/// `TCI<Dst, T, descending>(d, start);` or `TTRI<Dst, upper>(d, diagonal);`: the tile type
+/// and the flag are template arguments, the scalar the one operand.
+fn generator(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    name: &str,
+    c: &Call,
+    form: CceEmit,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let Some(scalar) = c.args.first() else { return Err(unsupported(span, &format!("{name} requires a scalar"))) };
+    let var = dst_var(k, target, name, span)?;
+    let dtype = k.vars.var_type(var).dtype().ok_or_else(|| broken(span, &format!("{name} without a dtype")))?;
+    let d = k.target(var);
+    let (instr, flag, extra) = match form {
+        CceEmit::Ci => ("TCI", "descending", format!("{}, ", super::ctype::c_type(dtype, span)?)),
+        _ => ("TTRI", "upper", String::new()),
+    };
+    let flag = i32::from(kwargs::bool(c, flag).unwrap_or(false));
+    k.start_line();
+    cat!(k.out(); instr, "<std::decay_t<decltype(", &d, ")>, ", &extra, &flag.to_string(), ">(", &d, ", ");
+    k.push_value(scalar)?;
+    k.out().push_str(");");
+    k.end_line();
     Ok(())
 }
 

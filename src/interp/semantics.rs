@@ -1091,6 +1091,39 @@ impl Cx<'_> {
             id::FMODS if self.scalar(1)?.num.as_f64() == 0.0 => {
                 Err(self.fail(codes::RUN_ERROR, 1, "fmods by zero (pto-isa's TFMODS asserts a nonzero scalar)"))
             }
+            id::CI => {
+                let start = self.scalar(0)?.num.as_i128();
+                let dims = self.dims(1)?;
+                let down = self.kw_bool("descending", false);
+                let out = self.out(DataType::Int32);
+                let cols = dims.last().copied().unwrap_or(0);
+                let vals = (0..dims.iter().product::<usize>()).map(|i| {
+                    let j = (i % cols.max(1)) as i128;
+                    Num::I(wrap_int(out, if down { start - j } else { start + j }))
+                });
+                Ok(Value::tile(Array::from_nums(out, dims, vals.collect::<Vec<_>>())))
+            }
+            id::TRI => {
+                let diagonal = self.scalar(0)?.num.as_i128();
+                let dims = self.dims(1)?;
+                let upper = self.kw_bool("upper", false);
+                let out = self.out(DataType::Int32);
+                let cols = dims.last().copied().unwrap_or(0).max(1);
+                let one = |i: usize| {
+                    let (r, c) = ((i / cols) as i128, (i % cols) as i128);
+                    if upper {
+                        c >= r + diagonal
+                    } else {
+                        c <= r + diagonal
+                    }
+                };
+                let vals = (0..dims.iter().product::<usize>()).map(|i| match (one(i), out.is_float()) {
+                    (true, true) => Num::F(1.0),
+                    (false, true) => Num::F(0.0),
+                    (b, false) => Num::I(i128::from(b)),
+                });
+                Ok(Value::tile(Array::from_nums(out, dims, vals.collect::<Vec<_>>())))
+            }
             id::PARTADD | id::PARTMUL | id::PARTMAX | id::PARTMIN => {
                 // Whole operands: every element is valid in both, the plain element-wise op
                 // (`partial` computes the partial forms).

@@ -104,6 +104,8 @@ macro_rules! operator_list {
             FMODS = "block.fmods",
             ROW_EXPAND_EXPDIF = "block.row_expand_expdif",
             COL_EXPAND_EXPDIF = "block.col_expand_expdif",
+            CI = "block.ci",
+            TRI = "block.tri",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

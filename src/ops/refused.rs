@@ -25,8 +25,6 @@ const TENSOR_FORM: &str = "a tensor-level form that upstream's ConvertTensorToTi
 
 /// The refused spellings, by upstream family (its `tile.*` registry).
 pub static REFUSED: &[Refused] = &[
-    no("tile.ci", NOT_YET),              // TCI
-    no("tile.tri", NOT_YET),             // TTRI
     no("tile.random", NOT_YET),          // TRANDOM
     no("tile.fillpad_expand", NOT_YET),  // TFILLPAD_EXPAND
     no("tile.fillpad_inplace", NOT_YET), // TFILLPAD_INPLACE

@@ -181,6 +181,8 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::PartBinary => part_rule(cx),
         Rule::Fmod { scalar } => fmod_rule(cx, scalar),
         Rule::ExpandExpdif { row } => expand_expdif_rule(cx, row),
+        Rule::Ci => ci_rule(cx),
+        Rule::Tri => tri_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -725,6 +727,66 @@ fn expand_expdif_rule(cx: &Cx, row: bool) -> R<Type> {
         ));
     }
     Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
+}
+
+/// The `dtype` kwarg of a generator (INT32 when the call has none).
+fn generated_dtype(cx: &Cx) -> R<DataType> {
+    match cx.kw("dtype") {
+        None => Ok(DataType::Int32),
+        Some(_) => cx.kw_dtype("dtype"),
+    }
+}
+
+/// The result type of a call under [`Rule::Ci`].
+fn ci_rule(cx: &Cx) -> R<Type> {
+    let dtype = generated_dtype(cx)?;
+    if !matches!(dtype, DataType::Int16 | DataType::Int32) {
+        return Err(cx.check(format!("requires dtype INT16 or INT32, but got {}", dtype.name())));
+    }
+    let start = cx.dtype(0)?;
+    if start != dtype {
+        return Err(cx.check_at(0, format!("requires a start of the dtype {}, but got {}", dtype.name(), start.name())));
+    }
+    let shape = cx.static_shape(1)?;
+    let (leading, last) = shape.split_at(shape.len() - 1);
+    let one_row = leading.iter().all(|d| const_dim(d) == Some(1)) && shape.len() <= 2;
+    if !one_row || const_dim(&last[0]) == Some(1) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a one-row shape [1, N] or [N] with N > 1 (pto-isa's TCI writes the first row only), but got {}",
+                cx.dims(&shape)
+            ),
+        ));
+    }
+    Ok(tile_type(shape, dtype, None))
+}
+
+/// The result type of a call under [`Rule::Tri`].
+fn tri_rule(cx: &Cx) -> R<Type> {
+    let dtype = generated_dtype(cx)?;
+    if !matches!(
+        dtype,
+        DataType::Int16 | DataType::Int32 | DataType::UInt16 | DataType::UInt32 | DataType::Fp16 | DataType::Fp32
+    ) {
+        return Err(cx.check(format!(
+            "requires dtype INT16, INT32, UINT16, UINT32, FP16 or FP32 (pto-isa's a2a3 TTRI takes these), but got {}",
+            dtype.name()
+        )));
+    }
+    let diagonal = cx.dtype(0)?;
+    if !diagonal.is_int() {
+        return Err(cx.check_at(0, format!("requires an integer diagonal, but got {}", diagonal.name())));
+    }
+    let shape = cx.static_shape(1)?;
+    cx.rank_exactly(1, &shape, 2)?;
+    if cx.args.len() > 2 {
+        let valid = cx.list(2)?;
+        if valid.iter().any(|v| const_dim(v).is_none()) {
+            return Err(cx.check_at(2, format!("requires a constant valid_shape, but got {}", cx.dims(valid))));
+        }
+    }
+    Ok(tile_type(shape, dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

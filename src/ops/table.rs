@@ -443,6 +443,7 @@ pub enum KwDefault {
     Int(i64),
     Bool(bool),
     Space(MemorySpace),
+    DType(DataType),
 }
 
 impl KwDefault {
@@ -451,6 +452,7 @@ impl KwDefault {
             KwDefault::Int(v) => crate::ir::KwValue::Int(v),
             KwDefault::Bool(v) => crate::ir::KwValue::Bool(v),
             KwDefault::Space(v) => crate::ir::KwValue::Space(v),
+            KwDefault::DType(v) => crate::ir::KwValue::DType(v),
         }
     }
 }
@@ -568,6 +570,12 @@ pub enum Rule {
     ExpandExpdif {
         row: bool,
     },
+    /// `Tile(shape, dtype)` (kwarg `dtype`, INT16 or INT32) of a static one-row shape and a
+    /// start scalar of that dtype.
+    Ci,
+    /// `Tile(shape, dtype)` of a static 2-D shape (kwarg `dtype`: INT16, INT32, UINT16, UINT32,
+    /// FP16, FP32) and an integer diagonal, with the valid shape of the optional `valid_shape`.
+    Tri,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1025,6 +1033,51 @@ pub static OPS: &[OpDef] = &[
     .not_today_tile()
     .cce(CceEmit::Nothing)
     .pto(PtoEmit::Nothing),
+    // Registered after be8155433 (today's `pl.tile.ci(start, shape, dtype=…, descending=…)`, also
+    // `pl.tile.arange`): pto-isa's TCI<Dst, T, descending>(dst, start), start + j (or start - j)
+    // in column j of a one-row tile. The a2a3 form writes it with scalar stores; the sync
+    // passes, which order tile writers on the device pipes, order it on the vector pipe.
+    block(
+        names::CI,
+        &[
+            arg_conv("start", Scalar, ArgConv::Fill)
+                .about("the first element: a scalar of the result's dtype (a literal takes it)"),
+            arg("shape", List).about("the static shape `[1, N]` (or `[N]`), N > 1: pto-isa's TCI writes one row"),
+            kw("dtype"),
+            kw("descending"),
+        ],
+        Rule::Ci,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .kwargs(&[
+        opt("dtype", KwKind::DType).default(KwDefault::DType(DataType::Int32)),
+        opt("descending", KwKind::Bool).default(KwDefault::Bool(false)),
+    ])
+    .aliases(&["arange"])
+    .cce(CceEmit::Ci),
+    // Registered after be8155433 (today's `pl.tile.tri(diagonal, shape, valid_shape, dtype=…,
+    // upper=…)`): pto-isa's TTRI<Dst, upper>(dst, diagonal), 1 where column j <= row i +
+    // diagonal (upper: j >= i + diagonal), else 0, over the destination's valid region.
+    block(
+        names::TRI,
+        &[
+            arg_conv("diagonal", Scalar, INT32_FP32)
+                .about("the boundary's offset from the main diagonal, in columns: an integer scalar"),
+            arg("shape", List).about("the static 2-D shape of the result"),
+            arg("valid_shape", List)
+                .optional()
+                .about("the region written (each extent a constant at most the shape's): the result's valid shape"),
+            kw("dtype"),
+            kw("upper"),
+        ],
+        Rule::Tri,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .kwargs(&[
+        opt("dtype", KwKind::DType).default(KwDefault::DType(DataType::Int32)),
+        opt("upper", KwKind::Bool).default(KwDefault::Bool(false)),
+    ])
+    .cce(CceEmit::Tri),
     block(names::FILLPAD, &[arg("tile", Tile), kw("pad_value")], SAME)
         .kwargs(&[opt("pad_value", KwKind::Pad)])
         .pipes(Some(PipeType::V), Some(PipeType::V))

@@ -25,6 +25,7 @@ fn valid_arg(cx: &Cx) -> Option<usize> {
     match cx.def.rule {
         Rule::Load => Some(3),
         Rule::CreateTile => Some(1),
+        Rule::Tri => Some(2),
         _ => None,
     }
 }

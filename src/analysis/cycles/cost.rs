@@ -275,6 +275,8 @@ fn vector_instrs(
         // One reduce-by-pattern intrinsic over the source's rows (a2a3 `vreducev2`), costed as
         // a plain vector instruction on the source (not calibrated on Perf-Sim).
         CceEmit::GatherMask => vec![v("TGATHER_MASK", arg_shape(0).unwrap_or(r), 0)],
+        CceEmit::Ci => vec![v("TCI", r, 0)],
+        CceEmit::Tri => vec![v("TTRI", r, 0)],
         _ => Vec::new(),
     }
 }
@@ -396,6 +398,12 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // The column product and arg reductions as TCOLMAX (not calibrated on Perf-Sim).
         "TCOLMAX" | "TCOLMIN" | "TCOLSUM" | "TCOLPROD" | "TCOLARGMAX" | "TCOLARGMIN" => 40 * rows,
         "TFILLPAD" => 6 * rows + 10,
+        // The scalar unit's loop over the row, about a cycle an element (pto-isa's a2a3 TCI
+        // without a scratch tile; not calibrated on Perf-Sim).
+        "TCI" => 10 + sh.cols,
+        // Row by row: a fill of the row, a barrier, a fill of its triangle part, a barrier
+        // (a2a3 TTri; not calibrated on Perf-Sim).
+        "TTRI" => 16 * rows + 4,
         // Perf-Sim's figures for FP32 [16, 16], [16, 32], [32, 64], [64, 64]: 20, 30, 84, 130
         // (it books them on MTE1; they are vector instructions on the a2a3, as in the table).
         "TTRANS" => 12 + sh.rows * sh.cols / 34,
