@@ -124,7 +124,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             k.linef(format_args!("{instr}({});", names.join(", ")));
         }
         CceEmit::Extract => extract(k, target, name, c, span)?,
-        CceEmit::FillPad => fill_pad(k, target, name, c, span)?,
+        CceEmit::FillPad { instr } => fill_pad(k, target, name, instr, c, span)?,
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
             let axis =
@@ -375,7 +375,14 @@ fn extract(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Sp
 }
 
 /// `block.fillpad`: `TFILLPAD` through a view of the destination with a pad value.
-fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
+fn fill_pad(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    name: &str,
+    instr: &str,
+    c: &Call,
+    span: Span,
+) -> Result<(), Diagnostic> {
     let args = &c.args;
     expect_arity(&c.args, 1, span, &|| "Unary op requires 1 argument".to_string())?;
     let var = dst_var(k, target, name, span)?;
@@ -390,7 +397,7 @@ fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: S
         _ => d,
     };
     let x = k.tile_ref(&args[0])?;
-    k.linef(format_args!("TFILLPAD({}, {});", d.name, x.name));
+    k.linef(format_args!("{instr}({}, {});", d.name, x.name));
     Ok(())
 }
 

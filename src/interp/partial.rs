@@ -53,7 +53,7 @@ pub(super) fn apply(
             }
             semantics::apply(op, call, e, args)
         }
-        id::FILLPAD => {
+        id::FILLPAD | id::FILLPAD_INPLACE => {
             let src = args.first().and_then(Value::array).ok_or_else(|| not_tile(e))?;
             let Some(v) = src_valid else { return semantics::apply(op, call, e, args) };
             let pad = match e.ty.clone() {

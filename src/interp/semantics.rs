@@ -742,7 +742,7 @@ impl Cx<'_> {
                 Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| t.get(i)))))
             }
             // Padding and pipe-to-pipe copies do not change values.
-            id::VEC_MOVE | id::FILLPAD | id::SET_VALIDSHAPE => Ok(Value::tile(self.arr(0)?)),
+            id::VEC_MOVE | id::FILLPAD | id::FILLPAD_INPLACE | id::SET_VALIDSHAPE => Ok(Value::tile(self.arr(0)?)),
             id::VIEW => {
                 let t = self.arr(0)?;
                 let shape = self.dims(1)?;

@@ -55,8 +55,9 @@ pub enum CceEmit {
     Transpose,
     /// `TEXTRACT(d, x, row, col);`: the window of `block.view` at its offset.
     Extract,
-    /// `TFILLPAD(d, x);` with `d` seen with a pad value (pto-isa refuses `PadValue::Null`).
-    FillPad,
+    /// `INSTR(d, x);` (`TFILLPAD`, `TFILLPAD_INPLACE`) with `d` seen with a pad value (pto-isa
+    /// refuses `PadValue::Null`).
+    FillPad { instr: &'static str },
     /// `TGATHER<Dst, Src, MaskPattern::P…>(d, x);`: the mask form of TGATHER, the pattern from
     /// kwarg `mask_pattern`.
     GatherMask,
@@ -158,7 +159,7 @@ impl CceEmit {
             CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
             CceEmit::Extract => "TEXTRACT".into(),
             CceEmit::Transpose => "TTRANS".into(),
-            CceEmit::FillPad => "TFILLPAD".into(),
+            CceEmit::FillPad { instr } => instr.into(),
             CceEmit::GatherMask => "TGATHER<Dst, Src, MaskPattern::P…> (the mask form)".into(),
             CceEmit::Ci => "TCI<Dst, T, descending>".into(),
             CceEmit::Tri => "TTRI<Dst, upper>".into(),
@@ -198,7 +199,7 @@ impl CceEmit {
             CceEmit::GatherMask => "Vec, row-major `NoneBox`; the destination's rows packed (its shape its valid shape)",
             CceEmit::Ci => "Vec, row-major, one row",
             CceEmit::Tri => "Vec, row-major",
-            CceEmit::FillPad => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
+            CceEmit::FillPad { .. } => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
             _ => "—",
         }
     }

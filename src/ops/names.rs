@@ -106,6 +106,7 @@ macro_rules! operator_list {
             COL_EXPAND_EXPDIF = "block.col_expand_expdif",
             CI = "block.ci",
             TRI = "block.tri",
+            FILLPAD_INPLACE = "block.fillpad_inplace",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

@@ -27,7 +27,6 @@ const TENSOR_FORM: &str = "a tensor-level form that upstream's ConvertTensorToTi
 pub static REFUSED: &[Refused] = &[
     no("tile.random", NOT_YET),          // TRANDOM
     no("tile.fillpad_expand", NOT_YET),  // TFILLPAD_EXPAND
-    no("tile.fillpad_inplace", NOT_YET), // TFILLPAD_INPLACE
     no("tile.extract", NOT_YET),         // TEXTRACT
     no("tile.assemble", NOT_YET),        // TINSERT
     no("tile.gatherb", NOT_YET),         // TGATHERB

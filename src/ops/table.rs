@@ -1081,8 +1081,16 @@ pub static OPS: &[OpDef] = &[
     block(names::FILLPAD, &[arg("tile", Tile), kw("pad_value")], SAME)
         .kwargs(&[opt("pad_value", KwKind::Pad)])
         .pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(CceEmit::FillPad)
+        .cce(CceEmit::FillPad { instr: "TFILLPAD" })
         .pto(pto("pto.tfillpad", 1)),
+    // Registered after be8155433 (today's `pl.tile.fillpad_inplace(tile, pad_value=…)`): pto-isa's
+    // TFILLPAD_INPLACE(dst, src) pads the source's own buffer, which the result is. It writes
+    // only outside the source's valid region, which no reader of the source sees.
+    block(names::FILLPAD_INPLACE, &[arg("tile", Tile), kw("pad_value")], SAME)
+        .kwargs(&[opt("pad_value", KwKind::Pad)])
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .result_buffer(ResultBuffer::ViewOf(0))
+        .cce(CceEmit::FillPad { instr: "TFILLPAD_INPLACE" }),
     // element-wise tile ⊕ tile
     block(names::ADD, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))

@@ -271,7 +271,7 @@ fn vector_instrs(
         CceEmit::VecMove => vec![v("TMOV", r, 0)],
         CceEmit::Extract => vec![v("TEXTRACT", r, 0)],
         CceEmit::Transpose => vec![v("TTRANS", arg_shape(0).unwrap_or(r), 0)],
-        CceEmit::FillPad => vec![v("TFILLPAD", r, 0)],
+        CceEmit::FillPad { instr } => vec![v(instr, r, 0)],
         // One reduce-by-pattern intrinsic over the source's rows (a2a3 `vreducev2`), costed as
         // a plain vector instruction on the source (not calibrated on Perf-Sim).
         CceEmit::GatherMask => vec![v("TGATHER_MASK", arg_shape(0).unwrap_or(r), 0)],
@@ -398,6 +398,8 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // The column product and arg reductions as TCOLMAX (not calibrated on Perf-Sim).
         "TCOLMAX" | "TCOLMIN" | "TCOLSUM" | "TCOLPROD" | "TCOLARGMAX" | "TCOLARGMIN" => 40 * rows,
         "TFILLPAD" => 6 * rows + 10,
+        // The padding only, in the source's own buffer (not calibrated on Perf-Sim).
+        "TFILLPAD_INPLACE" => 4 * rows + 10,
         // The scalar unit's loop over the row, about a cycle an element (pto-isa's a2a3 TCI
         // without a scratch tile; not calibrated on Perf-Sim).
         "TCI" => 10 + sh.cols,
