@@ -384,7 +384,10 @@ fn fill_pad(
     span: Span,
 ) -> Result<(), Diagnostic> {
     let args = &c.args;
-    expect_arity(&c.args, 1, span, &|| "Unary op requires 1 argument".to_string())?;
+    // `block.fillpad_expand` also has the result's shape, which the destination's type spells.
+    if args.is_empty() || args.len() > 2 {
+        return Err(unsupported(span, "Unary op requires 1 argument"));
+    }
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
     // pto-isa's TFILLPAD refuses a destination without a pad value; the tiles here are

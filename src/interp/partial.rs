@@ -53,6 +53,12 @@ pub(super) fn apply(
             }
             semantics::apply(op, call, e, args)
         }
+        id::FILLPAD_EXPAND => {
+            let src = args.first().and_then(Value::array).ok_or_else(|| not_tile(e))?;
+            let valid = src_valid.unwrap_or_else(|| src.shape().to_vec());
+            let shape = static_shape(&e.ty).ok_or_else(|| not_tile(e))?;
+            expand(&src, &valid, e, shape)
+        }
         id::FILLPAD | id::FILLPAD_INPLACE => {
             let src = args.first().and_then(Value::array).ok_or_else(|| not_tile(e))?;
             let Some(v) = src_valid else { return semantics::apply(op, call, e, args) };
@@ -144,6 +150,24 @@ fn part(op: OpId, e: &Expr, args: &[Value], arg_valid: &[Valid], res_valid: Vali
         res.set(i, v);
     }
     Ok(Value::tile(res))
+}
+
+/// pto-isa's `TFILLPAD_EXPAND`: the `valid` part of `src` in the top-left corner of a tile of
+/// `shape` (the call `e`'s result, whose type carries the pad value), the pad value elsewhere.
+pub(super) fn expand(src: &Array, valid: &[usize], e: &Expr, shape: Vec<usize>) -> Result<Value, Diagnostic> {
+    let pad = match &e.ty {
+        Type::Tile(t) => t.view.as_ref().map_or(TilePad::Null, |v| v.pad),
+        _ => TilePad::Null,
+    };
+    let (&[sr, sc], &[_, dc]) = (src.shape(), shape.as_slice()) else { return Err(not_tile(e)) };
+    let fill = pad_value(src.dtype(), pad);
+    let mut out = Array::zeros(src.dtype(), shape.clone());
+    for i in 0..out.len() {
+        let (r, c) = (i / dc.max(1), i % dc.max(1));
+        let inside = r < sr && c < sc && valid.first().is_none_or(|&v| r < v) && valid.get(1).is_none_or(|&v| c < v);
+        out.set(i, if inside { src.get(r * sc + c) } else { fill });
+    }
+    Ok(Value::tile(out))
 }
 
 /// Zero in dtype `d`.

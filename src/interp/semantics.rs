@@ -742,6 +742,10 @@ impl Cx<'_> {
                 Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| t.get(i)))))
             }
             // Padding and pipe-to-pipe copies do not change values.
+            id::FILLPAD_EXPAND => {
+                let src = self.arr(0)?;
+                super::partial::expand(&src, src.shape(), self.e, self.dims(1)?)
+            }
             id::VEC_MOVE | id::FILLPAD | id::FILLPAD_INPLACE | id::SET_VALIDSHAPE => Ok(Value::tile(self.arr(0)?)),
             id::VIEW => {
                 let t = self.arr(0)?;

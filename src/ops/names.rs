@@ -107,6 +107,7 @@ macro_rules! operator_list {
             CI = "block.ci",
             TRI = "block.tri",
             FILLPAD_INPLACE = "block.fillpad_inplace",
+            FILLPAD_EXPAND = "block.fillpad_expand",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

@@ -26,7 +26,6 @@ const TENSOR_FORM: &str = "a tensor-level form that upstream's ConvertTensorToTi
 /// The refused spellings, by upstream family (its `tile.*` registry).
 pub static REFUSED: &[Refused] = &[
     no("tile.random", NOT_YET),          // TRANDOM
-    no("tile.fillpad_expand", NOT_YET),  // TFILLPAD_EXPAND
     no("tile.extract", NOT_YET),         // TEXTRACT
     no("tile.assemble", NOT_YET),        // TINSERT
     no("tile.gatherb", NOT_YET),         // TGATHERB

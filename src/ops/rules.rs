@@ -183,6 +183,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::ExpandExpdif { row } => expand_expdif_rule(cx, row),
         Rule::Ci => ci_rule(cx),
         Rule::Tri => tri_rule(cx),
+        Rule::FillPadExpand => fillpad_expand_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -787,6 +788,32 @@ fn tri_rule(cx: &Cx) -> R<Type> {
         }
     }
     Ok(tile_type(shape, dtype, None))
+}
+
+/// The result type of a call under [`Rule::FillPadExpand`].
+fn fillpad_expand_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tile(0)?;
+    cx.rank_exactly(0, &t.shape, 2)?;
+    if !matches!(t.dtype.bits(), 8 | 16 | 32) {
+        return Err(cx.check_at(0, format!("requires an 8-, 16- or 32-bit tile, but got {}", t.dtype.name())));
+    }
+    let shape = cx.static_shape(1)?;
+    cx.rank_exactly(1, &shape, 2)?;
+    let covers = shape.iter().zip(&t.shape).all(|(d, s)| match (const_dim(d), const_dim(s)) {
+        (Some(d), Some(s)) => d >= s,
+        _ => false,
+    });
+    if !covers {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a shape at least the tile's {} on each axis, but got {}",
+                cx.dims(&t.shape),
+                cx.dims(&shape)
+            ),
+        ));
+    }
+    Ok(tile_type(shape, t.dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

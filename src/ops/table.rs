@@ -576,6 +576,9 @@ pub enum Rule {
     /// `Tile(shape, dtype)` of a static 2-D shape (kwarg `dtype`: INT16, INT32, UINT16, UINT32,
     /// FP16, FP32) and an integer diagonal, with the valid shape of the optional `valid_shape`.
     Tri,
+    /// `Tile(shape, tile.dtype)` of a 2-D 8-, 16- or 32-bit tile and a static 2-D shape at least
+    /// the tile's on each axis.
+    FillPadExpand,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1091,6 +1094,21 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .result_buffer(ResultBuffer::ViewOf(0))
         .cce(CceEmit::FillPad { instr: "TFILLPAD_INPLACE" }),
+    // Registered after be8155433 (today's `pl.tile.fillpad_expand(tile, shape, pad_value=…)`):
+    // pto-isa's TFILLPAD_EXPAND(dst, src) copies the source's valid region into the top-left
+    // corner of a destination at least as large and writes the pad value everywhere else.
+    block(
+        names::FILLPAD_EXPAND,
+        &[
+            arg("tile", Tile),
+            arg("shape", List).about("the static 2-D shape of the result, each extent at least the tile's"),
+            kw("pad_value"),
+        ],
+        Rule::FillPadExpand,
+    )
+    .kwargs(&[opt("pad_value", KwKind::Pad)])
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(CceEmit::FillPad { instr: "TFILLPAD_EXPAND" }),
     // element-wise tile ⊕ tile
     block(names::ADD, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))

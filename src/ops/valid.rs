@@ -43,7 +43,7 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
         }
     } else if op == id::SET_VALIDSHAPE {
         vec![cx.args[1].clone(), cx.args[2].clone()]
-    } else if op == id::FILLPAD || op == id::FILLPAD_INPLACE {
+    } else if matches!(op, id::FILLPAD | id::FILLPAD_INPLACE | id::FILLPAD_EXPAND) {
         pad = match cx.kw("pad_value") {
             Some(KwValue::Pad(p)) => Some(p),
             _ => None,

@@ -397,7 +397,7 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCOLEXPANDEXPDIF" => 20 * rows + 4,
         // The column product and arg reductions as TCOLMAX (not calibrated on Perf-Sim).
         "TCOLMAX" | "TCOLMIN" | "TCOLSUM" | "TCOLPROD" | "TCOLARGMAX" | "TCOLARGMIN" => 40 * rows,
-        "TFILLPAD" => 6 * rows + 10,
+        "TFILLPAD" | "TFILLPAD_EXPAND" => 6 * rows + 10,
         // The padding only, in the source's own buffer (not calibrated on Perf-Sim).
         "TFILLPAD_INPLACE" => 4 * rows + 10,
         // The scalar unit's loop over the row, about a cycle an element (pto-isa's a2a3 TCI
