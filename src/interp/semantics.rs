@@ -1074,6 +1074,34 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(Array::from_nums(out, dst.shape().to_vec(), vals)))
             }
+            id::GATHERB => {
+                let (src, off) = (self.arr(0)?, self.arr(1)?);
+                let out = self.out(src.dtype());
+                let size = (src.dtype().bits() / 8).max(1) as usize;
+                let per = 32 / size;
+                let (&[r, k], true) = (off.shape(), src.shape().len() == 2) else {
+                    return Err(self.shape_err("gatherb needs a 2-D source and 2-D offsets"));
+                };
+                let mut vals = Vec::with_capacity(r * k * per);
+                for i in 0..r * k {
+                    let at = off.get(i).as_i128();
+                    // The a2a3 instruction reads 32-byte blocks; the CPU simulator skips a block
+                    // past the source, which the NPU would read from whatever lies there.
+                    if at % 32 != 0 || at < 0 || at as usize / size + per > src.len() {
+                        return Err(self.fail(
+                            codes::RUN_OUT_OF_BOUNDS,
+                            1,
+                            format!(
+                                "gatherb offset {at} is not a 32-byte block of the {}-byte source",
+                                src.len() * size
+                            ),
+                        ));
+                    }
+                    let base = at as usize / size;
+                    vals.extend((0..per).map(|j| reinterpret(src.get(base + j), src.dtype(), out)));
+                }
+                Ok(Value::tile(Array::from_nums(out, vec![r, k * per], vals)))
+            }
             id::SORT32 => {
                 let (src, idx) = (self.arr(0)?, self.arr(1)?);
                 let (&[r, c], true) = (src.shape(), idx.shape() == src.shape()) else {

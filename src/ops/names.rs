@@ -108,6 +108,7 @@ macro_rules! operator_list {
             TRI = "block.tri",
             FILLPAD_INPLACE = "block.fillpad_inplace",
             FILLPAD_EXPAND = "block.fillpad_expand",
+            GATHERB = "block.gatherb",
             COS = "block.cos",
             SEL = "block.sel",
             SELS = "block.sels",

@@ -28,7 +28,6 @@ pub static REFUSED: &[Refused] = &[
     no("tile.random", NOT_YET),          // TRANDOM
     no("tile.extract", NOT_YET),         // TEXTRACT
     no("tile.assemble", NOT_YET),        // TINSERT
-    no("tile.gatherb", NOT_YET),         // TGATHERB
     no("tile.gather_compare", NOT_YET),  // TGATHER's compare form
     no("tile.scatter_mask", NOT_YET),    // TSCATTER's mask form
     no("tile.mgather", NOT_YET),         // MGATHER

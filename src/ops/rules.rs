@@ -184,6 +184,7 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Ci => ci_rule(cx),
         Rule::Tri => tri_rule(cx),
         Rule::FillPadExpand => fillpad_expand_rule(cx),
+        Rule::GatherB => gatherb_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -814,6 +815,40 @@ fn fillpad_expand_rule(cx: &Cx) -> R<Type> {
         ));
     }
     Ok(tile_type(shape, t.dtype, None))
+}
+
+/// The result type of a call under [`Rule::GatherB`].
+fn gatherb_rule(cx: &Cx) -> R<Type> {
+    let (src, off) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &src.shape, 2)?;
+    if !matches!(src.dtype.bits(), 8 | 16 | 32) {
+        return Err(cx.check_at(0, format!("requires an 8-, 16- or 32-bit source, but got {}", src.dtype.name())));
+    }
+    cx.rank_exactly(1, &off.shape, 2)?;
+    let Some(k) = const_dim(&off.shape[1]).filter(|_| off.dtype == DataType::UInt32) else {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires UINT32 offsets of a static column count, but got {} {}",
+                off.dtype.name(),
+                cx.dims(&off.shape)
+            ),
+        ));
+    };
+    let dtype = match cx.kw("output_dtype") {
+        None => src.dtype,
+        Some(_) => cx.kw_dtype("output_dtype")?,
+    };
+    if dtype.bits() != src.dtype.bits() {
+        return Err(cx.check(format!(
+            "requires output_dtype of the source's width ({}, {} bits), but got {}",
+            src.dtype.name(),
+            src.dtype.bits(),
+            dtype.name()
+        )));
+    }
+    let per_block = 256 / i64::from(dtype.bits());
+    Ok(tile_type(vec![off.shape[0].clone(), dim(k * per_block)], dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

@@ -579,6 +579,9 @@ pub enum Rule {
     /// `Tile(shape, tile.dtype)` of a 2-D 8-, 16- or 32-bit tile and a static 2-D shape at least
     /// the tile's on each axis.
     FillPadExpand,
+    /// `Tile([R, K · 32 / size], output_dtype or src.dtype)` of a 2-D 8-, 16- or 32-bit source
+    /// and a UINT32 `[R, K]` offset tile; `output_dtype` of the source's width.
+    GatherB,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -1539,6 +1542,25 @@ pub static OPS: &[OpDef] = &[
         .kwargs(&[req("mask_pattern", KwKind::Int), opt("output_dtype", KwKind::DType)])
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::GatherMask),
+    // Registered after be8155433 (today's `pl.tile.gatherb(src, offset, output_dtype=…)`):
+    // pto-isa's TGATHERB(dst, src, offset) copies, for each UINT32 byte offset, the 32-byte
+    // block of the source there into the next 32 bytes of the destination's row.
+    block(
+        names::GATHERB,
+        &[
+            arg("src", Tile).about("the 2-D 8-, 16- or 32-bit source the blocks are read from"),
+            arg("offset", Tile).about(
+                "a 2-D UINT32 tile of byte offsets into `src` (multiples of 32, each block inside `src`): \
+                 column k of a row gives the result's elements 32 / size · k onward",
+            ),
+            kw("output_dtype"),
+        ],
+        Rule::GatherB,
+    )
+    .kwargs(&[opt("output_dtype", KwKind::DType)])
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TGATHERB", 2, Family::Binary))
+    .pto(pto("pto.tgatherb", 2)),
     // Registered after be8155433 (today's `pl.tile.scatter(dst, src, indexes)`, the index
     // form): dst with dst.flat[indexes[i, j]] = src[i, j]. The C++ form rule refuses it
     // (NO_SCATTER); the interpreter runs it.

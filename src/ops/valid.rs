@@ -96,6 +96,7 @@ pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
             | Rule::CmpBits
             | Rule::Gather
             | Rule::GatherMask
+            | Rule::GatherB
             | Rule::Sort32
             | Rule::MrgSort
     )

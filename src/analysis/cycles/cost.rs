@@ -358,6 +358,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // Row by row: a multiply of the indices into byte offsets, a vector barrier, then a
         // gather that reads about 32 bytes a cycle (not calibrated on Perf-Sim).
         "TGATHER" => rows * 12 + sh.total_bytes() / 32,
+        // Row by row, one block gather of up to 8 blocks a repeat (a2a3 vgatherb; not
+        // calibrated on Perf-Sim).
+        "TGATHERB" => rows * (4 + sh.total_bytes() / sh.rows.max(1) / 256 * 2),
         // Row by row (pto-isa's a2a3 TSORT32): one bit sort of a repeat per 32 values, then a
         // vector barrier; TMRGSORT merges its records in one instruction (neither calibrated
         // on Perf-Sim).
