@@ -124,7 +124,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             k.linef(format_args!("{instr}({});", names.join(", ")));
         }
         CceEmit::Extract => extract(k, target, name, c, span)?,
-        CceEmit::FillPad => fill_pad(k, target, name, c, span)?,
+        CceEmit::FillPad { instr } => fill_pad(k, target, name, instr, c, span)?,
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
             let axis =
@@ -143,6 +143,7 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::TensorRead => tensor_read(k, target, name, c, span)?,
         CceEmit::Transpose => transpose(k, target, name, c, span)?,
         CceEmit::GatherMask => gather_mask(k, target, name, c, span)?,
+        CceEmit::Ci | CceEmit::Tri => generator(k, target, name, c, form, span)?,
         CceEmit::Unsupported { .. } => return Err(broken(span, &format!("{name}, which has no C++ form"))),
     }
     Ok(())
@@ -374,9 +375,19 @@ fn extract(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Sp
 }
 
 /// `block.fillpad`: `TFILLPAD` through a view of the destination with a pad value.
-fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
+fn fill_pad(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    name: &str,
+    instr: &str,
+    c: &Call,
+    span: Span,
+) -> Result<(), Diagnostic> {
     let args = &c.args;
-    expect_arity(&c.args, 1, span, &|| "Unary op requires 1 argument".to_string())?;
+    // `block.fillpad_expand` also has the result's shape, which the destination's type spells.
+    if args.is_empty() || args.len() > 2 {
+        return Err(unsupported(span, "Unary op requires 1 argument"));
+    }
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
     // pto-isa's TFILLPAD refuses a destination without a pad value; the tiles here are
@@ -389,7 +400,7 @@ fn fill_pad(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: S
         _ => d,
     };
     let x = k.tile_ref(&args[0])?;
-    k.linef(format_args!("TFILLPAD({}, {});", d.name, x.name));
+    k.linef(format_args!("{instr}({}, {});", d.name, x.name));
     Ok(())
 }
 
@@ -408,6 +419,33 @@ fn gather_mask(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
         "TGATHER<std::decay_t<decltype({d})>, std::decay_t<decltype({x})>, MaskPattern::{pattern}>({d}, {x});",
         x = x.name
     ));
+    Ok(())
+}
+
+/// `TCI<Dst, T, descending>(d, start);` or `TTRI<Dst, upper>(d, diagonal);`: the tile type
+/// and the flag are template arguments, the scalar the one operand.
+fn generator(
+    k: &mut Kernel,
+    target: Option<VarId>,
+    name: &str,
+    c: &Call,
+    form: CceEmit,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let Some(scalar) = c.args.first() else { return Err(unsupported(span, &format!("{name} requires a scalar"))) };
+    let var = dst_var(k, target, name, span)?;
+    let dtype = k.vars.var_type(var).dtype().ok_or_else(|| broken(span, &format!("{name} without a dtype")))?;
+    let d = k.target(var);
+    let (instr, flag, extra) = match form {
+        CceEmit::Ci => ("TCI", "descending", format!("{}, ", super::ctype::c_type(dtype, span)?)),
+        _ => ("TTRI", "upper", String::new()),
+    };
+    let flag = i32::from(kwargs::bool(c, flag).unwrap_or(false));
+    k.start_line();
+    cat!(k.out(); instr, "<std::decay_t<decltype(", &d, ")>, ", &extra, &flag.to_string(), ">(", &d, ", ");
+    k.push_value(scalar)?;
+    k.out().push_str(");");
+    k.end_line();
     Ok(())
 }
 

@@ -180,7 +180,7 @@ pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
         CceEmit::Reduce { col, row } => vec![col, row],
         CceEmit::Extract => vec!["TEXTRACT"],
         CceEmit::Transpose => vec!["TTRANS"],
-        CceEmit::FillPad => vec!["TFILLPAD"],
+        CceEmit::FillPad { instr } => vec![instr],
         _ => return None,
     })
 }

@@ -102,6 +102,7 @@ fn kw_value(kind: KwKind, default: Option<KwDefault>, required: bool) -> String 
         Some(KwDefault::Int(v)) => v.to_string(),
         Some(KwDefault::Bool(b)) => if b { "True" } else { "False" }.to_string(),
         Some(KwDefault::Space(s)) => format!("pl.MemorySpace.{}", s.name()),
+        Some(KwDefault::DType(d)) => format!("pl.{}", d.name()),
         None => {
             let what = match kind {
                 KwKind::Int => "int",

@@ -53,7 +53,13 @@ pub(super) fn apply(
             }
             semantics::apply(op, call, e, args)
         }
-        id::FILLPAD => {
+        id::FILLPAD_EXPAND => {
+            let src = args.first().and_then(Value::array).ok_or_else(|| not_tile(e))?;
+            let valid = src_valid.unwrap_or_else(|| src.shape().to_vec());
+            let shape = static_shape(&e.ty).ok_or_else(|| not_tile(e))?;
+            expand(&src, &valid, e, shape)
+        }
+        id::FILLPAD | id::FILLPAD_INPLACE => {
             let src = args.first().and_then(Value::array).ok_or_else(|| not_tile(e))?;
             let Some(v) = src_valid else { return semantics::apply(op, call, e, args) };
             let pad = match e.ty.clone() {
@@ -78,6 +84,7 @@ pub(super) fn apply(
             let Some(out_shape) = static_shape(&e.ty) else { return Ok(got) };
             Ok(Value::tile(embed(&small, out_shape)))
         }
+        id::PARTADD | id::PARTMUL | id::PARTMAX | id::PARTMIN => part(op, e, &args, arg_valid, res_valid),
         _ => {
             let got = semantics::apply(op, call, e, args)?;
             match (res_valid, got.array(), &got) {
@@ -86,6 +93,81 @@ pub(super) fn apply(
             }
         }
     }
+}
+
+/// A partial-combine op (`block.partadd` …) as pto-isa's CPU simulator computes it: over the
+/// destination's valid region, both operands' combination where both are valid, the one valid
+/// operand's element where only one is (zero where neither is, and outside the region). The
+/// a2a3 instruction asserts when a source's valid region extends past the destination's, which
+/// the type rule refuses for static extents; a dynamic one is checked here.
+fn part(op: OpId, e: &Expr, args: &[Value], arg_valid: &[Valid], res_valid: Valid) -> Result<Value, Diagnostic> {
+    let (Some(a), Some(b)) = (args.first().and_then(Value::array), args.get(1).and_then(Value::array)) else {
+        return Err(not_tile(e));
+    };
+    let shape = a.shape().to_vec();
+    if b.shape() != shape.as_slice() || shape.len() != 2 {
+        return Err(Diagnostic::error(
+            codes::RUN_SHAPE,
+            e.span,
+            format!(
+                "{} needs two 2-D tiles of one shape, but got {:?} and {:?}",
+                crate::ops::name(op),
+                shape,
+                b.shape()
+            ),
+        ));
+    }
+    let whole = || shape.clone();
+    let dst = res_valid.unwrap_or_else(whole);
+    let (va, vb) = (
+        arg_valid.first().cloned().flatten().unwrap_or_else(whole),
+        arg_valid.get(1).cloned().flatten().unwrap_or_else(whole),
+    );
+    if va.iter().zip(&dst).chain(vb.iter().zip(&dst)).any(|(s, d)| s > d) {
+        return Err(Diagnostic::error(
+            codes::RUN_ERROR,
+            e.span,
+            format!(
+                "{}: a source's valid extents ({va:?}, {vb:?}) exceed the result's ({dst:?}), which pto-isa's a2a3 \
+                 instruction asserts against",
+                crate::ops::name(op)
+            ),
+        ));
+    }
+    let out = e.ty.dtype().unwrap_or(a.dtype());
+    let mut res = Array::zeros(out, shape.clone());
+    for i in 0..res.len() {
+        if !inside(i, &shape, &dst) {
+            continue;
+        }
+        let v = match (inside(i, &shape, &va), inside(i, &shape, &vb)) {
+            (true, true) => semantics::part_combine(op, out, a.get(i), b.get(i))
+                .map_err(|m| Diagnostic::error(codes::RUN_ERROR, e.span, m))?,
+            (true, false) => a.get(i),
+            (false, true) => b.get(i),
+            (false, false) => zero(out),
+        };
+        res.set(i, v);
+    }
+    Ok(Value::tile(res))
+}
+
+/// pto-isa's `TFILLPAD_EXPAND`: the `valid` part of `src` in the top-left corner of a tile of
+/// `shape` (the call `e`'s result, whose type carries the pad value), the pad value elsewhere.
+pub(super) fn expand(src: &Array, valid: &[usize], e: &Expr, shape: Vec<usize>) -> Result<Value, Diagnostic> {
+    let pad = match &e.ty {
+        Type::Tile(t) => t.view.as_ref().map_or(TilePad::Null, |v| v.pad),
+        _ => TilePad::Null,
+    };
+    let (&[sr, sc], &[_, dc]) = (src.shape(), shape.as_slice()) else { return Err(not_tile(e)) };
+    let fill = pad_value(src.dtype(), pad);
+    let mut out = Array::zeros(src.dtype(), shape.clone());
+    for i in 0..out.len() {
+        let (r, c) = (i / dc.max(1), i % dc.max(1));
+        let inside = r < sr && c < sc && valid.first().is_none_or(|&v| r < v) && valid.get(1).is_none_or(|&v| c < v);
+        out.set(i, if inside { src.get(r * sc + c) } else { fill });
+    }
+    Ok(Value::tile(out))
 }
 
 /// Zero in dtype `d`.

@@ -74,7 +74,7 @@ fn bin_kind(short: &str) -> Option<Bin> {
         "div" | "divs" | "div_scalar" => Bin::Div,
         "maximum" | "maxs" => Bin::Max,
         "minimum" | "mins" => Bin::Min,
-        "rem" | "rems" => Bin::Rem,
+        "rem" | "rems" | "fmod" | "fmods" => Bin::Rem,
         "and" | "ands" => Bin::And,
         "or" | "ors" => Bin::Or,
         "xor" | "xors" => Bin::Xor,
@@ -742,7 +742,11 @@ impl Cx<'_> {
                 Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| t.get(i)))))
             }
             // Padding and pipe-to-pipe copies do not change values.
-            id::VEC_MOVE | id::FILLPAD | id::SET_VALIDSHAPE => Ok(Value::tile(self.arr(0)?)),
+            id::FILLPAD_EXPAND => {
+                let src = self.arr(0)?;
+                super::partial::expand(&src, src.shape(), self.e, self.dims(1)?)
+            }
+            id::VEC_MOVE | id::FILLPAD | id::FILLPAD_INPLACE | id::SET_VALIDSHAPE => Ok(Value::tile(self.arr(0)?)),
             id::VIEW => {
                 let t = self.arr(0)?;
                 let shape = self.dims(1)?;
@@ -1070,6 +1074,34 @@ impl Cx<'_> {
                 }
                 Ok(Value::tile(Array::from_nums(out, dst.shape().to_vec(), vals)))
             }
+            id::GATHERB => {
+                let (src, off) = (self.arr(0)?, self.arr(1)?);
+                let out = self.out(src.dtype());
+                let size = (src.dtype().bits() / 8).max(1) as usize;
+                let per = 32 / size;
+                let (&[r, k], true) = (off.shape(), src.shape().len() == 2) else {
+                    return Err(self.shape_err("gatherb needs a 2-D source and 2-D offsets"));
+                };
+                let mut vals = Vec::with_capacity(r * k * per);
+                for i in 0..r * k {
+                    let at = off.get(i).as_i128();
+                    // The a2a3 instruction reads 32-byte blocks; the CPU simulator skips a block
+                    // past the source, which the NPU would read from whatever lies there.
+                    if at % 32 != 0 || at < 0 || at as usize / size + per > src.len() {
+                        return Err(self.fail(
+                            codes::RUN_OUT_OF_BOUNDS,
+                            1,
+                            format!(
+                                "gatherb offset {at} is not a 32-byte block of the {}-byte source",
+                                src.len() * size
+                            ),
+                        ));
+                    }
+                    let base = at as usize / size;
+                    vals.extend((0..per).map(|j| reinterpret(src.get(base + j), src.dtype(), out)));
+                }
+                Ok(Value::tile(Array::from_nums(out, vec![r, k * per], vals)))
+            }
             id::SORT32 => {
                 let (src, idx) = (self.arr(0)?, self.arr(1)?);
                 let (&[r, c], true) = (src.shape(), idx.shape() == src.shape()) else {
@@ -1085,6 +1117,51 @@ impl Cx<'_> {
                     return Err(self.shape_err(format!("mrgsort of {c} elements in runs of {len}")));
                 }
                 Ok(Value::tile(Array::from_nums(self.out(DataType::Fp32), src.shape().to_vec(), mrgsort(&src, len))))
+            }
+            // pto-isa's CPU simulator asserts a nonzero divisor of TFMODS (TFMOD's zero
+            // divisors give C's fmod, NaN).
+            id::FMODS if self.scalar(1)?.num.as_f64() == 0.0 => {
+                Err(self.fail(codes::RUN_ERROR, 1, "fmods by zero (pto-isa's TFMODS asserts a nonzero scalar)"))
+            }
+            id::CI => {
+                let start = self.scalar(0)?.num.as_i128();
+                let dims = self.dims(1)?;
+                let down = self.kw_bool("descending", false);
+                let out = self.out(DataType::Int32);
+                let cols = dims.last().copied().unwrap_or(0);
+                let vals = (0..dims.iter().product::<usize>()).map(|i| {
+                    let j = (i % cols.max(1)) as i128;
+                    Num::I(wrap_int(out, if down { start - j } else { start + j }))
+                });
+                Ok(Value::tile(Array::from_nums(out, dims, vals.collect::<Vec<_>>())))
+            }
+            id::TRI => {
+                let diagonal = self.scalar(0)?.num.as_i128();
+                let dims = self.dims(1)?;
+                let upper = self.kw_bool("upper", false);
+                let out = self.out(DataType::Int32);
+                let cols = dims.last().copied().unwrap_or(0).max(1);
+                let one = |i: usize| {
+                    let (r, c) = ((i / cols) as i128, (i % cols) as i128);
+                    if upper {
+                        c >= r + diagonal
+                    } else {
+                        c <= r + diagonal
+                    }
+                };
+                let vals = (0..dims.iter().product::<usize>()).map(|i| match (one(i), out.is_float()) {
+                    (true, true) => Num::F(1.0),
+                    (false, true) => Num::F(0.0),
+                    (b, false) => Num::I(i128::from(b)),
+                });
+                Ok(Value::tile(Array::from_nums(out, dims, vals.collect::<Vec<_>>())))
+            }
+            id::PARTADD | id::PARTMUL | id::PARTMAX | id::PARTMIN => {
+                // Whole operands: every element is valid in both, the plain element-wise op
+                // (`partial` computes the partial forms).
+                let (a, b) = (self.arr(0)?, self.arr(1)?);
+                let out = self.out(a.dtype());
+                self.elementwise(&[&a, &b], out, |v| part_combine(self.op, out, v[0], v[1]))
             }
             id::ROW_EXPAND => {
                 let a = self.arr(0)?;
@@ -1106,6 +1183,28 @@ impl Cx<'_> {
                 }
                 let out = self.out(t.dtype());
                 Ok(Value::tile(Array::from_nums(out, t.shape().to_vec(), (0..t.len()).map(|i| v.get(i % c.max(1))))))
+            }
+            id::ROW_EXPAND_EXPDIF | id::COL_EXPAND_EXPDIF => {
+                let (t, v) = (self.arr(0)?, self.arr(1)?);
+                let (r, c) = as_2d(t.shape());
+                let row = self.op == id::ROW_EXPAND_EXPDIF;
+                if v.len() < if row { r } else { c } {
+                    return Err(self.shape_err(format!(
+                        "the vector {:?} is too short for the tile {:?}",
+                        v.shape(),
+                        t.shape()
+                    )));
+                }
+                // The CPU simulator subtracts in the tile's dtype, then takes the exponential
+                // of that difference in double.
+                let out = self.out(t.dtype());
+                let mut res = Array::zeros(out, t.shape().to_vec());
+                for i in 0..t.len() {
+                    let (ri, ci) = (i / c.max(1), i % c.max(1));
+                    let d = round_float(out, t.get(i).as_f64() - v.get(if row { ri } else { ci }).as_f64());
+                    res.set(i, Num::F(d.exp()));
+                }
+                Ok(Value::tile(res))
             }
             id::ROW_EXPAND_ADD
             | id::ROW_EXPAND_SUB
@@ -1169,6 +1268,18 @@ impl Cx<'_> {
             _ => Err(err(codes::RUN_UNSUPPORTED, self.e.span, format!("`{}` {NO_IMPLEMENTATION}", self.name))),
         }
     }
+}
+
+/// The element of a partial-combine op (`block.partadd` …) where both operands are valid, as
+/// pto-isa's CPU simulator computes it (`+`, `*`, `std::max`, `std::min`).
+pub(super) fn part_combine(op: OpId, out: DataType, a: Num, b: Num) -> Result<Num, String> {
+    let kind = match op {
+        id::PARTMUL => Bin::Mul,
+        id::PARTMAX => Bin::Max,
+        id::PARTMIN => Bin::Min,
+        _ => Bin::Add,
+    };
+    arith(kind, out, a, b)
 }
 
 /// Element `v` of dtype `from` read as dtype `to` of the same width (its bits, not its value).

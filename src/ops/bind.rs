@@ -104,14 +104,17 @@ fn bind_slots(
         params.iter().enumerate().position(|(i, p)| slots[i].is_none() && pred(p))
     };
 
+    let first_kw = params.iter().position(|p| !is_arg(p)).unwrap_or(params.len());
     for (pos, a) in args.drain(..).enumerate() {
         let target = if is_plain(&a.value) {
             free(&slots, &takes_plain)
         } else {
-            // Required arguments, then kwargs, then optional arguments: an optional argument
-            // (a scratch tile) is written by keyword in the printed form, so `sum(t, 1)` keeps
-            // meaning `axis=1`.
+            // Required arguments, optional ones that come before every kwarg parameter (as
+            // `tri`'s valid shape does in the constructor), then kwargs, then the other
+            // optional arguments: those (a scratch tile) are written by keyword in the printed
+            // form, so `sum(t, 1)` keeps meaning `axis=1`.
             free(&slots, &|p| is_arg(p) && !p.optional)
+                .or_else(|| free(&slots, &is_arg).filter(|&i| i < first_kw))
                 .or_else(|| free(&slots, &|p| !is_arg(p)))
                 .or_else(|| free(&slots, &is_arg))
         };

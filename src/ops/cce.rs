@@ -55,11 +55,16 @@ pub enum CceEmit {
     Transpose,
     /// `TEXTRACT(d, x, row, col);`: the window of `block.view` at its offset.
     Extract,
-    /// `TFILLPAD(d, x);` with `d` seen with a pad value (pto-isa refuses `PadValue::Null`).
-    FillPad,
+    /// `INSTR(d, x);` (`TFILLPAD`, `TFILLPAD_INPLACE`) with `d` seen with a pad value (pto-isa
+    /// refuses `PadValue::Null`).
+    FillPad { instr: &'static str },
     /// `TGATHER<Dst, Src, MaskPattern::P…>(d, x);`: the mask form of TGATHER, the pattern from
     /// kwarg `mask_pattern`.
     GatherMask,
+    /// `TCI<Dst, T, descending>(d, start);`: the index sequence, `descending` from the kwarg.
+    Ci,
+    /// `TTRI<Dst, upper>(d, diagonal);`: the triangular mask, `upper` from the kwarg.
+    Tri,
     /// No code (allocation is done by the prologue's `TASSIGN`).
     Nothing,
     /// `T d = GET_BLOCK_IDX(<axis>);`.
@@ -154,8 +159,10 @@ impl CceEmit {
             CceEmit::Reduce { col, row } => format!("{col} (axis 0), {row} (axis 1)"),
             CceEmit::Extract => "TEXTRACT".into(),
             CceEmit::Transpose => "TTRANS".into(),
-            CceEmit::FillPad => "TFILLPAD".into(),
+            CceEmit::FillPad { instr } => instr.into(),
             CceEmit::GatherMask => "TGATHER<Dst, Src, MaskPattern::P…> (the mask form)".into(),
+            CceEmit::Ci => "TCI<Dst, T, descending>".into(),
+            CceEmit::Tri => "TTRI<Dst, upper>".into(),
             CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
             CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),
             CceEmit::Flag { instr } => instr.to_string(),
@@ -190,7 +197,9 @@ impl CceEmit {
             CceEmit::ColExpand { .. } => "destination row-major; the vector a row `[1, N]`",
             CceEmit::Extract => "Vec, row-major, the window inside the source",
             CceEmit::GatherMask => "Vec, row-major `NoneBox`; the destination's rows packed (its shape its valid shape)",
-            CceEmit::FillPad => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
+            CceEmit::Ci => "Vec, row-major, one row",
+            CceEmit::Tri => "Vec, row-major",
+            CceEmit::FillPad { .. } => "Vec, equal shapes; destination with a pad value (`PadValue::Zero` unless the view says otherwise)",
             _ => "—",
         }
     }

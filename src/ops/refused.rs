@@ -25,22 +25,9 @@ const TENSOR_FORM: &str = "a tensor-level form that upstream's ConvertTensorToTi
 
 /// The refused spellings, by upstream family (its `tile.*` registry).
 pub static REFUSED: &[Refused] = &[
-    no("tile.part_add", NOT_YET), // TPARTADD
-    no("tile.part_mul", NOT_YET), // TPARTMUL
-    no("tile.part_max", NOT_YET), // TPARTMAX
-    no("tile.part_min", NOT_YET), // TPARTMIN
-    no("tile.fmod", NOT_YET),     // TFMOD
-    no("tile.fmods", NOT_YET),    // TFMODS
-    no("tile.ci", NOT_YET),       // TCI
-    no("tile.tri", NOT_YET),      // TTRI
-    no("tile.random", NOT_YET),   // TRANDOM
-    no("tile.col_expand_expdif", NOT_YET),
-    no("tile.row_expand_expdif", NOT_YET),
-    no("tile.fillpad_expand", NOT_YET),  // TFILLPAD_EXPAND
-    no("tile.fillpad_inplace", NOT_YET), // TFILLPAD_INPLACE
+    no("tile.random", NOT_YET),          // TRANDOM
     no("tile.extract", NOT_YET),         // TEXTRACT
     no("tile.assemble", NOT_YET),        // TINSERT
-    no("tile.gatherb", NOT_YET),         // TGATHERB
     no("tile.gather_compare", NOT_YET),  // TGATHER's compare form
     no("tile.scatter_mask", NOT_YET),    // TSCATTER's mask form
     no("tile.mgather", NOT_YET),         // MGATHER

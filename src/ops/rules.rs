@@ -178,6 +178,13 @@ pub(super) fn apply(rule: Rule, cx: &Cx) -> R<Type> {
         Rule::Scatter => scatter_rule(cx),
         Rule::Sort32 => sort32_rule(cx),
         Rule::MrgSort => mrgsort_rule(cx),
+        Rule::PartBinary => part_rule(cx),
+        Rule::Fmod { scalar } => fmod_rule(cx, scalar),
+        Rule::ExpandExpdif { row } => expand_expdif_rule(cx, row),
+        Rule::Ci => ci_rule(cx),
+        Rule::Tri => tri_rule(cx),
+        Rule::FillPadExpand => fillpad_expand_rule(cx),
+        Rule::GatherB => gatherb_rule(cx),
         Rule::ArgReduce { row: true } => row_reduce_rule(cx, Some(DataType::Int32)),
         Rule::ArgReduce { row: false } => col_reduce_rule(cx, Some(DataType::Int32)),
         Rule::RowExpandBinary => row_expand_binary_rule(cx),
@@ -592,6 +599,256 @@ fn mrgsort_rule(cx: &Cx) -> R<Type> {
         ));
     }
     Ok(tile_type(src.shape.clone(), DataType::Fp32, None))
+}
+
+/// The valid extents of a tile type, one per axis (its shape's where it has no valid shape).
+fn valid_extents(t: &TileType) -> &[Expr] {
+    t.view.as_ref().map(|v| v.valid_shape.as_slice()).filter(|v| !v.is_empty()).unwrap_or(&t.shape)
+}
+
+/// The result type of a call under [`Rule::PartBinary`].
+fn part_rule(cx: &Cx) -> R<Type> {
+    let (a, b) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &a.shape, 2)?;
+    if !matches!(a.dtype, DataType::Int16 | DataType::Int32 | DataType::Fp16 | DataType::Fp32) {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "requires an INT16, INT32, FP16 or FP32 tile (pto-isa's a2a3 instruction takes these), but got {}",
+                a.dtype.name()
+            ),
+        ));
+    }
+    if b.dtype != a.dtype || !same_dims(&b.shape, &a.shape) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires src1 of src0's shape and dtype ({} {}), but got {} {}",
+                cx.dims(&a.shape),
+                a.dtype.name(),
+                cx.dims(&b.shape),
+                b.dtype.name()
+            ),
+        ));
+    }
+    let (va, vb) = (valid_extents(a), valid_extents(b));
+    let past = va.iter().zip(vb).any(|(x, y)| matches!((const_dim(x), const_dim(y)), (Some(x), Some(y)) if y > x));
+    if past {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires src1's valid region inside src0's, the result's, but got src0 valid {} and src1 valid {} \
+                 (pto-isa's a2a3 instruction combines over the destination's valid region and asserts when a \
+                 source's extends past it)",
+                cx.dims(va),
+                cx.dims(vb)
+            ),
+        ));
+    }
+    Ok(tile_type(a.shape.clone(), a.dtype, None))
+}
+
+/// The result type of a call under [`Rule::Fmod`].
+fn fmod_rule(cx: &Cx, scalar: bool) -> R<Type> {
+    let a = cx.tile(0)?;
+    cx.rank_exactly(0, &a.shape, 2)?;
+    if a.dtype != DataType::Fp32 {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "requires an FP32 tile (pto-isa's a2a3 instruction computes in FP32 only), but got {}",
+                a.dtype.name()
+            ),
+        ));
+    }
+    if scalar {
+        let d = cx.dtype(1)?;
+        if d != DataType::Fp32 {
+            return Err(cx.check_at(1, format!("requires an FP32 scalar of the tile's dtype, but got {}", d.name())));
+        }
+    } else {
+        let b = cx.tile(1)?;
+        if b.dtype != a.dtype || !same_dims(&b.shape, &a.shape) {
+            return Err(cx.check_at(
+                1,
+                format!(
+                    "requires rhs of lhs's shape and dtype ({} {}), but got {} {}",
+                    cx.dims(&a.shape),
+                    a.dtype.name(),
+                    cx.dims(&b.shape),
+                    b.dtype.name()
+                ),
+            ));
+        }
+        let (va, vb) = (valid_extents(a), valid_extents(b));
+        if !same_dims(va, vb) {
+            return Err(cx.check_at(
+                1,
+                format!(
+                    "requires rhs valid over lhs's valid region, but got lhs valid {} and rhs valid {} (pto-isa's \
+                     a2a3 TFMOD asserts that both sources' valid shapes are the destination's)",
+                    cx.dims(va),
+                    cx.dims(vb)
+                ),
+            ));
+        }
+    }
+    Ok(tile_type(a.shape.clone(), a.dtype, None))
+}
+
+/// The result type of a call under [`Rule::ExpandExpdif`].
+fn expand_expdif_rule(cx: &Cx, row: bool) -> R<Type> {
+    let (t, v) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &t.shape, 2)?;
+    if !matches!(t.dtype, DataType::Fp16 | DataType::Fp32) {
+        return Err(cx.check_at(
+            0,
+            format!(
+                "requires an FP16 or FP32 tile (pto-isa's instruction computes an exponential), but got {}",
+                t.dtype.name()
+            ),
+        ));
+    }
+    let want = if row { vec![t.shape[0].clone(), one()] } else { vec![one(), t.shape[1].clone()] };
+    let fits = v.shape.len() == 2
+        && v.shape.iter().zip(&want).all(|(a, b)| match (const_dim(a), const_dim(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => dims_equal(a, b),
+        });
+    if v.dtype != t.dtype || !fits {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a {} vector {} of the tile's dtype {}, but got {} {}",
+                if row { "column" } else { "row" },
+                cx.dims(&want),
+                t.dtype.name(),
+                cx.dims(&v.shape),
+                v.dtype.name()
+            ),
+        ));
+    }
+    Ok(like_arg(cx, 0, Shaped::Tile, &t.shape, t.dtype))
+}
+
+/// The `dtype` kwarg of a generator (INT32 when the call has none).
+fn generated_dtype(cx: &Cx) -> R<DataType> {
+    match cx.kw("dtype") {
+        None => Ok(DataType::Int32),
+        Some(_) => cx.kw_dtype("dtype"),
+    }
+}
+
+/// The result type of a call under [`Rule::Ci`].
+fn ci_rule(cx: &Cx) -> R<Type> {
+    let dtype = generated_dtype(cx)?;
+    if !matches!(dtype, DataType::Int16 | DataType::Int32) {
+        return Err(cx.check(format!("requires dtype INT16 or INT32, but got {}", dtype.name())));
+    }
+    let start = cx.dtype(0)?;
+    if start != dtype {
+        return Err(cx.check_at(0, format!("requires a start of the dtype {}, but got {}", dtype.name(), start.name())));
+    }
+    let shape = cx.static_shape(1)?;
+    let (leading, last) = shape.split_at(shape.len() - 1);
+    let one_row = leading.iter().all(|d| const_dim(d) == Some(1)) && shape.len() <= 2;
+    if !one_row || const_dim(&last[0]) == Some(1) {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a one-row shape [1, N] or [N] with N > 1 (pto-isa's TCI writes the first row only), but got {}",
+                cx.dims(&shape)
+            ),
+        ));
+    }
+    Ok(tile_type(shape, dtype, None))
+}
+
+/// The result type of a call under [`Rule::Tri`].
+fn tri_rule(cx: &Cx) -> R<Type> {
+    let dtype = generated_dtype(cx)?;
+    if !matches!(
+        dtype,
+        DataType::Int16 | DataType::Int32 | DataType::UInt16 | DataType::UInt32 | DataType::Fp16 | DataType::Fp32
+    ) {
+        return Err(cx.check(format!(
+            "requires dtype INT16, INT32, UINT16, UINT32, FP16 or FP32 (pto-isa's a2a3 TTRI takes these), but got {}",
+            dtype.name()
+        )));
+    }
+    let diagonal = cx.dtype(0)?;
+    if !diagonal.is_int() {
+        return Err(cx.check_at(0, format!("requires an integer diagonal, but got {}", diagonal.name())));
+    }
+    let shape = cx.static_shape(1)?;
+    cx.rank_exactly(1, &shape, 2)?;
+    if cx.args.len() > 2 {
+        let valid = cx.list(2)?;
+        if valid.iter().any(|v| const_dim(v).is_none()) {
+            return Err(cx.check_at(2, format!("requires a constant valid_shape, but got {}", cx.dims(valid))));
+        }
+    }
+    Ok(tile_type(shape, dtype, None))
+}
+
+/// The result type of a call under [`Rule::FillPadExpand`].
+fn fillpad_expand_rule(cx: &Cx) -> R<Type> {
+    let t = cx.tile(0)?;
+    cx.rank_exactly(0, &t.shape, 2)?;
+    if !matches!(t.dtype.bits(), 8 | 16 | 32) {
+        return Err(cx.check_at(0, format!("requires an 8-, 16- or 32-bit tile, but got {}", t.dtype.name())));
+    }
+    let shape = cx.static_shape(1)?;
+    cx.rank_exactly(1, &shape, 2)?;
+    let covers = shape.iter().zip(&t.shape).all(|(d, s)| match (const_dim(d), const_dim(s)) {
+        (Some(d), Some(s)) => d >= s,
+        _ => false,
+    });
+    if !covers {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires a shape at least the tile's {} on each axis, but got {}",
+                cx.dims(&t.shape),
+                cx.dims(&shape)
+            ),
+        ));
+    }
+    Ok(tile_type(shape, t.dtype, None))
+}
+
+/// The result type of a call under [`Rule::GatherB`].
+fn gatherb_rule(cx: &Cx) -> R<Type> {
+    let (src, off) = (cx.tile(0)?, cx.tile(1)?);
+    cx.rank_exactly(0, &src.shape, 2)?;
+    if !matches!(src.dtype.bits(), 8 | 16 | 32) {
+        return Err(cx.check_at(0, format!("requires an 8-, 16- or 32-bit source, but got {}", src.dtype.name())));
+    }
+    cx.rank_exactly(1, &off.shape, 2)?;
+    let Some(k) = const_dim(&off.shape[1]).filter(|_| off.dtype == DataType::UInt32) else {
+        return Err(cx.check_at(
+            1,
+            format!(
+                "requires UINT32 offsets of a static column count, but got {} {}",
+                off.dtype.name(),
+                cx.dims(&off.shape)
+            ),
+        ));
+    };
+    let dtype = match cx.kw("output_dtype") {
+        None => src.dtype,
+        Some(_) => cx.kw_dtype("output_dtype")?,
+    };
+    if dtype.bits() != src.dtype.bits() {
+        return Err(cx.check(format!(
+            "requires output_dtype of the source's width ({}, {} bits), but got {}",
+            src.dtype.name(),
+            src.dtype.bits(),
+            dtype.name()
+        )));
+    }
+    let per_block = 256 / i64::from(dtype.bits());
+    Ok(tile_type(vec![off.shape[0].clone(), dim(k * per_block)], dtype, None))
 }
 
 /// The result type of a call under [`Rule::RowExpandBinary`].

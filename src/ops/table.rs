@@ -443,6 +443,7 @@ pub enum KwDefault {
     Int(i64),
     Bool(bool),
     Space(MemorySpace),
+    DType(DataType),
 }
 
 impl KwDefault {
@@ -451,6 +452,7 @@ impl KwDefault {
             KwDefault::Int(v) => crate::ir::KwValue::Int(v),
             KwDefault::Bool(v) => crate::ir::KwValue::Bool(v),
             KwDefault::Space(v) => crate::ir::KwValue::Space(v),
+            KwDefault::DType(v) => crate::ir::KwValue::DType(v),
         }
     }
 }
@@ -555,6 +557,31 @@ pub enum Rule {
     /// `Tile([1, C], FP32)` of the `[1, C]` FP32 records of a source: `block_len` (a constant
     /// multiple of 64) divides C / 4, and C / (4 · block_len) ≤ 255.
     MrgSort,
+    /// `Tile(src0.shape, src0.dtype)` with `src0`'s valid shape, of two 2-D tiles of one shape
+    /// and one dtype (INT16, INT32, FP16, FP32), `src1` valid over at most `src0`'s valid region.
+    PartBinary,
+    /// `Tile(lhs.shape, FP32)` with `lhs`'s valid shape, of a 2-D FP32 tile and (`scalar`) an
+    /// FP32 scalar or a tile of its shape, dtype and valid shape.
+    Fmod {
+        scalar: bool,
+    },
+    /// `Tile(tile.shape, tile.dtype)` of a 2-D FP16 or FP32 `[M, N]` tile and a vector of its
+    /// dtype, the column `[M, 1]` (`row`) or the row `[1, N]`, broadcast along the other axis.
+    ExpandExpdif {
+        row: bool,
+    },
+    /// `Tile(shape, dtype)` (kwarg `dtype`, INT16 or INT32) of a static one-row shape and a
+    /// start scalar of that dtype.
+    Ci,
+    /// `Tile(shape, dtype)` of a static 2-D shape (kwarg `dtype`: INT16, INT32, UINT16, UINT32,
+    /// FP16, FP32) and an integer diagonal, with the valid shape of the optional `valid_shape`.
+    Tri,
+    /// `Tile(shape, tile.dtype)` of a 2-D 8-, 16- or 32-bit tile and a static 2-D shape at least
+    /// the tile's on each axis.
+    FillPadExpand,
+    /// `Tile([R, K · 32 / size], output_dtype or src.dtype)` of a 2-D 8-, 16- or 32-bit source
+    /// and a UINT32 `[R, K]` offset tile; `output_dtype` of the source's width.
+    GatherB,
     /// The position of the greatest (least) element: `Tile(shape[:-1] + [1], INT32)` along
     /// each row (`row`), `Tile(shape[:-2] + [1, shape[-1]], INT32)` down each column.
     ArgReduce {
@@ -788,12 +815,23 @@ const HP_RECIP: &str = "pto-isa's a2a3 TRECIP (a TDIVS of 1) and its CPU simulat
                         RecipAlgorithm::HIGH_PRECISION as a template argument and ignore it";
 const HP_RSQRT: &str = "ptoc emits block.rsqrt as TRSQRT(dst, src), not as pto-isa's high-precision form (a2a3 \
                         TRSQRT with a scratch tile: a square root, then a division)";
+const HP_FMOD: &str = "pto-isa's a2a3 TFMOD and its CPU simulator have one algorithm: they take \
+                       FmodAlgorithm::HIGH_PRECISION as a template argument and ignore it";
 /// Why `block.sin`/`block.cos` have no C++ form.
 const NO_TRIG: &str = "pto-isa has no sine or cosine instruction (no TSIN/TCOS in include/pto)";
 /// Why `block.scatter` has no C++ form.
 const NO_SCATTER: &str = "pto-isa's a2a3 TSCATTER zeroes the whole destination before it scatters (InitUBBuffer), \
                           its CPU simulator keeps the destination's other elements: the two agree only when the \
                           indexes write every element, which is not known before the kernel runs";
+/// The operands of the partial-combine ops (`block.partadd` …).
+const PART: &[Param] = &[
+    arg("src0", Tile)
+        .about("the first operand, whose valid region is the result's: a 2-D INT16, INT32, FP16 or FP32 tile"),
+    arg("src1", Tile).about(
+        "the second operand, of `src0`'s shape and dtype, valid over at most `src0`'s valid region: where \
+         it is not valid the result is `src0`'s element",
+    ),
+];
 /// The arg reductions take a scratch tile, as pto-isa's `TROWARGMAX(dst, src, tmp)` does.
 const ARG_REDUCE: &[Param] = &[
     arg("tile", Expect::Tile),
@@ -1001,11 +1039,79 @@ pub static OPS: &[OpDef] = &[
     .not_today_tile()
     .cce(CceEmit::Nothing)
     .pto(PtoEmit::Nothing),
+    // Registered after be8155433 (today's `pl.tile.ci(start, shape, dtype=…, descending=…)`, also
+    // `pl.tile.arange`): pto-isa's TCI<Dst, T, descending>(dst, start), start + j (or start - j)
+    // in column j of a one-row tile. The a2a3 form writes it with scalar stores; the sync
+    // passes, which order tile writers on the device pipes, order it on the vector pipe.
+    block(
+        names::CI,
+        &[
+            arg_conv("start", Scalar, ArgConv::Fill)
+                .about("the first element: a scalar of the result's dtype (a literal takes it)"),
+            arg("shape", List).about("the static shape `[1, N]` (or `[N]`), N > 1: pto-isa's TCI writes one row"),
+            kw("dtype"),
+            kw("descending"),
+        ],
+        Rule::Ci,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .kwargs(&[
+        opt("dtype", KwKind::DType).default(KwDefault::DType(DataType::Int32)),
+        opt("descending", KwKind::Bool).default(KwDefault::Bool(false)),
+    ])
+    .aliases(&["arange"])
+    .cce(CceEmit::Ci),
+    // Registered after be8155433 (today's `pl.tile.tri(diagonal, shape, valid_shape, dtype=…,
+    // upper=…)`): pto-isa's TTRI<Dst, upper>(dst, diagonal), 1 where column j <= row i +
+    // diagonal (upper: j >= i + diagonal), else 0, over the destination's valid region.
+    block(
+        names::TRI,
+        &[
+            arg_conv("diagonal", Scalar, INT32_FP32)
+                .about("the boundary's offset from the main diagonal, in columns: an integer scalar"),
+            arg("shape", List).about("the static 2-D shape of the result"),
+            arg("valid_shape", List)
+                .optional()
+                .about("the region written (each extent a constant at most the shape's): the result's valid shape"),
+            kw("dtype"),
+            kw("upper"),
+        ],
+        Rule::Tri,
+    )
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .kwargs(&[
+        opt("dtype", KwKind::DType).default(KwDefault::DType(DataType::Int32)),
+        opt("upper", KwKind::Bool).default(KwDefault::Bool(false)),
+    ])
+    .cce(CceEmit::Tri),
     block(names::FILLPAD, &[arg("tile", Tile), kw("pad_value")], SAME)
         .kwargs(&[opt("pad_value", KwKind::Pad)])
         .pipes(Some(PipeType::V), Some(PipeType::V))
-        .cce(CceEmit::FillPad)
+        .cce(CceEmit::FillPad { instr: "TFILLPAD" })
         .pto(pto("pto.tfillpad", 1)),
+    // Registered after be8155433 (today's `pl.tile.fillpad_inplace(tile, pad_value=…)`): pto-isa's
+    // TFILLPAD_INPLACE(dst, src) pads the source's own buffer, which the result is. It writes
+    // only outside the source's valid region, which no reader of the source sees.
+    block(names::FILLPAD_INPLACE, &[arg("tile", Tile), kw("pad_value")], SAME)
+        .kwargs(&[opt("pad_value", KwKind::Pad)])
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .result_buffer(ResultBuffer::ViewOf(0))
+        .cce(CceEmit::FillPad { instr: "TFILLPAD_INPLACE" }),
+    // Registered after be8155433 (today's `pl.tile.fillpad_expand(tile, shape, pad_value=…)`):
+    // pto-isa's TFILLPAD_EXPAND(dst, src) copies the source's valid region into the top-left
+    // corner of a destination at least as large and writes the pad value everywhere else.
+    block(
+        names::FILLPAD_EXPAND,
+        &[
+            arg("tile", Tile),
+            arg("shape", List).about("the static 2-D shape of the result, each extent at least the tile's"),
+            kw("pad_value"),
+        ],
+        Rule::FillPadExpand,
+    )
+    .kwargs(&[opt("pad_value", KwKind::Pad)])
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(CceEmit::FillPad { instr: "TFILLPAD_EXPAND" }),
     // element-wise tile ⊕ tile
     block(names::ADD, TILE_TILE, TILE_BCAST)
         .pipes(Some(PipeType::V), Some(PipeType::V))
@@ -1378,6 +1484,17 @@ pub static OPS: &[OpDef] = &[
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["col_expand_min"])
         .cce(CceEmit::ColExpand { instr: "TCOLEXPANDMIN", arity: 2 }),
+    // Registered after be8155433 (today's `pl.tile.row_expand_expdif(tile, row_vec)` and
+    // `col_expand_expdif(tile, col_vec)`, softmax's exp(x - max)): pto-isa's TROWEXPANDEXPDIF and
+    // TCOLEXPANDEXPDIF(dst, src0, src1), exp(src0 - the broadcast vector), FP16 or FP32.
+    block(names::ROW_EXPAND_EXPDIF, ROW_EXPAND, Rule::ExpandExpdif { row: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["row_expand_expdif"])
+        .cce(CceEmit::RowExpand { instr: "TROWEXPANDEXPDIF", arity: 2 }),
+    block(names::COL_EXPAND_EXPDIF, COL_EXPAND, Rule::ExpandExpdif { row: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["col_expand_expdif"])
+        .cce(CceEmit::ColExpand { instr: "TCOLEXPANDEXPDIF", arity: 2 }),
     block(names::EXPANDS, &[arg("target", Tile), arg_conv("scalar", Scalar, FP32_FP32)], TILE_KEEP)
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .unified(&["expands"])
@@ -1425,6 +1542,25 @@ pub static OPS: &[OpDef] = &[
         .kwargs(&[req("mask_pattern", KwKind::Int), opt("output_dtype", KwKind::DType)])
         .pipes(Some(PipeType::V), Some(PipeType::V))
         .cce(CceEmit::GatherMask),
+    // Registered after be8155433 (today's `pl.tile.gatherb(src, offset, output_dtype=…)`):
+    // pto-isa's TGATHERB(dst, src, offset) copies, for each UINT32 byte offset, the 32-byte
+    // block of the source there into the next 32 bytes of the destination's row.
+    block(
+        names::GATHERB,
+        &[
+            arg("src", Tile).about("the 2-D 8-, 16- or 32-bit source the blocks are read from"),
+            arg("offset", Tile).about(
+                "a 2-D UINT32 tile of byte offsets into `src` (multiples of 32, each block inside `src`): \
+                 column k of a row gives the result's elements 32 / size · k onward",
+            ),
+            kw("output_dtype"),
+        ],
+        Rule::GatherB,
+    )
+    .kwargs(&[opt("output_dtype", KwKind::DType)])
+    .pipes(Some(PipeType::V), Some(PipeType::V))
+    .cce(dst("TGATHERB", 2, Family::Binary))
+    .pto(pto("pto.tgatherb", 2)),
     // Registered after be8155433 (today's `pl.tile.scatter(dst, src, indexes)`, the index
     // form): dst with dst.flat[indexes[i, j]] = src[i, j]. The C++ form rule refuses it
     // (NO_SCATTER); the interpreter runs it.
@@ -1479,6 +1615,45 @@ pub static OPS: &[OpDef] = &[
     .today(&[today("tile.mrgsort_format1")])
     .pipes(Some(PipeType::V), Some(PipeType::V))
     .cce(dst("TMRGSORT", 2, Family::Binary)),
+    // Registered after be8155433 (today's `pl.tile.part_add/part_mul/part_max/part_min(src0,
+    // src1)`): pto-isa's TPARTADD/TPARTMUL/TPARTMAX/TPARTMIN(dst, src0, src1) combine the two
+    // over the destination's valid region, and where only one source is valid copy that one.
+    block(names::PARTADD, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_add"])
+        .today(&[today("tile.part_add")])
+        .cce(dst("TPARTADD", 2, Family::Binary))
+        .pto(pto("pto.tpartadd", 2)),
+    block(names::PARTMUL, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_mul"])
+        .today(&[today("tile.part_mul")])
+        .cce(dst("TPARTMUL", 2, Family::Binary))
+        .pto(pto("pto.tpartmul", 2)),
+    block(names::PARTMAX, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_max"])
+        .today(&[today("tile.part_max")])
+        .cce(dst("TPARTMAX", 2, Family::Binary))
+        .pto(pto("pto.tpartmax", 2)),
+    block(names::PARTMIN, PART, Rule::PartBinary)
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .unified(&["part_min"])
+        .today(&[today("tile.part_min")])
+        .cce(dst("TPARTMIN", 2, Family::Binary))
+        .pto(pto("pto.tpartmin", 2)),
+    // Registered after be8155433 (today's `pl.tile.fmod(lhs, rhs)`, `pl.tile.fmods(lhs, rhs)`):
+    // pto-isa's TFMOD(dst, src0, src1) and TFMODS(dst, src, scalar), C's fmod (the remainder of
+    // the quotient truncated toward zero, with the dividend's sign). The a2a3 forms overwrite the
+    // destination before they read src0 the last time: it is a buffer of its own (the Dst form).
+    block(names::FMOD, &[arg("lhs", Tile), arg("rhs", Tile)], Rule::Fmod { scalar: false })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .scalar_rhs(names::FMODS)
+        .high_precision(HP_FMOD)
+        .cce(dst("TFMOD", 2, Family::Binary)),
+    block(names::FMODS, &[arg("lhs", Tile), arg_conv("rhs", Scalar, FP32_FP32)], Rule::Fmod { scalar: true })
+        .pipes(Some(PipeType::V), Some(PipeType::V))
+        .cce(dst("TFMODS", 2, Family::BinaryScalar)),
     // No data moves: the result is the input's buffer with another valid shape.
     block(
         names::SET_VALIDSHAPE,

@@ -25,6 +25,7 @@ fn valid_arg(cx: &Cx) -> Option<usize> {
     match cx.def.rule {
         Rule::Load => Some(3),
         Rule::CreateTile => Some(1),
+        Rule::Tri => Some(2),
         _ => None,
     }
 }
@@ -42,7 +43,7 @@ pub(super) fn apply(cx: &Cx, ty: Type) -> R<Type> {
         }
     } else if op == id::SET_VALIDSHAPE {
         vec![cx.args[1].clone(), cx.args[2].clone()]
-    } else if op == id::FILLPAD {
+    } else if matches!(op, id::FILLPAD | id::FILLPAD_INPLACE | id::FILLPAD_EXPAND) {
         pad = match cx.kw("pad_value") {
             Some(KwValue::Pad(p)) => Some(p),
             _ => None,
@@ -95,6 +96,7 @@ pub fn ignores_valid_shape(op: crate::ir::OpId) -> bool {
             | Rule::CmpBits
             | Rule::Gather
             | Rule::GatherMask
+            | Rule::GatherB
             | Rule::Sort32
             | Rule::MrgSort
     )
@@ -187,9 +189,13 @@ fn inherited(cx: &Cx, shape: &[Expr]) -> Option<Vec<Expr>> {
         | Rule::SameTile { .. }
         | Rule::NotTile
         | Rule::RowExpandBinary
+        | Rule::ExpandExpdif { .. }
         | Rule::AddC
-        | Rule::AddSC => Some(&[0usize, 1, 2][..]),
+        | Rule::AddSC
+        | Rule::Fmod { .. } => Some(&[0usize, 1, 2][..]),
         Rule::Select => Some(&[1usize, 2][..]),
+        // The destination's valid region is src0's (today's PyPTO types it so).
+        Rule::PartBinary => Some(&[0usize][..]),
         Rule::SelectBits => Some(&[1usize][..]),
         _ => None,
     };

@@ -271,10 +271,12 @@ fn vector_instrs(
         CceEmit::VecMove => vec![v("TMOV", r, 0)],
         CceEmit::Extract => vec![v("TEXTRACT", r, 0)],
         CceEmit::Transpose => vec![v("TTRANS", arg_shape(0).unwrap_or(r), 0)],
-        CceEmit::FillPad => vec![v("TFILLPAD", r, 0)],
+        CceEmit::FillPad { instr } => vec![v(instr, r, 0)],
         // One reduce-by-pattern intrinsic over the source's rows (a2a3 `vreducev2`), costed as
         // a plain vector instruction on the source (not calibrated on Perf-Sim).
         CceEmit::GatherMask => vec![v("TGATHER_MASK", arg_shape(0).unwrap_or(r), 0)],
+        CceEmit::Ci => vec![v("TCI", r, 0)],
+        CceEmit::Tri => vec![v("TTRI", r, 0)],
         _ => Vec::new(),
     }
 }
@@ -313,6 +315,14 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
     let unary = |slope: u64| if total > 255 { 4 } else { slope * total };
     match name {
         "TADD" | "TSUB" | "TMUL" | "TMAX" | "TMIN" | "TAND" | "TOR" => binary(2),
+        // The combination over the smaller valid region, as TADD, then a copy of the rest of the
+        // larger one (pto-isa's a2a3 TPartOp; not calibrated on Perf-Sim).
+        "TPARTADD" | "TPARTMUL" | "TPARTMAX" | "TPARTMIN" => binary(2) + 4,
+        // Row by row (pto-isa's a2a3 TFmod): a division, a truncation, a multiply and a
+        // subtraction, each followed by a vector barrier; TFMODS first fills the row with the
+        // scalar (not calibrated on Perf-Sim).
+        "TFMOD" => rows * 4 * (8 + sh.row_repeats()),
+        "TFMODS" => rows * 5 * (8 + sh.row_repeats()),
         "TDIV" => binary(4),
         // A reciprocal: a division per repeat, row by row.
         "TRECIP" => {
@@ -348,6 +358,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         // Row by row: a multiply of the indices into byte offsets, a vector barrier, then a
         // gather that reads about 32 bytes a cycle (not calibrated on Perf-Sim).
         "TGATHER" => rows * 12 + sh.total_bytes() / 32,
+        // Row by row, one block gather of up to 8 blocks a repeat (a2a3 vgatherb; not
+        // calibrated on Perf-Sim).
+        "TGATHERB" => rows * (4 + sh.total_bytes() / sh.rows.max(1) / 256 * 2),
         // Row by row (pto-isa's a2a3 TSORT32): one bit sort of a repeat per 32 values, then a
         // vector barrier; TMRGSORT merges its records in one instruction (neither calibrated
         // on Perf-Sim).
@@ -355,6 +368,9 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TMRGSORT" => 10 + sh.total_bytes() / 32,
         "TROWEXPANDSUB" | "TROWEXPANDADD" | "TROWEXPANDMUL" | "TROWEXPANDMAX" | "TROWEXPANDMIN" => 40 + 2 * runs,
         "TROWEXPANDDIV" => 50 + 4 * runs,
+        // The subtraction, a vector barrier, then an exponential over the tile (pto-isa's a2a3
+        // TROWEXPANDEXPDIF is TROWEXPANDSUB then TEXP; not calibrated on Perf-Sim).
+        "TROWEXPANDEXPDIF" => 40 + 2 * runs + 2 * total,
         // Rows of exactly one repeat: one count-mode reduction over all rows.
         "TROWMAX" | "TROWMIN" | "TROWSUM" if sh.cols == per_repeat => 5,
         // The product and the arg reductions step through the rows as TROWMAX does (pto-isa's
@@ -379,9 +395,20 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
         "TCOLEXPANDADD" | "TCOLEXPANDSUB" | "TCOLEXPANDMUL" | "TCOLEXPANDDIV" | "TCOLEXPANDMAX" | "TCOLEXPANDMIN" => {
             16 * rows + 4
         }
+        // Each row's subtraction followed by its exponential, a barrier between (a2a3
+        // ColExpandExpdifOp; not calibrated on Perf-Sim).
+        "TCOLEXPANDEXPDIF" => 20 * rows + 4,
         // The column product and arg reductions as TCOLMAX (not calibrated on Perf-Sim).
         "TCOLMAX" | "TCOLMIN" | "TCOLSUM" | "TCOLPROD" | "TCOLARGMAX" | "TCOLARGMIN" => 40 * rows,
-        "TFILLPAD" => 6 * rows + 10,
+        "TFILLPAD" | "TFILLPAD_EXPAND" => 6 * rows + 10,
+        // The padding only, in the source's own buffer (not calibrated on Perf-Sim).
+        "TFILLPAD_INPLACE" => 4 * rows + 10,
+        // The scalar unit's loop over the row, about a cycle an element (pto-isa's a2a3 TCI
+        // without a scratch tile; not calibrated on Perf-Sim).
+        "TCI" => 10 + sh.cols,
+        // Row by row: a fill of the row, a barrier, a fill of its triangle part, a barrier
+        // (a2a3 TTri; not calibrated on Perf-Sim).
+        "TTRI" => 16 * rows + 4,
         // Perf-Sim's figures for FP32 [16, 16], [16, 32], [32, 64], [64, 64]: 20, 30, 84, 130
         // (it books them on MTE1; they are vector instructions on the a2a3, as in the table).
         "TTRANS" => 12 + sh.rows * sh.cols / 34,
@@ -393,7 +420,19 @@ pub fn vector(name: &str, sh: Shape) -> u64 {
 /// that the next vector instruction starts a new stream and pays [`vector_startup`].
 pub fn ends_vector_stream(name: &str) -> bool {
     // TTRANS is booked on MTE1 by Perf-Sim: the vector instruction after it starts anew.
-    matches!(name, "TROWMAX" | "TROWMIN" | "TROWSUM" | "TROWPROD" | "TROWARGMAX" | "TROWARGMIN" | "TTRANS" | "TSORT32")
+    matches!(
+        name,
+        "TROWMAX"
+            | "TROWMIN"
+            | "TROWSUM"
+            | "TROWPROD"
+            | "TROWARGMAX"
+            | "TROWARGMIN"
+            | "TTRANS"
+            | "TSORT32"
+            | "TFMOD"
+            | "TFMODS"
+    )
 }
 
 /// The startup latency (head + tail of its first intrinsic) an instruction pays when it opens
