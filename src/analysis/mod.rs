@@ -8,4 +8,5 @@ pub mod hazard;
 pub mod memref_plan;
 pub mod one_path;
 pub mod param_roots;
+pub mod pto_buffers;
 pub mod visit_order;
