@@ -16,8 +16,8 @@
 //! leading dimensions into rows computes the same, a result assigned where the C++ assigns one,
 //! tile operands that are variables, offsets and indices written as lists, sync event ids in
 //! range, tensors accessed through a kernel parameter, dynamic valid shapes of two extents, no
-//! scratch tile for a column reduction, transposing moves of 512-byte fractals; then the types
-//! the writer spells ([`super::cce_types`]).
+//! scratch tile for a column reduction, transposing moves of 512-byte fractals; `for` loop
+//! variables used inside their loop only; then the types the writer spells ([`super::cce_types`]).
 //!
 //! The copies and scratch tiles legalize-cce makes ops of the IR are checked too, since
 //! `--passes` may leave the pass out: element-wise operands of the result's dtype and shape,
@@ -46,7 +46,50 @@ pub fn check(f: &Function) -> Result<(), Diagnostic> {
         homes: loop_result_homes(&f.vars, &f.body),
     };
     cx.stmt(&f.body, &mut Vec::new())?;
+    let mut loop_vars = FxHashSet::default();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        if let Stmt::For { loop_var, .. } = s {
+            loop_vars.insert(*loop_var);
+        }
+    });
+    if !loop_vars.is_empty() {
+        loop_var_scopes(&f.vars, &f.body, &loop_vars, &mut Vec::new())?;
+    }
     super::cce_types::check(f)
+}
+
+/// A `for` loop's variable is declared in the C++ loop's header, so it exists inside the loop
+/// only: a use after the loop (where Python keeps the last iteration's value) has no C++ form.
+/// `active`: the loop variables of the loops around `s`.
+fn loop_var_scopes(
+    vars: &VarTable,
+    s: &Stmt,
+    loop_vars: &FxHashSet<VarId>,
+    active: &mut Vec<VarId>,
+) -> Result<(), Diagnostic> {
+    let mut found = None;
+    for e in crate::ir::visit::stmt_exprs(s) {
+        crate::ir::visit::walk_expr(e, &mut |x| {
+            if let Some(v) = x.as_var().filter(|v| loop_vars.contains(v) && !active.contains(v)) {
+                found.get_or_insert((v, x.span));
+            }
+        });
+    }
+    if let Some((v, at)) = found {
+        let name = vars.var_name(v);
+        return Err(refused(at, format!("CCE codegen: the loop variable {name} is used after its loop"))
+            .with_note("the C++ loop declares its variable in its header, so it does not exist after the loop")
+            .with_note(format!(
+                "help: assign the value needed to a variable inside the loop (`last = {name}`) and use that"
+            )));
+    }
+    if let Stmt::For { loop_var, body, .. } = s {
+        active.push(*loop_var);
+        let checked = loop_var_scopes(vars, body, loop_vars, active);
+        active.pop();
+        return checked;
+    }
+    crate::ir::visit::child_stmts(s).try_for_each(|c| loop_var_scopes(vars, c, loop_vars, active))
 }
 
 /// A kernel parameter: a tensor (a `GlobalTensor` over the argument) or a scalar.
