@@ -8,6 +8,7 @@ pub mod hazard;
 pub mod memref_plan;
 pub mod one_path;
 pub mod param_roots;
+pub mod pto_buffers;
 pub mod tensor_aliases;
 pub mod visit_order;
 pub mod windows;

@@ -2,7 +2,9 @@
 //! table's `cce` column ([`CceEmit`]). `d` is the C++ name of the assigned variable.
 //!
 //! Fixes of reference defects (§6 Q10, §6.1 Q23): `TCMP`/`TCMPS` get a `CmpMode` value
-//! instead of an integer; `block.get_block_idx` and `tensor.dim` declare their result;
+//! instead of an integer; `block.get_block_idx` and `tensor.dim` declare their result, and
+//! `block.get_block_idx` is pto-isa's `get_block_idx()` (the reference's `GET_BLOCK_IDX(axis)`
+//! reads an `axis` kwarg the op does not have, and pto-isa has no such macro);
 //! `tensor.dim` is the tensor type's dimension (the GlobalTensor's shape is the access window,
 //! Q22), read from the `Tensor` argument's shape where it is symbolic;
 //! `block.transpose` is reported instead of being emitted as `TRESHAPE`; a store whose result
@@ -29,7 +31,7 @@
 use std::rc::Rc;
 
 use super::ctype::{Placed, TileCType};
-use super::writer::{broken, not_legalized, unsupported, Global, Kernel, TileRef};
+use super::writer::{broken, Global, Kernel, TileRef};
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{Call, Callee, Expr, ExprKind, MemorySpace, TileLayout, TilePad, Type, VarId};
 use crate::ops::cce::{CceEmit, Family};
@@ -65,8 +67,10 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
             elementwise(k, target, name, instr, args, scalar, "", true, span)?;
         }
         CceEmit::DstArg { instr, arg } => {
+            // Binding checks the count against the op's parameters (`ops::tests`: they agree
+            // with this form).
             let x =
-                args.get(arg).ok_or_else(|| unsupported(span, &format!("{name} requires {} arguments", arg + 1)))?;
+                args.get(arg).ok_or_else(|| broken(span, &format!("{name} with fewer than {} arguments", arg + 1)))?;
             let d = tile_dst(k, target, name, span)?;
             instruction(k, instr, &d, std::slice::from_ref(x), "")?;
         }
@@ -127,11 +131,9 @@ pub fn emit_call(k: &mut Kernel, target: Option<VarId>, c: &Call, span: Span) ->
         CceEmit::FillPad { instr } => fill_pad(k, target, name, instr, c, span)?,
         CceEmit::Nothing => {}
         CceEmit::BlockIdx => {
-            let axis =
-                kwargs::int(c, "axis").ok_or_else(|| unsupported(span, "block.get_block_idx requires 'axis' kwarg"))?;
             let var = target.ok_or_else(|| broken(span, &format!("an unassigned {name}")))?;
             let decl = scalar_decl(k, var, span)?;
-            k.linef(format_args!("{decl}GET_BLOCK_IDX({axis});"));
+            k.linef(format_args!("{decl}get_block_idx();"));
         }
         CceEmit::Flag { instr } => flag(k, name, c, instr, span)?,
         CceEmit::Barrier { instr, pipe } => {
@@ -157,12 +159,14 @@ fn cmp_mode(c: &Call, name: &str, span: Span) -> Result<&'static str, Diagnostic
         .ok_or_else(|| broken(span, &format!("{name} without a valid cmp_type")))
 }
 
-/// An error unless the call has `n` arguments (the message is only built on a mismatch).
+/// An internal error unless the call has `n` arguments (the message is only built on a
+/// mismatch): binding a call checks its count against the op's parameters, which agree with
+/// the counts the forms take (`ops::tests::cce_forms_agree_with_argument_binding`).
 fn expect_arity(args: &[Expr], n: usize, span: Span, msg: &dyn Fn() -> String) -> Result<(), Diagnostic> {
     if args.len() == n {
         Ok(())
     } else {
-        Err(unsupported(span, &msg()))
+        Err(broken(span, &format!("a call with {} arguments ({})", args.len(), msg())))
     }
 }
 
@@ -186,7 +190,7 @@ fn set_dynamic_valid_shape(k: &mut Kernel, target: Option<VarId>, span: Span) ->
     }
     let Some(v) = valid_extents(k, var)? else { return Ok(()) };
     let [r, c] = v.as_slice() else {
-        return Err(unsupported(span, "CCE codegen: a dynamic valid shape of a tile that is not 2-D"));
+        return Err(broken(span, "a dynamic valid shape of a tile that is not 2-D"));
     };
     let d = k.tile_var(var, span)?;
     k.linef(format_args!("{}.SetValidShape({r}, {c});", d.name));
@@ -207,7 +211,7 @@ fn partial_global(
     let tv = t.as_var().ok_or_else(|| broken(t.span, "an access of a tensor expression"))?;
     let rank = k.type_of(t).shape().map_or(0, <[Expr]>::len);
     let ([r, c], 2) = (v.as_slice(), rank) else {
-        return Err(unsupported(span, "CCE codegen: a partial tile of a tensor that is not 2-D"));
+        return Err(broken(span, "a partial tile of a tensor that is not 2-D"));
     };
     let (g, at) = window_start(k, t, offsets, span)?;
     let Some(Global { ptr, tensor }) = k.globals.get(&tv).cloned() else { return Ok(None) };
@@ -296,8 +300,10 @@ fn tile_move(
     let to = kwargs::space(c, "target_memory");
     let vec_to_vec = form == CceEmit::Move && src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec);
     if form == CceEmit::VecMove {
+        // The memory-space rule (`verify::memory_reach`, run before the C++ form rule)
+        // refuses a source block.vec_move cannot read.
         if let Some(s) = src_space.filter(|s| *s != MemorySpace::Vec) {
-            return Err(unsupported(span, &format!("block.vec_move: source must be on Vec memory, got {}", s.name())));
+            return Err(broken(span, &format!("a block.vec_move from {}", s.name())));
         }
     }
     let var = dst_var(k, target, name, span)?;
@@ -309,8 +315,7 @@ fn tile_move(
     if vec_to_vec {
         // A Vec to Vec copy runs on the vector pipe, where the operator table (and so
         // insert-sync) puts block.vec_move, not block.move (MTE1).
-        return Err(not_legalized(span, "a Vec to Vec block.move is a copy on the vector pipe")
-            .with_note("legalize-cce makes it block.vec_move"));
+        return Err(broken(span, "a Vec to Vec block.move (legalize-cce makes it block.vec_move)"));
     }
     k.linef(format_args!("TMOV({}, {});", d.name, src.name));
     Ok(())
@@ -386,7 +391,8 @@ fn fill_pad(
     let args = &c.args;
     // `block.fillpad_expand` also has the result's shape, which the destination's type spells.
     if args.is_empty() || args.len() > 2 {
-        return Err(unsupported(span, "Unary op requires 1 argument"));
+        // Binding the call's arguments checks their count.
+        return Err(broken(span, &format!("{name} with {} arguments", args.len())));
     }
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
@@ -432,7 +438,8 @@ fn generator(
     form: CceEmit,
     span: Span,
 ) -> Result<(), Diagnostic> {
-    let Some(scalar) = c.args.first() else { return Err(unsupported(span, &format!("{name} requires a scalar"))) };
+    // Binding the call's arguments checks their count.
+    let Some(scalar) = c.args.first() else { return Err(broken(span, &format!("{name} without its scalar"))) };
     let var = dst_var(k, target, name, span)?;
     let dtype = k.vars.var_type(var).dtype().ok_or_else(|| broken(span, &format!("{name} without a dtype")))?;
     let d = k.target(var);
@@ -526,8 +533,7 @@ fn tensor_read(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span
 fn transpose(k: &mut Kernel, target: Option<VarId>, name: &str, c: &Call, span: Span) -> Result<(), Diagnostic> {
     let args = &c.args;
     let Some(tmp) = args.get(3) else {
-        return Err(unsupported(span, &format!("CCE codegen: {name} needs its scratch tile"))
-            .with_note("legalize-cce gives one to a 2-D transpose of a Vec tile; write `tmp_tile=` for any other"));
+        return Err(broken(span, &format!("{name} without its scratch tile")));
     };
     let var = dst_var(k, target, name, span)?;
     let d = k.tile_var(var, span)?;
@@ -638,7 +644,7 @@ fn transposed(k: &mut Kernel, t: &TileRef, span: Span) -> Result<TileRef, Diagno
         TileLayout::NoneBox => TileLayout::NoneBox,
     };
     if p.fractal != 512 && p.slayout != TileLayout::NoneBox {
-        return Err(unsupported(span, "CCE codegen: a transposing move needs a source with 512-byte fractals"));
+        return Err(broken(span, "a transposing move of a source without 512-byte fractals"));
     }
     let q = Placed { blayout: flip(p.blayout), slayout: flip(p.slayout), ..p };
     let ct = t.ct.reshaped(t.ct.cols, t.ct.rows, q);
@@ -710,14 +716,13 @@ fn prepare(
     for o in &ops {
         let Operand::Tile(t) = o else { continue };
         if same_dtype && t.ct.dtype != d.ct.dtype {
-            return Err(not_legalized(span, "an element-wise operand of another dtype than the result")
-                .with_note("legalize-cce converts it with block.cast"));
+            return Err(broken(span, "an element-wise operand of another dtype than the result"));
         }
         if (t.ct.rows, t.ct.cols) != (d.ct.rows, d.ct.cols) {
-            return Err(unsupported(
+            return Err(broken(
                 span,
                 &format!(
-                    "CCE codegen: cannot broadcast a [{}, {}] tile to the result's shape [{}, {}]",
+                    "an element-wise operand [{}, {}] of another shape than the result [{}, {}]",
                     t.ct.rows, t.ct.cols, d.ct.rows, d.ct.cols
                 ),
             ));
@@ -762,14 +767,8 @@ fn compare(
     let var = dst_var(k, target, op, span)?;
     let d = k.tile_var(var, span)?;
     if d.ct.placed.is_some() {
-        if d.ct.cols % 8 != 0 {
-            return Err(unsupported(
-                span,
-                &format!("CCE codegen: {op} needs a tile whose row length is a multiple of 8, got {}", d.ct.cols),
-            ));
-        }
-        return Err(not_legalized(span, &format!("{op} on placed tiles"))
-            .with_note("legalize-cce writes it as block.cmp_bits and block.select_bits"));
+        // legalize-cce writes it as block.cmp_bits and block.select_bits.
+        return Err(broken(span, &format!("{op} on placed tiles")));
     }
     k.start_line();
     cat!(k.out(); instr, "(", &d.name);
@@ -794,7 +793,8 @@ fn reduce(
     span: Span,
 ) -> Result<(), Diagnostic> {
     let args = &c.args;
-    let axis = kwargs::int(c, "axis").ok_or_else(|| unsupported(span, &format!("{op} requires 'axis'")))?;
+    // The op's type rule requires `axis`.
+    let axis = kwargs::int(c, "axis").ok_or_else(|| broken(span, &format!("{op} without 'axis'")))?;
     let rank = match args.first().map(|a| k.type_of(a)) {
         Some(Type::Tile(t)) => t.shape.len() as i64,
         _ => 2,
@@ -802,9 +802,11 @@ fn reduce(
     let ax = if axis < 0 { axis + rank } else { axis };
     let along_rows = !(ax == 0 && rank == 2);
     let n = if along_rows { 2 } else { 1 };
+    // Binding allows one or two arguments; the C++ form rule refuses a scratch tile of a
+    // reduction along columns.
     if args.len() != 1 && args.len() != n {
         let instr = if along_rows { row } else { col };
-        return Err(unsupported(span, &format!("{instr} requires {n} argument{}", if n == 1 { "" } else { "s" })));
+        return Err(broken(span, &format!("{instr} with {} arguments", args.len())));
     }
     let var = dst_var(k, target, op, span)?;
     let d = k.tile_var(var, span)?;
@@ -818,8 +820,8 @@ fn reduce(
     let d = as_column(k, &d);
     let Some(tmp) = args.get(1) else {
         if d.ct.placed.is_some() {
-            return Err(not_legalized(span, &format!("{row} without its scratch tile"))
-                .with_note("legalize-cce adds one as tmp_tile"));
+            // legalize-cce adds one as tmp_tile.
+            return Err(broken(span, &format!("{row} on placed tiles without its scratch tile")));
         }
         k.linef(format_args!("{row}({}, {});", d.name, x.name));
         return Ok(());
@@ -832,7 +834,7 @@ fn reduce(
 /// `T d = ` (first definition) or `d = ` for a scalar result.
 fn scalar_decl(k: &mut Kernel, var: VarId, span: Span) -> Result<String, Diagnostic> {
     let Type::Scalar(dt) = k.vars.var_type(var) else {
-        return Err(unsupported(span, "expected a scalar result"));
+        return Err(broken(span, "a scalar op assigned to a non-scalar"));
     };
     let ct = super::ctype::c_type(*dt, span)?;
     let d = k.target(var);
@@ -852,10 +854,11 @@ fn global_at(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str
 fn window_start(k: &Kernel, t: &Expr, offsets: &Expr, span: Span) -> Result<(Rc<str>, String), Diagnostic> {
     let var = t.as_var().ok_or_else(|| broken(t.span, "an access of a tensor expression"))?;
     let g = k.name_of(var, t.span)?;
-    let Global { ptr, tensor } = k.globals.get(&var).cloned().ok_or_else(|| {
-        unsupported(t.span, &format!("Pointer for tensor {g} not found"))
-            .with_note("a kernel can only access tensors passed as parameters")
-    })?;
+    let Global { ptr, tensor } = k
+        .globals
+        .get(&var)
+        .cloned()
+        .ok_or_else(|| broken(t.span, &format!("an access of tensor {g}, which is no parameter's")))?;
     let ExprKind::MakeTuple(offs) = &offsets.kind else {
         return Err(broken(offsets.span, "offsets that are not a list literal"));
     };

@@ -54,11 +54,6 @@ pub struct Placed {
 }
 
 impl Placed {
-    /// A plain (`NoneBox`) tile of `space` in row-major (`RowMajor`) or column-major order.
-    pub fn plain(space: MemorySpace, blayout: TileLayout) -> Placed {
-        Placed { space, blayout, slayout: TileLayout::NoneBox, fractal: 512, pad: TilePad::Null }
-    }
-
     /// Whether element (r, c) follows element (r, c - 1) in memory (`BLayout::RowMajor`).
     pub fn row_major(self) -> bool {
         self.blayout != TileLayout::ColMajor
@@ -180,21 +175,11 @@ pub fn tile_type_homed(
     Ok(TileCType { dtype: tt.dtype, elem, rows, cols, placed: Some(placed), addr: Some(addr) })
 }
 
-/// The layout of a tile of `space` (see [`tile_type`]).
+/// The layout of a tile of `space` ([`cce_types::tile_layout`], see [`tile_type_homed`]).
 fn placement(space: MemorySpace, tt: &TileType, cols: i64) -> Placed {
-    use TileLayout::*;
     let pad = tt.view.as_ref().map_or(TilePad::Null, |v| v.pad);
-    let fixed = |blayout, slayout, fractal| Placed { space, blayout, slayout, fractal, pad };
-    match space {
-        MemorySpace::Left => fixed(RowMajor, RowMajor, 512),
-        MemorySpace::Right => fixed(RowMajor, ColMajor, 512),
-        MemorySpace::Acc => fixed(ColMajor, RowMajor, 1024),
-        _ if cols == 1 && tt.shape.len() == 2 => Placed { pad, ..Placed::plain(space, ColMajor) },
-        _ => match &tt.view {
-            Some(v) if tt.shape.len() == 2 => fixed(v.blayout, v.slayout, v.fractal),
-            _ => Placed { pad, ..Placed::plain(space, RowMajor) },
-        },
-    }
+    let (blayout, slayout, fractal) = cce_types::tile_layout(space, tt, cols);
+    Placed { space, blayout, slayout, fractal, pad }
 }
 
 /// `Shape<…>` and `Stride<…>` arguments of a GlobalTensor over `dims` padded to 5-D, and whether

@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::ctype::{c_type, global_shape};
 use super::namer::Namer;
-use super::writer::{broken, not_legalized, unsupported, Global, Homes, Kernel};
+use super::writer::{broken, Global, Homes, Kernel};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
 use crate::ops::cce::CceEmit;
@@ -330,9 +330,10 @@ impl<'p> Kernel<'p> {
             let v = self.value(init)?;
             let decl = match &data.ty {
                 Type::Tensor(_) => {
+                    // The C++ form rule refuses a tensor iter_arg that does not start from a
+                    // parameter.
                     let g = init.as_var().and_then(|x| self.globals.get(&x).cloned()).ok_or_else(|| {
-                        unsupported(init.span, &format!("Pointer for tensor {v} not found"))
-                            .with_note("a tensor iter_arg must start from a kernel parameter's GlobalTensor")
+                        broken(init.span, &format!("a tensor iter_arg starting from {v}, no parameter's"))
                     })?;
                     self.globals.insert(a, g);
                     "auto".to_string()
@@ -380,10 +381,7 @@ impl<'p> Kernel<'p> {
         if let Some(ys) = self.pending_yield.take() {
             if !carried.is_empty() {
                 if ys.len() != carried.len() {
-                    return Err(unsupported(
-                        span,
-                        &format!("Yielded {} values but expected {}", ys.len(), carried.len()),
-                    ));
+                    return Err(broken(span, &format!("a loop yielding {} values for {}", ys.len(), carried.len())));
                 }
                 let yielded = body.final_yield();
                 // The yield assigns all iter args at once: a value that reads an iter arg
@@ -431,10 +429,8 @@ impl<'p> Kernel<'p> {
                         });
                     if !same {
                         let at = yielded.and_then(|ys| ys.get(k)).map_or(span, |y| y.span);
-                        return Err(not_legalized(
-                            at,
-                            &format!("the tile yielded as {} is not in the carried tile's buffer", n),
-                        ));
+                        // legalize-cce copies it there.
+                        return Err(broken(at, &format!("a tile yielded as {n} outside the carried tile's buffer")));
                     }
                 }
             }
@@ -540,13 +536,14 @@ impl<'p> Kernel<'p> {
                 }
             }
             let Some((g, _)) = global else {
-                return Err(unsupported(
+                return Err(broken(
                     span,
-                    &format!("CCE codegen: no branch yields a value for {}", self.vars.var_name(r)),
+                    &format!("an if whose branches yield no value for {}", self.vars.var_name(r)),
                 ));
             };
+            // Every tensor parameter's pointer is a key of `global_roots` (the prologue).
             let Some(root) = self.global_roots.get(&g.ptr).cloned() else {
-                return Err(unsupported(span, &format!("Pointer for tensor {} not found", self.vars.var_name(r))));
+                return Err(broken(span, &format!("a tensor result {} over no parameter", self.vars.var_name(r))));
             };
             decls.push(format!("{}auto {} = {root};\n", "    ".repeat(self.indent), results[j]));
             self.globals.insert(r, g);
@@ -575,9 +572,9 @@ impl<'p> Kernel<'p> {
         if let Some(ys) = self.pending_yield.take() {
             if !results.is_empty() {
                 if ys.len() != results.len() {
-                    return Err(unsupported(
+                    return Err(broken(
                         span,
-                        &format!("Yielded {} values but expected {}", ys.len(), results.len()),
+                        &format!("an if branch yielding {} values for {}", ys.len(), results.len()),
                     ));
                 }
                 for (j, ((n, y), &tile)) in results.iter().zip(&ys).zip(tiles).enumerate() {
@@ -585,10 +582,7 @@ impl<'p> Kernel<'p> {
                         // legalize-cce copied the value into the result's buffer (an op of the
                         // branch): the result is that buffer, nothing is left to move.
                         if **n != **y && !in_result_buffer(self.vars, body, j, results_vars[j]) {
-                            return Err(not_legalized(
-                                span,
-                                &format!("the tile yielded as {n} is not in the if result's buffer"),
-                            ));
+                            return Err(broken(span, &format!("a tile yielded as {n} outside the if result's buffer")));
                         }
                     } else {
                         self.linef(format_args!("{n} = {y};"));
@@ -745,7 +739,7 @@ fn hoisted_declarations(f: &Function) -> FxHashMap<usize, Vec<(VarId, Option<Var
 /// On-chip places for the tile results of loops that init-mem-ref left in DDR (spec §6 Q6,
 /// where no tile can live) and legalize-cce did not re-point (IR that did not go through it): a
 /// loop's result is the carried tile, at the place of its iter arg's buffer. An `if`'s tile
-/// result has a buffer only when legalize-cce gave it one; any other is reported.
+/// result has a buffer only when legalize-cce gave it one; the C++ form rule refuses any other.
 fn tile_homes(f: &Function) -> Result<Homes, Diagnostic> {
     let vars = &f.vars;
     let mut homes = FxHashMap::default();
@@ -775,10 +769,7 @@ fn tile_homes(f: &Function) -> Result<Homes, Diagnostic> {
                 _ => None,
             });
             if space == Some(crate::ir::MemorySpace::Ddr) {
-                err.get_or_insert_with(|| {
-                    not_legalized(data.span, &format!("the tile result {} of this if has no on-chip buffer", data.name))
-                        .with_note("legalize-cce gives an if's tile result a Vec buffer when every branch yields a Vec tile; yield Vec tiles (block.move them there) or store the value into a tensor in each branch")
-                });
+                err.get_or_insert_with(|| broken(data.span, &format!("the tile result {} of an if in DDR", data.name)));
             }
         }
     });

@@ -181,6 +181,7 @@ pub fn instruction_names(e: CceEmit) -> Option<Vec<&'static str>> {
         CceEmit::Extract => vec!["TEXTRACT"],
         CceEmit::Transpose => vec!["TTRANS"],
         CceEmit::FillPad { instr } => vec![instr],
+        CceEmit::BlockIdx => vec!["get_block_idx"],
         _ => return None,
     })
 }

@@ -151,16 +151,19 @@ impl<'p> Kernel<'p> {
 
     /// The tile operand `e` (a tile variable).
     pub fn tile_ref(&self, e: &Expr) -> Result<TileRef, Diagnostic> {
-        let var = e.as_var().ok_or_else(|| unsupported(e.span, "CCE codegen: a tile operand must be a variable"))?;
+        // The C++ form rule refuses a tile argument that is not a variable.
+        let var = e.as_var().ok_or_else(|| broken(e.span, "a tile operand that is not a variable"))?;
         self.tile_var(var, e.span)
     }
 
     /// The tile variable `var` used at `span`.
     pub fn tile_var(&self, var: VarId, span: Span) -> Result<TileRef, Diagnostic> {
+        // Binding checks each argument against its parameter's kind, which is a tile where a
+        // form reads one (`ops::tests::cce_forms_agree_with_argument_binding`).
         let Type::Tile(t) = self.vars.var_type(var) else {
-            return Err(unsupported(
+            return Err(broken(
                 span,
-                &format!("expected a tile, got {} {}", self.vars.var_type(var).kind_name(), self.vars.var_name(var)),
+                &format!("a {} {} used as a tile", self.vars.var_type(var).kind_name(), self.vars.var_name(var)),
             ));
         };
         let ct = tile_type_homed(self.vars, t, span, &self.homes)?;
@@ -276,22 +279,10 @@ pub(super) fn dynamic_valid(t: &TileType) -> bool {
     t.view.as_ref().is_some_and(|v| v.valid_shape.iter().any(|e| e.as_const_int().is_none()))
 }
 
-/// A copy that legalize-cce makes an op of the IR, found in IR that did not go through it.
-pub(super) fn not_legalized(span: Span, what: &str) -> Diagnostic {
-    unsupported(span, &format!("CCE codegen: {what}"))
-        .with_note("the copy it needs is made an IR op by legalize-cce, so that insert-sync orders it and allocate-memory-addr places its buffer")
-        .with_note("help: run legalize-cce (the default pipeline does) before insert-sync and allocate-memory-addr")
-}
-
 /// IR the C++ form rule ([`crate::verify::cce_form`]) refuses, found by the writer: a bug of
 /// ptoc (the rule runs on every kernel before its C++ is written).
 pub(super) fn broken(span: Span, what: &str) -> Diagnostic {
     Diagnostic::internal(codes::NO_CPP_FORM, span, format!("CCE codegen: {what}, which the C++ form rule refuses"))
-}
-
-/// An error of code generation at `span`.
-pub(super) fn unsupported(span: Span, msg: &str) -> Diagnostic {
-    Diagnostic::error(codes::NO_CPP_FORM, span, msg.to_string())
 }
 
 /// The C++ name of `var` in `names` (a use at `span`).

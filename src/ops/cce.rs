@@ -67,7 +67,7 @@ pub enum CceEmit {
     Tri,
     /// No code (allocation is done by the prologue's `TASSIGN`).
     Nothing,
-    /// `T d = GET_BLOCK_IDX(<axis>);`.
+    /// `uint64_t d = get_block_idx();`: the index of the core running the kernel.
     BlockIdx,
     /// `INSTR(PIPE_<set>, PIPE_<wait>, EVENT_ID<id>);` (`set_flag` / `wait_flag`).
     Flag { instr: &'static str },
@@ -164,7 +164,7 @@ impl CceEmit {
             CceEmit::Ci => "TCI<Dst, T, descending>".into(),
             CceEmit::Tri => "TTRI<Dst, upper>".into(),
             CceEmit::Nothing => "— (TASSIGN in the prologue)".into(),
-            CceEmit::BlockIdx => "GET_BLOCK_IDX".into(),
+            CceEmit::BlockIdx => "get_block_idx()".into(),
             CceEmit::Flag { instr } => instr.to_string(),
             CceEmit::Barrier { instr, pipe } => format!("{instr}({pipe})"),
             CceEmit::TensorDim => "— (a constant)".into(),

@@ -1073,3 +1073,57 @@ fn refused_spellings_name_no_operator() {
         assert!(!r.why.is_empty());
     }
 }
+
+/// The CCE writer (`codegen::calls`) takes each form's arguments at fixed positions and reads
+/// some of them as tile variables; binding a call checks its argument count against the
+/// table and the type of each argument against its parameter's `Expect`. So the writer meets
+/// no other count and no non-tile there when every op's form agrees with its parameters.
+#[test]
+fn cce_forms_agree_with_argument_binding() {
+    use super::cce::{CceEmit, Family};
+    use super::table::Expect;
+    for d in OPS {
+        let Some(form) = d.cce else { continue };
+        let counts: Vec<usize> = (d.min_arity()..=d.arity()).collect();
+        let all = |n: usize| (0..n).collect::<Vec<usize>>();
+        let (allowed, tiles): (Vec<usize>, Vec<usize>) = match form {
+            CceEmit::Dst { arity, .. } => (vec![arity], vec![]),
+            CceEmit::Elementwise { arity, family, .. } => {
+                let tiles = all(arity).into_iter().filter(|&i| !(family == Family::BinaryScalar && i == 1)).collect();
+                (vec![arity], tiles)
+            }
+            CceEmit::DstArg { arg, .. } => ((arg + 1..=d.arity().max(arg + 1)).collect(), vec![]),
+            CceEmit::Cast | CceEmit::Move | CceEmit::VecMove | CceEmit::GatherMask => (vec![1], vec![0]),
+            // `block.fillpad_expand` also takes the result's shape.
+            CceEmit::FillPad { .. } => (vec![1, 2], vec![0]),
+            CceEmit::Cmp { .. } | CceEmit::CmpBits { .. } | CceEmit::TensorDim | CceEmit::TensorRead => {
+                (vec![2], vec![])
+            }
+            CceEmit::SelectBits => (vec![4], vec![0, 1, 2]),
+            CceEmit::RowReduce { .. } => (vec![2], vec![0, 1]),
+            CceEmit::ColReduce { tmp, .. } => (vec![1 + usize::from(tmp)], all(1 + usize::from(tmp))),
+            CceEmit::RowExpand { arity, .. } | CceEmit::ColExpand { arity, .. } => (vec![arity], all(arity)),
+            CceEmit::Reduce { .. } => (vec![1, 2], vec![0, 1]),
+            CceEmit::Extract => (vec![3], vec![0]),
+            CceEmit::Load => (vec![3, 4], vec![]),
+            CceEmit::Store => (vec![4], vec![]),
+            CceEmit::Transpose => ((d.min_arity()..=4).collect(), vec![0, 3]),
+            _ => continue,
+        };
+        assert!(
+            counts.iter().all(|n| allowed.contains(n)),
+            "{}: binds {counts:?} arguments, its C++ form takes {allowed:?}",
+            d.name
+        );
+        let params: Vec<Expect> = d
+            .arg_params()
+            .map(|p| match p.slot {
+                Slot::Arg { expect, .. } => expect,
+                Slot::Kw => Expect::Any,
+            })
+            .collect();
+        for i in tiles.into_iter().filter(|&i| i < params.len()) {
+            assert_eq!(params[i], Expect::Tile, "{}: argument {i} is read as a tile", d.name);
+        }
+    }
+}

@@ -223,7 +223,9 @@ fn layout_error(
         ));
     }
     let help = match env.opt {
-        OptLevel::O0 => "help: -O1 and -O2 (the default) share buffers by lifetime, which may fit; or use smaller tiles",
+        OptLevel::O0 => {
+            "help: -O1 and -O2 (the default) share buffers by lifetime, which may fit; or use smaller tiles"
+        }
         OptLevel::O1 | OptLevel::O2 => {
             "help: use smaller tiles, or tiles of one size, which the lifetime plan packs without gaps"
         }

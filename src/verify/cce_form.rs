@@ -14,15 +14,25 @@
 //! types of loop-carried values and `if` results, the buffers of loop-carried tiles, and per
 //! op call: a C++ form (no call of another function), N-D tiles only where folding their
 //! leading dimensions into rows computes the same, a result assigned where the C++ assigns one,
-//! offsets and indices written as lists, sync event ids in range; then the types the writer spells
-//! ([`super::cce_types`]).
+//! tile operands that are variables, offsets and indices written as lists, sync event ids in
+//! range, tensors accessed through a kernel parameter, dynamic valid shapes of two extents, no
+//! scratch tile for a column reduction, transposing moves of 512-byte fractals; `for` loop
+//! variables used inside their loop only; then the types the writer spells ([`super::cce_types`]).
+//!
+//! The copies and scratch tiles legalize-cce makes ops of the IR are checked too, since
+//! `--passes` may leave the pass out: element-wise operands of the result's dtype and shape,
+//! comparisons on placed tiles as bit-mask ones, row reductions and transposes with their
+//! scratch tile, Vec to Vec moves as `block.vec_move`, loop-carried and `if` tiles yielded in
+//! their buffer, `if` tile results on chip.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::param_roots::{self, Root};
 use crate::diag::{codes, Diagnostic, Span};
-use crate::ir::{Call, Callee, Expr, ExprKind, Function, Stmt, Type, VarId, VarKind, VarTable};
-use crate::ops::cce::{CceEmit, Writes};
+use crate::ir::{
+    Call, Callee, Expr, ExprKind, Function, MemorySpace, Stmt, TileLayout, Type, VarId, VarKind, VarTable,
+};
+use crate::ops::cce::{CceEmit, Family, Writes};
 
 /// Checks kernel `f`; the first construct without a C++ form, in program order.
 pub fn check(f: &Function) -> Result<(), Diagnostic> {
@@ -32,9 +42,54 @@ pub fn check(f: &Function) -> Result<(), Diagnostic> {
         params: &f.params,
         roots: param_roots::roots(f),
         carries: tile_carry_checks(&f.vars, &f.body),
+        dead: dead_tile_carries(&f.vars, &f.body),
+        homes: loop_result_homes(&f.vars, &f.body),
     };
     cx.stmt(&f.body, &mut Vec::new())?;
+    let mut loop_vars = FxHashSet::default();
+    crate::ir::visit::walk_stmts(&f.body, &mut |s| {
+        if let Stmt::For { loop_var, .. } = s {
+            loop_vars.insert(*loop_var);
+        }
+    });
+    if !loop_vars.is_empty() {
+        loop_var_scopes(&f.vars, &f.body, &loop_vars, &mut Vec::new())?;
+    }
     super::cce_types::check(f)
+}
+
+/// A `for` loop's variable is declared in the C++ loop's header, so it exists inside the loop
+/// only: a use after the loop (where Python keeps the last iteration's value) has no C++ form.
+/// `active`: the loop variables of the loops around `s`.
+fn loop_var_scopes(
+    vars: &VarTable,
+    s: &Stmt,
+    loop_vars: &FxHashSet<VarId>,
+    active: &mut Vec<VarId>,
+) -> Result<(), Diagnostic> {
+    let mut found = None;
+    for e in crate::ir::visit::stmt_exprs(s) {
+        crate::ir::visit::walk_expr(e, &mut |x| {
+            if let Some(v) = x.as_var().filter(|v| loop_vars.contains(v) && !active.contains(v)) {
+                found.get_or_insert((v, x.span));
+            }
+        });
+    }
+    if let Some((v, at)) = found {
+        let name = vars.var_name(v);
+        return Err(refused(at, format!("CCE codegen: the loop variable {name} is used after its loop"))
+            .with_note("the C++ loop declares its variable in its header, so it does not exist after the loop")
+            .with_note(format!(
+                "help: assign the value needed to a variable inside the loop (`last = {name}`) and use that"
+            )));
+    }
+    if let Stmt::For { loop_var, body, .. } = s {
+        active.push(*loop_var);
+        let checked = loop_var_scopes(vars, body, loop_vars, active);
+        active.pop();
+        return checked;
+    }
+    crate::ir::visit::child_stmts(s).try_for_each(|c| loop_var_scopes(vars, c, loop_vars, active))
 }
 
 /// A kernel parameter: a tensor (a `GlobalTensor` over the argument) or a scalar.
@@ -80,10 +135,15 @@ fn value(e: &Expr) -> Result<(), Diagnostic> {
     }
 }
 
-/// The arguments of an op call: values, or lists of values.
+/// The arguments of an op call: values, or lists of values; a tile is a variable (the C++
+/// object of a tile is declared for a variable).
 fn call_args(c: &Call) -> Result<(), Diagnostic> {
     c.args.iter().try_for_each(|a| match &a.kind {
         ExprKind::MakeTuple(xs) => xs.iter().try_for_each(value),
+        _ if matches!(a.ty, Type::Tile(_)) && a.as_var().is_none() => {
+            value(a)?;
+            Err(refused(a.span, "CCE codegen: a tile operand must be a variable".to_string()))
+        }
         _ => value(a),
     })
 }
@@ -101,6 +161,11 @@ struct Cx<'f> {
     roots: FxHashMap<VarId, Root>,
     /// Tile iter args → whether their carried buffer has a C++ form ([`tile_carry_checks`]).
     carries: FxHashMap<VarId, Result<(), Diagnostic>>,
+    /// The tile iter args whose carried value nothing reads ([`dead_tile_carries`]).
+    dead: FxHashSet<VarId>,
+    /// The DDR MemRefs of loops' tile results → the memory of the carried buffer the writer
+    /// places them in ([`loop_result_homes`]).
+    homes: FxHashMap<VarId, MemorySpace>,
 }
 
 impl Cx<'_> {
@@ -109,17 +174,20 @@ impl Cx<'_> {
         match s {
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|c| self.stmt(c, loops)),
             Stmt::Scope { body, .. } => self.stmt(body, loops),
-            Stmt::If { cond, then_body, else_body, return_vars, .. } => {
+            Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 value(cond)?;
                 return_vars.iter().try_for_each(|&r| self.if_result(r))?;
                 self.stmt(then_body, loops)?;
                 else_body.as_deref().map_or(Ok(()), |e| self.stmt(e, loops))?;
-                self.if_tensors(return_vars, [Some(&**then_body), else_body.as_deref()])
+                let branches = [Some(&**then_body), else_body.as_deref()];
+                self.if_tiles(return_vars, branches, *span)?;
+                self.if_tensors(return_vars, branches, *span)
             }
             Stmt::For { start, stop, step, iter_args, body, return_vars, span, .. } => {
                 [start, stop, step].into_iter().try_for_each(|e| value(e))?;
                 check_carried_sizes("ForStmt", iter_args, return_vars, *span)?;
-                self.loop_body(iter_args, body, loops)
+                self.loop_body(iter_args, body, loops)?;
+                self.loop_yield(iter_args, body, *span)
             }
             Stmt::While { cond, iter_args, body, return_vars, span } => {
                 value(cond)?;
@@ -127,7 +195,8 @@ impl Cx<'_> {
                 if iter_args.is_empty() {
                     natural_loop_check(self.vars, cond, body)?;
                 }
-                self.loop_body(iter_args, body, loops)
+                self.loop_body(iter_args, body, loops)?;
+                self.loop_yield(iter_args, body, *span)
             }
             Stmt::Break { span } | Stmt::Continue { span } => {
                 let word = if matches!(s, Stmt::Break { .. }) { "break" } else { "continue" };
@@ -177,6 +246,11 @@ impl Cx<'_> {
         };
         value(init)?;
         match &data.ty {
+            Type::Tensor(_) if self.root(init).is_none() => Err(refused(
+                init.span,
+                format!("CCE codegen: the loop-carried tensor {} does not start from a kernel parameter", data.name),
+            )
+            .with_note("a kernel's tensors are GlobalTensors over its parameters: a tensor iter_arg must start from a tensor parameter (or a store into one)")),
             Type::Tensor(_) | Type::Scalar(_) => Ok(()),
             Type::Tile(_) => match self.carries.get(&a) {
                 Some(Err(d)) => Err(d.clone()),
@@ -253,8 +327,14 @@ impl Cx<'_> {
                 return Err(refused(span, format!("the result of {name} must be a tile, got {got}")));
             }
             (Writes::Scalar, None) => return Err(refused(span, format!("the result of {name} must be assigned"))),
+            (Writes::Scalar, Some(v)) if !matches!(self.vars.var_type(v), Type::Scalar(_)) => {
+                let got = self.vars.var_type(v).kind_name();
+                return Err(refused(span, format!("the result of {name} must be a scalar, got {got}")));
+            }
             _ => {}
         }
+        self.dynamic_valid_shape(target, span)?;
+        self.placed_operands(form, name, target, c, span)?;
         let list = |i: usize| match args.get(i).map(|a| &a.kind) {
             Some(ExprKind::MakeTuple(xs)) => Some(xs.len()),
             _ => None,
@@ -266,6 +346,14 @@ impl Cx<'_> {
         match form {
             CceEmit::Load | CceEmit::Store => {
                 tensor_var("the accessed tensor")?;
+                let t = args.get(if form == CceEmit::Load { 0 } else { 3 });
+                if let Some((t, v)) = t.and_then(|t| Some((t, t.as_var()?))).filter(|(t, _)| self.root(t).is_none()) {
+                    return Err(refused(
+                        t.span,
+                        format!("CCE codegen: Pointer for tensor {} not found", self.vars.var_name(v)),
+                    )
+                    .with_note("a kernel can only access tensors passed as parameters"));
+                }
                 self.partial_window(form, target, args, span)?;
                 let at = args.get(1).map_or(span, |a| a.span);
                 match list(1) {
@@ -330,6 +418,244 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// The final yield of a loop body that carries values: one value per iter arg, and each
+    /// tile in its carried buffer (legalize-cce copies one that is elsewhere there), unless
+    /// nothing reads the carried value.
+    fn loop_yield(&self, iter_args: &[VarId], body: &Stmt, span: Span) -> Result<(), Diagnostic> {
+        let Some(ys) = body.final_yield().filter(|_| !iter_args.is_empty()) else { return Ok(()) };
+        yield_count(ys, iter_args.len(), span)?;
+        for (&a, y) in iter_args.iter().zip(ys) {
+            if !matches!(self.vars.var_type(a), Type::Tile(_)) || self.dead.contains(&a) {
+                continue;
+            }
+            if !self.same_buffer(y, a) {
+                return Err(not_legalized(
+                    y.span,
+                    format!("the tile yielded as {} is not in the carried tile's buffer", self.vars.var_name(a)),
+                )
+                .with_note("legalize-cce copies it there with block.vec_move before the yield"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `e` is a tile variable in the buffer of tile variable `v`.
+    fn same_buffer(&self, e: &Expr, v: VarId) -> bool {
+        let m = self.vars.var_type(v).memref();
+        e.as_var().is_some_and(|x| m.is_some() && self.vars.var_type(x).memref() == m)
+    }
+
+    /// The tile results of an `if`: each has an on-chip buffer (init-mem-ref puts it in DDR,
+    /// legalize-cce gives it a Vec one), and every branch yields it in that buffer (legalize-cce
+    /// copies it there). Also: every branch yields one value per result.
+    fn if_tiles(&self, return_vars: &[VarId], branches: [Option<&Stmt>; 2], span: Span) -> Result<(), Diagnostic> {
+        if return_vars.is_empty() {
+            return Ok(());
+        }
+        for body in branches.into_iter().flatten() {
+            if let Some(ys) = body.final_yield() {
+                yield_count(ys, return_vars.len(), span)?;
+            }
+        }
+        for (j, &r) in return_vars.iter().enumerate() {
+            let data = self.vars.var(r);
+            let Type::Tile(t) = &data.ty else { continue };
+            if self.memref_space(t.memref) == Some(MemorySpace::Ddr) {
+                return Err(not_legalized(
+                    data.span,
+                    format!("the tile result {} of this if has no on-chip buffer", data.name),
+                )
+                .with_note("legalize-cce gives an if's tile result a Vec buffer when every branch yields a Vec tile; yield Vec tiles (block.move them there) or store the value into a tensor in each branch"));
+            }
+            for body in branches.into_iter().flatten() {
+                let Some(y) = body.final_yield().and_then(|ys| ys.get(j)) else { continue };
+                if !self.same_buffer(y, r) {
+                    return Err(not_legalized(
+                        y.span,
+                        format!("the tile yielded as {} is not in the if result's buffer", data.name),
+                    )
+                    .with_note("legalize-cce copies it there with block.vec_move before the yield"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The memory of MemRef `m`.
+    fn memref_space(&self, m: Option<VarId>) -> Option<MemorySpace> {
+        match &self.vars.var(m?).kind {
+            VarKind::MemRef(info) => Some(info.space),
+            _ => None,
+        }
+    }
+
+    /// The tile `e` as the writer declares it: dtype, folded rows and columns, and for a tile
+    /// with a buffer its layout. `None` for a tile without a C++ type (the types part of the
+    /// rule reports it at its definition) and for anything else.
+    fn c_tile(&self, e: &Expr) -> Option<CTile> {
+        let Type::Tile(t) = self.vars.type_of(e) else { return None };
+        let (rows, cols) = super::cce_types::tile_rows_cols(&t.shape, e.span).ok()?;
+        let layout = t.memref.map(|m| {
+            // A loop's tile result that init-mem-ref left in DDR lives in the carried buffer.
+            let space = match self.memref_space(Some(m)) {
+                Some(MemorySpace::Ddr) | None => self.homes.get(&m).copied().unwrap_or(MemorySpace::Vec),
+                Some(s) => s,
+            };
+            super::cce_types::tile_layout(space, t, cols)
+        });
+        Some(CTile { dtype: t.dtype, rows, cols, layout })
+    }
+
+    /// What the writer needs of the operands of a call on tiles with buffers, which
+    /// legalize-cce makes so (`--passes` may leave it out): element-wise operands of the
+    /// result's dtype and shape, comparisons as bit-mask ones, row reductions and transposes
+    /// with their scratch tile, Vec to Vec moves as `block.vec_move`.
+    fn placed_operands(
+        &self,
+        form: CceEmit,
+        name: &str,
+        target: Option<VarId>,
+        c: &Call,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let args = &c.args;
+        let result = target.and_then(|v| self.c_tile(&Expr::var(v, span)));
+        let placed = result.as_ref().is_some_and(|d| d.layout.is_some());
+        match form {
+            CceEmit::Elementwise { family, .. } if placed => {
+                let scalar = (family == Family::BinaryScalar).then_some(1);
+                self.elementwise(result, args, scalar, true, span)
+            }
+            CceEmit::Cast if placed => self.elementwise(result, args, None, false, span),
+            CceEmit::Cmp { .. } if placed => {
+                let cols = result.map_or(0, |d| d.cols);
+                if cols % 8 != 0 {
+                    return Err(refused(
+                        span,
+                        format!("CCE codegen: {name} needs a tile whose row length is a multiple of 8, got {cols}"),
+                    )
+                    .with_note("pto-isa compares into a packed bit mask, a byte for each 8 elements of a row"));
+                }
+                Err(not_legalized(span, format!("{name} on placed tiles"))
+                    .with_note("legalize-cce writes it as block.cmp_bits and block.select_bits"))
+            }
+            CceEmit::Reduce { col, row } => {
+                let rank = match args.first().map(|a| self.vars.type_of(a)) {
+                    Some(Type::Tile(t)) => t.shape.len() as i64,
+                    _ => 2,
+                };
+                // The op's type rule requires `axis` and checks its range.
+                let axis = crate::ops::kwargs::int(c, "axis").unwrap_or(-1);
+                let along_rows = !(rank == 2 && (axis == 0 || axis == -2));
+                match (along_rows, args.get(1)) {
+                    (false, Some(tmp)) => Err(refused(
+                        tmp.span,
+                        format!("CCE codegen: {name} along axis 0 is {col}, which takes no scratch tile"),
+                    )
+                    .with_note(format!("only a reduction along rows ({row}) works in a tmp_tile"))
+                    .with_note("help: leave out tmp_tile")),
+                    (true, None) if placed => Err(not_legalized(span, format!("{row} without its scratch tile"))
+                        .with_note("legalize-cce adds one as tmp_tile")),
+                    _ => Ok(()),
+                }
+            }
+            CceEmit::Transpose if args.get(3).is_none() => {
+                Err(refused(span, format!("CCE codegen: {name} needs its scratch tile")).with_note(
+                    "legalize-cce gives one to a 2-D transpose of a Vec tile; write `tmp_tile=` for any other",
+                ))
+            }
+            CceEmit::Move => {
+                let Some(src) = args.first() else { return Ok(()) };
+                let src_space = self.vars.type_of(src).memref().and_then(|m| self.memref_space(Some(m)));
+                let transpose = crate::ops::kwargs::bool(c, "transpose") == Some(true);
+                let boxed =
+                    self.c_tile(src).and_then(|t| t.layout).filter(|(_, s, f)| *f != 512 && *s != TileLayout::NoneBox);
+                if let (true, Some((_, _, fractal))) = (transpose, boxed) {
+                    return Err(refused(
+                        src.span,
+                        format!("CCE codegen: a transposing move needs a source with 512-byte fractals, got {fractal}-byte ones"),
+                    )
+                    .with_note("the source is read through its transposed view, which exchanges the two levels of 512-byte fractal boxes"));
+                }
+                let to = crate::ops::kwargs::space(c, "target_memory");
+                if src_space == Some(MemorySpace::Vec) && to == Some(MemorySpace::Vec) {
+                    return Err(not_legalized(
+                        span,
+                        "a Vec to Vec block.move is a copy on the vector pipe".to_string(),
+                    )
+                    .with_note("legalize-cce makes it block.vec_move"));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The tile operands of an element-wise op whose result has a buffer: of the result's
+    /// dtype (`same_dtype`) and shape, as pto-isa's instructions take them. A column-major
+    /// result with operands that are not all column-major tiles of its shape is written as
+    /// the reference writes it; with such operands, it is computed on their row-major views.
+    fn elementwise(
+        &self,
+        result: Option<CTile>,
+        args: &[Expr],
+        scalar: Option<usize>,
+        same_dtype: bool,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let Some(d) = result else { return Ok(()) };
+        let mut tiles = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if Some(i) == scalar {
+                continue;
+            }
+            if a.as_var().is_none() || !matches!(self.vars.type_of(a), Type::Tile(_)) {
+                return Err(refused(a.span, "CCE codegen: a tile operand must be a tile variable".to_string()));
+            }
+            // A tile without a C++ type is reported at its definition.
+            let Some(t) = self.c_tile(a) else { return Ok(()) };
+            tiles.push(t);
+        }
+        let col_major =
+            |t: &CTile| t.layout.is_some_and(|(b, s, _)| b == TileLayout::ColMajor && s == TileLayout::NoneBox);
+        let all = tiles.iter().all(|t| col_major(t) && (t.rows, t.cols) == (d.rows, d.cols));
+        if col_major(&d) && !all {
+            return Ok(());
+        }
+        for t in &tiles {
+            if same_dtype && t.dtype != d.dtype {
+                return Err(not_legalized(
+                    span,
+                    "an element-wise operand of another dtype than the result".to_string(),
+                )
+                .with_note("legalize-cce converts it with block.cast"));
+            }
+            if (t.rows, t.cols) != (d.rows, d.cols) {
+                return Err(not_legalized(
+                    span,
+                    format!(
+                        "cannot broadcast a [{}, {}] tile to the result's shape [{}, {}]",
+                        t.rows, t.cols, d.rows, d.cols
+                    ),
+                )
+                .with_note("legalize-cce expands a row or column operand into a tile of the result's shape, or fuses it into a row or column expansion"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A tile defined with a valid shape given at run time: the writer sets its valid rows and
+    /// columns (`SetValidShape`), which a 2-D valid shape has.
+    fn dynamic_valid_shape(&self, target: Option<VarId>, span: Span) -> Result<(), Diagnostic> {
+        let Some(Type::Tile(t)) = target.map(|v| self.vars.var_type(v)) else { return Ok(()) };
+        let Some(valid) = t.view.as_ref().map(|v| v.valid_shape.as_slice()) else { return Ok(()) };
+        if valid.len() == 2 || valid.iter().all(|e| e.as_const_int().is_some()) {
+            return Ok(());
+        }
+        Err(refused(span, format!("CCE codegen: a tile with a {}-D valid shape given at run time", valid.len()))
+            .with_note("pto-isa sets a tile's valid rows and columns at run time (`SetValidShape`); give a 2-D tile a valid shape of two extents"))
+    }
+
     /// The tensor parameter tensor expression `e` names, if one.
     fn root(&self, e: &Expr) -> Option<Root> {
         e.as_var().and_then(|v| self.roots.get(&v).copied())
@@ -355,7 +681,7 @@ impl Cx<'_> {
 
     /// The tensor results of an `if`: each branch yields a tensor over one parameter, the same
     /// in every branch (the result is a GlobalTensor over it, whichever branch ran).
-    fn if_tensors(&self, return_vars: &[VarId], branches: [Option<&Stmt>; 2]) -> Result<(), Diagnostic> {
+    fn if_tensors(&self, return_vars: &[VarId], branches: [Option<&Stmt>; 2], span: Span) -> Result<(), Diagnostic> {
         for (j, &r) in return_vars.iter().enumerate() {
             if !matches!(self.vars.var_type(r), Type::Tensor(_)) {
                 continue;
@@ -390,6 +716,12 @@ impl Cx<'_> {
                     None => first = Some((p, v)),
                 }
             }
+            if first.is_none() {
+                return Err(refused(
+                    span,
+                    format!("CCE codegen: no branch of this if yields a value for {}", self.vars.var_name(r)),
+                ));
+            }
         }
         Ok(())
     }
@@ -405,6 +737,52 @@ impl Cx<'_> {
             .with_note("the reference declares it as `T x();`, a function declaration (spec §6.1 Q23)")),
         }
     }
+}
+
+/// A tile as the kernel writer declares it ([`Cx::c_tile`]).
+#[derive(Clone, Copy)]
+struct CTile {
+    dtype: crate::ir::DataType,
+    rows: i64,
+    cols: i64,
+    /// `(BLayout, SLayout, fractal bytes)` of a tile with a buffer.
+    layout: Option<(TileLayout, TileLayout, u64)>,
+}
+
+/// A construct whose C++ needs a copy or a scratch tile that legalize-cce makes an op of the
+/// IR, in IR that did not go through it (`--passes` without it).
+fn not_legalized(span: Span, what: String) -> Diagnostic {
+    refused(span, format!("CCE codegen: {what}"))
+        .with_note("the copy it needs is made an IR op by legalize-cce, so that insert-sync orders it and allocate-memory-addr places its buffer")
+        .with_note("help: run legalize-cce (the default pipeline does) before insert-sync and allocate-memory-addr")
+}
+
+/// A yield of `n` values (a loop's iter args, an `if`'s results).
+fn yield_count(ys: &[Expr], n: usize, span: Span) -> Result<(), Diagnostic> {
+    if ys.len() == n {
+        return Ok(());
+    }
+    Err(refused(span, format!("Yielded {} values but expected {n}", ys.len())))
+}
+
+/// The DDR MemRefs that init-mem-ref gives loops' tile results (spec §6 Q6) → the memory of
+/// the iter arg's buffer, where the writer places the result (the carried tile).
+fn loop_result_homes(vars: &VarTable, body: &Stmt) -> FxHashMap<VarId, MemorySpace> {
+    let mut homes = FxHashMap::default();
+    crate::ir::visit::walk_stmts(body, &mut |s| {
+        let (Stmt::For { iter_args, return_vars, .. } | Stmt::While { iter_args, return_vars, .. }) = s else {
+            return;
+        };
+        for (&a, &r) in iter_args.iter().zip(return_vars) {
+            let (Some(m), Some(am)) = (vars.var_type(r).memref(), vars.var_type(a).memref()) else { continue };
+            if let (VarKind::MemRef(info), VarKind::MemRef(at)) = (&vars.var(m).kind, &vars.var(am).kind) {
+                if info.space == MemorySpace::Ddr {
+                    homes.insert(m, at.space);
+                }
+            }
+        }
+    });
+    homes
 }
 
 /// The Tile-typed iter args of the loops in `body` whose value is never read: not in the loop

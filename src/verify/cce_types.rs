@@ -10,7 +10,9 @@
 
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::visit::{walk_all_exprs, walk_stmts};
-use crate::ir::{DataType, Expr, ExprKind, Function, MemorySpace, Stmt, Type, UnOp, VarId, VarKind, VarTable};
+use crate::ir::{
+    DataType, Expr, ExprKind, Function, MemorySpace, Stmt, TileLayout, TileType, Type, UnOp, VarId, VarKind, VarTable,
+};
 
 /// The C type of a dtype; dtypes without one are an error at `span`.
 pub fn c_type(dtype: DataType, span: Span) -> Result<&'static str, Diagnostic> {
@@ -79,6 +81,26 @@ pub fn tile_rows_cols(shape: &[Expr], span: Span) -> Result<(i64, i64), Diagnost
             }
             Ok((rows, cols))
         }
+    }
+}
+
+/// The layout of a placed tile of `space` with `cols` columns (its folded `Tile<…>`): the block
+/// layout (`BLayout`), the layout inside a fractal box (`SLayout`, `NoneBox` for a plain tile)
+/// and the fractal size in bytes. The operands of `TMATMUL` are fractal tiles of one layout
+/// each, Left `Zz`, Right `Zn` and Acc `Nz` (16×16 fractals); a 2-D `[N, 1]` tile is a plain
+/// column-major one (a row-major one would pad its one column to 32 bytes); any other 2-D
+/// tile has its view's layout, and a tile of another rank is a plain row-major one.
+pub fn tile_layout(space: MemorySpace, tt: &TileType, cols: i64) -> (TileLayout, TileLayout, u64) {
+    use TileLayout::*;
+    match space {
+        MemorySpace::Left => (RowMajor, RowMajor, 512),
+        MemorySpace::Right => (RowMajor, ColMajor, 512),
+        MemorySpace::Acc => (ColMajor, RowMajor, 1024),
+        _ if cols == 1 && tt.shape.len() == 2 => (ColMajor, NoneBox, 512),
+        _ => match &tt.view {
+            Some(v) if tt.shape.len() == 2 => (v.blayout, v.slayout, v.fractal),
+            _ => (RowMajor, NoneBox, 512),
+        },
     }
 }
 

@@ -4,13 +4,17 @@
 //! rule accepted (an error of the writer on a kernel that passed is a bug of ptoc, an
 //! internal error).
 //!
-//! Checked here, in program order: partial tiles ([`super::partial_tiles`]), parameter dtypes
-//! the dialect spells, tiles of more than two dimensions, tensor parameters with a runtime
-//! extent, `break` and `continue`, natural `while` loops that carry values by name, an `if` with
-//! results but no `else`, scalar expressions without an `arith` form, op calls without a PTO
-//! instruction or with another number of arguments than it takes (or a compare or round mode
-//! out of range), and the loads and stores: 2-D windows of constant size through a tensor that
-//! names one parameter on every path.
+//! Checked here: an Orchestration function (the module form has none), then in program order
+//! partial tiles ([`super::partial_tiles`]), the dtypes the dialect spells (parameters, the
+//! representative tile of each buffer, [`crate::analysis::pto_buffers`], float scalars and the
+//! scalar variables given to block ops), tiles of more than two dimensions, tensor parameters
+//! with a runtime extent, `break` and `continue`, natural `while` loops that carry values by
+//! name, an `if` with results but no `else`, yields of another number of values than carried,
+//! calls as yielded or returned values, scalar expressions without an `arith` form, op calls
+//! without a PTO instruction or with another number of arguments than it takes (or a compare or
+//! round mode out of range), and the loads and stores: a load assigned to a tile with a buffer,
+//! a stored plain tile variable, offsets and sizes as lists, 2-D windows of constant size
+//! through a tensor that names one parameter on every path.
 
 use crate::analysis::param_roots::{self, Root};
 use crate::diag::{codes, Diagnostic, Span};
@@ -21,14 +25,23 @@ use crate::ops::pto::PtoEmit;
 
 type Res = Result<(), Diagnostic>;
 
-/// Checks kernel `f` (an Orchestration function has no MLIR form at all, which the writer
-/// reports for the whole function); the first construct without a PTO form, in program order.
+/// Checks kernel `f`; the first construct without a PTO form, in program order. An
+/// Orchestration function has no MLIR form at all (the `-o DIR` driver writes it as C++ and
+/// does not check it here).
 pub fn check(f: &Function) -> Res {
     if f.kind == FunctionType::Orchestration {
-        return Ok(());
+        return Err(refused(
+            f.span,
+            format!(
+                "PTO backend does not support Orchestration functions. Function '{}' is marked as Orchestration.",
+                f.name
+            ),
+        )
+        .with_note("with `-o DIR`, --emit=pto writes the orchestration function as C++ (orchestration/<f>.cpp)"));
     }
     super::partial_tiles::check(f)?;
     param_dtypes(f)?;
+    buffer_dtypes(f)?;
     nd_tiles(&f.vars, &f.body)?;
     tensor_params(f)?;
     let cx = Cx { vars: &f.vars, roots: param_roots::roots(f) };
@@ -49,10 +62,25 @@ fn param_dtypes(f: &Function) -> Res {
             Type::Scalar(d) => *d,
             _ => continue,
         };
-        if crate::ops::pto::dtype_spelling(d).is_none() {
-            return Err(Diagnostic::error(codes::BAD_TYPE, var.span, "Invalid DataType value")
-                .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only"));
-        }
+        spelled(d, var.span)?;
+    }
+    Ok(())
+}
+
+/// `Invalid DataType value` at `span` unless the dialect spells `d`.
+fn spelled(d: crate::ir::DataType, span: Span) -> Res {
+    if crate::ops::pto::dtype_spelling(d).is_some() {
+        return Ok(());
+    }
+    Err(Diagnostic::error(codes::BAD_TYPE, span, "Invalid DataType value")
+        .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only"))
+}
+
+/// The element type of each tile buffer's `!pto.tile_buf` (its representative tile's,
+/// [`crate::analysis::pto_buffers`]), at the representative's definition.
+fn buffer_dtypes(f: &Function) -> Res {
+    for b in &crate::analysis::pto_buffers::collect(&f.vars, &f.body).list {
+        spelled(b.tile.dtype, f.vars.var(b.var).span)?;
     }
     Ok(())
 }
@@ -125,16 +153,24 @@ struct Cx<'a> {
 impl Cx<'_> {
     fn stmt(&self, s: &Stmt) -> Res {
         match s {
-            Stmt::Assign { value, span, .. } | Stmt::Eval { expr: value, span } => match &value.kind {
-                ExprKind::Call(c) => self.call(c, *span),
+            Stmt::Assign { var, value, span } => match &value.kind {
+                ExprKind::Call(c) => self.call(c, Some(*var), *span),
                 _ => self.scalar(value),
             },
-            Stmt::For { start, stop, step, iter_args, body, .. } => {
+            Stmt::Eval { expr: value, span } => match &value.kind {
+                ExprKind::Call(c) => self.call(c, None, *span),
+                _ => self.scalar(value),
+            },
+            Stmt::For { start, stop, step, iter_args, body, return_vars, span, .. } => {
                 [start, stop, step].into_iter().try_for_each(|e| self.scalar(e))?;
+                carried_sizes("ForStmt", iter_args, return_vars, *span)?;
                 self.inits(iter_args)?;
-                self.stmt(body)
+                self.stmt(body)?;
+                let n = self.carried(iter_args);
+                self.region_yield(body, n, *span, |y| format!("ForStmt yield count ({y}) must match iter_args ({n})"))
             }
-            Stmt::While { cond, iter_args, body, .. } => {
+            Stmt::While { cond, iter_args, body, return_vars, span } => {
+                carried_sizes("WhileStmt", iter_args, return_vars, *span)?;
                 // Before convert-to-ssa a `while` carries values by name: the MLIR condition
                 // would read the value from before the loop in every iteration.
                 if iter_args.is_empty() {
@@ -151,7 +187,9 @@ impl Cx<'_> {
                 }
                 self.inits(iter_args)?;
                 self.scalar(cond)?;
-                self.stmt(body)
+                self.stmt(body)?;
+                let n = self.carried(iter_args);
+                self.region_yield(body, n, *span, |y| format!("WhileStmt yield count ({y}) must match iter_args ({n})"))
             }
             Stmt::If { cond, then_body, else_body, return_vars, span } => {
                 self.scalar(cond)?;
@@ -163,15 +201,24 @@ impl Cx<'_> {
                     ));
                 }
                 self.stmt(then_body)?;
-                else_body.as_deref().map_or(Ok(()), |e| self.stmt(e))
+                else_body.as_deref().map_or(Ok(()), |e| self.stmt(e))?;
+                let n = self.carried(return_vars);
+                let msg = |branch: &'static str| {
+                    move |y: usize| format!("IfStmt {branch}-branch yield count ({y}) must match return_vars ({n})")
+                };
+                self.region_yield(then_body, n, *span, msg("then"))?;
+                else_body.as_deref().map_or(Ok(()), |e| self.region_yield(e, n, *span, msg("else")))
             }
-            Stmt::Yield { values, .. } => values
-                .iter()
-                .filter(|v| !matches!(self.vars.type_of(v), Type::Tensor(_)))
-                .try_for_each(|v| self.scalar(v)),
+            Stmt::Yield { values, .. } => {
+                super::nested_call::call_as_result(values, codes::NO_PTO_FORM)?;
+                values
+                    .iter()
+                    .filter(|v| !matches!(self.vars.type_of(v), Type::Tensor(_)))
+                    .try_for_each(|v| self.scalar(v))
+            }
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             Stmt::Scope { body, .. } => self.stmt(body),
-            Stmt::Return { .. } => Ok(()),
+            Stmt::Return { values, .. } => super::nested_call::call_as_result(values, codes::NO_PTO_FORM),
             // `scf.for` and `scf.while` have no early exit; the reference drops the statement
             // silently.
             Stmt::Break { span } | Stmt::Continue { span } => {
@@ -181,6 +228,22 @@ impl Cx<'_> {
                     .with_note("help: put the rest of the iteration under `if`/`else`, or for a `break` make the exit the condition of a `pl.while_` loop"))
             }
         }
+    }
+
+    /// How many of `vars` (iter args, `if` results) a region yields: tensors are not carried.
+    fn carried(&self, vars: &[VarId]) -> usize {
+        vars.iter().filter(|&&v| !matches!(self.vars.var_type(v), Type::Tensor(_))).count()
+    }
+
+    /// The final yield of a region (a loop body, an `if` branch) that yields values: one per
+    /// carried value (`mismatch` is the message otherwise).
+    fn region_yield(&self, body: &Stmt, n: usize, span: Span, mismatch: impl Fn(usize) -> String) -> Res {
+        let Some(ys) = body.final_yield() else { return Ok(()) };
+        let y = ys.iter().filter(|v| !matches!(self.vars.type_of(v), Type::Tensor(_))).count();
+        if y == 0 || y == n {
+            return Ok(());
+        }
+        Err(Diagnostic::error(codes::OP_CHECK, span, mismatch(y)))
     }
 
     /// The initial values of the carried scalars (tensors are not carried).
@@ -200,13 +263,22 @@ impl Cx<'_> {
     /// the reference's rule, its operands in order).
     fn scalar(&self, e: &Expr) -> Res {
         match &e.kind {
-            ExprKind::Var(_) | ExprKind::ConstInt(..) | ExprKind::ConstFloat(..) | ExprKind::ConstBool(_) => Ok(()),
+            ExprKind::ConstFloat(_, d) => spelled(*d, e.span),
+            ExprKind::Var(_) | ExprKind::ConstInt(..) | ExprKind::ConstBool(_) => Ok(()),
             ExprKind::Binary(op, l, r) => {
                 if !has_arith(*op) {
                     return Err(no_scalar_emitter(e, op.node_name()));
                 }
                 self.scalar(l)?;
-                self.scalar(r)
+                self.scalar(r)?;
+                // The `arith` line spells a float result's type, a float comparison its left
+                // operand's.
+                let float = |t: &Type| t.scalar_dtype().filter(|d| d.is_float());
+                if op.is_comparison() {
+                    float(self.vars.type_of(l)).map_or(Ok(()), |d| spelled(d, l.span))
+                } else {
+                    float(&e.ty).map_or(Ok(()), |d| spelled(d, e.span))
+                }
             }
             ExprKind::Unary(UnOp::Cast, x) if same_scalar_kind(self.vars, x, e) => self.scalar(x),
             ExprKind::Unary(op, _) => Err(no_scalar_emitter(e, op.node_name())),
@@ -218,7 +290,7 @@ impl Cx<'_> {
 
     /// An op call: a PTO instruction for it, scalar operands with an `arith` form, and for a
     /// load or store a window the dialect can view.
-    fn call(&self, c: &Call, span: Span) -> Res {
+    fn call(&self, c: &Call, target: Option<VarId>, span: Span) -> Res {
         let emit = match &c.callee {
             Callee::Op(op) => crate::ops::def(*op).pto.ok_or_else(|| crate::ops::name(*op)),
             Callee::Function(f) => Err(f.as_str()),
@@ -227,21 +299,38 @@ impl Cx<'_> {
             refused(span, format!("No codegen registered for operation: {name}"))
                 .with_note("the PTO backend has no instruction for this operation (see `ptoc --list-ops`)")
         })?;
-        let window = |tensor: Option<&Expr>| -> Res {
-            let (Some(tensor), Some(offsets), Some(shapes)) =
-                (tensor.and_then(Expr::as_var), tuple(c.args.get(1)), tuple(c.args.get(2)))
-            else {
-                return Ok(());
+        let op = match &c.callee {
+            Callee::Op(op) => crate::ops::name(*op),
+            Callee::Function(f) => f.as_str(),
+        };
+        let window = |tensor: Option<&Expr>, what: &str| -> Res {
+            let Some(tensor) = tensor.and_then(Expr::as_var) else {
+                return Err(Diagnostic::error(codes::OP_CHECK, span, format!("{op} {what} must be a Var")));
             };
+            let (Some(offsets), Some(shapes)) = (tuple(c.args.get(1)), tuple(c.args.get(2))) else {
+                let (i, which) =
+                    if tuple(c.args.get(1)).is_none() { ("second", "offsets") } else { ("third", "shapes") };
+                return Err(Diagnostic::error(
+                    codes::OP_CHECK,
+                    span,
+                    format!("{op} {i} argument must be a tuple ({which})"),
+                ));
+            };
+            // Binding checks that the argument is a tensor.
             if !matches!(self.vars.var_type(tensor), Type::Tensor(_)) {
                 return Ok(());
             }
-            if self.roots.get(&tensor) == Some(&Root::Ambiguous) {
-                let op = match &c.callee {
-                    Callee::Op(op) => crate::ops::name(*op),
-                    Callee::Function(f) => f.as_str(),
-                };
-                return Err(refused(
+            match self.roots.get(&tensor) {
+                Some(Root::Param(_)) => {}
+                None => {
+                    return Err(Diagnostic::error(
+                        codes::OP_CHECK,
+                        span,
+                        format!("{op}: Tensor view not found for parameter: {}", self.vars.var_name(tensor)),
+                    )
+                    .with_note(format!("{op} needs a tensor parameter of the function, or a value that aliases one")))
+                }
+                Some(Root::Ambiguous) => return Err(refused(
                     span,
                     format!(
                         "{op}: tensor `{}` names different tensor parameters on different paths",
@@ -250,7 +339,7 @@ impl Cx<'_> {
                 )
                 .with_note(
                     "the PTO backend writes tensors in place: a loop or branch must carry the tensor it started from",
-                ));
+                )),
             }
             if offsets.len() < 2 || shapes.len() < 2 {
                 return Err(refused(
@@ -296,15 +385,65 @@ impl Cx<'_> {
             PtoEmit::Load | PtoEmit::Store | PtoEmit::Nothing => {}
         }
         match emit {
-            PtoEmit::Load => window(c.args.first()),
-            PtoEmit::Store => window(c.args.get(3)),
+            PtoEmit::Load => {
+                window(c.args.first(), "first argument")?;
+                // The load writes the target's buffer, a tile with a MemRef.
+                let into_buffer = target.is_some_and(|v| self.vars.var_type(v).memref().is_some());
+                if !into_buffer {
+                    return Err(Diagnostic::error(
+                        codes::OP_CHECK,
+                        span,
+                        format!("{op} requires assignment target (tile_buf)"),
+                    ));
+                }
+                Ok(())
+            }
+            PtoEmit::Store => {
+                // The reference takes the stored tile's buffer from a plain variable only (not
+                // a loop's iter arg).
+                let plain = c
+                    .args
+                    .first()
+                    .and_then(Expr::as_var)
+                    .is_some_and(|v| matches!(self.vars.var(v).kind, VarKind::Plain));
+                if !plain {
+                    return Err(Diagnostic::error(codes::OP_CHECK, span, format!("{op} first argument must be a Var")));
+                }
+                window(c.args.get(3), "output_tensor")
+            }
             PtoEmit::Nothing => Ok(()),
-            PtoEmit::Full => c.args.get(1).map_or(Ok(()), |a| self.scalar(a)),
+            PtoEmit::Full => c.args.get(1).map_or(Ok(()), |a| self.operand(a)),
             PtoEmit::Generic { .. } | PtoEmit::Cmp { .. } | PtoEmit::Cast => {
-                c.args.iter().try_for_each(|a| self.scalar(a))
+                c.args.iter().try_for_each(|a| self.operand(a))
             }
         }
     }
+}
+
+impl Cx<'_> {
+    /// An operand of a block op: a scalar expression, and a scalar variable's dtype (the op's
+    /// operand list annotates a plain variable with it).
+    fn operand(&self, a: &Expr) -> Res {
+        if let Some(v) = a.as_var() {
+            let var = self.vars.var(v);
+            if let (false, Type::Scalar(d)) = (matches!(var.kind, VarKind::IterArg { .. }), &var.ty) {
+                spelled(*d, var.span)?;
+            }
+        }
+        self.scalar(a)
+    }
+}
+
+/// A loop whose iter args and return variables differ in number.
+fn carried_sizes(what: &str, iter_args: &[VarId], return_vars: &[VarId], span: Span) -> Res {
+    if iter_args.len() == return_vars.len() {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        codes::OP_CHECK,
+        span,
+        format!("{what} iter_args size ({}) must equal return_vars size ({})", iter_args.len(), return_vars.len()),
+    ))
 }
 
 /// Whether the binary operator has an `arith` line in the PTO backend: `+ - * // %`, `min`,

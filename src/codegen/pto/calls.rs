@@ -4,7 +4,7 @@ use super::func::broken;
 use super::func::{FnGen, Res};
 use super::types;
 use crate::analysis::param_roots::Root;
-use crate::diag::{codes, Diagnostic, Span};
+use crate::diag::Span;
 use crate::ir::{Call, Callee, Expr, ExprKind, Type, VarId, VarKind};
 use crate::ops::kwargs;
 use crate::ops::modes::{CmpMode, RoundMode};
@@ -12,10 +12,6 @@ use crate::ops::pto::PtoEmit;
 
 /// Where an op writes: the target's buffer value and type (§7.1).
 pub type Target = Option<(String, String)>;
-
-fn check(span: Span, msg: impl Into<String>) -> Diagnostic {
-    Diagnostic::error(codes::OP_CHECK, span, msg)
-}
 
 impl FnGen<'_> {
     /// Emits the op call `c` (at `span`) writing into `target`.
@@ -85,15 +81,14 @@ impl FnGen<'_> {
     /// `block.load(tensor, offsets, shapes)`: a partition view, then `pto.tload` (§11).
     fn load(&mut self, c: &Call, span: Span, target: Target) -> Res<()> {
         let tensor = c.args.first().and_then(|e| e.as_var());
-        let tensor = tensor.ok_or_else(|| check(span, "block.load first argument must be a Var"))?;
-        let offsets =
-            tuple(c.args.get(1)).ok_or_else(|| check(span, "block.load second argument must be a tuple (offsets)"))?;
-        let shapes =
-            tuple(c.args.get(2)).ok_or_else(|| check(span, "block.load third argument must be a tuple (shapes)"))?;
+        let tensor = tensor.ok_or_else(|| broken(span, "a block.load of a tensor that is not a variable"))?;
+        let offsets = tuple(c.args.get(1)).ok_or_else(|| broken(span, "block.load offsets that are not a tuple"))?;
+        let shapes = tuple(c.args.get(2)).ok_or_else(|| broken(span, "block.load shapes that are not a tuple"))?;
+        // Binding checks that the argument is a tensor.
         if !matches!(self.vars.var_type(tensor), Type::Tensor(_)) {
-            return Err(check(span, "block.load tensor argument must have TensorType"));
+            return Err(broken(span, "a block.load of a non-tensor"));
         }
-        let (buf, ty) = target.ok_or_else(|| check(span, "block.load requires assignment target (tile_buf)"))?;
+        let (buf, ty) = target.ok_or_else(|| broken(span, "a block.load without a target buffer"))?;
         let param = self.tensor_param(c, tensor, span)?;
         let part = self.partition_view(&param, offsets, shapes, span)?;
         self.line(&format!("pto.tload ins({} : {}) outs({buf} : {ty})", part.0, part.1));
@@ -103,16 +98,16 @@ impl FnGen<'_> {
     /// `block.store(tile, offsets, shapes, tensor)` / `block.l0c_store`: a partition view of
     /// the tensor, then `pto.tstore` (§11).
     fn store(&mut self, c: &Call, span: Span) -> Res<()> {
-        let tile =
-            self.plain_var(c.args.first()).ok_or_else(|| check(span, "block.store first argument must be a Var"))?;
-        let offsets =
-            tuple(c.args.get(1)).ok_or_else(|| check(span, "block.store second argument must be a tuple (offsets)"))?;
-        let shapes =
-            tuple(c.args.get(2)).ok_or_else(|| check(span, "block.store third argument must be a tuple (shapes)"))?;
+        let tile = self
+            .plain_var(c.args.first())
+            .ok_or_else(|| broken(span, "a block.store of a tile that is no plain variable"))?;
+        let offsets = tuple(c.args.get(1)).ok_or_else(|| broken(span, "block.store offsets that are not a tuple"))?;
+        let shapes = tuple(c.args.get(2)).ok_or_else(|| broken(span, "block.store shapes that are not a tuple"))?;
         let tensor = c.args.get(3).and_then(|e| e.as_var());
-        let tensor = tensor.ok_or_else(|| check(span, "block.store output_tensor must be a Var"))?;
+        let tensor = tensor.ok_or_else(|| broken(span, "a block.store into a tensor that is not a variable"))?;
+        // Binding checks that the argument is a tensor.
         if !matches!(self.vars.var_type(tensor), Type::Tensor(_)) {
-            return Err(check(span, "block.store output_tensor must have TensorType"));
+            return Err(broken(span, "a block.store into a non-tensor"));
         }
         let param = self.tensor_param(c, tensor, span)?;
         let part = self.partition_view(&param, offsets, shapes, span)?;
@@ -128,8 +123,9 @@ impl FnGen<'_> {
     /// `%p = pto.partition_view %view, offsets = [..], sizes = [..] : … -> …`: the value and
     /// its type. Only the first two offsets and sizes are read (the dialect's views are 2-D).
     fn partition_view(&mut self, tensor: &str, offsets: &[Expr], shapes: &[Expr], span: Span) -> Res<(String, String)> {
+        // Every tensor parameter has a view, and `tensor_param` names one.
         let Some(view) = self.views.get(tensor) else {
-            return Err(check(span, format!("Tensor view not found for parameter: {tensor}")));
+            return Err(broken(span, &format!("an access of {tensor}, which has no tensor view")));
         };
         let (view_value, rank, dtype) = (view.value.clone(), view.rank, view.dtype);
         if offsets.len() < 2 || shapes.len() < 2 {
@@ -176,8 +172,7 @@ impl FnGen<'_> {
                 span,
                 &format!("{op} through tensor `{name}`, which names different tensor parameters on different paths"),
             )),
-            None => Err(check(span, format!("{op}: Tensor view not found for parameter: {name}"))
-                .with_note(format!("{op} needs a tensor parameter of the function, or a value that aliases one"))),
+            None => Err(broken(span, &format!("{op} through tensor `{name}`, which names no tensor parameter"))),
         }
     }
 

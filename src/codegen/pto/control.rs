@@ -10,10 +10,6 @@ use crate::ir::{Expr, ExprKind, Stmt, Type, VarId, VarKind, VarTable};
 /// Extra indentation of a nested region.
 const STEP: usize = 2;
 
-fn value_error(span: Span, msg: String) -> Diagnostic {
-    Diagnostic::error(codes::OP_CHECK, span, msg)
-}
-
 impl FnGen<'_> {
     pub fn stmt(&mut self, s: &Stmt) -> Res<()> {
         match s {
@@ -33,7 +29,7 @@ impl FnGen<'_> {
             }
             Stmt::Scope { body, .. } => self.stmt(body),
             Stmt::Yield { values, .. } => {
-                crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM)?;
+                crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM).map_err(call_result)?;
                 let mut vals = Vec::new();
                 // Tensors are not carried (the loop or branch writes the parameter's memory in
                 // place, `analysis::param_roots`), as their iter args and results are left out.
@@ -45,7 +41,9 @@ impl FnGen<'_> {
             }
             Stmt::Seq { stmts, .. } | Stmt::Ops { stmts, .. } => stmts.iter().try_for_each(|s| self.stmt(s)),
             // `return` prints nothing: the function's one `return` line closes it (§7.6).
-            Stmt::Return { values, .. } => crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM),
+            Stmt::Return { values, .. } => {
+                crate::verify::nested_call::call_as_result(values, codes::NO_PTO_FORM).map_err(call_result)
+            }
             // `scf.for` and `scf.while` have no early exit; the reference drops the statement
             // silently.
             Stmt::Break { span } | Stmt::Continue { span } => {
@@ -90,14 +88,7 @@ impl FnGen<'_> {
         let iv = self.names.fresh();
         self.names.bind(self.vars.var_name(loop_var), iv.clone());
         if iter_args.len() != return_vars.len() {
-            return Err(value_error(
-                span,
-                format!(
-                    "ForStmt iter_args size ({}) must equal return_vars size ({})",
-                    iter_args.len(),
-                    return_vars.len()
-                ),
-            ));
+            return Err(super::func::broken(span, "a for loop with other numbers of iter_args and return_vars"));
         }
         // A tensor iter arg and its loop result are the memory of the parameter they alias
         // (`analysis::param_roots`): a `pto.tstore` writes it in place, so it is not carried. The
@@ -147,14 +138,7 @@ impl FnGen<'_> {
         span: Span,
     ) -> Res<()> {
         if iter_args.len() != return_vars.len() {
-            return Err(value_error(
-                span,
-                format!(
-                    "WhileStmt iter_args size ({}) must equal return_vars size ({})",
-                    iter_args.len(),
-                    return_vars.len()
-                ),
-            ));
+            return Err(super::func::broken(span, "a while loop with other numbers of iter_args and return_vars"));
         }
         // Before convert-to-ssa a `while` carries values by name: the MLIR condition would read
         // the value from before the loop in every iteration.
@@ -286,7 +270,7 @@ impl FnGen<'_> {
         self.stmt(body)?;
         if let Some(vals) = self.yielded.take().filter(|v| !v.is_empty()) {
             if vals.len() != types.len() {
-                return Err(value_error(span, mismatch(vals.len(), types.len())));
+                return Err(super::func::broken(span, &mismatch(vals.len(), types.len())));
             }
             self.line(&format!("scf.yield {} : {}", vals.join(", "), types.join(", ")));
         }
@@ -302,4 +286,9 @@ fn is_tensor(t: &Type) -> bool {
 /// The (iter arg, return var) pairs of a loop whose iter arg is not a tensor.
 fn without_tensors(vars: &VarTable, iter_args: &[VarId], return_vars: &[VarId]) -> (Vec<VarId>, Vec<VarId>) {
     iter_args.iter().zip(return_vars).filter(|(a, _)| !is_tensor(vars.var_type(**a))).map(|(a, r)| (*a, *r)).unzip()
+}
+
+/// A call as a yielded or returned value, which the PTO form rule refuses.
+fn call_result(d: Diagnostic) -> Diagnostic {
+    super::func::broken(d.span, "a call as a yielded or returned value")
 }

@@ -4,9 +4,9 @@
 
 use rustc_hash::FxHashMap;
 
-use super::buffers::{self, Buffers};
 use super::namer::{push_line, Namer};
 use super::types;
+use crate::analysis::pto_buffers::{self as buffers, Buffers};
 use crate::diag::{codes, Diagnostic, Span};
 use crate::ir::{Function, FunctionType, Type, VarTable};
 
@@ -41,10 +41,11 @@ pub struct FnGen<'p> {
     pub yielded: Option<Vec<String>>,
 }
 
-/// `Invalid DataType value` (§13), at `span`.
+/// A dtype without a spelling (§13's `Invalid DataType value`), at `span`: the PTO form rule
+/// refuses every dtype the writer spells (parameters, tile buffers, float scalars and the
+/// scalar operands of block ops).
 pub fn invalid_dtype(span: Span) -> Diagnostic {
-    Diagnostic::error(codes::BAD_TYPE, span, "Invalid DataType value")
-        .with_note("the PTO backend spells FP32, FP16, BF16, INT32, INT64, INT8 and UINT8 only")
+    broken(span, "a dtype the dialect does not spell")
 }
 
 /// An error of the writer on a construct the PTO form rule ([`crate::verify::pto_form`])
@@ -53,7 +54,7 @@ pub fn broken(span: crate::diag::Span, what: &str) -> Diagnostic {
     Diagnostic::internal(codes::NO_PTO_FORM, span, format!("PTO codegen: {what}, which the PTO form rule refuses"))
 }
 
-/// The MLIR spelling of `d`, or `Invalid DataType value` at `span`.
+/// The MLIR spelling of `d`, or an internal error at `span` ([`invalid_dtype`]).
 pub fn spell(d: crate::ir::DataType, span: Span) -> Res<&'static str> {
     types::dtype(d).ok_or_else(|| invalid_dtype(span))
 }
@@ -62,15 +63,7 @@ pub fn spell(d: crate::ir::DataType, span: Span) -> Res<&'static str> {
 pub fn generate(f: &Function) -> Res<String> {
     let vars = &f.vars;
     if f.kind == FunctionType::Orchestration {
-        return Err(Diagnostic::error(
-            codes::NO_PTO_FORM,
-            f.span,
-            format!(
-                "PTO backend does not support Orchestration functions. Function '{}' is marked as Orchestration.",
-                f.name
-            ),
-        )
-        .with_note("with `-o DIR`, --emit=pto writes the orchestration function as C++ (orchestration/<f>.cpp)"));
+        return Err(broken(f.span, &format!("the Orchestration function {}", f.name)));
     }
     let mut params = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
@@ -98,7 +91,7 @@ pub fn generate(f: &Function) -> Res<String> {
     refuse_nd_tiles(vars, &f.body)?;
     // 1. buffers, 2. tensor views take the first counter values (§3).
     for b in &g.buffers.list {
-        let ty = types::tile_buf(&b.tile, b.key.0).map_err(|()| invalid_dtype(f.span))?;
+        let ty = types::tile_buf(&b.tile, b.key.0).map_err(|()| invalid_dtype(vars.var(b.var).span))?;
         let value = g.names.fresh();
         g.buffer_values.push((value, ty));
     }

@@ -4,14 +4,13 @@
 //! [`files`] is its PTO backend driver (one `.pto` kernel file per InCore function plus the
 //! orchestration C++, §1.2).
 //!
-//! Files: `func` (one function's layout), `buffers` (tile buffers), `namer` (SSA names and
+//! Files: `func` (one function's layout), `namer` (SSA names and
 //! constants), `types` (type spellings), `expr` (scalar expressions, operands), `ops` (block
 //! ops, from the operator table's `pto` column, whose variants are in `ops::pto`), `control`
-//! (statements, `scf.for`, `scf.if`). Which tensor parameter a store result or loop-carried
+//! (statements, `scf.for`, `scf.if`). The tile buffers are `analysis::pto_buffers`; which tensor parameter a store result or loop-carried
 //! tensor aliases is `analysis::param_roots`; what the writer needs of a kernel's IR is the PTO
 //! form rule, `verify::pto_form`.
 
-mod buffers;
 mod calls;
 mod control;
 mod expr;

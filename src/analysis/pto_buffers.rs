@@ -1,6 +1,8 @@
-//! The buffers of a function (spec `pto-codegen.md` §5.1): every distinct MemRef met on a
-//! tile-typed variable of the body, in the reference's visiting order, each with the type of
-//! the first tile met on it (its *representative*).
+//! The buffers of a function in the PTO backend (spec `pto-codegen.md` §5.1): every distinct
+//! MemRef met on a tile-typed variable of the body, in the reference's visiting order, each
+//! with the type of the first tile met on it (its *representative*), which its
+//! `!pto.tile_buf` spells. Shared by the MLIR writer (`codegen::pto`) and the PTO form rule
+//! (`verify::pto_form`), which checks those spellings.
 
 use rustc_hash::FxHashMap;
 
@@ -13,6 +15,8 @@ pub type BufferKey = (MemorySpace, u64);
 pub struct Buffer {
     pub key: BufferKey,
     pub tile: TileType,
+    /// The representative variable.
+    pub var: VarId,
 }
 
 /// The buffers in first-met order, and the names of the tile assignment targets that live in
@@ -36,7 +40,7 @@ impl Buffers {
         let key = key_of(vars, ty)?;
         let Type::Tile(t) = ty else { return None };
         Some(*self.index.entry(key).or_insert_with(|| {
-            self.list.push(Buffer { key, tile: (**t).clone() });
+            self.list.push(Buffer { key, tile: (**t).clone(), var: v });
             self.list.len() - 1
         }))
     }
