@@ -12,16 +12,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Kernels recorded in tests/data/perfsim.tsv.
-const RECORDED: usize = 344;
+const RECORDED: usize = 348;
 
 /// Largest |error| in percent allowed per class, and the mean over all kernels: what the model
 /// reaches (the goal is ±10 % everywhere; cube kernels meet it, the remaining vector and small
 /// outliers and their causes are listed in docs/performance.md: above all the instructions
 /// Perf-Sim simulates on values its harness does not compute).
 const BOUNDS: &[(&str, f64)] = &[("cube", 10.0), ("vector", 46.0), ("small", 67.0)];
-const MEAN_BOUND: f64 = 3.3;
+const MEAN_BOUND: f64 = 3.5;
 /// Kernels within ±10 % of Perf-Sim, at least.
-const WITHIN: usize = 306;
+const WITHIN: usize = 308;
 
 /// Kernels of fewer Perf-Sim cycles are "small": a few cycles' difference is a large share.
 const SMALL: u64 = 200;

@@ -14,6 +14,7 @@
 mod exec;
 pub mod inputs;
 pub mod numeric;
+mod padding;
 mod partial;
 mod scalar;
 mod semantics;

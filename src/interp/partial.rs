@@ -13,7 +13,7 @@
 //!   whatever the destination's memory held there, which no program can read: stores write the
 //!   valid part only and ops compute on it.
 
-use super::numeric::int_range;
+use super::padding::{expand, pad_value, zero};
 use super::semantics;
 use super::value::{Array, Num, Scalar, Value};
 use crate::diag::{codes, Diagnostic};
@@ -152,33 +152,6 @@ fn part(op: OpId, e: &Expr, args: &[Value], arg_valid: &[Valid], res_valid: Vali
     Ok(Value::tile(res))
 }
 
-/// pto-isa's `TFILLPAD_EXPAND`: the `valid` part of `src` in the top-left corner of a tile of
-/// `shape` (the call `e`'s result, whose type carries the pad value), the pad value elsewhere.
-pub(super) fn expand(src: &Array, valid: &[usize], e: &Expr, shape: Vec<usize>) -> Result<Value, Diagnostic> {
-    let pad = match &e.ty {
-        Type::Tile(t) => t.view.as_ref().map_or(TilePad::Null, |v| v.pad),
-        _ => TilePad::Null,
-    };
-    let (&[sr, sc], &[_, dc]) = (src.shape(), shape.as_slice()) else { return Err(not_tile(e)) };
-    let fill = pad_value(src.dtype(), pad);
-    let mut out = Array::zeros(src.dtype(), shape.clone());
-    for i in 0..out.len() {
-        let (r, c) = (i / dc.max(1), i % dc.max(1));
-        let inside = r < sr && c < sc && valid.first().is_none_or(|&v| r < v) && valid.get(1).is_none_or(|&v| c < v);
-        out.set(i, if inside { src.get(r * sc + c) } else { fill });
-    }
-    Ok(Value::tile(out))
-}
-
-/// Zero in dtype `d`.
-fn zero(d: DataType) -> Num {
-    if d.is_float() {
-        Num::F(0.0)
-    } else {
-        Num::I(0)
-    }
-}
-
 fn not_tile(e: &Expr) -> Diagnostic {
     Diagnostic::error(codes::RUN_ERROR, e.span, "a partial-tile operand is not a tile".to_string())
 }
@@ -186,17 +159,6 @@ fn not_tile(e: &Expr) -> Diagnostic {
 /// The static shape of a tile type.
 fn static_shape(ty: &Type) -> Option<Vec<usize>> {
     ty.shape()?.iter().map(|d| d.as_const_int().and_then(|n| usize::try_from(n).ok())).collect()
-}
-
-/// The value pto-isa's `TFILLPAD` writes for `pad` in dtype `d`.
-fn pad_value(d: DataType, pad: TilePad) -> Num {
-    match (pad, d.is_float()) {
-        (TilePad::Max, true) => Num::F(f64::INFINITY),
-        (TilePad::Min, true) => Num::F(f64::NEG_INFINITY),
-        (TilePad::Max, false) => Num::I(int_range(d).1),
-        (TilePad::Min, false) => Num::I(int_range(d).0),
-        _ => zero(d),
-    }
 }
 
 /// Whether row-major element `flat` of an array of `shape` lies inside the extents `valid`.

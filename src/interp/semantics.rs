@@ -744,7 +744,7 @@ impl Cx<'_> {
             // Padding and pipe-to-pipe copies do not change values.
             id::FILLPAD_EXPAND => {
                 let src = self.arr(0)?;
-                super::partial::expand(&src, src.shape(), self.e, self.dims(1)?)
+                super::padding::expand(&src, src.shape(), self.e, self.dims(1)?)
             }
             id::VEC_MOVE | id::FILLPAD | id::FILLPAD_INPLACE | id::SET_VALIDSHAPE => Ok(Value::tile(self.arr(0)?)),
             id::VIEW => {
