@@ -472,6 +472,24 @@ pub fn mask_pattern(p: i64) -> Option<(usize, usize, &'static str)> {
 }
 
 /// The result type of a call under [`Rule::GatherMask`].
+/// The `output_dtype` keyword of a gather (the source's bits read as another dtype of its
+/// width), the source's dtype when absent.
+fn same_width_output_dtype(cx: &Cx, src: DataType) -> R<DataType> {
+    let dtype = match cx.kw("output_dtype") {
+        None => src,
+        Some(_) => cx.kw_dtype("output_dtype")?,
+    };
+    if dtype.bits() != src.bits() {
+        return Err(cx.check(format!(
+            "requires output_dtype of the source's width ({}, {} bits), but got {}",
+            src.name(),
+            src.bits(),
+            dtype.name()
+        )));
+    }
+    Ok(dtype)
+}
+
 fn gather_mask_rule(cx: &Cx) -> R<Type> {
     let src = cx.tile(0)?;
     cx.rank_exactly(0, &src.shape, 2)?;
@@ -491,18 +509,7 @@ fn gather_mask_rule(cx: &Cx) -> R<Type> {
             ),
         ));
     };
-    let dtype = match cx.kw("output_dtype") {
-        None => src.dtype,
-        Some(_) => cx.kw_dtype("output_dtype")?,
-    };
-    if dtype.bits() != src.dtype.bits() {
-        return Err(cx.check(format!(
-            "requires output_dtype of the source's width ({}, {} bits), but got {}",
-            src.dtype.name(),
-            src.dtype.bits(),
-            dtype.name()
-        )));
-    }
+    let dtype = same_width_output_dtype(cx, src.dtype)?;
     Ok(tile_type(vec![src.shape[0].clone(), dim(cols / k as i64)], dtype, None))
 }
 
@@ -835,18 +842,7 @@ fn gatherb_rule(cx: &Cx) -> R<Type> {
             ),
         ));
     };
-    let dtype = match cx.kw("output_dtype") {
-        None => src.dtype,
-        Some(_) => cx.kw_dtype("output_dtype")?,
-    };
-    if dtype.bits() != src.dtype.bits() {
-        return Err(cx.check(format!(
-            "requires output_dtype of the source's width ({}, {} bits), but got {}",
-            src.dtype.name(),
-            src.dtype.bits(),
-            dtype.name()
-        )));
-    }
+    let dtype = same_width_output_dtype(cx, src.dtype)?;
     let per_block = 256 / i64::from(dtype.bits());
     Ok(tile_type(vec![off.shape[0].clone(), dim(k * per_block)], dtype, None))
 }
